@@ -1,0 +1,371 @@
+/*
+ * softib: a software RDMA device for processes on one machine.
+ *
+ * Internal header shared by the softib_*.c files. The library is loaded with
+ * LD_PRELOAD and defines the exported ibv_* functions of libibverbs; see
+ * README.md for the design (shared-memory layout, progress model, limits).
+ */
+#ifndef SOFTIB_H
+#define SOFTIB_H
+
+#define _GNU_SOURCE
+#include <infiniband/verbs.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+/* Device limits advertised by ibv_query_device and enforced at creation. */
+#define SIB_MAX_QP_WR   16384
+#define SIB_MAX_SGE     30
+#define SIB_MAX_CQE     65535
+#define SIB_MAX_INLINE  512
+#define SIB_MAX_RD_ATOM 16
+#define SIB_MAX_MR      4096
+#define SIB_MAX_QP      4096
+#define SIB_MAX_CHAN    32 /* channel 0 is the context's async event channel */
+#define SIB_ASYNC_RING  64
+#define SIB_TINY        128 /* SEND payloads up to this travel inside the CQE */
+#define SIB_TINY_SGE    2
+#define SIB_NAME_LEN    64
+#define SIB_SEG_SIZE    (256UL << 20) /* sparse tmpfs file: pages appear when touched */
+#define SIB_VENDOR_ID   0x02c9
+#define SIB_GUID_BASE   0x0002c9fffe000000ULL
+
+/* Per-segment magic; a peer refuses a segment whose header does not match. */
+#define SIB_SEG_MAGIC 0x534f465449425347ULL
+
+/* QP state in shared memory: the ibv_qp_state values plus a freed marker. */
+#define SIB_QPS_FREED 0xdeadu
+
+struct sib_mr_shm {
+    _Atomic uint32_t valid;
+    uint32_t key; /* lkey == rkey: (index << 8) | generation */
+    uint32_t pd;
+    uint32_t access;
+    uint64_t iova;
+    uint64_t uaddr; /* the owner's virtual address of iova */
+    uint64_t len;
+    uint64_t ident_off; /* stale check: offset of per-page identity array, 0 if none */
+    uint64_t npages;
+};
+
+struct sib_chan_shm {
+    _Atomic uint32_t gen; /* odd while in use */
+};
+
+struct sib_async_shm {
+    uint32_t type;
+    uint32_t pad;
+    uint64_t obj_off; /* segment offset of the CQ / QP / SRQ concerned */
+};
+
+struct sib_freeblk {
+    uint64_t off;
+    uint64_t size;
+};
+
+/* Header of a per-context shared-memory segment. */
+struct sib_seg {
+    uint64_t magic;
+    int32_t pid;
+    _Atomic uint32_t alive;
+    uint32_t lid;
+    uint32_t pad;
+    uint64_t size;
+    pthread_mutex_t alloc_lock;
+    uint64_t brk;
+    struct sib_freeblk freel[128];
+    pthread_mutex_t atomic_lock; /* serialises softib atomics targeting this context */
+    _Atomic uint32_t err_epoch;  /* bumped when a peer moves one of our QPs to ERR */
+    pthread_mutex_t async_lock;
+    uint32_t async_head, async_tail;
+    struct sib_async_shm async[SIB_ASYNC_RING];
+    struct sib_chan_shm chan[SIB_MAX_CHAN];
+    uint32_t pd_next;
+    uint32_t mr_gen;
+    struct sib_mr_shm mr[SIB_MAX_MR];
+};
+
+/* A receive queue or SRQ: descriptors posted by the owner, taken by senders. */
+struct sib_wq_shm {
+    pthread_mutex_t lock;
+    uint32_t max_wr, max_sge, stride;
+    uint32_t head, tail; /* head: next to consume; tail: next free */
+    uint32_t limit;      /* SRQ limit; 0 = disarmed */
+    uint32_t is_srq;
+    uint32_t pd;
+    uint64_t ring_off;
+};
+
+struct sib_rwqe {
+    uint64_t wr_id;
+    uint32_t num_sge;
+    uint32_t pad;
+    struct ibv_sge sge[];
+};
+
+struct sib_cqe {
+    struct ibv_wc wc;
+    uint32_t flags; /* SIB_CQE_* */
+    uint32_t sq_idx;
+    uint64_t sq_qp; /* owner-private struct sib_qp * for send completions */
+    uint32_t tiny_len, tiny_nsge;
+    struct {
+        uint64_t addr;
+        uint32_t len;
+        uint32_t pad;
+    } tiny_sge[SIB_TINY_SGE];
+    uint8_t tiny[SIB_TINY];
+};
+
+#define SIB_CQE_TINY 1u
+#define SIB_CQE_SEND 2u
+
+struct sib_cq_shm {
+    pthread_mutex_t lock;
+    uint32_t cqe, cap;
+    _Atomic uint32_t head, tail;
+    uint64_t ring_off;
+    _Atomic uint32_t armed; /* 0, 1 = next completion, 2 = solicited only */
+    _Atomic uint32_t pending;
+    int32_t chan;
+    uint32_t chan_gen;
+    _Atomic uint32_t overflow;
+};
+
+struct sib_qp_shm {
+    _Atomic uint32_t state;
+    uint32_t qpn;
+    uint32_t pd;
+    uint32_t access;
+    uint32_t min_rnr_timer;
+    uint32_t dest_qpn;
+    uint64_t rcq_off;
+    uint64_t srq_off;
+    struct sib_wq_shm rq;
+};
+
+/* Per-user registry of hosts (network namespaces), contexts and QP numbers. */
+struct sib_reg_host {
+    uint64_t netns;
+    uint32_t lid;
+    uint32_t next_qpn;
+};
+
+struct sib_reg_ctx {
+    int32_t pid;
+    uint32_t lid;
+    char seg[SIB_NAME_LEN];
+};
+
+struct sib_reg_qp {
+    uint32_t qpn; /* 0 = free */
+    uint16_t lid;
+    uint16_t ctx;
+    uint64_t off;
+};
+
+#define SIB_REG_HOSTS 64
+#define SIB_REG_CTXS  256
+
+struct sib_reg {
+    uint64_t magic;
+    uint64_t size;
+    uint32_t nhosts;
+    uint32_t pad;
+    struct sib_reg_host host[SIB_REG_HOSTS];
+    struct sib_reg_ctx ctx[SIB_REG_CTXS];
+    struct sib_reg_qp qp[SIB_MAX_QP];
+};
+
+/* A mapped context segment, our own or a peer's; cached for the process life. */
+struct sib_rctx {
+    struct sib_rctx *next;
+    char name[SIB_NAME_LEN];
+    struct sib_seg *seg;
+    pid_t pid;
+    bool self;
+    uint64_t checked_ns;
+    bool dead;
+    int fifo[SIB_MAX_CHAN];
+    uint32_t fifo_gen[SIB_MAX_CHAN];
+};
+
+struct sib_qp;
+struct sib_cq;
+struct sib_srq;
+
+struct sib_ctx {
+    struct verbs_context vctx; /* must be first: ibv_context is its last member */
+    struct sib_rctx *self;
+    struct sib_seg *seg;
+    int reg_idx;
+    pthread_mutex_t lock; /* object lists */
+    struct sib_qp *qps;
+    struct sib_cq *cqs;
+    struct sib_srq *srqs;
+    uint32_t err_seen;
+    pthread_t thread;
+    bool thread_on, stop;
+    pthread_cond_t cond;
+    _Atomic uint32_t npending;
+};
+
+struct sib_chan {
+    struct ibv_comp_channel ibv;
+    int idx;
+};
+
+struct sib_cq {
+    struct ibv_cq ibv;
+    struct sib_cq *next;
+    struct sib_cq_shm *sh;
+    uint64_t off;
+};
+
+struct sib_srq {
+    struct ibv_srq ibv;
+    struct sib_srq *next;
+    struct sib_wq_shm *sh;
+    uint64_t off;
+};
+
+struct sib_pd {
+    struct ibv_pd ibv;
+    uint32_t handle;
+};
+
+struct sib_mr {
+    struct ibv_mr ibv;
+    int idx;
+};
+
+/* A send work request as queued in the (private) send queue. */
+struct sib_swqe {
+    uint64_t wr_id;
+    uint32_t opcode, flags;
+    uint32_t imm;
+    uint32_t num_sge;
+    uint64_t raddr;
+    uint32_t rkey;
+    uint32_t inline_len;
+    uint64_t cmp_add, swap;
+    uint64_t not_before; /* ns; retry time after RNR / drop / transport retry */
+    uint64_t first_try;  /* ns; first failed transport attempt */
+    uint32_t rnr_count;
+    uint32_t pad;
+    struct ibv_sge sge[];
+    /* followed by inline data */
+};
+
+struct sib_qp {
+    struct ibv_qp ibv;
+    struct sib_qp *next;
+    struct sib_qp_shm *sh;
+    uint64_t off;
+    pthread_mutex_t sq_lock;
+    uint8_t *sq;
+    uint32_t sq_stride, max_send_wr, max_send_sge, max_recv_wr, max_recv_sge, max_inline;
+    uint32_t sq_tail, sq_exec;
+    _Atomic uint32_t sq_retired;
+    bool sq_sig_all;
+    struct ibv_qp_attr attr; /* as last set by modify_qp */
+    struct sib_rctx *peer;
+    uint64_t peer_off;
+    uint64_t ops;      /* work requests executed, for SOFTIB_FAIL_AFTER */
+    uint64_t rng;      /* fault-injection PRNG state */
+    uint32_t lid;
+};
+
+/* Configuration from SOFTIB_* variables, parsed once. */
+struct sib_config {
+    int log;
+    int roce;
+    int stale_check;
+    uint64_t seed;
+    uint64_t delay_us;
+    uint64_t fail_after;
+    double drop_rate;
+    uint64_t timeout_cap_us;
+};
+
+extern struct sib_config sib_cfg;
+
+#define sib_log(...)                                                                               \
+    do {                                                                                           \
+        if (sib_cfg.log)                                                                           \
+            sib_log_write(__VA_ARGS__);                                                            \
+    } while (0)
+
+static inline struct sib_ctx *sib_ctx_of(struct ibv_context *c)
+{
+    return (struct sib_ctx *)((uint8_t *)c - offsetof(struct sib_ctx, vctx.context));
+}
+
+static inline void *sib_at(struct sib_seg *seg, uint64_t off)
+{
+    return (uint8_t *)seg + off;
+}
+
+/* softib_shm.c */
+void sib_config_load(void);
+void sib_log_write(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+uint64_t sib_now_ns(void);
+int sib_lock(pthread_mutex_t *m);
+void sib_unlock(pthread_mutex_t *m);
+int sib_mutex_init_shared(pthread_mutex_t *m);
+int sib_host_lid(uint32_t *lid_p);
+int sib_seg_create(struct sib_ctx *ctx);
+void sib_seg_destroy(struct sib_ctx *ctx);
+uint64_t sib_alloc(struct sib_seg *seg, uint64_t size);
+void sib_free(struct sib_seg *seg, uint64_t off, uint64_t size);
+int sib_qp_register(struct sib_ctx *ctx, uint64_t off, uint32_t *qpn_p);
+void sib_qp_unregister(uint32_t qpn, uint32_t lid);
+struct sib_rctx *sib_qp_lookup(uint32_t lid, uint32_t qpn, uint64_t *off_p);
+bool sib_rctx_alive(struct sib_rctx *r);
+int sib_chan_fifo_path(struct sib_rctx *r, int idx, char *buf, size_t len);
+void sib_chan_signal(struct sib_rctx *r, int idx);
+bool sib_lid_known(uint32_t lid);
+
+/* softib_xfer.c */
+int sib_xfer(pid_t pid, const struct iovec *local, int nl, const struct iovec *remote, int nr,
+             bool write);
+uint64_t sib_rand(uint64_t *state);
+int sib_stale_record(struct sib_seg *seg, struct sib_mr_shm *m);
+bool sib_stale_ok(pid_t pid, struct sib_seg *seg, struct sib_mr_shm *m, uint64_t ua, uint64_t len);
+void sib_fault_delay(void);
+
+/* softib_mr.c */
+struct sib_mr_shm *sib_mr_find(struct sib_seg *seg, uint32_t key);
+int sib_mr_check(struct sib_seg *seg, pid_t pid, const struct sib_mr_shm *mr, uint64_t addr,
+                 uint64_t len, uint32_t access, uint64_t *ua_p);
+void sib_mr_cleanup(struct sib_ctx *ctx);
+
+/* softib_cq.c */
+int sib_cq_push(struct sib_rctx *r, struct sib_cq_shm *cq, const struct sib_cqe *e, bool solicited);
+int sib_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);
+int sib_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+void sib_async_push(struct sib_rctx *r, uint32_t type, uint64_t obj_off);
+void sib_cq_forget_qp(struct sib_cq *cq, struct sib_qp *qp);
+
+/* softib_qp.c */
+void sib_qp_set_err(struct sib_rctx *r, struct sib_qp_shm *q);
+void sib_wq_flush(struct sib_rctx *r, struct sib_qp_shm *q, struct sib_wq_shm *wq);
+int sib_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
+int sib_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
+struct sib_rwqe *sib_wq_slot(struct sib_seg *seg, struct sib_wq_shm *wq, uint32_t i);
+void sib_srq_cleanup(struct sib_ctx *ctx);
+
+/* softib_post.c */
+int sib_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);
+void sib_sq_progress(struct sib_qp *qp);
+void sib_sq_flush(struct sib_qp *qp);
+void sib_ctx_progress(struct sib_ctx *ctx);
+void sib_thread_kick(struct sib_ctx *ctx);
+void sib_thread_stop(struct sib_ctx *ctx);
+
+#endif

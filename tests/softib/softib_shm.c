@@ -1,0 +1,631 @@
+/*
+ * softib shared memory: the per-user registry, per-context segments, the
+ * segment allocator, the QP directory, the cache of peers' segments and the
+ * FIFOs that carry completion / async events between processes.
+ */
+#include "softib.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SIB_REG_MAGIC 0x534f46544942524bULL
+
+struct sib_config sib_cfg;
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t g_cfg_once = PTHREAD_ONCE_INIT;
+static int g_reg_fd = -1;
+static struct sib_reg *g_reg;
+static struct sib_rctx *g_rctx;
+
+static uint64_t env_u64(const char *name, uint64_t def)
+{
+    const char *v = getenv(name);
+
+    return v && *v ? strtoull(v, NULL, 0) : def;
+}
+
+static void config_parse(void)
+{
+    const char *d = getenv("SOFTIB_DROP_RATE");
+
+    sib_cfg.log = (int)env_u64("SOFTIB_LOG", 0);
+    sib_cfg.roce = (int)env_u64("SOFTIB_ROCE", 0);
+    sib_cfg.stale_check = (int)env_u64("SOFTIB_STALE_CHECK", 0);
+    sib_cfg.seed = env_u64("SOFTIB_SEED", 1);
+    sib_cfg.delay_us = env_u64("SOFTIB_DELAY_US", 0);
+    sib_cfg.fail_after = env_u64("SOFTIB_FAIL_AFTER", 0);
+    sib_cfg.drop_rate = d ? strtod(d, NULL) : 0.0;
+    if (sib_cfg.drop_rate < 0 || sib_cfg.drop_rate > 0.95)
+        sib_cfg.drop_rate = sib_cfg.drop_rate < 0 ? 0 : 0.95;
+    sib_cfg.timeout_cap_us = env_u64("SOFTIB_TIMEOUT_CAP_US", 100000);
+}
+
+void sib_config_load(void)
+{
+    pthread_once(&g_cfg_once, config_parse);
+}
+
+void sib_log_write(const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    int n;
+
+    n = snprintf(buf, sizeof(buf), "softib[%d]: ", (int)getpid());
+    va_start(ap, fmt);
+    vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "%s\n", buf);
+}
+
+uint64_t sib_now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Robust locks: a process that dies holding one must not wedge its peers. */
+int sib_lock(pthread_mutex_t *m)
+{
+    int rc = pthread_mutex_lock(m);
+
+    if (rc == EOWNERDEAD) {
+        pthread_mutex_consistent(m);
+        rc = 0;
+    }
+    return rc;
+}
+
+void sib_unlock(pthread_mutex_t *m)
+{
+    pthread_mutex_unlock(m);
+}
+
+int sib_mutex_init_shared(pthread_mutex_t *m)
+{
+    pthread_mutexattr_t a;
+    int rc;
+
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+    rc = pthread_mutex_init(m, &a);
+    pthread_mutexattr_destroy(&a);
+    return rc;
+}
+
+static bool pid_alive(pid_t pid)
+{
+    return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+}
+
+static uint64_t netns_inode(void)
+{
+    struct stat st;
+
+    return stat("/proc/self/ns/net", &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+/*
+ * The registry is a well-known name, so it is validated before use: a regular
+ * file, ours, mode 0600, of the expected size and magic. Another user cannot
+ * plant it because the name carries our uid and O_NOFOLLOW refuses links.
+ */
+static int reg_validate(int fd, bool *fresh)
+{
+    struct stat st;
+
+    if (fstat(fd, &st) != 0)
+        return errno;
+    if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
+        fprintf(stderr, "softib: refusing registry with bad owner or mode\n");
+        return EPERM;
+    }
+    if (st.st_nlink == 0)
+        return EAGAIN;
+    *fresh = st.st_size == 0;
+    if (!*fresh && st.st_size != (off_t)sizeof(struct sib_reg))
+        return EINVAL;
+    return 0;
+}
+
+static int reg_map(int fd, bool fresh)
+{
+    struct sib_reg *r;
+
+    if (fresh && ftruncate(fd, sizeof(*r)) != 0)
+        return errno;
+    r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (r == MAP_FAILED)
+        return errno;
+    if (fresh) {
+        r->magic = SIB_REG_MAGIC;
+        r->size = sizeof(*r);
+    } else if (r->magic != SIB_REG_MAGIC || r->size != sizeof(*r)) {
+        munmap(r, sizeof(*r));
+        return EINVAL;
+    }
+    g_reg = r;
+    return 0;
+}
+
+static void reg_name(char *buf, size_t len)
+{
+    snprintf(buf, len, "/softib-%u.reg", (unsigned)geteuid());
+}
+
+static void reg_drop(void)
+{
+    if (g_reg)
+        munmap(g_reg, sizeof(*g_reg));
+    if (g_reg_fd >= 0)
+        close(g_reg_fd);
+    g_reg = NULL;
+    g_reg_fd = -1;
+}
+
+/* Takes the registry's flock, (re)opening it if it was removed meanwhile. */
+static int reg_lock(void)
+{
+    char name[64];
+    bool fresh;
+    int rc;
+
+    reg_name(name, sizeof(name));
+    for (;;) {
+        if (g_reg_fd < 0) {
+            g_reg_fd = shm_open(name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+            if (g_reg_fd < 0)
+                return errno;
+        }
+        if (flock(g_reg_fd, LOCK_EX) != 0)
+            return errno;
+        rc = reg_validate(g_reg_fd, &fresh);
+        if (rc == 0 && !g_reg)
+            rc = reg_map(g_reg_fd, fresh);
+        if (rc != EAGAIN)
+            break;
+        reg_drop(); /* unlinked by the last closer: start over */
+    }
+    if (rc) {
+        flock(g_reg_fd, LOCK_UN);
+        reg_drop();
+    }
+    return rc;
+}
+
+static void reg_unlock(void)
+{
+    flock(g_reg_fd, LOCK_UN);
+}
+
+static struct sib_reg_host *reg_host(void)
+{
+    uint64_t ns = netns_inode();
+    uint32_t i;
+
+    for (i = 0; i < g_reg->nhosts; i++)
+        if (g_reg->host[i].netns == ns)
+            return &g_reg->host[i];
+    if (g_reg->nhosts == SIB_REG_HOSTS)
+        return NULL;
+    i = g_reg->nhosts++;
+    g_reg->host[i].netns = ns;
+    g_reg->host[i].lid = i + 1;
+    g_reg->host[i].next_qpn = 0x100 + 0x40 * i;
+    return &g_reg->host[i];
+}
+
+int sib_host_lid(uint32_t *lid_p)
+{
+    struct sib_reg_host *h;
+    int rc;
+
+    pthread_mutex_lock(&g_lock);
+    rc = reg_lock();
+    if (rc == 0) {
+        h = reg_host();
+        rc = h ? 0 : ENOSPC;
+        if (h)
+            *lid_p = h->lid;
+        reg_unlock();
+    }
+    pthread_mutex_unlock(&g_lock);
+    return rc;
+}
+
+bool sib_lid_known(uint32_t lid)
+{
+    return g_reg && lid >= 1 && lid <= g_reg->nhosts;
+}
+
+static void seg_unlink_all(const char *seg)
+{
+    char path[SIB_NAME_LEN + 32];
+    int i;
+
+    shm_unlink(seg);
+    for (i = 0; i < SIB_MAX_CHAN; i++) {
+        snprintf(path, sizeof(path), "/dev/shm%s-c%d", seg, i);
+        unlink(path);
+    }
+}
+
+/* Forgets contexts of dead processes: their names and their QP numbers. */
+static void reg_sweep(void)
+{
+    int i, j;
+
+    for (i = 0; i < SIB_REG_CTXS; i++) {
+        struct sib_reg_ctx *c = &g_reg->ctx[i];
+
+        if (c->pid == 0 || pid_alive(c->pid))
+            continue;
+        sib_log("sweeping context of dead pid %d (%s)", c->pid, c->seg);
+        seg_unlink_all(c->seg);
+        for (j = 0; j < SIB_MAX_QP; j++)
+            if (g_reg->qp[j].qpn && g_reg->qp[j].ctx == i)
+                g_reg->qp[j].qpn = 0;
+        memset(c, 0, sizeof(*c));
+    }
+}
+
+static bool reg_empty(void)
+{
+    int i;
+
+    for (i = 0; i < SIB_REG_CTXS; i++)
+        if (g_reg->ctx[i].pid)
+            return false;
+    return true;
+}
+
+static int seg_name(char *buf, size_t len)
+{
+    uint64_t rnd;
+
+    if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+        return EIO;
+    snprintf(buf, len, "/softib-%u-%016llx", (unsigned)geteuid(), (unsigned long long)rnd);
+    return 0;
+}
+
+static void seg_init(struct sib_seg *s, uint32_t lid)
+{
+    s->magic = SIB_SEG_MAGIC;
+    s->pid = getpid();
+    s->lid = lid;
+    s->size = SIB_SEG_SIZE;
+    s->brk = (sizeof(*s) + 4095) & ~4095ull;
+    s->pd_next = 1;
+    s->mr_gen = 1;
+    sib_mutex_init_shared(&s->alloc_lock);
+    sib_mutex_init_shared(&s->atomic_lock);
+    sib_mutex_init_shared(&s->async_lock);
+    atomic_store(&s->alive, 1);
+}
+
+static struct sib_rctx *rctx_new(const char *name, struct sib_seg *seg)
+{
+    struct sib_rctx *r = calloc(1, sizeof(*r));
+    int i;
+
+    if (!r)
+        return NULL;
+    snprintf(r->name, sizeof(r->name), "%s", name);
+    r->seg = seg;
+    r->pid = seg->pid;
+    for (i = 0; i < SIB_MAX_CHAN; i++)
+        r->fifo[i] = -1;
+    r->next = g_rctx;
+    g_rctx = r;
+    return r;
+}
+
+/* Creates our segment O_EXCL with an unguessable name, mode 0600. */
+static int seg_open_new(char *name, size_t len, struct sib_seg **seg_p)
+{
+    void *p;
+    int fd, rc;
+
+    rc = seg_name(name, len);
+    if (rc)
+        return rc;
+    fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return errno;
+    if (ftruncate(fd, (off_t)SIB_SEG_SIZE) != 0) {
+        rc = errno;
+        close(fd);
+        shm_unlink(name);
+        return rc;
+    }
+    p = mmap(NULL, SIB_SEG_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    rc = p == MAP_FAILED ? errno : 0;
+    close(fd);
+    if (rc)
+        shm_unlink(name);
+    else
+        *seg_p = p;
+    return rc;
+}
+
+static int reg_add_ctx(const char *name, uint32_t lid)
+{
+    int i;
+
+    for (i = 0; i < SIB_REG_CTXS; i++) {
+        struct sib_reg_ctx *c = &g_reg->ctx[i];
+
+        if (c->pid)
+            continue;
+        c->pid = getpid();
+        c->lid = lid;
+        snprintf(c->seg, sizeof(c->seg), "%s", name);
+        return i;
+    }
+    return -1;
+}
+
+static int seg_create_locked(struct sib_ctx *ctx, uint32_t lid)
+{
+    char name[SIB_NAME_LEN];
+    struct sib_seg *seg;
+    int rc, idx;
+
+    rc = seg_open_new(name, sizeof(name), &seg);
+    if (rc)
+        return rc;
+    seg_init(seg, lid);
+    idx = reg_add_ctx(name, lid);
+    ctx->self = idx < 0 ? NULL : rctx_new(name, seg);
+    if (!ctx->self) {
+        munmap(seg, SIB_SEG_SIZE);
+        shm_unlink(name);
+        return idx < 0 ? ENOSPC : ENOMEM;
+    }
+    ctx->self->self = true;
+    ctx->seg = seg;
+    ctx->reg_idx = idx;
+    return 0;
+}
+
+int sib_seg_create(struct sib_ctx *ctx)
+{
+    struct sib_reg_host *h;
+    int rc;
+
+    pthread_mutex_lock(&g_lock);
+    rc = reg_lock();
+    if (rc == 0) {
+        reg_sweep();
+        h = reg_host();
+        rc = h ? seg_create_locked(ctx, h->lid) : ENOSPC;
+        reg_unlock();
+    }
+    pthread_mutex_unlock(&g_lock);
+    return rc;
+}
+
+/*
+ * Our segment stays mapped (peers may still hold pointers computed from our
+ * cache entry in their process, never in ours) but its names go away now.
+ */
+void sib_seg_destroy(struct sib_ctx *ctx)
+{
+    int j;
+
+    atomic_store(&ctx->seg->alive, 0);
+    pthread_mutex_lock(&g_lock);
+    if (reg_lock() == 0) {
+        seg_unlink_all(ctx->self->name);
+        for (j = 0; j < SIB_MAX_QP; j++)
+            if (g_reg->qp[j].qpn && g_reg->qp[j].ctx == ctx->reg_idx)
+                g_reg->qp[j].qpn = 0;
+        memset(&g_reg->ctx[ctx->reg_idx], 0, sizeof(g_reg->ctx[0]));
+        reg_sweep();
+        if (reg_empty()) {
+            char name[64];
+
+            reg_name(name, sizeof(name));
+            shm_unlink(name);
+        }
+        reg_unlock();
+    }
+    ctx->self->dead = true;
+    pthread_mutex_unlock(&g_lock);
+}
+
+/* A first-fit bump allocator with an exact-size free list; 64-byte aligned. */
+uint64_t sib_alloc(struct sib_seg *seg, uint64_t size)
+{
+    uint64_t off = 0;
+    int i;
+
+    size = (size + 63) & ~63ull;
+    sib_lock(&seg->alloc_lock);
+    for (i = 0; i < 128 && !off; i++) {
+        if (seg->freel[i].size == size) {
+            off = seg->freel[i].off;
+            seg->freel[i].size = 0;
+        }
+    }
+    if (!off && seg->brk + size <= seg->size) {
+        off = seg->brk;
+        seg->brk += size;
+    }
+    sib_unlock(&seg->alloc_lock);
+    if (off)
+        memset(sib_at(seg, off), 0, size);
+    return off;
+}
+
+void sib_free(struct sib_seg *seg, uint64_t off, uint64_t size)
+{
+    int i;
+
+    size = (size + 63) & ~63ull;
+    sib_lock(&seg->alloc_lock);
+    for (i = 0; i < 128; i++) {
+        if (seg->freel[i].size == 0) {
+            seg->freel[i].off = off;
+            seg->freel[i].size = size;
+            break;
+        }
+    }
+    sib_unlock(&seg->alloc_lock);
+}
+
+int sib_qp_register(struct sib_ctx *ctx, uint64_t off, uint32_t *qpn_p)
+{
+    struct sib_reg_host *h;
+    int rc, i;
+
+    pthread_mutex_lock(&g_lock);
+    rc = reg_lock();
+    if (rc)
+        goto out;
+    h = reg_host();
+    rc = ENOMEM;
+    for (i = 0; h && i < SIB_MAX_QP; i++) {
+        if (g_reg->qp[i].qpn)
+            continue;
+        g_reg->qp[i].qpn = h->next_qpn++ & 0xffffff;
+        g_reg->qp[i].lid = (uint16_t)h->lid;
+        g_reg->qp[i].ctx = (uint16_t)ctx->reg_idx;
+        g_reg->qp[i].off = off;
+        *qpn_p = g_reg->qp[i].qpn;
+        rc = 0;
+        break;
+    }
+    reg_unlock();
+out:
+    pthread_mutex_unlock(&g_lock);
+    return rc;
+}
+
+void sib_qp_unregister(uint32_t qpn, uint32_t lid)
+{
+    int i;
+
+    pthread_mutex_lock(&g_lock);
+    if (reg_lock() == 0) {
+        for (i = 0; i < SIB_MAX_QP; i++)
+            if (g_reg->qp[i].qpn == qpn && g_reg->qp[i].lid == lid)
+                g_reg->qp[i].qpn = 0;
+        reg_unlock();
+    }
+    pthread_mutex_unlock(&g_lock);
+}
+
+/* Maps a peer's segment read-write; peers are the same user by construction. */
+static struct sib_rctx *rctx_map(const char *name)
+{
+    struct sib_rctx *r;
+    struct stat st;
+    void *p;
+    int fd;
+
+    for (r = g_rctx; r; r = r->next)
+        if (!strcmp(r->name, name) && !r->dead)
+            return r;
+    fd = shm_open(name, O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0);
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || st.st_size != (off_t)SIB_SEG_SIZE) {
+        close(fd);
+        return NULL;
+    }
+    p = mmap(NULL, SIB_SEG_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED)
+        return NULL;
+    if (((struct sib_seg *)p)->magic != SIB_SEG_MAGIC) {
+        munmap(p, SIB_SEG_SIZE);
+        return NULL;
+    }
+    return rctx_new(name, p);
+}
+
+struct sib_rctx *sib_qp_lookup(uint32_t lid, uint32_t qpn, uint64_t *off_p)
+{
+    struct sib_rctx *r = NULL;
+    int i;
+
+    pthread_mutex_lock(&g_lock);
+    if (reg_lock() != 0)
+        goto out;
+    for (i = 0; i < SIB_MAX_QP; i++) {
+        struct sib_reg_qp *q = &g_reg->qp[i];
+
+        if (q->qpn != qpn || q->lid != lid)
+            continue;
+        r = rctx_map(g_reg->ctx[q->ctx].seg);
+        *off_p = q->off;
+        break;
+    }
+    reg_unlock();
+out:
+    pthread_mutex_unlock(&g_lock);
+    return r;
+}
+
+/* kill(pid, 0) costs a system call, so a live peer is re-checked every 1 ms. */
+bool sib_rctx_alive(struct sib_rctx *r)
+{
+    uint64_t now;
+
+    if (r->self)
+        return true;
+    if (r->dead || !atomic_load_explicit(&r->seg->alive, memory_order_acquire))
+        return false;
+    now = sib_now_ns();
+    if (now - r->checked_ns < 1000000)
+        return true;
+    if (!pid_alive(r->pid)) {
+        r->dead = true;
+        return false;
+    }
+    r->checked_ns = now;
+    return true;
+}
+
+int sib_chan_fifo_path(struct sib_rctx *r, int idx, char *buf, size_t len)
+{
+    return snprintf(buf, len, "/dev/shm%s-c%d", r->name, idx) >= (int)len ? ENAMETOOLONG : 0;
+}
+
+/* Writes one byte per event: the owner reads exactly one byte per event taken. */
+void sib_chan_signal(struct sib_rctx *r, int idx)
+{
+    uint32_t gen = atomic_load(&r->seg->chan[idx].gen);
+    char path[SIB_NAME_LEN + 32];
+    char b = 1;
+
+    pthread_mutex_lock(&g_lock);
+    if (r->fifo[idx] >= 0 && r->fifo_gen[idx] != gen) {
+        close(r->fifo[idx]);
+        r->fifo[idx] = -1;
+    }
+    if (r->fifo[idx] < 0 && (gen & 1) && !sib_chan_fifo_path(r, idx, path, sizeof(path))) {
+        r->fifo[idx] = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+        r->fifo_gen[idx] = gen;
+    }
+    if (r->fifo[idx] >= 0 && write(r->fifo[idx], &b, 1) != 1)
+        sib_log("event lost on channel %d of %s: %s", idx, r->name, strerror(errno));
+    pthread_mutex_unlock(&g_lock);
+}

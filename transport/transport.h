@@ -1,0 +1,152 @@
+/*
+ * The transport interface: the one contract every backend (self, shm, verbs) implements.
+ *
+ * A transport moves bytes between this process and peer processes, identified by their world
+ * rank. It knows nothing of communicators, tags or matching: the runtime (runtime/proto*.c)
+ * builds MPI semantics on top of four services:
+ *
+ *  1. Active messages ("eager send"): send(ep, hdr, hdr_len, payload, len) delivers hdr and
+ *     payload, concatenated, to the peer's receive callback (ibex_tl_recv_cb_t), exactly once and
+ *     in the order sent to that peer. hdr_len + len must not exceed caps.max_eager. When the
+ *     transport has no room (ring full, no credits) send returns IBEX_ERR_AGAIN and has done
+ *     nothing; the runtime queues the message and retries from its progress loop. A transport
+ *     must never drop, reorder or duplicate a message, and must never block in send.
+ *
+ *  2. The receive callback runs inside progress(). The data it sees is valid only during the
+ *     call. If the runtime cannot accept the message now (its unexpected-message budget is
+ *     spent) the callback returns IBEX_ERR_AGAIN; the transport then keeps the message and
+ *     offers it (and everything behind it from that peer) again on a later progress() call.
+ *     Holding messages back is the flow control that keeps a flooded receiver's memory bounded:
+ *     the sender sees IBEX_ERR_AGAIN once its ring / credits run out.
+ *
+ *  3. One-sided put / get (rendezvous). The runtime registers memory with mem_reg when
+ *     caps.flags has IBEX_TL_CAP_NEED_REG, packs the remote key with mem_pack_rkey (at most
+ *     caps.rkey_size bytes) and ships address + key in its own RTS / CTS messages. put / get
+ *     take one descriptor; they return IBEX_OK if the transfer is already complete (the
+ *     completion callback is then NOT called), IBEX_INPROGRESS if desc->comp->cb will be called
+ *     later from progress(), or an error. A transfer may be larger than caps.max_rma: then the
+ *     transport splits it itself. Remote keys are checked by the target's hardware (verbs) or
+ *     by the kernel (shm: process_vm_readv / writev, same user only).
+ *
+ *  4. progress() polls the transport once: receive callbacks, RMA completions, connection
+ *     events. It returns the number of events handled (0 when idle), so the wait loop can tell
+ *     "busy" from "idle".
+ *
+ * Errors: a transport logs once, where it sees the error, naming the peer rank, its host, the
+ * operation and the likely cause; it then reports IBEX_ERR_PEER_FAILED (or another status)
+ * through the failed call or completion. The runtime's peer_failed callback (in params) is told
+ * when a peer becomes unreachable so that every request involving it can complete in error.
+ *
+ * Backends fill an ibex_tl_ops_t with designated initialisers. An op they leave NULL is replaced
+ * by a typed "not supported" stub when the transport is opened (ibex_tl_fill_stubs), so callers
+ * never test for NULL; capability flags must match the ops that are wired.
+ */
+#ifndef IBEX_TRANSPORT_H
+#define IBEX_TRANSPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../runtime/ibex_status.h"
+
+typedef struct ibex_tl ibex_tl_t;       /* an open transport instance (one per process) */
+typedef struct ibex_tl_ep ibex_tl_ep_t; /* a connection to one peer, opaque to the runtime */
+typedef struct ibex_tl_mem ibex_tl_mem_t; /* a memory registration, opaque to the runtime */
+
+enum {
+    IBEX_TL_CAP_SEND = 1u << 0,     /* active messages (every transport) */
+    IBEX_TL_CAP_PUT = 1u << 1,      /* one-sided write: rendezvous WRITE possible */
+    IBEX_TL_CAP_GET = 1u << 2,      /* one-sided read: rendezvous READ possible */
+    IBEX_TL_CAP_NEED_REG = 1u << 3, /* put / get need mem_reg'd local memory and an rkey */
+    IBEX_TL_CAP_INLINE = 1u << 4,   /* tiny sends go inline (no copy to a bounce buffer) */
+};
+
+typedef struct ibex_tl_caps {
+    uint32_t flags;           /* IBEX_TL_CAP_* */
+    size_t max_inline;        /* bytes (header + payload) sent inline */
+    size_t max_eager;         /* largest header + payload one send() takes */
+    size_t max_rma;           /* largest single put / get before the transport splits it */
+    size_t rkey_size;         /* bytes of a packed remote key (0 if none) */
+    size_t addr_size;         /* bytes of the packed address published at start-up */
+    size_t eager_limit_hint;  /* payload size where rendezvous starts to win */
+    double latency_ns;        /* one-way small-message latency, for algorithm choice */
+    double bandwidth_mbs;     /* large-message bandwidth, MB/s */
+} ibex_tl_caps_t;
+
+/* Receive callback: data = header + payload as sent. Returns IBEX_OK, or IBEX_ERR_AGAIN to
+ * have the transport keep the message and offer it again later. */
+typedef ibex_status_t (*ibex_tl_recv_cb_t)(void *arg, int src_rank, const void *data, size_t len);
+/* A peer became unreachable (its process died, the link failed). */
+typedef void (*ibex_tl_peer_failed_cb_t)(void *arg, int peer_rank, ibex_status_t why);
+
+typedef struct ibex_tl_params {
+    int rank;                      /* this process's world rank */
+    int size;                      /* world size */
+    int local_rank, local_size;    /* on this node */
+    const int *local_peers;        /* world ranks on this node, local_size of them */
+    ibex_tl_recv_cb_t recv_cb;
+    ibex_tl_peer_failed_cb_t peer_failed_cb;
+    void *cb_arg;
+} ibex_tl_params_t;
+
+/* Completion of an asynchronous put / get. The runtime embeds this in its own state. */
+typedef struct ibex_tl_comp ibex_tl_comp_t;
+typedef void (*ibex_tl_comp_cb_t)(ibex_tl_comp_t *comp, ibex_status_t status);
+struct ibex_tl_comp {
+    ibex_tl_comp_cb_t cb;
+};
+
+typedef struct ibex_tl_rma {
+    void *local;               /* local buffer */
+    size_t len;                /* bytes to move */
+    ibex_tl_mem_t *local_mem;  /* registration covering local (NEED_REG transports) */
+    uint64_t remote;           /* peer's virtual address */
+    const void *rkey;          /* packed remote key, as the peer's mem_pack_rkey made it */
+    ibex_tl_comp_t *comp;      /* called when IBEX_INPROGRESS was returned */
+} ibex_tl_rma_t;
+
+typedef struct ibex_tl_ops {
+    /* Opens the transport; fills *caps. IBEX_ERR_NO_DEVICE means "not usable here" (quietly
+     * skipped when transports are auto-selected). */
+    ibex_status_t (*open)(const ibex_tl_params_t *params, ibex_tl_t **tl_p,
+                          ibex_tl_caps_t *caps_p);
+    /* Quiesces (no peer still reading our memory once every rank has called it) and frees. */
+    void (*close)(ibex_tl_t *tl);
+    /* This process's address, published to peers through the bootstrap. */
+    ibex_status_t (*addr_pack)(ibex_tl_t *tl, void *buf, size_t *len_p);
+    /* Whether this transport can reach a peer at all (e.g. shm: same node). */
+    bool (*reachable)(ibex_tl_t *tl, int peer);
+    /* Connects to a peer from its published address (possibly lazily, on first send). */
+    ibex_status_t (*ep_create)(ibex_tl_t *tl, int peer, const void *addr, size_t addr_len,
+                               ibex_tl_ep_t **ep_p);
+    void (*ep_destroy)(ibex_tl_ep_t *ep);
+    ibex_status_t (*send)(ibex_tl_ep_t *ep, const void *hdr, size_t hdr_len, const void *payload,
+                          size_t len);
+    ibex_status_t (*put)(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc);
+    ibex_status_t (*get)(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc);
+    ibex_status_t (*mem_reg)(ibex_tl_t *tl, void *addr, size_t len, ibex_tl_mem_t **mem_p);
+    void (*mem_dereg)(ibex_tl_t *tl, ibex_tl_mem_t *mem);
+    /* Writes the remote key for (mem) into buf (caps.rkey_size bytes). */
+    ibex_status_t (*mem_pack_rkey)(ibex_tl_t *tl, ibex_tl_mem_t *mem, void *buf);
+    /* Memory the transport can use without registering per message (MPI_Alloc_mem). */
+    ibex_status_t (*mem_alloc)(ibex_tl_t *tl, size_t len, void **ptr_p);
+    ibex_status_t (*mem_free)(ibex_tl_t *tl, void *ptr);
+    int (*progress)(ibex_tl_t *tl);
+    /* For ibex_info: prints devices found and what the transport would choose. */
+    void (*info)(void *out_file);
+} ibex_tl_ops_t;
+
+typedef struct ibex_tl_component {
+    const char *name;      /* "self", "shm", "verbs": the names of IBEX_TRANSPORTS */
+    ibex_tl_ops_t ops;
+} ibex_tl_component_t;
+
+extern ibex_tl_component_t ibex_tl_self;
+extern ibex_tl_component_t ibex_tl_shm;
+extern ibex_tl_component_t ibex_tl_verbs;
+
+/* Replaces NULL ops with "not supported" stubs (transport/transport.c). */
+void ibex_tl_fill_stubs(ibex_tl_ops_t *ops);
+
+#endif
