@@ -9,7 +9,8 @@
  *     payload, concatenated, to the peer's receive callback (ibex_tl_recv_cb_t), exactly once and
  *     in the order sent to that peer. hdr_len + len must not exceed caps.max_eager. When the
  *     transport has no room (ring full, no credits) send returns IBEX_ERR_AGAIN and has done
- *     nothing; the runtime queues the message and retries from its progress loop. A transport
+ *     nothing. On IBEX_OK the transport no longer needs hdr or payload (it copied them or sent
+ *     them inline): the runtime may complete the user's request at once. On IBEX_ERR_AGAIN the runtime queues the message and retries from its progress loop. A transport
  *     must never drop, reorder or duplicate a message, and must never block in send.
  *
  *  2. The receive callback runs inside progress(). The data it sees is valid only during the
@@ -31,6 +32,9 @@
  *  4. progress() polls the transport once: receive callbacks, RMA completions, connection
  *     events. It returns the number of events handled (0 when idle), so the wait loop can tell
  *     "busy" from "idle".
+ *
+ * A peer may be this process itself (when "self" is not among the selected transports, e.g.
+ * IBEX_TRANSPORTS=verbs): every transport must be able to connect to its own rank.
  *
  * Errors: a transport logs once, where it sees the error, naming the peer rank, its host, the
  * operation and the likely cause; it then reports IBEX_ERR_PEER_FAILED (or another status)

@@ -1,0 +1,318 @@
+/*
+ * The one visible dispatch: which transport reaches which peer, endpoints connected on first use,
+ * and the per-peer backlog of messages waiting for transport room (kept in order, so MPI's
+ * non-overtaking rule holds even when a ring or the credits run out).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibex_boot.h"
+#include "ibex_config.h"
+#include "ibex_engine.h"
+#include "ibex_log.h"
+#include "ibex_runtime.h"
+
+#define MAX_TL 3
+
+/* In preference order: the first one that is selected, open and reaches a peer is used. */
+static ibex_tl_component_t *const tl_components[MAX_TL] = {&ibex_tl_self, &ibex_tl_shm,
+                                                           &ibex_tl_verbs};
+static ibex_tl_inst_t tl_insts[MAX_TL];
+static int tl_count;
+static ibex_ep_t *eps;
+static int ep_total;
+static ibex_pending_t *pending_free;
+static int eps_backlogged; /* endpoints with a backlog: progress skips the scan when 0 */
+
+/* "auto" selects everything; otherwise a comma list of component names. */
+static bool tl_selected(const char *name, bool *explicit_p)
+{
+    const char *list = ibex_config.transports;
+    *explicit_p = strcmp(list, "auto") != 0;
+    if (!*explicit_p)
+        return true;
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len == n && strncmp(p, name, n) == 0)
+            return true;
+        p += len + (p[len] == ',');
+    }
+    return false;
+}
+
+static ibex_status_t tl_check_names(void)
+{
+    const char *list = ibex_config.transports;
+    if (strcmp(list, "auto") == 0)
+        return IBEX_OK;
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        bool known = false;
+        for (int i = 0; i < MAX_TL; i++)
+            known |= strlen(tl_components[i]->name) == len &&
+                     strncmp(p, tl_components[i]->name, len) == 0;
+        if (!known) {
+            ibex_error(TL, "IBEX_TRANSPORTS='%s': unknown transport '%.*s' (known: self,shm,verbs)",
+                       list, (int)len, p);
+            return IBEX_ERR_INVALID;
+        }
+        p += len + (p[len] == ',');
+    }
+    return IBEX_OK;
+}
+
+static ibex_status_t tl_open_one(ibex_tl_component_t *comp, const ibex_tl_params_t *params,
+                                 bool explicit)
+{
+    ibex_tl_inst_t *inst = &tl_insts[tl_count];
+    ibex_tl_fill_stubs(&comp->ops);
+    ibex_status_t st = comp->ops.open(params, &inst->tl, &inst->caps);
+    if (st != IBEX_OK) {
+        if (explicit) {
+            ibex_error(TL, "transport %s was requested (IBEX_TRANSPORTS=%s) but cannot open: %s",
+                       comp->name, ibex_config.transports, ibex_status_str(st));
+            return st;
+        }
+        ibex_debug(TL, "transport %s not available: %s", comp->name, ibex_status_str(st));
+        return IBEX_OK;
+    }
+    inst->comp = comp;
+    inst->eager_limit = ibex_proto_eager_limit(&inst->caps);
+    tl_count++;
+
+    char addr[65536];
+    size_t len = sizeof(addr);
+    char key[64];
+    st = comp->ops.addr_pack(inst->tl, addr, &len);
+    snprintf(key, sizeof(key), "ibex.tl.%s", comp->name);
+    if (st == IBEX_OK && len > 0)
+        st = ibex_boot_put(key, addr, len);
+    ibex_debug(TL, "transport %s open: eager limit %zu, max eager %zu, flags 0x%x",
+               comp->name, inst->eager_limit, inst->caps.max_eager, inst->caps.flags);
+    return st;
+}
+
+ibex_status_t ibex_ep_open_transports(void)
+{
+    ibex_status_t st = tl_check_names();
+    if (st != IBEX_OK)
+        return st;
+    ibex_boot_info_t *b = &ibex_rt.boot;
+    ibex_tl_params_t params = {
+        .rank = b->rank,
+        .size = b->size,
+        .local_rank = b->local_rank,
+        .local_size = b->local_size,
+        .local_peers = b->local_peers,
+        .recv_cb = ibex_proto_recv_cb,
+        .peer_failed_cb = ibex_proto_peer_failed,
+        .cb_arg = NULL,
+    };
+    for (int i = 0; i < MAX_TL; i++) {
+        bool explicit;
+        if (!tl_selected(tl_components[i]->name, &explicit))
+            continue;
+        st = tl_open_one(tl_components[i], &params, explicit);
+        if (st != IBEX_OK)
+            return st;
+    }
+    if (tl_count == 0) {
+        ibex_error(TL, "no transport could be opened (IBEX_TRANSPORTS=%s)", ibex_config.transports);
+        return IBEX_ERR_NO_DEVICE;
+    }
+    eps = calloc((size_t)b->size, sizeof(*eps));
+    if (!eps)
+        return IBEX_ERR_NO_MEMORY;
+    ep_total = b->size;
+    for (int i = 0; i < b->size; i++)
+        eps[i].world_rank = i;
+    return IBEX_OK;
+}
+
+void ibex_ep_close_transports(void)
+{
+    for (int i = 0; i < ep_total; i++)
+        if (eps[i].connected)
+            eps[i].tl->comp->ops.ep_destroy(eps[i].tl_ep);
+    for (int i = tl_count - 1; i >= 0; i--)
+        tl_insts[i].comp->ops.close(tl_insts[i].tl);
+    tl_count = 0;
+    free(eps);
+    eps = NULL;
+    ep_total = 0;
+    eps_backlogged = 0;
+    while (pending_free) {
+        ibex_pending_t *next = pending_free->next;
+        free(pending_free);
+        pending_free = next;
+    }
+}
+
+int ibex_ep_num_transports(void)
+{
+    return tl_count;
+}
+
+ibex_tl_inst_t *ibex_ep_transport(int i)
+{
+    return i < tl_count ? &tl_insts[i] : NULL;
+}
+
+int ibex_ep_count(void)
+{
+    return ep_total;
+}
+
+ibex_ep_t *ibex_ep_peek(int world_rank)
+{
+    return (world_rank >= 0 && world_rank < ep_total) ? &eps[world_rank] : NULL;
+}
+
+/* The dispatch: the first open transport, in preference order, that reaches the peer. */
+static ibex_tl_inst_t *ep_choose(int world_rank)
+{
+    for (int i = 0; i < tl_count; i++) {
+        ibex_tl_inst_t *inst = &tl_insts[i];
+        if (inst->comp->ops.reachable(inst->tl, world_rank))
+            return inst;
+    }
+    return NULL;
+}
+
+static ibex_status_t ep_connect(ibex_ep_t *ep)
+{
+    ibex_tl_inst_t *inst = ep_choose(ep->world_rank);
+    if (!inst) {
+        ibex_error(TL, "no transport reaches rank %d on %s (IBEX_TRANSPORTS=%s)", ep->world_rank,
+                   ibex_boot_peer_host(ep->world_rank), ibex_config.transports);
+        return IBEX_ERR_UNREACHABLE;
+    }
+    char key[64];
+    void *addr = NULL;
+    size_t len = 0;
+    snprintf(key, sizeof(key), "ibex.tl.%s", inst->comp->name);
+    ibex_status_t st = ibex_boot_get(ep->world_rank, key, &addr, &len);
+    if (st != IBEX_OK && st != IBEX_ERR_NO_DEVICE)
+        ibex_debug(TL, "rank %d published no %s address: %s", ep->world_rank, key,
+                   ibex_status_str(st));
+    st = inst->comp->ops.ep_create(inst->tl, ep->world_rank, addr, len, &ep->tl_ep);
+    free(addr);
+    if (st != IBEX_OK) {
+        ibex_error(TL, "cannot connect to rank %d on %s over %s: %s", ep->world_rank,
+                   ibex_boot_peer_host(ep->world_rank), inst->comp->name, ibex_status_str(st));
+        return st;
+    }
+    ep->tl = inst;
+    ep->connected = true;
+    ibex_debug(TL, "rank %d reached over %s", ep->world_rank, inst->comp->name);
+    return IBEX_OK;
+}
+
+ibex_status_t ibex_ep_get(int world_rank, ibex_ep_t **ep_p)
+{
+    ibex_ep_t *ep = &eps[world_rank];
+    if (!ep->connected) {
+        if (ep->failed)
+            return ep->fail_status;
+        ibex_status_t st = ep_connect(ep);
+        if (st != IBEX_OK) {
+            ep->failed = true;
+            ep->fail_status = st;
+            return st;
+        }
+    }
+    *ep_p = ep;
+    return IBEX_OK;
+}
+
+static ibex_pending_t *pending_new(void)
+{
+    ibex_pending_t *p = pending_free;
+    if (p) {
+        pending_free = p->next;
+        return p;
+    }
+    p = malloc(sizeof(*p));
+    ibex_assert(p != NULL);
+    return p;
+}
+
+static void pending_push(ibex_ep_t *ep, ibex_pending_t *p)
+{
+    p->next = NULL;
+    if (ep->pending_tail) {
+        ep->pending_tail->next = p;
+    } else {
+        ep->pending_head = p;
+        eps_backlogged++;
+    }
+    ep->pending_tail = p;
+}
+
+static size_t ctl_len(const ibex_ctl_hdr_t *ctl)
+{
+    return offsetof(ibex_ctl_hdr_t, rkey) + ctl->rkey_len;
+}
+
+ibex_status_t ibex_ep_send_ctl(ibex_ep_t *ep, const ibex_ctl_hdr_t *ctl)
+{
+    if (ep->failed)
+        return ep->fail_status;
+    size_t len = ctl_len(ctl);
+    if (!ep->pending_head) {
+        ibex_status_t st = ep->tl->comp->ops.send(ep->tl_ep, ctl, len, NULL, 0);
+        if (st != IBEX_ERR_AGAIN)
+            return st;
+    }
+    ibex_pending_t *p = pending_new();
+    p->req = NULL;
+    p->len = len;
+    memcpy(&p->ctl, ctl, len);
+    pending_push(ep, p);
+    return IBEX_OK;
+}
+
+void ibex_ep_queue_req(ibex_ep_t *ep, ibex_req_t *req)
+{
+    ibex_pending_t *p = pending_new();
+    p->req = req;
+    p->len = 0;
+    pending_push(ep, p);
+}
+
+/* Sends what waits for this peer, in order, until the transport is full again. */
+static int ep_flush(ibex_ep_t *ep)
+{
+    int sent = 0;
+    while (ep->pending_head) {
+        ibex_pending_t *p = ep->pending_head;
+        ibex_status_t st;
+        if (p->req)
+            st = ibex_proto_send_match(p->req);
+        else
+            st = ep->tl->comp->ops.send(ep->tl_ep, &p->ctl, p->len, NULL, 0);
+        if (st == IBEX_ERR_AGAIN)
+            break;
+        ep->pending_head = p->next;
+        if (!ep->pending_head) {
+            ep->pending_tail = NULL;
+            eps_backlogged--;
+        }
+        p->next = pending_free;
+        pending_free = p;
+        sent++;
+    }
+    return sent;
+}
+
+int ibex_ep_progress_pending(void)
+{
+    if (eps_backlogged == 0)
+        return 0;
+    int n = 0;
+    for (int i = 0; i < ep_total; i++)
+        if (eps[i].pending_head)
+            n += ep_flush(&eps[i]);
+    return n;
+}

@@ -1,0 +1,38 @@
+/*
+ * Shared by the point-to-point entry points (runtime/p2p_*.c): argument checks and the steps
+ * every blocking call shares. Not used outside runtime/p2p_*.c.
+ */
+#ifndef IBEX_P2P_API_H
+#define IBEX_P2P_API_H
+
+#include "ibex_engine.h"
+#include "ibex_err.h"
+
+/* Checks a datatype handle (valid and committed); raises MPI_ERR_TYPE on comm. */
+int ibex_p2p_check_dt(ibex_comm_t *comm, const char *call, MPI_Datatype handle, ibex_dt_t **dt_p);
+/* Checks (buf, count, datatype, peer, tag, comm) of a send or receive. */
+int ibex_p2p_check_args(const char *call, const void *buf, int count, MPI_Datatype datatype,
+                        int peer, int tag, MPI_Comm comm, bool is_recv, ibex_comm_t **comm_p,
+                        ibex_dt_t **dt_p);
+/* Raises the error of a completed request through its communicator's handler. */
+int ibex_p2p_req_error(ibex_req_t *req, const char *call);
+/* Copies a completed request's status out (st may be MPI_STATUS_IGNORE). */
+void ibex_p2p_status_out(const ibex_req_t *req, MPI_Status *st);
+/* Finishes a completed request (Wait / Test): status out, then release (and *handle =
+ * MPI_REQUEST_NULL; handle may be NULL) or, if persistent, deactivate. Returns the request's
+ * MPI error class, raised through the communicator's handler when raise is true. */
+int ibex_p2p_finish(ibex_req_t *req, MPI_Request *handle, MPI_Status *st, const char *call,
+                    bool raise);
+/* The send half shared by MPI_Isend and friends; with start false the request is made but not
+ * started (persistent requests). */
+int ibex_p2p_send_req(const char *call, const void *buf, int count, MPI_Datatype datatype,
+                      int dest, int tag, MPI_Comm comm, ibex_send_mode_t mode, bool start,
+                      ibex_req_t **req_p);
+int ibex_p2p_recv_req(const char *call, void *buf, int count, MPI_Datatype datatype, int src,
+                      int tag, MPI_Comm comm, bool start, ibex_req_t **req_p);
+/* Starts an inactive request (MPI_Start, and the non-persistent calls). */
+void ibex_p2p_start(ibex_req_t *req);
+/* Buffered send (p2p_bsend.c). */
+int ibex_p2p_bsend_start(const char *call, ibex_req_t *req);
+
+#endif

@@ -1,0 +1,59 @@
+/* Posted and unexpected queues, and the MPI matching rule. See ibex_match.h. */
+#include "ibex_match.h"
+
+#include <mpi.h>
+
+void ibex_match_list_append(ibex_match_list_t *list, ibex_match_entry_t *entry)
+{
+    entry->next = NULL;
+    entry->prev = list->tail;
+    if (list->tail)
+        list->tail->next = entry;
+    else
+        list->head = entry;
+    list->tail = entry;
+    list->length++;
+}
+
+void ibex_match_list_remove(ibex_match_list_t *list, ibex_match_entry_t *entry)
+{
+    if (entry->prev)
+        entry->prev->next = entry->next;
+    else
+        list->head = entry->next;
+    if (entry->next)
+        entry->next->prev = entry->prev;
+    else
+        list->tail = entry->prev;
+    entry->next = entry->prev = NULL;
+    list->length--;
+}
+
+bool ibex_match_fits(int src, int tag, int msg_src, int msg_tag)
+{
+    return (src == msg_src || src == MPI_ANY_SOURCE) && (tag == msg_tag || tag == MPI_ANY_TAG);
+}
+
+ibex_match_entry_t *ibex_match_take_posted(ibex_match_queue_t *q, int src, int tag)
+{
+    for (ibex_match_entry_t *e = q->posted.head; e; e = e->next) {
+        if (ibex_match_fits(e->src, e->tag, src, tag)) {
+            ibex_match_list_remove(&q->posted, e);
+            return e;
+        }
+    }
+    return NULL;
+}
+
+ibex_match_entry_t *ibex_match_find_unexpected(ibex_match_queue_t *q, int src, int tag,
+                                               bool remove)
+{
+    for (ibex_match_entry_t *e = q->unexpected.head; e; e = e->next) {
+        if (ibex_match_fits(src, tag, e->src, e->tag)) {
+            if (remove)
+                ibex_match_list_remove(&q->unexpected, e);
+            return e;
+        }
+    }
+    return NULL;
+}

@@ -1,0 +1,171 @@
+/* MPI point-to-point entry points: sends, receives, Sendrecv. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibex_p2p_api.h"
+#include "ibex_runtime.h"
+
+/* Blocking = start, wait, finish: one path for every blocking call. */
+static int wait_finish(ibex_req_t *req, MPI_Status *st, const char *call)
+{
+    ibex_req_wait_complete(req);
+    return ibex_p2p_finish(req, NULL, st, call, true);
+}
+
+static int send_blocking(const char *call, const void *buf, int count, MPI_Datatype dt, int dest,
+                         int tag, MPI_Comm comm, ibex_send_mode_t mode)
+{
+    ibex_req_t *req;
+    int rc = ibex_p2p_send_req(call, buf, count, dt, dest, tag, comm, mode, true, &req);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return wait_finish(req, MPI_STATUS_IGNORE, call);
+}
+
+static int send_nonblocking(const char *call, const void *buf, int count, MPI_Datatype dt,
+                            int dest, int tag, MPI_Comm comm, ibex_send_mode_t mode,
+                            MPI_Request *request)
+{
+    ibex_req_t *req;
+    if (!request)
+        return ibex_mpi_error(ibex_comm_get(comm), MPI_ERR_ARG, call, "request pointer is NULL");
+    int rc = ibex_p2p_send_req(call, buf, count, dt, dest, tag, comm, mode, true, &req);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (ibex_req_publish(req, request) != 0)
+        return ibex_mpi_error(req->comm, MPI_ERR_NO_MEM, call, "out of request handles");
+    return MPI_SUCCESS;
+}
+
+IBEX_WEAK_ALIAS(Send)
+int PMPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    return send_blocking("MPI_Send", buf, count, dt, dest, tag, comm, IBEX_SEND_STANDARD);
+}
+
+IBEX_WEAK_ALIAS(Ssend)
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    return send_blocking("MPI_Ssend", buf, count, dt, dest, tag, comm, IBEX_SEND_SYNC);
+}
+
+IBEX_WEAK_ALIAS(Rsend)
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    return send_blocking("MPI_Rsend", buf, count, dt, dest, tag, comm, IBEX_SEND_READY);
+}
+
+IBEX_WEAK_ALIAS(Bsend)
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    return send_blocking("MPI_Bsend", buf, count, dt, dest, tag, comm, IBEX_SEND_BUFFERED);
+}
+
+IBEX_WEAK_ALIAS(Isend)
+int PMPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    return send_nonblocking("MPI_Isend", buf, count, dt, dest, tag, comm, IBEX_SEND_STANDARD,
+                            request);
+}
+
+IBEX_WEAK_ALIAS(Issend)
+int PMPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request)
+{
+    return send_nonblocking("MPI_Issend", buf, count, dt, dest, tag, comm, IBEX_SEND_SYNC,
+                            request);
+}
+
+IBEX_WEAK_ALIAS(Irsend)
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request)
+{
+    return send_nonblocking("MPI_Irsend", buf, count, dt, dest, tag, comm, IBEX_SEND_READY,
+                            request);
+}
+
+IBEX_WEAK_ALIAS(Ibsend)
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request)
+{
+    return send_nonblocking("MPI_Ibsend", buf, count, dt, dest, tag, comm, IBEX_SEND_BUFFERED,
+                            request);
+}
+
+IBEX_WEAK_ALIAS(Recv)
+int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+              MPI_Status *status)
+{
+    ibex_req_t *req;
+    int rc = ibex_p2p_recv_req("MPI_Recv", buf, count, dt, source, tag, comm, true, &req);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return wait_finish(req, status, "MPI_Recv");
+}
+
+IBEX_WEAK_ALIAS(Irecv)
+int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    ibex_req_t *req;
+    if (!request)
+        return ibex_mpi_error(ibex_comm_get(comm), MPI_ERR_ARG, "MPI_Irecv",
+                              "request pointer is NULL");
+    int rc = ibex_p2p_recv_req("MPI_Irecv", buf, count, dt, source, tag, comm, true, &req);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (ibex_req_publish(req, request) != 0)
+        return ibex_mpi_error(req->comm, MPI_ERR_NO_MEM, "MPI_Irecv", "out of request handles");
+    return MPI_SUCCESS;
+}
+
+IBEX_WEAK_ALIAS(Sendrecv)
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                  int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    static const char call[] = "MPI_Sendrecv";
+    ibex_req_t *rreq, *sreq;
+    int rc = ibex_p2p_recv_req(call, recvbuf, recvcount, recvtype, source, recvtag, comm, true,
+                               &rreq);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = ibex_p2p_send_req(call, sendbuf, sendcount, sendtype, dest, sendtag, comm,
+                           IBEX_SEND_STANDARD, true, &sreq);
+    if (rc != MPI_SUCCESS) {
+        ibex_req_wait_complete(rreq); /* the receive is posted: it must not be left behind */
+        ibex_req_release(rreq);
+        return rc;
+    }
+    ibex_req_wait_complete(sreq);
+    ibex_req_wait_complete(rreq);
+    if (sreq->error != IBEX_OK) {
+        ibex_req_release(rreq);
+        return wait_finish(sreq, MPI_STATUS_IGNORE, call);
+    }
+    ibex_req_release(sreq);
+    return wait_finish(rreq, status, call);
+}
+
+IBEX_WEAK_ALIAS(Sendrecv_replace)
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    static const char call[] = "MPI_Sendrecv_replace";
+    ibex_comm_t *c;
+    ibex_dt_t *dt;
+    int rc = ibex_p2p_check_args(call, buf, count, datatype, dest, sendtag, comm, false, &c, &dt);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    /* Pack what goes out, so the receive may overwrite the buffer. */
+    size_t bytes = (size_t)count * dt->size;
+    void *tmp = malloc(bytes ? bytes : 1);
+    if (!tmp)
+        return ibex_mpi_error(c, MPI_ERR_NO_MEM, call, "cannot stage %zu bytes", bytes);
+    ibex_dt_pack(buf, count, dt, 0, tmp, bytes);
+    rc = PMPI_Sendrecv(tmp, (int)bytes, MPI_BYTE, dest, sendtag, buf, count, datatype, source,
+                       recvtag, comm, status);
+    free(tmp);
+    return rc;
+}

@@ -1,0 +1,112 @@
+/* Persistent requests: *_init makes an inactive request; MPI_Start / Startall start it. */
+#include "ibex_p2p_api.h"
+#include "ibex_runtime.h"
+
+static int persist_make(ibex_req_t *req, MPI_Request *request, const char *call)
+{
+    req->persistent = true;
+    req->complete = true; /* inactive: not counted as active until started */
+    req->active = false;
+    ibex_req_active_count--;
+    if (ibex_req_publish(req, request) != 0) {
+        ibex_req_release(req);
+        return ibex_mpi_error(NULL, MPI_ERR_NO_MEM, call, "out of request handles");
+    }
+    return MPI_SUCCESS;
+}
+
+static int send_init(const char *call, const void *buf, int count, MPI_Datatype dt, int dest,
+                     int tag, MPI_Comm comm, ibex_send_mode_t mode, MPI_Request *request)
+{
+    ibex_req_t *req;
+    if (!request)
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "request pointer is NULL");
+    int rc = ibex_p2p_send_req(call, buf, count, dt, dest, tag, comm, mode, false, &req);
+    return rc != MPI_SUCCESS ? rc : persist_make(req, request, call);
+}
+
+IBEX_WEAK_ALIAS(Send_init)
+int PMPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    return send_init("MPI_Send_init", buf, count, dt, dest, tag, comm, IBEX_SEND_STANDARD,
+                     request);
+}
+
+IBEX_WEAK_ALIAS(Ssend_init)
+int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return send_init("MPI_Ssend_init", buf, count, dt, dest, tag, comm, IBEX_SEND_SYNC, request);
+}
+
+IBEX_WEAK_ALIAS(Rsend_init)
+int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return send_init("MPI_Rsend_init", buf, count, dt, dest, tag, comm, IBEX_SEND_READY, request);
+}
+
+IBEX_WEAK_ALIAS(Bsend_init)
+int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return send_init("MPI_Bsend_init", buf, count, dt, dest, tag, comm, IBEX_SEND_BUFFERED,
+                     request);
+}
+
+IBEX_WEAK_ALIAS(Recv_init)
+int PMPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    ibex_req_t *req;
+    if (!request)
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, "MPI_Recv_init", "request pointer is NULL");
+    int rc = ibex_p2p_recv_req("MPI_Recv_init", buf, count, dt, source, tag, comm, false, &req);
+    return rc != MPI_SUCCESS ? rc : persist_make(req, request, "MPI_Recv_init");
+}
+
+static int start_one(MPI_Request h, const char *call)
+{
+    ibex_req_t *req = ibex_req_from_handle(h);
+    if (!req || !req->persistent)
+        return ibex_mpi_error(NULL, MPI_ERR_REQUEST, call, "not a persistent request");
+    if (req->active)
+        return ibex_mpi_error(req->comm, MPI_ERR_REQUEST, call, "request is already active");
+    if (req->mode == IBEX_SEND_BUFFERED && req->kind == IBEX_REQ_SEND &&
+        req->peer != MPI_PROC_NULL) {
+        /* The user's request completes at once; an inner request carries the copy. */
+        ibex_req_active_count++;
+        req->complete = false;
+        req->active = true;
+        ibex_status_empty(&req->status);
+        return ibex_p2p_bsend_start(call, req);
+    }
+    ibex_p2p_start(req);
+    return MPI_SUCCESS;
+}
+
+IBEX_WEAK_ALIAS(Start)
+int PMPI_Start(MPI_Request *request)
+{
+    int rc = ibex_check_initialized("MPI_Start");
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!request)
+        return ibex_mpi_error(NULL, MPI_ERR_REQUEST, "MPI_Start", "request pointer is NULL");
+    return start_one(*request, "MPI_Start");
+}
+
+IBEX_WEAK_ALIAS(Startall)
+int PMPI_Startall(int count, MPI_Request reqs[])
+{
+    int rc = ibex_check_initialized("MPI_Startall");
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (count < 0 || (count > 0 && !reqs))
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, "MPI_Startall", "invalid request array");
+    for (int i = 0; i < count; i++)
+        if ((rc = start_one(reqs[i], "MPI_Startall")) != MPI_SUCCESS)
+            return rc;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,348 @@
+/* MPI completion calls: Wait / Test and their -all / -any / -some forms, Request_free,
+ * Request_get_status, Cancel. */
+#include "ibex_p2p_api.h"
+#include "ibex_runtime.h"
+
+enum { REQ_INACTIVE = 0, REQ_LIVE = 1 };
+
+/* A live request, or REQ_INACTIVE for MPI_REQUEST_NULL / an inactive persistent request,
+ * or a raised MPI error class (a negative-free positive code: returned through *rc_p). */
+static int req_lookup(MPI_Request h, const char *call, ibex_req_t **req_p, int *rc_p)
+{
+    *rc_p = MPI_SUCCESS;
+    if (h == MPI_REQUEST_NULL)
+        return REQ_INACTIVE;
+    ibex_req_t *req = ibex_req_from_handle(h);
+    if (!req) {
+        *rc_p = ibex_mpi_error(NULL, MPI_ERR_REQUEST, call, "invalid request handle 0x%x",
+                               (unsigned)h);
+        return REQ_INACTIVE;
+    }
+    if (req->persistent && !req->active)
+        return REQ_INACTIVE;
+    *req_p = req;
+    return REQ_LIVE;
+}
+
+static void status_empty_out(MPI_Status *st)
+{
+    if (st != MPI_STATUS_IGNORE)
+        ibex_status_empty(st);
+}
+
+static MPI_Status *status_at(MPI_Status *array, int i)
+{
+    return array == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &array[i];
+}
+
+static int check_array(const char *call, int count, const MPI_Request reqs[])
+{
+    int rc = ibex_check_initialized(call);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (count < 0)
+        return ibex_mpi_error(NULL, MPI_ERR_COUNT, call, "negative count %d", count);
+    if (count > 0 && !reqs)
+        return ibex_mpi_error(NULL, MPI_ERR_REQUEST, call, "request array is NULL");
+    for (int i = 0; i < count; i++) {
+        ibex_req_t *req;
+        req_lookup(reqs[i], call, &req, &rc);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+IBEX_WEAK_ALIAS(Wait)
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    ibex_req_t *req;
+    int rc = check_array("MPI_Wait", 1, request);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (req_lookup(*request, "MPI_Wait", &req, &rc) == REQ_INACTIVE) {
+        status_empty_out(status);
+        return rc;
+    }
+    ibex_req_wait_complete(req);
+    return ibex_p2p_finish(req, request, status, "MPI_Wait", true);
+}
+
+IBEX_WEAK_ALIAS(Test)
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    ibex_req_t *req;
+    int rc = check_array("MPI_Test", 1, request);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (req_lookup(*request, "MPI_Test", &req, &rc) == REQ_INACTIVE) {
+        *flag = 1;
+        status_empty_out(status);
+        return rc;
+    }
+    if (!req->complete)
+        ibex_progress();
+    *flag = req->complete;
+    if (!req->complete)
+        return MPI_SUCCESS;
+    return ibex_p2p_finish(req, request, status, "MPI_Test", true);
+}
+
+/* Finishes every completed request among reqs[0..count) (Waitall, Testall, Waitsome...), with
+ * per-status error fields; returns MPI_ERR_IN_STATUS (raised) if any failed. */
+static int finish_many(const char *call, int count, MPI_Request reqs[], MPI_Status statuses[],
+                       int *indices, int *outcount)
+{
+    int failed = -1, n = 0;
+    ibex_comm_t *fail_comm = NULL;
+    for (int i = 0; i < count; i++) {
+        ibex_req_t *req;
+        int rc;
+        if (req_lookup(reqs[i], call, &req, &rc) == REQ_INACTIVE) {
+            if (!indices)
+                status_empty_out(status_at(statuses, i));
+            continue;
+        }
+        if (!req->complete)
+            continue;
+        MPI_Status *st = status_at(statuses, indices ? n : i);
+        ibex_comm_t *comm = req->comm;
+        int cls = ibex_p2p_finish(req, &reqs[i], st, call, false);
+        if (st != MPI_STATUS_IGNORE)
+            st->MPI_ERROR = cls;
+        if (cls != MPI_SUCCESS && failed < 0) {
+            failed = i;
+            fail_comm = comm;
+        }
+        if (indices)
+            indices[n] = i;
+        n++;
+    }
+    if (outcount)
+        *outcount = n;
+    if (failed < 0)
+        return MPI_SUCCESS;
+    return ibex_mpi_error(fail_comm, MPI_ERR_IN_STATUS, call,
+                          "request %d (and maybe others) failed: see the statuses", failed);
+}
+
+/* Counts live requests and how many of them are complete. */
+static void scan(int count, const MPI_Request reqs[], int *live_p, int *done_p)
+{
+    int live = 0, done = 0;
+    for (int i = 0; i < count; i++) {
+        ibex_req_t *req;
+        int rc;
+        if (req_lookup(reqs[i], "MPI_Wait", &req, &rc) == REQ_LIVE) {
+            live++;
+            done += req->complete;
+        }
+    }
+    *live_p = live;
+    *done_p = done;
+}
+
+IBEX_WEAK_ALIAS(Waitall)
+int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+    int rc = check_array("MPI_Waitall", count, reqs);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int live, done, idle = 0;
+    for (scan(count, reqs, &live, &done); done < live; scan(count, reqs, &live, &done))
+        ibex_wait_step(&idle);
+    return finish_many("MPI_Waitall", count, reqs, statuses, NULL, NULL);
+}
+
+IBEX_WEAK_ALIAS(Testall)
+int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
+{
+    int rc = check_array("MPI_Testall", count, reqs);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int live, done;
+    scan(count, reqs, &live, &done);
+    if (done < live) {
+        ibex_progress();
+        scan(count, reqs, &live, &done);
+    }
+    *flag = done == live;
+    if (!*flag)
+        return MPI_SUCCESS;
+    return finish_many("MPI_Testall", count, reqs, statuses, NULL, NULL);
+}
+
+/* The first completed live request, or -1; *live_p counts live ones. */
+static int first_done(int count, const MPI_Request reqs[], int *live_p)
+{
+    int live = 0;
+    for (int i = 0; i < count; i++) {
+        ibex_req_t *req;
+        int rc;
+        if (req_lookup(reqs[i], "MPI_Waitany", &req, &rc) != REQ_LIVE)
+            continue;
+        live++;
+        if (req->complete) {
+            *live_p = live;
+            return i;
+        }
+    }
+    *live_p = live;
+    return -1;
+}
+
+static int any_finish(const char *call, MPI_Request reqs[], int i, int *index, MPI_Status *st)
+{
+    *index = i;
+    return ibex_p2p_finish(ibex_req_from_handle(reqs[i]), &reqs[i], st, call, true);
+}
+
+IBEX_WEAK_ALIAS(Waitany)
+int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
+{
+    int rc = check_array("MPI_Waitany", count, reqs);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int idle = 0, live = 0;
+    for (;;) {
+        int i = first_done(count, reqs, &live);
+        if (i >= 0)
+            return any_finish("MPI_Waitany", reqs, i, index, status);
+        if (live == 0) {
+            *index = MPI_UNDEFINED;
+            status_empty_out(status);
+            return MPI_SUCCESS;
+        }
+        ibex_wait_step(&idle);
+    }
+}
+
+IBEX_WEAK_ALIAS(Testany)
+int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
+{
+    int rc = check_array("MPI_Testany", count, reqs);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int live = 0;
+    int i = first_done(count, reqs, &live);
+    if (i < 0 && live > 0) {
+        ibex_progress();
+        i = first_done(count, reqs, &live);
+    }
+    if (i >= 0) {
+        *flag = 1;
+        return any_finish("MPI_Testany", reqs, i, index, status);
+    }
+    *index = MPI_UNDEFINED;
+    *flag = live == 0;
+    if (live == 0)
+        status_empty_out(status);
+    return MPI_SUCCESS;
+}
+
+static int some(const char *call, int incount, MPI_Request reqs[], int *outcount, int indices[],
+                MPI_Status statuses[], bool wait)
+{
+    int rc = check_array(call, incount, reqs);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int live, done, idle = 0;
+    scan(incount, reqs, &live, &done);
+    if (done == 0 && live > 0) {
+        ibex_progress();
+        scan(incount, reqs, &live, &done);
+    }
+    while (wait && done == 0 && live > 0) {
+        ibex_wait_step(&idle);
+        scan(incount, reqs, &live, &done);
+    }
+    if (live == 0) {
+        *outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    return finish_many(call, incount, reqs, statuses, indices, outcount);
+}
+
+IBEX_WEAK_ALIAS(Waitsome)
+int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
+                  MPI_Status statuses[])
+{
+    return some("MPI_Waitsome", incount, reqs, outcount, indices, statuses, true);
+}
+
+IBEX_WEAK_ALIAS(Testsome)
+int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
+                  MPI_Status statuses[])
+{
+    return some("MPI_Testsome", incount, reqs, outcount, indices, statuses, false);
+}
+
+IBEX_WEAK_ALIAS(Request_free)
+int PMPI_Request_free(MPI_Request *request)
+{
+    int rc = ibex_check_initialized("MPI_Request_free");
+    if (rc != MPI_SUCCESS)
+        return rc;
+    ibex_req_t *req = request ? ibex_req_from_handle(*request) : NULL;
+    if (!req)
+        return ibex_mpi_error(NULL, MPI_ERR_REQUEST, "MPI_Request_free",
+                              "not a live request handle");
+    *request = MPI_REQUEST_NULL;
+    if (req->complete || (req->persistent && !req->active))
+        ibex_req_release(req);
+    else
+        req->freed = true; /* released when it completes */
+    return MPI_SUCCESS;
+}
+
+IBEX_WEAK_ALIAS(Request_get_status)
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    ibex_req_t *req;
+    int rc = check_array("MPI_Request_get_status", 1, &request);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (req_lookup(request, "MPI_Request_get_status", &req, &rc) == REQ_INACTIVE) {
+        *flag = 1;
+        status_empty_out(status);
+        return rc;
+    }
+    if (!req->complete)
+        ibex_progress();
+    *flag = req->complete;
+    if (req->complete)
+        ibex_p2p_status_out(req, status);
+    return MPI_SUCCESS;
+}
+
+IBEX_WEAK_ALIAS(Cancel)
+int PMPI_Cancel(MPI_Request *request)
+{
+    ibex_req_t *req;
+    int rc = check_array("MPI_Cancel", 1, request);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (req_lookup(*request, "MPI_Cancel", &req, &rc) == REQ_INACTIVE)
+        return rc != MPI_SUCCESS
+                   ? rc
+                   : ibex_mpi_error(NULL, MPI_ERR_REQUEST, "MPI_Cancel", "request is not active");
+    /* Only a receive not yet matched can be cancelled; a send always goes ahead. */
+    if (req->kind == IBEX_REQ_RECV && req->in_posted) {
+        ibex_match_queue_t *q = ibex_match_queue_get(req->comm->context_id + req->coll);
+        ibex_match_list_remove(&q->posted, &req->match);
+        req->in_posted = false;
+        req->status.ibex_cancelled = 1;
+        req->status.ibex_count = 0;
+        ibex_req_complete(req, IBEX_OK);
+    }
+    return MPI_SUCCESS;
+}
+
+IBEX_WEAK_ALIAS(Test_cancelled)
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    if (!status || status == MPI_STATUS_IGNORE || !flag)
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, "MPI_Test_cancelled", "NULL status or flag");
+    *flag = status->ibex_cancelled != 0;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,197 @@
+/*
+ * The receive side: the transports' receive callback, matching of arriving messages against
+ * posted receives, unexpected messages, and copying eager data out.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibex_config.h"
+#include "ibex_engine.h"
+#include "ibex_log.h"
+
+size_t ibex_unexpected_bytes;
+
+/* Copies len bytes of message data into a receive's buffer, reporting truncation. */
+static ibex_status_t recv_copy_out(ibex_req_t *req, const void *data, size_t len)
+{
+    size_t n = len < req->bytes ? len : req->bytes;
+    if (n > 0) {
+        if (ibex_dt_is_contig(req->dt, req->count))
+            memcpy((char *)req->buf + req->dt->true_lb, data, n);
+        else
+            ibex_dt_unpack(req->buf, req->count, req->dt, 0, data, n);
+    }
+    req->status.ibex_count = (MPI_Count)n;
+    return len > req->bytes ? IBEX_ERR_TRUNCATE : IBEX_OK;
+}
+
+static void send_ack(int world_src, uint64_t sreq)
+{
+    ibex_ep_t *ep;
+    if (ibex_ep_get(world_src, &ep) != IBEX_OK)
+        return;
+    ibex_ctl_hdr_t ack = {.type = IBEX_HDR_ACK, .req = sreq};
+    ibex_ep_send_ctl(ep, &ack);
+}
+
+/* A matched eager message: data in place (from the transport) or in an unexpected copy. */
+static void recv_eager(ibex_req_t *req, int world_src, const ibex_match_hdr_t *h,
+                       const void *data, size_t len)
+{
+    req->status.MPI_SOURCE = h->src;
+    req->status.MPI_TAG = h->tag;
+    ibex_status_t st = recv_copy_out(req, data, len);
+    if (h->flags & IBEX_HDR_FLAG_SYNC)
+        send_ack(world_src, h->sreq);
+    ibex_req_complete(req, st);
+}
+
+static ibex_umsg_t *umsg_new(int world_src, const void *data, size_t len)
+{
+    const ibex_match_hdr_t *h = data;
+    size_t payload = h->type == IBEX_HDR_EAGER ? len - sizeof(*h) : 0;
+    ibex_umsg_t *u = malloc(sizeof(*u) + payload);
+    if (!u)
+        return NULL;
+    u->match.src = h->src;
+    u->match.tag = h->tag;
+    u->world_src = world_src;
+    u->type = h->type;
+    u->flags = h->flags;
+    u->seq = h->seq;
+    u->ctx = h->ctx;
+    u->sreq = h->sreq;
+    u->rkey_len = 0;
+    if (h->type == IBEX_HDR_EAGER) {
+        u->len = payload;
+        memcpy(u->data, h + 1, payload);
+        return u;
+    }
+    const ibex_rts_hdr_t *rts = data;
+    u->len = rts->len;
+    u->addr = rts->addr;
+    u->rkey_len = h->rkey_len <= IBEX_RKEY_MAX ? h->rkey_len : IBEX_RKEY_MAX;
+    memcpy(u->rkey, rts->rkey, u->rkey_len);
+    return u;
+}
+
+void ibex_proto_recv_matched(ibex_req_t *req, ibex_umsg_t *u)
+{
+    if (u->type == IBEX_HDR_EAGER) {
+        ibex_match_hdr_t h = {.src = u->match.src, .tag = u->match.tag, .flags = u->flags,
+                              .sreq = u->sreq};
+        ibex_unexpected_bytes -= u->len;
+        recv_eager(req, u->world_src, &h, u->data, u->len);
+    } else {
+        ibex_proto_rndv_recv_start(req, u);
+    }
+    free(u);
+}
+
+/* A match message whose turn has come: to a posted receive, or to the unexpected queue. */
+static ibex_status_t recv_match_now(int world_src, const void *data, size_t len)
+{
+    const ibex_match_hdr_t *h = data;
+    ibex_match_queue_t *q = ibex_match_queue_get(h->ctx);
+    ibex_req_t *req = (ibex_req_t *)ibex_match_take_posted(q, h->src, h->tag);
+    if (req) {
+        req->in_posted = false;
+        if (h->type == IBEX_HDR_EAGER) {
+            recv_eager(req, world_src, h, h + 1, len - sizeof(*h));
+        } else {
+            ibex_umsg_t *u = umsg_new(world_src, data, len);
+            ibex_assert(u != NULL);
+            ibex_proto_recv_matched(req, u);
+        }
+        return IBEX_OK;
+    }
+    size_t payload = h->type == IBEX_HDR_EAGER ? len - sizeof(*h) : 0;
+    /* Over budget: leave it with the transport, which holds the sender back. */
+    if (payload > 0 && ibex_unexpected_bytes > 0 &&
+        ibex_unexpected_bytes + payload > (size_t)ibex_config.unexpected_max)
+        return IBEX_ERR_AGAIN;
+    ibex_umsg_t *u = umsg_new(world_src, data, len);
+    if (!u)
+        return IBEX_ERR_AGAIN;
+    ibex_unexpected_bytes += payload;
+    ibex_match_list_append(&q->unexpected, &u->match);
+    return IBEX_OK;
+}
+
+/* Early arrivals (a sequence number ahead of the expected one) wait in the endpoint, sorted. */
+static void hold_early(ibex_ep_t *ep, int world_src, const void *data, size_t len)
+{
+    ibex_umsg_t *u = umsg_new(world_src, data, len);
+    ibex_assert(u != NULL);
+    ibex_umsg_t **pp = &ep->early;
+    while (*pp && (int32_t)((*pp)->seq - u->seq) < 0)
+        pp = (ibex_umsg_t **)&(*pp)->match.next;
+    u->match.next = (ibex_match_entry_t *)*pp;
+    *pp = u;
+}
+
+/* Rebuilds the wire form of a held message and matches it. */
+static void release_early(ibex_ep_t *ep)
+{
+    while (ep->early && ep->early->seq == ep->recv_seq) {
+        ibex_umsg_t *u = ep->early;
+        ep->early = (ibex_umsg_t *)u->match.next;
+        ibex_match_queue_t *q = ibex_match_queue_get(u->ctx);
+        ibex_req_t *req = (ibex_req_t *)ibex_match_take_posted(q, u->match.src, u->match.tag);
+        if (req) {
+            req->in_posted = false;
+            if (u->type == IBEX_HDR_EAGER)
+                ibex_unexpected_bytes += u->len; /* recv_matched subtracts it */
+            ibex_proto_recv_matched(req, u);
+        } else {
+            if (u->type == IBEX_HDR_EAGER)
+                ibex_unexpected_bytes += u->len;
+            ibex_match_list_append(&q->unexpected, &u->match);
+        }
+        ep->recv_seq++;
+    }
+}
+
+static ibex_status_t recv_match(int world_src, const void *data, size_t len)
+{
+    const ibex_match_hdr_t *h = data;
+    ibex_ep_t *ep = ibex_ep_peek(world_src);
+    ibex_assert(ep != NULL);
+    if (h->seq != ep->recv_seq) {
+        ibex_debug(PROTO, "rank %d seq %u arrived early (expected %u)", world_src, h->seq,
+                   ep->recv_seq);
+        hold_early(ep, world_src, data, len);
+        return IBEX_OK;
+    }
+    ibex_status_t st = recv_match_now(world_src, data, len);
+    if (st != IBEX_OK)
+        return st;
+    ep->recv_seq++;
+    if (ep->early)
+        release_early(ep);
+    return IBEX_OK;
+}
+
+ibex_status_t ibex_proto_recv_cb(void *arg, int src_world, const void *data, size_t len)
+{
+    (void)arg;
+    const ibex_ctl_hdr_t *ctl = data;
+    switch (ctl->type) {
+    case IBEX_HDR_EAGER:
+    case IBEX_HDR_RTS:
+        return recv_match(src_world, data, len);
+    case IBEX_HDR_CTS:
+        ibex_proto_rndv_on_cts(ibex_req_by_id(ctl->req), ctl);
+        return IBEX_OK;
+    case IBEX_HDR_FIN:
+        ibex_proto_rndv_on_fin(ibex_req_by_id(ctl->req), ctl);
+        return IBEX_OK;
+    case IBEX_HDR_ACK:
+        ibex_req_complete(ibex_req_by_id(ctl->req), IBEX_OK);
+        return IBEX_OK;
+    default:
+        ibex_error(PROTO, "message of unknown type %d from rank %d dropped", ctl->type,
+                   src_world);
+        return IBEX_OK;
+    }
+}

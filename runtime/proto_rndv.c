@@ -1,0 +1,203 @@
+/*
+ * Rendezvous. READ: the receiver pulls the sender's buffer (named in the RTS) with get, then
+ * sends FIN. WRITE: the receiver answers CTS naming its buffer, the sender puts, then sends FIN.
+ * A receive buffer smaller than the message takes what fits (MPI_ERR_TRUNCATE) and the FIN is
+ * still sent, so the sender always completes. Transfers go in IBEX_RNDV_FRAG_SIZE fragments.
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibex_config.h"
+#include "ibex_engine.h"
+#include "ibex_log.h"
+
+#define req_of_comp(c) ((ibex_req_t *)((char *)(c) - offsetof(ibex_req_t, comp)))
+
+static void rndv_release_mem(ibex_req_t *req)
+{
+    if (req->mem) {
+        ibex_tl_inst_t *tl = req->ep->tl;
+        tl->comp->ops.mem_dereg(tl->tl, req->mem);
+        req->mem = NULL;
+    }
+}
+
+/* Sender's side of both schemes ends here. */
+static void rndv_send_done(ibex_req_t *req, ibex_status_t st)
+{
+    rndv_release_mem(req);
+    free(req->staging);
+    req->staging = NULL;
+    ibex_req_complete(req, st);
+}
+
+ibex_status_t ibex_proto_rndv_send_rts(ibex_req_t *req)
+{
+    ibex_rts_hdr_t rts;
+    memset(&rts, 0, offsetof(ibex_rts_hdr_t, rkey));
+    rts.m.type = IBEX_HDR_RTS;
+    rts.m.flags = req->proto == IBEX_PROTO_RNDV_WRITE ? IBEX_HDR_FLAG_WRITE : 0;
+    rts.m.ctx = req->comm->context_id + (req->coll ? 1 : 0);
+    rts.m.src = req->comm->rank;
+    rts.m.tag = req->tag;
+    rts.m.seq = req->seq;
+    rts.m.sreq = ibex_req_id(req);
+    rts.len = req->rma_len;
+    rts.addr = (uint64_t)(uintptr_t)req->rma_local;
+    ibex_tl_inst_t *tl = req->ep->tl;
+    if (req->mem) {
+        rts.m.rkey_len = (uint16_t)tl->caps.rkey_size;
+        tl->comp->ops.mem_pack_rkey(tl->tl, req->mem, rts.rkey);
+    }
+    size_t len = offsetof(ibex_rts_hdr_t, rkey) + rts.m.rkey_len;
+    ibex_status_t st = tl->comp->ops.send(req->ep->tl_ep, &rts, len, NULL, 0);
+    if (st == IBEX_ERR_AGAIN)
+        return st;
+    if (st != IBEX_OK)
+        rndv_send_done(req, st);
+    return IBEX_OK;
+}
+
+/* Receiver: where the rendezvous lands (the user buffer, or staging to unpack from). */
+static ibex_status_t rndv_recv_prepare(ibex_req_t *req, size_t n)
+{
+    if (ibex_dt_is_contig(req->dt, req->count)) {
+        req->rma_local = (char *)req->buf + req->dt->true_lb;
+    } else {
+        req->staging = malloc(n ? n : 1);
+        if (!req->staging)
+            return IBEX_ERR_NO_MEMORY;
+        req->rma_local = req->staging;
+    }
+    req->rma_len = n;
+    ibex_tl_inst_t *tl = req->ep->tl;
+    if (n == 0 || !(tl->caps.flags & IBEX_TL_CAP_NEED_REG))
+        return IBEX_OK;
+    return tl->comp->ops.mem_reg(tl->tl, req->rma_local, n, &req->mem);
+}
+
+static void send_fin(ibex_req_t *req, uint64_t to, ibex_status_t st)
+{
+    ibex_ctl_hdr_t fin = {.type = IBEX_HDR_FIN, .req = to, .status = st};
+    ibex_status_t sst = ibex_ep_send_ctl(req->ep, &fin);
+    if (sst != IBEX_OK)
+        ibex_debug(PROTO, "fin to rank %d not sent: %s", req->ep->world_rank,
+                   ibex_status_str(sst));
+}
+
+/* Receiver's side of both schemes ends here. rma_status holds truncation or a failure. */
+static void rndv_recv_done(ibex_req_t *req)
+{
+    if (req->staging && req->rma_status != IBEX_ERR_PEER_FAILED)
+        ibex_dt_unpack(req->buf, req->count, req->dt, 0, req->staging, req->rma_len);
+    rndv_release_mem(req);
+    free(req->staging);
+    req->staging = NULL;
+    ibex_req_complete(req, req->rma_status);
+}
+
+static void rma_frag_done(ibex_tl_comp_t *comp, ibex_status_t st)
+{
+    ibex_req_t *req = req_of_comp(comp);
+    if (st != IBEX_OK)
+        req->rma_status = st;
+    if (--req->rma_outstanding > 0)
+        return;
+    if (req->kind == IBEX_REQ_RECV) {
+        /* READ finished: tell the sender (truncation is only the receiver's error). */
+        send_fin(req, req->peer_req,
+                 req->rma_status == IBEX_ERR_TRUNCATE ? IBEX_OK : req->rma_status);
+        rndv_recv_done(req);
+    } else {
+        /* WRITE finished: tell the receiver, then complete. */
+        send_fin(req, req->peer_req, req->rma_status);
+        rndv_send_done(req, req->rma_status);
+    }
+}
+
+/* Issues put (write) or get (read) of rma_len bytes in fragments. */
+static void rma_issue(ibex_req_t *req, uint64_t remote, const uint8_t *rkey, bool write)
+{
+    ibex_tl_inst_t *tl = req->ep->tl;
+    size_t frag = (size_t)ibex_config.rndv_frag_size;
+    size_t nfrags = (req->rma_len + frag - 1) / frag;
+    req->comp.cb = rma_frag_done;
+    req->rma_outstanding = (int)nfrags + 1; /* +1 held until every fragment is issued */
+    for (size_t off = 0; off < req->rma_len; off += frag) {
+        size_t len = req->rma_len - off < frag ? req->rma_len - off : frag;
+        ibex_tl_rma_t desc = {.local = (char *)req->rma_local + off, .len = len,
+                              .local_mem = req->mem, .remote = remote + off, .rkey = rkey,
+                              .comp = &req->comp};
+        ibex_status_t st = write ? tl->comp->ops.put(req->ep->tl_ep, &desc)
+                                 : tl->comp->ops.get(req->ep->tl_ep, &desc);
+        if (st != IBEX_INPROGRESS)
+            rma_frag_done(&req->comp, st);
+    }
+    rma_frag_done(&req->comp, IBEX_OK);
+}
+
+void ibex_proto_rndv_recv_start(ibex_req_t *req, ibex_umsg_t *msg)
+{
+    req->status.MPI_SOURCE = msg->match.src;
+    req->status.MPI_TAG = msg->match.tag;
+    size_t n = msg->len < req->bytes ? msg->len : req->bytes;
+    req->status.ibex_count = (MPI_Count)n;
+    req->rma_status = msg->len > req->bytes ? IBEX_ERR_TRUNCATE : IBEX_OK;
+    req->peer_req = msg->sreq;
+    ibex_status_t st = ibex_ep_get(msg->world_src, &req->ep);
+    if (st == IBEX_OK)
+        st = rndv_recv_prepare(req, n);
+    if (st != IBEX_OK) {
+        ibex_error(PROTO, "cannot receive %zu bytes from rank %d: %s", n, msg->world_src,
+                   ibex_status_str(st));
+        req->rma_status = st;
+        rndv_recv_done(req);
+        return;
+    }
+    if (msg->flags & IBEX_HDR_FLAG_WRITE) {
+        ibex_ctl_hdr_t cts = {.type = IBEX_HDR_CTS, .req = msg->sreq,
+                              .peer_req = ibex_req_id(req), .addr = (uintptr_t)req->rma_local,
+                              .len = n};
+        if (req->mem) {
+            cts.rkey_len = (uint16_t)req->ep->tl->caps.rkey_size;
+            req->ep->tl->comp->ops.mem_pack_rkey(req->ep->tl->tl, req->mem, cts.rkey);
+        }
+        ibex_ep_send_ctl(req->ep, &cts);
+        return; /* completes on FIN */
+    }
+    rma_issue(req, msg->addr, msg->rkey, false);
+}
+
+void ibex_proto_rndv_on_cts(ibex_req_t *req, const ibex_ctl_hdr_t *cts)
+{
+    req->peer_req = cts->peer_req;
+    req->rma_len = cts->len < req->rma_len ? cts->len : req->rma_len;
+    req->rma_status = IBEX_OK;
+    rma_issue(req, cts->addr, cts->rkey, true);
+}
+
+void ibex_proto_rndv_on_fin(ibex_req_t *req, const ibex_ctl_hdr_t *fin)
+{
+    if (req->kind == IBEX_REQ_SEND) {
+        /* READ: the receiver has pulled everything it wanted. */
+        rndv_send_done(req, fin->status == IBEX_ERR_PEER_FAILED ? IBEX_ERR_PEER_FAILED : IBEX_OK);
+        return;
+    }
+    /* WRITE: the data is in place. */
+    if (fin->status != IBEX_OK && fin->status != IBEX_ERR_TRUNCATE)
+        req->rma_status = (ibex_status_t)fin->status;
+    rndv_recv_done(req);
+}
+
+/* A peer is gone: fail what waits for it, so nothing hangs. */
+void ibex_proto_peer_failed(void *arg, int peer, ibex_status_t why)
+{
+    (void)arg;
+    ibex_ep_t *ep = ibex_ep_peek(peer);
+    if (!ep || ep->failed)
+        return;
+    ep->failed = true;
+    ep->fail_status = why;
+    ibex_error(PROTO, "rank %d is unreachable: %s", peer, ibex_status_str(why));
+}

@@ -1,0 +1,132 @@
+/* The request pool, request handles, completion and the waiting policy. */
+#include "ibex_request.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibex_config.h"
+#include "ibex_handle.h"
+#include "ibex_log.h"
+#include "ibex_runtime.h"
+
+#define REQ_CHUNK 256
+
+/* Pool: chunks of requests never returned to malloc until finalize. */
+typedef struct req_chunk {
+    struct req_chunk *next;
+    ibex_req_t reqs[REQ_CHUNK];
+} req_chunk_t;
+
+static req_chunk_t *req_chunks;
+static ibex_req_t *req_free_list; /* linked through pnext */
+static ibex_handle_table_t req_table;
+static bool req_table_ready;
+long ibex_req_active_count;
+
+static int req_pool_grow(void)
+{
+    req_chunk_t *chunk = malloc(sizeof(*chunk));
+    if (!chunk)
+        return -1;
+    chunk->next = req_chunks;
+    req_chunks = chunk;
+    for (int i = 0; i < REQ_CHUNK; i++) {
+        chunk->reqs[i].pnext = req_free_list;
+        req_free_list = &chunk->reqs[i];
+    }
+    return 0;
+}
+
+ibex_req_t *ibex_req_alloc(ibex_req_kind_t kind)
+{
+    if (!req_free_list && req_pool_grow() != 0)
+        return NULL;
+    ibex_req_t *req = req_free_list;
+    req_free_list = req->pnext;
+    memset(req, 0, sizeof(*req));
+    req->kind = (uint8_t)kind;
+    req->handle = MPI_REQUEST_NULL;
+    ibex_status_empty(&req->status);
+    ibex_req_active_count++;
+    return req;
+}
+
+int ibex_req_publish(ibex_req_t *req, MPI_Request *handle_p)
+{
+    if (!req_table_ready) {
+        ibex_handle_table_init(&req_table, IBEX_KIND_REQUEST, 1);
+        req_table_ready = true;
+    }
+    int h = ibex_handle_alloc(&req_table, req);
+    if (h < 0)
+        return -1;
+    req->handle = h;
+    *handle_p = h;
+    return 0;
+}
+
+ibex_req_t *ibex_req_from_handle(MPI_Request handle)
+{
+    return req_table_ready ? ibex_handle_get(&req_table, handle) : NULL;
+}
+
+void ibex_req_complete(ibex_req_t *req, ibex_status_t error)
+{
+    ibex_assert(!req->complete);
+    req->error = error;
+    req->complete = true; /* a persistent request stays active until Wait / Test reports it */
+    ibex_req_active_count--;
+    if (req->on_complete)
+        req->on_complete(req);
+    if (req->freed)
+        ibex_req_release(req);
+}
+
+void ibex_req_release(ibex_req_t *req)
+{
+    if (req->handle != MPI_REQUEST_NULL)
+        ibex_handle_release(&req_table, req->handle);
+    if (!req->complete)
+        ibex_req_active_count--;
+    req->handle = MPI_REQUEST_NULL;
+    req->pnext = req_free_list;
+    req_free_list = req;
+}
+
+void ibex_req_pool_fini(void)
+{
+    while (req_chunks) {
+        req_chunk_t *next = req_chunks->next;
+        free(req_chunks);
+        req_chunks = next;
+    }
+    req_free_list = NULL;
+    if (req_table_ready)
+        ibex_handle_table_fini(&req_table);
+    req_table_ready = false;
+    ibex_req_active_count = 0;
+}
+
+/* Spin while work may be near; yield the core when idle for a while, or at once when the node
+ * runs more ranks than cores (a spinning rank would steal the core its peer needs). */
+void ibex_wait_step(int *idle_polls)
+{
+    if (ibex_progress() > 0) {
+        *idle_polls = 0;
+        return;
+    }
+    int policy = ibex_config.wait_policy;
+    bool yield = policy == IBEX_WAIT_YIELD ||
+                 (policy == IBEX_WAIT_AUTO &&
+                  (ibex_rt.oversubscribed || ++*idle_polls > ibex_config.spin_count));
+    if (yield)
+        sched_yield();
+}
+
+void ibex_req_wait_complete(ibex_req_t *req)
+{
+    int idle = 0;
+    while (!req->complete)
+        ibex_wait_step(&idle);
+}
