@@ -192,10 +192,14 @@ static ibex_status_t ep_connect(ibex_ep_t *ep)
     void *addr = NULL;
     size_t len = 0;
     snprintf(key, sizeof(key), "ibex.tl.%s", inst->comp->name);
-    ibex_status_t st = ibex_boot_get(ep->world_rank, key, &addr, &len);
-    if (st != IBEX_OK && st != IBEX_ERR_NO_DEVICE)
-        ibex_debug(TL, "rank %d published no %s address: %s", ep->world_rank, key,
-                   ibex_status_str(st));
+    ibex_status_t st = IBEX_OK;
+    if (inst->caps.addr_size > 0) /* transports with no address (self) publish nothing */
+        st = ibex_boot_get(ep->world_rank, key, &addr, &len);
+    if (st != IBEX_OK) {
+        ibex_error(TL, "cannot read the %s address of rank %d on %s: %s", inst->comp->name,
+                   ep->world_rank, ibex_boot_peer_host(ep->world_rank), ibex_status_str(st));
+        return st;
+    }
     st = inst->comp->ops.ep_create(inst->tl, ep->world_rank, addr, len, &ep->tl_ep);
     free(addr);
     if (st != IBEX_OK) {

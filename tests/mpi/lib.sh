@@ -1,0 +1,50 @@
+# Shared by the MPI suites: runs test programs under ibexrun with a time limit, one line per
+# case, and checks that no rank process is left behind. Sourced, not run.
+IBEXRUN="$top_builddir/launcher/ibexrun"
+MPI_T="$top_builddir/tests/mpi"
+P2P_PROGS="p2p_order p2p_wildcard p2p_probe p2p_special p2p_persist p2p_sizes p2p_many
+p2p_flood p2p_datatype p2p_errors p2p_progress"
+CASE_TIMEOUT=${CASE_TIMEOUT:-240}
+mt_pass=0
+mt_fail=0
+
+# run_case NPROCS PROGRAM [VAR=VALUE ...]: the program must exit 0 and print "PROGRAM: ok".
+run_case() {
+    np=$1
+    prog=$2
+    shift 2
+    out=$(env "$@" timeout -k 5 "$CASE_TIMEOUT" "$IBEXRUN" -n "$np" --timeout "$((CASE_TIMEOUT - 10))" \
+        "$MPI_T/$prog" 2>&1)
+    rc=$?
+    left=$(pgrep -f "$MPI_T/$prog" | head -3)
+    if [ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -q "^$prog: ok" && [ -z "$left" ]; then
+        mt_pass=$((mt_pass + 1))
+        echo "ok   $prog -n $np $*"
+    else
+        mt_fail=$((mt_fail + 1))
+        echo "FAIL $prog -n $np $* (exit $rc${left:+, processes left: $left})"
+        printf '%s\n' "$out" | tail -25 | sed 's/^/    /'
+        [ -n "$left" ] && pkill -9 -f "$MPI_T/$prog"
+    fi
+}
+
+# p2p_suite [VAR=VALUE ...]: every point-to-point program at 2, 3 and 4 ranks.
+p2p_suite() {
+    for np in 2 3 4; do
+        for prog in $P2P_PROGS; do
+            run_case "$np" "$prog" "$@"
+        done
+    done
+}
+
+mt_finish() {
+    echo "$mt_pass passed, $mt_fail failed"
+    [ "$mt_fail" -eq 0 ]
+}
+
+mt_require_ibexrun() {
+    if [ ! -x "$IBEXRUN" ]; then
+        echo "ibexrun not built at $IBEXRUN"
+        exit 1
+    fi
+}
