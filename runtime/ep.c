@@ -320,3 +320,54 @@ int ibex_ep_progress_pending(void)
             n += ep_flush(&eps[i]);
     return n;
 }
+
+void ibex_ep_inflight_add(ibex_ep_t *ep, ibex_req_t *req)
+{
+    req->inflight_ep = ep;
+    req->iprev = NULL;
+    req->inext = ep->inflight;
+    if (ep->inflight)
+        ep->inflight->iprev = req;
+    ep->inflight = req;
+}
+
+void ibex_ep_inflight_remove(ibex_req_t *req)
+{
+    ibex_ep_t *ep = req->inflight_ep;
+    if (req->iprev)
+        req->iprev->inext = req->inext;
+    else
+        ep->inflight = req->inext;
+    if (req->inext)
+        req->inext->iprev = req->iprev;
+    req->inflight_ep = NULL;
+}
+
+void ibex_ep_fail(ibex_ep_t *ep, ibex_status_t why)
+{
+    ep->failed = true;
+    ep->fail_status = why;
+    while (ep->pending_head) {
+        ibex_pending_t *p = ep->pending_head;
+        ep->pending_head = p->next;
+        if (p->req && !p->req->complete)
+            ibex_req_complete(p->req, why);
+        p->next = pending_free;
+        pending_free = p;
+    }
+    if (ep->pending_tail)
+        eps_backlogged--;
+    ep->pending_tail = NULL;
+    while (ep->inflight)
+        ibex_proto_req_fail(ep->inflight, why); /* unlinks it */
+}
+
+bool ibex_ep_busy(void)
+{
+    if (eps_backlogged > 0)
+        return true;
+    for (int i = 0; i < ep_total; i++)
+        if (eps[i].inflight)
+            return true;
+    return false;
+}

@@ -35,6 +35,7 @@ typedef struct ibex_ep {
     uint32_t recv_seq;      /* next sequence number expected from this peer */
     ibex_pending_t *pending_head, *pending_tail; /* waits for transport room, in order */
     struct ibex_umsg *early; /* match messages that arrived before their turn */
+    ibex_req_t *inflight;    /* requests waiting for an ACK / CTS / FIN / get from this peer */
 } ibex_ep_t;
 
 /* An unexpected match message (or one held back by Mprobe). */
@@ -69,7 +70,16 @@ static inline bool ibex_ep_has_backlog(const ibex_ep_t *ep)
     return ep->pending_head != NULL;
 }
 int ibex_ep_progress_pending(void);
+/* A request now waits for this peer (until it completes): failed if the peer dies. */
+void ibex_ep_inflight_add(ibex_ep_t *ep, ibex_req_t *req);
+void ibex_ep_inflight_remove(ibex_req_t *req);
+/* The peer is gone: fail its backlog and everything in flight with it. */
+void ibex_ep_fail(ibex_ep_t *ep, ibex_status_t why);
+/* proto.c: fails posted receives naming this world rank as their source. */
+void ibex_proto_fail_posted(int world_rank, ibex_status_t why);
 int ibex_ep_count(void);
+/* True while any peer has a backlog or a request in flight. */
+bool ibex_ep_busy(void);
 ibex_tl_inst_t *ibex_ep_transport(int i); /* open transports, NULL past the end */
 int ibex_ep_num_transports(void);
 
@@ -87,6 +97,8 @@ void ibex_proto_rndv_on_cts(ibex_req_t *req, const ibex_ctl_hdr_t *cts);
 void ibex_proto_rndv_on_fin(ibex_req_t *req, const ibex_ctl_hdr_t *fin);
 ibex_status_t ibex_proto_rndv_send_rts(ibex_req_t *req);
 void ibex_proto_peer_failed(void *arg, int peer, ibex_status_t why);
+/* Fails an in-flight request (its peer is gone); transfers still running finish it. */
+void ibex_proto_req_fail(ibex_req_t *req, ibex_status_t why);
 
 /* Unexpected eager bytes currently buffered (bounded by IBEX_UNEXPECTED_MAX). */
 extern size_t ibex_unexpected_bytes;

@@ -26,6 +26,8 @@ struct ibex_umsg;
 struct ibex_req {
     ibex_match_entry_t match;   /* first: a posted receive sits in a match queue by this */
     struct ibex_req *pnext;     /* pending-send queue of its endpoint */
+    struct ibex_req *inext, *iprev; /* in flight: waits for a message from its peer */
+    struct ibex_ep *inflight_ep;
     int handle;                 /* MPI_Request, or MPI_REQUEST_NULL for internal ones */
     uint8_t kind;               /* ibex_req_kind_t */
     uint8_t mode;               /* ibex_send_mode_t */

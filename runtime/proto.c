@@ -3,6 +3,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ibex_boot.h"
 #include "ibex_config.h"
@@ -70,6 +71,23 @@ void ibex_match_queue_put(uint32_t context_id)
                   context_id, q->unexpected.length);
 }
 
+void ibex_proto_fail_posted(int world_rank, ibex_status_t why)
+{
+    for (int i = 0; i < IBEX_MAX_CONTEXT_IDS; i++) {
+        ibex_match_queue_t *q = ctx_queues[i];
+        ibex_match_entry_t *e = q ? q->posted.head : NULL;
+        while (e) {
+            ibex_req_t *req = (ibex_req_t *)e;
+            e = e->next;
+            if (req->peer < 0 || ibex_comm_world_rank(req->comm, req->peer) != world_rank)
+                continue;
+            ibex_match_list_remove(&q->posted, &req->match);
+            req->in_posted = false;
+            ibex_req_complete(req, why);
+        }
+    }
+}
+
 static void ctx_queues_free(void)
 {
     for (int i = 0; i < IBEX_MAX_CONTEXT_IDS; i++) {
@@ -102,20 +120,28 @@ ibex_status_t ibex_p2p_init(void)
     return ibex_ep_open_transports();
 }
 
-/* Completes this rank's own outstanding transfers: internal requests (Bsend, collectives) and
- * the backlog. A user request the program never waited for is its own error; do not hang. */
+static double now_sec(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Finishes what peers depend on: messages still in the backlog and transfers in flight (a
+ * peer may be reading our memory). A send the program never completed and whose receiver never
+ * came is the program's error: after a while, say so instead of hanging in MPI_Finalize. */
 ibex_status_t ibex_p2p_quiesce(void)
 {
     int idle = 0;
-    double spins = 0;
-    while (ibex_req_active_count > 0 && spins < 2e7) {
+    double deadline = now_sec() + 60;
+    while (ibex_ep_busy()) {
         ibex_wait_step(&idle);
-        spins++;
-        if (ibex_ep_count() == 0)
-            break;
+        if (now_sec() > deadline) {
+            ibex_warn(PROTO, "MPI_Finalize: transfers to other ranks still unfinished after 60 s "
+                             "(a send whose receive was never posted?)");
+            return IBEX_ERR_TIMEOUT;
+        }
     }
-    if (ibex_req_active_count > 0)
-        ibex_debug(PROTO, "finalize with %ld requests still active", ibex_req_active_count);
     return IBEX_OK;
 }
 

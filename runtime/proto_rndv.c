@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ibex_boot.h"
 #include "ibex_config.h"
 #include "ibex_engine.h"
 #include "ibex_log.h"
@@ -56,6 +57,8 @@ ibex_status_t ibex_proto_rndv_send_rts(ibex_req_t *req)
         return st;
     if (st != IBEX_OK)
         rndv_send_done(req, st);
+    else /* completes on FIN (READ) or after CTS, put and FIN (WRITE) */
+        ibex_ep_inflight_add(req->ep, req);
     return IBEX_OK;
 }
 
@@ -155,6 +158,7 @@ void ibex_proto_rndv_recv_start(ibex_req_t *req, ibex_umsg_t *msg)
         rndv_recv_done(req);
         return;
     }
+    ibex_ep_inflight_add(req->ep, req);
     if (msg->flags & IBEX_HDR_FLAG_WRITE) {
         ibex_ctl_hdr_t cts = {.type = IBEX_HDR_CTS, .req = msg->sreq,
                               .peer_req = ibex_req_id(req), .addr = (uintptr_t)req->rma_local,
@@ -190,6 +194,18 @@ void ibex_proto_rndv_on_fin(ibex_req_t *req, const ibex_ctl_hdr_t *fin)
     rndv_recv_done(req);
 }
 
+void ibex_proto_req_fail(ibex_req_t *req, ibex_status_t why)
+{
+    ibex_ep_inflight_remove(req);
+    req->rma_status = why;
+    if (req->rma_outstanding > 0)
+        return; /* the transport flushes the transfers in error; the last one finishes it */
+    if (req->kind == IBEX_REQ_RECV)
+        rndv_recv_done(req);
+    else
+        rndv_send_done(req, why);
+}
+
 /* A peer is gone: fail what waits for it, so nothing hangs. */
 void ibex_proto_peer_failed(void *arg, int peer, ibex_status_t why)
 {
@@ -197,7 +213,8 @@ void ibex_proto_peer_failed(void *arg, int peer, ibex_status_t why)
     ibex_ep_t *ep = ibex_ep_peek(peer);
     if (!ep || ep->failed)
         return;
-    ep->failed = true;
-    ep->fail_status = why;
-    ibex_error(PROTO, "rank %d is unreachable: %s", peer, ibex_status_str(why));
+    ibex_error(PROTO, "rank %d on %s is unreachable (%s): failing the communication with it",
+               peer, ibex_boot_peer_host(peer), ibex_status_str(why));
+    ibex_ep_fail(ep, why);
+    ibex_proto_fail_posted(peer, why);
 }

@@ -53,7 +53,8 @@ static ibex_status_t send_eager(ibex_req_t *req)
         return st;
     if (st != IBEX_OK || req->mode != IBEX_SEND_SYNC)
         ibex_req_complete(req, st);
-    /* a synchronous send completes on the receiver's ACK */
+    else /* a synchronous send completes on the receiver's ACK */
+        ibex_ep_inflight_add(req->ep, req);
     return IBEX_OK;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ibex_config.h"
+#include "ibex_engine.h"
 #include "ibex_handle.h"
 #include "ibex_log.h"
 #include "ibex_runtime.h"
@@ -74,6 +75,8 @@ ibex_req_t *ibex_req_from_handle(MPI_Request handle)
 void ibex_req_complete(ibex_req_t *req, ibex_status_t error)
 {
     ibex_assert(!req->complete);
+    if (req->inflight_ep)
+        ibex_ep_inflight_remove(req);
     req->error = error;
     req->complete = true; /* a persistent request stays active until Wait / Test reports it */
     ibex_req_active_count--;

@@ -8,7 +8,9 @@
 #ifndef SOFTIB_H
 #define SOFTIB_H
 
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <infiniband/verbs.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -17,6 +19,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+
+/* Internal symbols stay out of the dynamic symbol table; ibv_* keep default. */
+#pragma GCC visibility push(hidden)
 
 /* Device limits advertised by ibv_query_device and enforced at creation. */
 #define SIB_MAX_QP_WR   16384
@@ -90,9 +95,17 @@ struct sib_seg {
     struct sib_mr_shm mr[SIB_MAX_MR];
 };
 
+/*
+ * A spinlock for the hot queues, robust like the mutexes: it holds the pid of
+ * its holder, and a waiter takes it over if that process died.
+ */
+typedef struct {
+    _Atomic int32_t owner;
+} sib_spin_t;
+
 /* A receive queue or SRQ: descriptors posted by the owner, taken by senders. */
 struct sib_wq_shm {
-    pthread_mutex_t lock;
+    sib_spin_t lock;
     uint32_t max_wr, max_sge, stride;
     uint32_t head, tail; /* head: next to consume; tail: next free */
     uint32_t limit;      /* SRQ limit; 0 = disarmed */
@@ -126,7 +139,7 @@ struct sib_cqe {
 #define SIB_CQE_SEND 2u
 
 struct sib_cq_shm {
-    pthread_mutex_t lock;
+    sib_spin_t lock;
     uint32_t cqe, cap;
     _Atomic uint32_t head, tail;
     uint64_t ring_off;
@@ -190,6 +203,7 @@ struct sib_rctx {
     pid_t pid;
     bool self;
     uint64_t checked_ns;
+    uint32_t nops;
     bool dead;
     int fifo[SIB_MAX_CHAN];
     uint32_t fifo_gen[SIB_MAX_CHAN];
@@ -209,6 +223,7 @@ struct sib_ctx {
     struct sib_cq *cqs;
     struct sib_srq *srqs;
     uint32_t err_seen;
+    pthread_mutex_t tlock; /* progress thread state */
     pthread_t thread;
     bool thread_on, stop;
     pthread_cond_t cond;
@@ -242,6 +257,7 @@ struct sib_pd {
 struct sib_mr {
     struct ibv_mr ibv;
     int idx;
+    int pin; /* stale check: fd of the pipe holding the pages, or -1 */
 };
 
 /* A send work request as queued in the (private) send queue. */
@@ -271,13 +287,14 @@ struct sib_qp {
     uint8_t *sq;
     uint32_t sq_stride, max_send_wr, max_send_sge, max_recv_wr, max_recv_sge, max_inline;
     uint32_t sq_tail, sq_exec;
+    bool waiting; /* a work request waits (RNR, retry, drop): counted in npending */
     _Atomic uint32_t sq_retired;
     bool sq_sig_all;
     struct ibv_qp_attr attr; /* as last set by modify_qp */
     struct sib_rctx *peer;
     uint64_t peer_off;
-    uint64_t ops;      /* work requests executed, for SOFTIB_FAIL_AFTER */
-    uint64_t rng;      /* fault-injection PRNG state */
+    uint64_t ops; /* work requests executed, for SOFTIB_FAIL_AFTER */
+    uint64_t rng; /* fault-injection PRNG state */
     uint32_t lid;
 };
 
@@ -315,9 +332,12 @@ static inline void *sib_at(struct sib_seg *seg, uint64_t off)
 void sib_config_load(void);
 void sib_log_write(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 uint64_t sib_now_ns(void);
+pid_t sib_pid(void);
 int sib_lock(pthread_mutex_t *m);
 void sib_unlock(pthread_mutex_t *m);
 int sib_mutex_init_shared(pthread_mutex_t *m);
+void sib_spin_lock(sib_spin_t *l);
+void sib_spin_unlock(sib_spin_t *l);
 int sib_host_lid(uint32_t *lid_p);
 int sib_seg_create(struct sib_ctx *ctx);
 void sib_seg_destroy(struct sib_ctx *ctx);
@@ -326,16 +346,15 @@ void sib_free(struct sib_seg *seg, uint64_t off, uint64_t size);
 int sib_qp_register(struct sib_ctx *ctx, uint64_t off, uint32_t *qpn_p);
 void sib_qp_unregister(uint32_t qpn, uint32_t lid);
 struct sib_rctx *sib_qp_lookup(uint32_t lid, uint32_t qpn, uint64_t *off_p);
-bool sib_rctx_alive(struct sib_rctx *r);
+bool sib_rctx_alive(struct sib_rctx *r, bool force);
 int sib_chan_fifo_path(struct sib_rctx *r, int idx, char *buf, size_t len);
 void sib_chan_signal(struct sib_rctx *r, int idx);
-bool sib_lid_known(uint32_t lid);
 
 /* softib_xfer.c */
 int sib_xfer(pid_t pid, const struct iovec *local, int nl, const struct iovec *remote, int nr,
              bool write);
 uint64_t sib_rand(uint64_t *state);
-int sib_stale_record(struct sib_seg *seg, struct sib_mr_shm *m);
+int sib_stale_record(struct sib_seg *seg, struct sib_mr_shm *m, int *pin_p);
 bool sib_stale_ok(pid_t pid, struct sib_seg *seg, struct sib_mr_shm *m, uint64_t ua, uint64_t len);
 void sib_fault_delay(void);
 
@@ -343,7 +362,6 @@ void sib_fault_delay(void);
 struct sib_mr_shm *sib_mr_find(struct sib_seg *seg, uint32_t key);
 int sib_mr_check(struct sib_seg *seg, pid_t pid, const struct sib_mr_shm *mr, uint64_t addr,
                  uint64_t len, uint32_t access, uint64_t *ua_p);
-void sib_mr_cleanup(struct sib_ctx *ctx);
 
 /* softib_cq.c */
 int sib_cq_push(struct sib_rctx *r, struct sib_cq_shm *cq, const struct sib_cqe *e, bool solicited);
@@ -358,7 +376,6 @@ void sib_wq_flush(struct sib_rctx *r, struct sib_qp_shm *q, struct sib_wq_shm *w
 int sib_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
 int sib_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
 struct sib_rwqe *sib_wq_slot(struct sib_seg *seg, struct sib_wq_shm *wq, uint32_t i);
-void sib_srq_cleanup(struct sib_ctx *ctx);
 
 /* softib_post.c */
 int sib_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);
@@ -367,5 +384,7 @@ void sib_sq_flush(struct sib_qp *qp);
 void sib_ctx_progress(struct sib_ctx *ctx);
 void sib_thread_kick(struct sib_ctx *ctx);
 void sib_thread_stop(struct sib_ctx *ctx);
+
+#pragma GCC visibility pop
 
 #endif

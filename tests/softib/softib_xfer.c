@@ -63,7 +63,7 @@ int sib_xfer(pid_t pid, const struct iovec *local, int nl, const struct iovec *r
 
     if (want == 0)
         return 0;
-    if (pid == getpid()) {
+    if (pid == sib_pid()) {
         if (write)
             iov_copy(remote, nr, local, nl);
         else
@@ -158,16 +158,45 @@ static int page_idents(pid_t pid, uint64_t first, uint64_t n, uint64_t *out)
 }
 
 /*
- * Called at registration: fault the pages in (a real HCA pins them) and note
- * what backs each page so a later access can tell if the memory was replaced.
+ * Holds a reference on the registered pages, as an HCA's pin does, by
+ * vmsplice()ing them into a pipe: after munmap the old frames cannot be
+ * handed out again, so a PFN comparison cannot be fooled by their reuse. A
+ * pipe holds at most pipe-max-size bytes unless root: beyond that the pages are
+ * recorded but not held (see README).
  */
-int sib_stale_record(struct sib_seg *seg, struct sib_mr_shm *m)
+static int stale_pin(uint64_t first, uint64_t bytes)
+{
+    struct iovec v = {(void *)first, bytes};
+    int fds[2];
+    ssize_t n;
+
+    if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0)
+        return -1;
+    fcntl(fds[1], F_SETPIPE_SZ, (int)(bytes > (1u << 30) ? (1u << 30) : bytes));
+    while (v.iov_len) {
+        n = vmsplice(fds[1], &v, 1, SPLICE_F_NONBLOCK);
+        if (n <= 0)
+            break;
+        v.iov_base = (char *)v.iov_base + n;
+        v.iov_len -= (size_t)n;
+    }
+    close(fds[1]); /* the read end alone keeps the buffers, and their pages */
+    return fds[0];
+}
+
+/*
+ * Called at registration: fault the pages in and hold them (a real HCA pins
+ * them) and note what backs each page so a later access can tell if the
+ * memory was replaced. Returns the pin's fd in *pin_p (-1 if none).
+ */
+int sib_stale_record(struct sib_seg *seg, struct sib_mr_shm *m, int *pin_p)
 {
     uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
     uint64_t first = m->uaddr & ~(pg - 1);
     uint64_t n = (m->uaddr + m->len + pg - 1) / pg - first / pg;
     uint64_t off;
 
+    *pin_p = -1;
     if (!m->len)
         return 0;
     if (madvise((void *)first, n * pg, MADV_POPULATE_WRITE) != 0)
@@ -175,12 +204,13 @@ int sib_stale_record(struct sib_seg *seg, struct sib_mr_shm *m)
     off = sib_alloc(seg, n * 8);
     if (!off)
         return ENOMEM;
-    if (page_idents(getpid(), first, n, sib_at(seg, off)) != 0) {
+    if (page_idents(sib_pid(), first, n, sib_at(seg, off)) != 0) {
         sib_free(seg, off, n * 8);
         return EIO;
     }
     m->ident_off = off;
     m->npages = n;
+    *pin_p = stale_pin(first, n * pg);
     return 0;
 }
 

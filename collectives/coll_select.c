@@ -1,0 +1,115 @@
+/*
+ * Algorithm selection: one table of rules (collective, communicator size, message bytes) ->
+ * algorithm, read top to bottom, first fit wins. Each collective has one algorithm today; a
+ * new algorithm is a new file, one line in `algorithms` and the rules that choose it.
+ * Any algorithm can be forced by name (ibex_coll_force), which the tests use to run every
+ * algorithm; IBEX_COLL_<KIND> variables in the config table are meant to call the same.
+ */
+#include <limits.h>
+#include <stdint.h>
+#include <string.h>
+#include <strings.h>
+
+#include "coll.h"
+#include "ibex_log.h"
+
+static const ibex_coll_algo_t algorithms[] = {
+    {"dissemination", IBEX_COLL_BARRIER, ibex_coll_barrier_dissemination},
+    {"binomial", IBEX_COLL_BCAST, ibex_coll_bcast_binomial},
+    {"binomial", IBEX_COLL_REDUCE, ibex_coll_reduce_binomial},
+    {"reduce_bcast", IBEX_COLL_ALLREDUCE, ibex_coll_allreduce_reduce_bcast},
+    {"linear", IBEX_COLL_GATHER, ibex_coll_gather_linear},
+    {"linear", IBEX_COLL_SCATTER, ibex_coll_scatter_linear},
+    {"ring", IBEX_COLL_ALLGATHER, ibex_coll_allgather_ring},
+    {"pairwise", IBEX_COLL_ALLTOALL, ibex_coll_alltoall_pairwise},
+};
+#define ALGO_COUNT ((int)(sizeof(algorithms) / sizeof(algorithms[0])))
+
+typedef struct coll_rule {
+    ibex_coll_kind_t kind;
+    int max_comm_size; /* rule applies when comm size <= this */
+    size_t max_bytes;  /* ... and the per-rank message bytes <= this */
+    const char *algo;
+} coll_rule_t;
+
+static const coll_rule_t rules[] = {
+    {IBEX_COLL_BARRIER, INT_MAX, SIZE_MAX, "dissemination"},
+    {IBEX_COLL_BCAST, INT_MAX, SIZE_MAX, "binomial"},
+    {IBEX_COLL_REDUCE, INT_MAX, SIZE_MAX, "binomial"},
+    {IBEX_COLL_ALLREDUCE, INT_MAX, SIZE_MAX, "reduce_bcast"},
+    {IBEX_COLL_GATHER, INT_MAX, SIZE_MAX, "linear"},
+    {IBEX_COLL_SCATTER, INT_MAX, SIZE_MAX, "linear"},
+    {IBEX_COLL_ALLGATHER, INT_MAX, SIZE_MAX, "ring"},
+    {IBEX_COLL_ALLTOALL, INT_MAX, SIZE_MAX, "pairwise"},
+};
+#define RULE_COUNT ((int)(sizeof(rules) / sizeof(rules[0])))
+
+static const ibex_coll_algo_t *forced[IBEX_COLL_KIND_COUNT];
+
+const char *ibex_coll_kind_name(ibex_coll_kind_t kind)
+{
+#define IBEX_COLL_KIND_STR(name, text) [IBEX_COLL_##name] = text,
+    static const char *names[] = {IBEX_COLL_KIND_LIST(IBEX_COLL_KIND_STR)};
+#undef IBEX_COLL_KIND_STR
+    return (unsigned)kind < IBEX_COLL_KIND_COUNT ? names[kind] : "?";
+}
+
+static const ibex_coll_algo_t *algo_find(ibex_coll_kind_t kind, const char *name)
+{
+    for (int i = 0; i < ALGO_COUNT; i++)
+        if (algorithms[i].kind == kind && strcasecmp(algorithms[i].name, name) == 0)
+            return &algorithms[i];
+    return NULL;
+}
+
+int ibex_coll_algo_count(ibex_coll_kind_t kind)
+{
+    int n = 0;
+    for (int i = 0; i < ALGO_COUNT; i++)
+        n += algorithms[i].kind == kind;
+    return n;
+}
+
+const ibex_coll_algo_t *ibex_coll_algo_at(ibex_coll_kind_t kind, int i)
+{
+    for (int j = 0; j < ALGO_COUNT; j++)
+        if (algorithms[j].kind == kind && i-- == 0)
+            return &algorithms[j];
+    return NULL;
+}
+
+ibex_status_t ibex_coll_force(ibex_coll_kind_t kind, const char *name)
+{
+    if ((unsigned)kind >= IBEX_COLL_KIND_COUNT)
+        return IBEX_ERR_INVALID;
+    if (!name || strcasecmp(name, "auto") == 0) {
+        forced[kind] = NULL;
+        return IBEX_OK;
+    }
+    const ibex_coll_algo_t *algo = algo_find(kind, name);
+    if (!algo)
+        return IBEX_ERR_INVALID; /* the caller names the variable in its message */
+    forced[kind] = algo;
+    return IBEX_OK;
+}
+
+const ibex_coll_algo_t *ibex_coll_select(ibex_coll_kind_t kind, int comm_size, size_t bytes)
+{
+    if (forced[kind])
+        return forced[kind];
+    for (int i = 0; i < RULE_COUNT; i++) {
+        const coll_rule_t *r = &rules[i];
+        if (r->kind == kind && comm_size <= r->max_comm_size && bytes <= r->max_bytes)
+            return algo_find(kind, r->algo);
+    }
+    ibex_assert(!"every collective has a catch-all rule");
+    return NULL;
+}
+
+ibex_status_t ibex_coll_run(ibex_coll_kind_t kind, const ibex_coll_args_t *args, size_t bytes)
+{
+    const ibex_coll_algo_t *algo = ibex_coll_select(kind, args->comm->size, bytes);
+    ibex_trace(COLL, "%s %s: %d ranks, %zu bytes", ibex_coll_kind_name(kind), algo->name,
+               args->comm->size, bytes);
+    return algo->fn(args);
+}

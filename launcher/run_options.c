@@ -1,0 +1,229 @@
+/*
+ * ibexrun's command line, mpirun style. Options come first, then the program and its arguments
+ * (the first word that is not an option, or whatever follows "--"). Every option may be written
+ * with one or two dashes, and a value either as the next word or after '=' ("--timeout=5").
+ * Pure: no I/O except the usage text, so every rule is unit-tested.
+ */
+#include "ibexrun.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+typedef ibex_status_t (*run_opt_fn_t)(ibex_run_opts_t *o, const char *val, char *err, size_t len);
+
+typedef struct run_opt {
+    const char *names[4]; /* without dashes; names[0] is the one shown */
+    bool has_arg;
+    run_opt_fn_t fn;
+    const char *arg_help; /* "N" in "-n N" */
+    const char *help;
+} run_opt_t;
+
+static ibex_status_t opt_error(char *err, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static ibex_status_t opt_error(char *err, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+    return IBEX_ERR_INVALID;
+}
+
+/* A strict decimal integer in [min, max]: no sign tricks, no trailing junk. */
+static bool parse_int_range(const char *val, int min, int max, int *out)
+{
+    char *end;
+    if (!isdigit((unsigned char)val[0]))
+        return false;
+    errno = 0;
+    long v = strtol(val, &end, 10);
+    if (*end != '\0' || errno != 0 || v < min || v > max)
+        return false;
+    *out = (int)v;
+    return true;
+}
+
+static ibex_status_t opt_nranks(ibex_run_opts_t *o, const char *val, char *err, size_t len)
+{
+    if (!parse_int_range(val, 1, IBEX_RUN_MAX_RANKS, &o->nranks))
+        return opt_error(err, len, "-n: the number of ranks must be an integer from 1 to %d, not '%s'",
+                         IBEX_RUN_MAX_RANKS, val);
+    return IBEX_OK;
+}
+
+static ibex_status_t opt_bind(ibex_run_opts_t *o, const char *val, char *err, size_t len)
+{
+    if (strcasecmp(val, "core") == 0)
+        o->bind = IBEX_RUN_BIND_CORE;
+    else if (strcasecmp(val, "none") == 0)
+        o->bind = IBEX_RUN_BIND_NONE;
+    else
+        return opt_error(err, len, "--bind-to: unsupported value '%s' (expected core or none)",
+                         val);
+    return IBEX_OK;
+}
+
+static ibex_status_t opt_map(ibex_run_opts_t *o, const char *val, char *err, size_t len)
+{
+    /* Open MPI spells oversubscription as a modifier; one node always allows it. */
+    if (strcasecmp(val, "core") == 0 || strcasecmp(val, "core:oversubscribe") == 0)
+        return IBEX_OK;
+    return opt_error(err, len, "--map-by: unsupported value '%s' (expected core)", val);
+}
+
+static ibex_status_t opt_timeout(ibex_run_opts_t *o, const char *val, char *err, size_t len)
+{
+    if (!parse_int_range(val, 1, INT_MAX / 1000, &o->timeout_s))
+        return opt_error(err, len,
+                         "--timeout: expected a positive whole number of seconds, not '%s'", val);
+    return IBEX_OK;
+}
+
+static bool env_name_valid(const char *s, size_t n)
+{
+    if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+        return false;
+    for (size_t i = 1; i < n; i++)
+        if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
+            return false;
+    return true;
+}
+
+static ibex_status_t opt_env(ibex_run_opts_t *o, const char *val, char *err, size_t len)
+{
+    if (!env_name_valid(val, strcspn(val, "=")))
+        return opt_error(err, len, "-x: '%s' is not VAR or VAR=VALUE with a valid name", val);
+    char **grown = realloc(o->env, (size_t)(o->nenv + 1) * sizeof(*grown));
+    if (!grown)
+        return opt_error(err, len, "out of memory");
+    o->env = grown;
+    o->env[o->nenv++] = (char *)val;
+    return IBEX_OK;
+}
+
+static ibex_status_t opt_hostfile(ibex_run_opts_t *o, const char *val, char *err, size_t len)
+{
+    return opt_error(err, len, "host files and host lists (--hostfile, -H) are not supported yet: "
+                               "ibexrun starts every rank on this node");
+}
+
+#define FLAG_FN(fn_name, field)                                                                    \
+    static ibex_status_t fn_name(ibex_run_opts_t *o, const char *val, char *err, size_t len)      \
+    {                                                                                              \
+        o->field = true;                                                                           \
+        return IBEX_OK;                                                                            \
+    }
+FLAG_FN(opt_report, report_bindings)
+FLAG_FN(opt_tag, tag_output)
+FLAG_FN(opt_oversub, oversubscribe)
+FLAG_FN(opt_softib, softib)
+FLAG_FN(opt_help, help)
+FLAG_FN(opt_version, version)
+
+static const run_opt_t run_opts[] = {
+    {{"n", "np"}, true, opt_nranks, "N", "start N ranks (default 1)"},
+    {{"bind-to"}, true, opt_bind, "core|none",
+     "bind each rank to a core (default: core while ranks <= cores, none when oversubscribed)"},
+    {{"map-by"}, true, opt_map, "core", "place rank i on core i % cores (the only mapping)"},
+    {{"report-bindings"}, false, opt_report, NULL, "print each rank's binding to stderr"},
+    {{"x"}, true, opt_env, "VAR[=VALUE]", "export VAR (with VALUE, or this value) to the ranks"},
+    {{"tag-output"}, false, opt_tag, NULL, "prefix output lines with [1,RANK]<stdout>:"},
+    {{"timeout"}, true, opt_timeout, "SECONDS", "stop the job after SECONDS (exit code 124)"},
+    {{"oversubscribe"}, false, opt_oversub, NULL, "allow more ranks than cores (always allowed)"},
+    {{"softib"}, false, opt_softib, NULL,
+     "run over the softib software RDMA device (LD_PRELOAD, IBEX_TRANSPORTS=verbs)"},
+    {{"hostfile", "machinefile", "H", "host"}, true, opt_hostfile, "...", "not supported yet"},
+    {{"help", "h"}, false, opt_help, NULL, "print this help"},
+    {{"version", "V"}, false, opt_version, NULL, "print the version"},
+};
+
+#define RUN_OPT_COUNT (sizeof(run_opts) / sizeof(run_opts[0]))
+
+static const run_opt_t *opt_find(const char *name, size_t n)
+{
+    for (size_t i = 0; i < RUN_OPT_COUNT; i++)
+        for (int k = 0; k < 4 && run_opts[i].names[k]; k++)
+            if (strlen(run_opts[i].names[k]) == n && strncmp(run_opts[i].names[k], name, n) == 0)
+                return &run_opts[i];
+    return NULL;
+}
+
+/* One option word at argv[*i]; consumes its value too. */
+static ibex_status_t opt_parse_one(int argc, char **argv, int *i, ibex_run_opts_t *o, char *err,
+                                   size_t len)
+{
+    const char *word = argv[*i];
+    const char *name = word + (word[1] == '-' ? 2 : 1);
+    const char *eq = strchr(name, '=');
+    size_t n = eq ? (size_t)(eq - name) : strlen(name);
+    const run_opt_t *opt = opt_find(name, n);
+    if (!opt)
+        return opt_error(err, len, "unknown option '%s'", word);
+    if (!opt->has_arg) {
+        if (eq)
+            return opt_error(err, len, "option '%.*s' takes no value", (int)(eq - word), word);
+        return opt->fn(o, NULL, err, len);
+    }
+    if (eq)
+        return opt->fn(o, eq + 1, err, len);
+    if (*i + 1 >= argc)
+        return opt_error(err, len, "option '%s' needs a value (%s)", word, opt->arg_help);
+    return opt->fn(o, argv[++*i], err, len);
+}
+
+ibex_status_t ibex_run_opts_parse(int argc, char **argv, ibex_run_opts_t *opts, char *err,
+                                  size_t errlen)
+{
+    memset(opts, 0, sizeof(*opts));
+    opts->nranks = 1;
+    opts->bind = IBEX_RUN_BIND_DEFAULT;
+    int i = 1;
+    for (; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {
+            i++;
+            break;
+        }
+        if (argv[i][0] != '-' || argv[i][1] == '\0')
+            break;
+        ibex_status_t st = opt_parse_one(argc, argv, &i, opts, err, errlen);
+        if (st != IBEX_OK)
+            return st;
+    }
+    if (opts->help || opts->version)
+        return IBEX_OK;
+    if (i >= argc)
+        return opt_error(err, errlen, "no program to run");
+    opts->prog_argv = &argv[i];
+    opts->prog_argc = argc - i;
+    return IBEX_OK;
+}
+
+void ibex_run_opts_free(ibex_run_opts_t *opts)
+{
+    free(opts->env);
+    opts->env = NULL;
+    opts->nenv = 0;
+}
+
+void ibex_run_opts_usage(FILE *out)
+{
+    fprintf(out, "usage: ibexrun [options] [--] program [arguments]\n\noptions:\n");
+    for (size_t i = 0; i < RUN_OPT_COUNT; i++) {
+        const run_opt_t *o = &run_opts[i];
+        char left[64];
+        const char *dash = strlen(o->names[0]) == 1 ? "-" : "--";
+        snprintf(left, sizeof(left), "%s%s%s%s", dash, o->names[0], o->arg_help ? " " : "",
+                 o->arg_help ? o->arg_help : "");
+        fprintf(out, "  %-26s %s\n", left, o->help);
+    }
+    fprintf(out, "\nexit code: the first failing rank's exit code, 128+signal if it was killed, "
+                 "MPI_Abort's code,\n1 if a rank skipped MPI_Finalize, 2 for a usage error, 124 "
+                 "on --timeout,\n125 if ibexrun itself failed. See launcher/README.md.\n");
+}

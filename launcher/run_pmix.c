@@ -1,0 +1,386 @@
+/*
+ * The embedded PMIx server (OpenPMIx 4.2, the flow of its examples/server.c): server init under
+ * a private temporary directory, the job's namespace registered with PMIX_NODE_MAP and
+ * PMIX_PROC_MAP (from which PMIx derives sizes, local peers and local ranks), then per rank
+ * setup_fork + register_client before the fork.
+ *
+ * The upcalls run on the PMIx progress thread. They only record what happened (connected,
+ * finalized, aborted) under a mutex and poke the main loop through a non-blocking pipe, so the
+ * progress thread never waits on the main thread. Each upcall records its event before it
+ * releases the client, so by the time a rank has exited the main loop can see everything that
+ * rank told the server.
+ */
+#include "ibexrun.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include "ibex_log.h"
+
+struct ibex_run_pmix {
+    char nspace[PMIX_MAX_NSLEN + 1];
+    char tmpdir[PATH_MAX]; /* ours alone; removed at the end */
+    int nranks;
+    int wake_fd;
+    bool server_up;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    ibex_run_pmix_rank_t *ranks;
+    bool aborted; /* the first MPI_Abort only */
+    int abort_rank, abort_code;
+    char abort_msg[256];
+};
+
+/* The upcalls carry no context pointer: there is one server per process. */
+static ibex_run_pmix_t *run_srv;
+
+/* A completion the main thread can wait for (register_nspace, register_client). */
+typedef struct run_op {
+    bool done;
+    pmix_status_t status;
+} run_op_t;
+
+static void run_wake(ibex_run_pmix_t *s)
+{
+    char c = 1;
+    /* Non-blocking: a full pipe already means "wake up". */
+    while (write(s->wake_fd, &c, 1) < 0 && errno == EINTR)
+        ;
+}
+
+static bool run_proc_ok(const pmix_proc_t *proc)
+{
+    return run_srv && strncmp(proc->nspace, run_srv->nspace, PMIX_MAX_NSLEN) == 0 &&
+           proc->rank < (pmix_rank_t)run_srv->nranks;
+}
+
+static pmix_status_t run_connected(const pmix_proc_t *proc, void *server_object,
+                                   pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    if (run_proc_ok(proc)) {
+        pthread_mutex_lock(&run_srv->lock);
+        run_srv->ranks[proc->rank].connected = true;
+        pthread_mutex_unlock(&run_srv->lock);
+        run_wake(run_srv);
+        ibex_debug(LAUNCH, "rank %u connected", proc->rank);
+    }
+    if (cbfunc)
+        cbfunc(PMIX_SUCCESS, cbdata);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t run_finalized(const pmix_proc_t *proc, void *server_object,
+                                   pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    if (run_proc_ok(proc)) {
+        pthread_mutex_lock(&run_srv->lock);
+        run_srv->ranks[proc->rank].finalized = true;
+        pthread_mutex_unlock(&run_srv->lock);
+        run_wake(run_srv);
+        ibex_debug(LAUNCH, "rank %u finalized", proc->rank);
+    }
+    if (cbfunc)
+        cbfunc(PMIX_SUCCESS, cbdata);
+    return PMIX_SUCCESS;
+}
+
+/* Any abort ends the whole job, whatever subset of procs it names. */
+static pmix_status_t run_abort(const pmix_proc_t *proc, void *server_object, int status,
+                               const char msg[], pmix_proc_t procs[], size_t nprocs,
+                               pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    if (run_proc_ok(proc)) {
+        pthread_mutex_lock(&run_srv->lock);
+        if (!run_srv->aborted) {
+            run_srv->aborted = true;
+            run_srv->abort_rank = (int)proc->rank;
+            run_srv->abort_code = status;
+            snprintf(run_srv->abort_msg, sizeof(run_srv->abort_msg), "%s", msg ? msg : "");
+        }
+        pthread_mutex_unlock(&run_srv->lock);
+        run_wake(run_srv);
+    }
+    if (cbfunc)
+        cbfunc(PMIX_SUCCESS, cbdata);
+    return PMIX_SUCCESS;
+}
+
+static void run_fence_release(void *cbdata)
+{
+    free(cbdata);
+}
+
+/* One node: every participant is local, so the collected data is already complete. The
+ * library malloc'd it; we hand it back and free it in the release callback. */
+static pmix_status_t run_fence_nb(const pmix_proc_t procs[], size_t nprocs,
+                                  const pmix_info_t info[], size_t ninfo, char *data,
+                                  size_t ndata, pmix_modex_cbfunc_t cbfunc, void *cbdata)
+{
+    pmix_status_t status = PMIX_SUCCESS;
+    for (size_t i = 0; i < ninfo; i++)
+        if (PMIX_CHECK_KEY(&info[i], PMIX_LOCAL_COLLECTIVE_STATUS))
+            status = info[i].value.data.status;
+    if (cbfunc)
+        cbfunc(status, data, ndata, cbdata, run_fence_release, data);
+    else
+        free(data);
+    return PMIX_SUCCESS;
+}
+
+static pmix_server_module_t run_module = {
+    .client_connected = run_connected,
+    .client_finalized = run_finalized,
+    .abort = run_abort,
+    .fence_nb = run_fence_nb,
+};
+
+static void run_op_done(pmix_status_t status, void *cbdata)
+{
+    run_op_t *op = cbdata;
+    pthread_mutex_lock(&run_srv->lock);
+    op->status = status;
+    op->done = true;
+    pthread_cond_broadcast(&run_srv->cond);
+    pthread_mutex_unlock(&run_srv->lock);
+}
+
+/* Waits at most 30 s: a PMIx library that never calls back must not hang the launcher. */
+static pmix_status_t run_op_wait(ibex_run_pmix_t *s, run_op_t *op)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 30;
+    pthread_mutex_lock(&s->lock);
+    while (!op->done)
+        if (pthread_cond_timedwait(&s->cond, &s->lock, &until) == ETIMEDOUT)
+            break;
+    pmix_status_t status = op->done ? op->status : PMIX_ERR_TIMEOUT;
+    pthread_mutex_unlock(&s->lock);
+    return status;
+}
+
+static int run_rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    if (remove(path) != 0 && errno != ENOENT)
+        ibex_warn(LAUNCH, "cannot remove %s: %m", path);
+    return 0;
+}
+
+static ibex_status_t run_tmpdir_create(ibex_run_pmix_t *s)
+{
+    const char *base = getenv("TMPDIR"); /* not a tunable: the system's temp dir */
+    if (!base || !*base)
+        base = "/tmp";
+    snprintf(s->tmpdir, sizeof(s->tmpdir), "%s/ibexrun.%d.XXXXXX", base, (int)getpid());
+    if (!mkdtemp(s->tmpdir)) {
+        ibex_error(LAUNCH, "cannot create a temporary directory in %s: %m", base);
+        s->tmpdir[0] = '\0';
+        return IBEX_ERR_IO;
+    }
+    return IBEX_OK;
+}
+
+static ibex_status_t run_server_start(ibex_run_pmix_t *s)
+{
+    pmix_info_t info[2];
+    PMIX_INFO_LOAD(&info[0], PMIX_SERVER_TMPDIR, s->tmpdir, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[1], PMIX_SYSTEM_TMPDIR, s->tmpdir, PMIX_STRING);
+    /* The hash store: faster client start-up and nothing in shared memory to leak. */
+    setenv("PMIX_MCA_gds", "hash", 0);
+    pmix_status_t rc = PMIx_server_init(&run_module, info, 2);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_DESTRUCT(&info[1]);
+    if (rc != PMIX_SUCCESS) {
+        ibex_error(LAUNCH, "PMIx_server_init failed: %s", PMIx_Error_string(rc));
+        return IBEX_ERR_BOOTSTRAP;
+    }
+    s->server_up = true;
+    return IBEX_OK;
+}
+
+/* "0,1,...,n-1": the ranks on our one node. */
+static char *run_rank_list(int n)
+{
+    size_t cap = (size_t)n * 6 + 1, pos = 0;
+    char *list = malloc(cap);
+    if (!list)
+        return NULL;
+    list[0] = '\0';
+    for (int i = 0; i < n; i++)
+        pos += (size_t)snprintf(list + pos, cap - pos, "%s%d", i ? "," : "", i);
+    return list;
+}
+
+typedef struct run_maps {
+    char *ranks, *node_map, *proc_map;
+} run_maps_t;
+
+static void run_maps_free(run_maps_t *m)
+{
+    free(m->ranks);
+    free(m->node_map);
+    free(m->proc_map);
+}
+
+static ibex_status_t run_maps_make(int nranks, run_maps_t *m)
+{
+    char host[256] = "localhost";
+    gethostname(host, sizeof(host) - 1);
+    memset(m, 0, sizeof(*m));
+    m->ranks = run_rank_list(nranks);
+    if (!m->ranks)
+        return IBEX_ERR_NO_MEMORY;
+    pmix_status_t rc = PMIx_generate_regex(host, &m->node_map);
+    if (rc == PMIX_SUCCESS)
+        rc = PMIx_generate_ppn(m->ranks, &m->proc_map);
+    if (rc != PMIX_SUCCESS) {
+        ibex_error(LAUNCH, "cannot generate the PMIx node/proc maps: %s", PMIx_Error_string(rc));
+        run_maps_free(m);
+        return IBEX_ERR_BOOTSTRAP;
+    }
+    return IBEX_OK;
+}
+
+static ibex_status_t run_nspace_register(ibex_run_pmix_t *s)
+{
+    run_maps_t maps;
+    ibex_status_t st = run_maps_make(s->nranks, &maps);
+    if (st != IBEX_OK)
+        return st;
+    uint32_t n = (uint32_t)s->nranks, zero = 0, one = 1;
+    pmix_info_t *info;
+    size_t ninfo = 9;
+    PMIX_INFO_CREATE(info, ninfo);
+    PMIX_INFO_LOAD(&info[0], PMIX_NODE_MAP, maps.node_map, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[1], PMIX_PROC_MAP, maps.proc_map, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[2], PMIX_JOB_SIZE, &n, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[3], PMIX_UNIV_SIZE, &n, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[4], PMIX_LOCAL_SIZE, &n, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[5], PMIX_LOCAL_PEERS, maps.ranks, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[6], PMIX_APPNUM, &zero, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[7], PMIX_TMPDIR, s->tmpdir, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[8], PMIX_NUM_NODES, &one, PMIX_UINT32);
+    run_op_t op = {0};
+    pmix_status_t rc =
+        PMIx_server_register_nspace(s->nspace, s->nranks, info, ninfo, run_op_done, &op);
+    if (rc == PMIX_SUCCESS)
+        rc = run_op_wait(s, &op);
+    else if (rc == PMIX_OPERATION_SUCCEEDED)
+        rc = PMIX_SUCCESS;
+    PMIX_INFO_FREE(info, ninfo);
+    run_maps_free(&maps);
+    if (rc != PMIX_SUCCESS) {
+        ibex_error(LAUNCH, "cannot register namespace %s: %s", s->nspace, PMIx_Error_string(rc));
+        return IBEX_ERR_BOOTSTRAP;
+    }
+    return IBEX_OK;
+}
+
+ibex_status_t ibex_run_pmix_init(int nranks, int wake_fd, ibex_run_pmix_t **srv_p)
+{
+    ibex_run_pmix_t *s = calloc(1, sizeof(*s));
+    if (!s || !(s->ranks = calloc((size_t)nranks, sizeof(*s->ranks)))) {
+        free(s);
+        return IBEX_ERR_NO_MEMORY;
+    }
+    s->nranks = nranks;
+    s->wake_fd = wake_fd;
+    snprintf(s->nspace, sizeof(s->nspace), "ibexrun-%d", (int)getpid());
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->cond, NULL);
+    run_srv = s;
+    ibex_status_t st = run_tmpdir_create(s);
+    if (st == IBEX_OK)
+        st = run_server_start(s);
+    if (st == IBEX_OK)
+        st = run_nspace_register(s);
+    if (st != IBEX_OK) {
+        ibex_run_pmix_fini(s, false);
+        return st;
+    }
+    *srv_p = s;
+    return IBEX_OK;
+}
+
+ibex_status_t ibex_run_pmix_setup_rank(ibex_run_pmix_t *s, int rank, char ***env_p)
+{
+    pmix_proc_t proc;
+    PMIX_LOAD_PROCID(&proc, s->nspace, (pmix_rank_t)rank);
+    pmix_status_t rc = PMIx_server_setup_fork(&proc, env_p);
+    if (rc != PMIX_SUCCESS) {
+        ibex_error(LAUNCH, "PMIx_server_setup_fork for rank %d: %s", rank, PMIx_Error_string(rc));
+        return IBEX_ERR_BOOTSTRAP;
+    }
+    run_op_t op = {0};
+    /* Registered before the fork, so the client can never connect to an unknown rank. */
+    rc = PMIx_server_register_client(&proc, geteuid(), getegid(), NULL, run_op_done, &op);
+    if (rc == PMIX_SUCCESS)
+        rc = run_op_wait(s, &op);
+    else if (rc == PMIX_OPERATION_SUCCEEDED)
+        rc = PMIX_SUCCESS;
+    if (rc != PMIX_SUCCESS) {
+        ibex_error(LAUNCH, "PMIx_server_register_client for rank %d: %s", rank,
+                   PMIx_Error_string(rc));
+        return IBEX_ERR_BOOTSTRAP;
+    }
+    return IBEX_OK;
+}
+
+void ibex_run_pmix_rank_state(ibex_run_pmix_t *s, int rank, ibex_run_pmix_rank_t *st_p)
+{
+    pthread_mutex_lock(&s->lock);
+    *st_p = s->ranks[rank];
+    pthread_mutex_unlock(&s->lock);
+}
+
+bool ibex_run_pmix_any_connected(ibex_run_pmix_t *s)
+{
+    bool any = false;
+    pthread_mutex_lock(&s->lock);
+    for (int i = 0; i < s->nranks && !any; i++)
+        any = s->ranks[i].connected;
+    pthread_mutex_unlock(&s->lock);
+    return any;
+}
+
+bool ibex_run_pmix_abort_info(ibex_run_pmix_t *s, int *rank_p, int *code_p, char *msg, size_t len)
+{
+    pthread_mutex_lock(&s->lock);
+    bool aborted = s->aborted;
+    if (aborted) {
+        *rank_p = s->abort_rank;
+        *code_p = s->abort_code;
+        snprintf(msg, len, "%s", s->abort_msg);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return aborted;
+}
+
+void ibex_run_pmix_fini(ibex_run_pmix_t *s, bool clean)
+{
+    if (!s)
+        return;
+    /* After a client vanished in the middle of a fence, OpenPMIx 4.2's PMIx_server_finalize
+     * can block forever on an internal lock (seen here) or crash. The process is about to end
+     * and everything the server created lives in our temporary directory, which we remove
+     * ourselves, so a failed job skips the library's finalize. */
+    if (s->server_up && clean)
+        PMIx_server_finalize();
+    if (s->tmpdir[0])
+        nftw(s->tmpdir, run_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    run_srv = NULL;
+    pthread_mutex_destroy(&s->lock);
+    pthread_cond_destroy(&s->cond);
+    free(s->ranks);
+    free(s);
+}

@@ -1,0 +1,24 @@
+/*
+ * Internals of the error module (runtime/errhandler*.c) shared between its files and its unit
+ * tests; the rest of Ibex uses ibex_err.h.
+ */
+#ifndef IBEX_ERR_INTERNAL_H
+#define IBEX_ERR_INTERNAL_H
+
+#include <mpi.h>
+
+/* "MPI_ERR_RANK", or NULL for a code outside [MPI_SUCCESS, MPI_ERR_LASTCODE]. */
+const char *ibex_err_class_name(int errclass);
+/* "invalid rank", or NULL outside the range. */
+const char *ibex_err_class_text(int errclass);
+
+/* The exit status of a job ended by MPI_ERRORS_ARE_FATAL / MPI_ERRORS_ABORT: the error class
+ * (1..MPI_ERR_LASTCODE, below 128 so never mistaken for a signal death), or MPI_ERR_UNKNOWN
+ * for a code outside that range. */
+int ibex_err_exit_code(int errclass);
+
+/* The communicator whose handler takes errors not tied to one: MPI_COMM_SELF when the program
+ * set a handler there, else MPI_COMM_WORLD (NULL before MPI_Init). */
+struct ibex_comm *ibex_err_default_comm(void);
+
+#endif

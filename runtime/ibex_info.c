@@ -1,0 +1,157 @@
+/*
+ * ibex_info: what this Ibex build is and what it would do on this machine. It never calls
+ * MPI_Init, so it runs without a launcher and without any RDMA device.
+ */
+#include <getopt.h>
+#include <hwloc.h>
+#include <pmix.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mpi.h>
+
+#include "ibex_config.h"
+#include "ibex_config_auto.h"
+#include "ibex_log.h"
+#include "transport.h"
+
+/* Weak: a transport left out of the build shows as "not compiled in" instead of failing the
+ * link. */
+#pragma weak ibex_tl_self
+#pragma weak ibex_tl_shm
+#pragma weak ibex_tl_verbs
+
+static void info_usage(FILE *out)
+{
+    fprintf(out, "Usage: ibex_info [options]\n"
+                 "Prints the Ibex version, build configuration, transports and the devices they\n"
+                 "find, the waiting policy and every IBEX_* tunable with its default and doc.\n\n"
+                 "  -a, --all         also print the node (host, cores) and the PMIx library\n"
+                 "  -p, --param NAME  print only the tunable NAME (with or without IBEX_)\n"
+                 "  -h, --help        print this help\n");
+}
+
+static void info_version(void)
+{
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    MPI_Get_library_version(version, &len);
+    printf("%s\n", version);
+    printf("build configuration: %s\n", IBEX_BUILD_CONFIG);
+}
+
+static void info_transport(const char *name, const ibex_tl_component_t *tl)
+{
+    printf("transport %s: ", name);
+    if (!tl) {
+        printf("not compiled in\n");
+        return;
+    }
+    printf("compiled in\n");
+    fflush(stdout);
+    if (tl->ops.info)
+        tl->ops.info(stdout);
+    else
+        printf("    (no details)\n");
+    fflush(stdout);
+}
+
+static int info_cores(void)
+{
+    hwloc_topology_t topo;
+    int n = -1;
+    if (hwloc_topology_init(&topo) != 0)
+        return -1;
+    if (hwloc_topology_load(topo) == 0)
+        n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+    hwloc_topology_destroy(topo);
+    return n;
+}
+
+static void info_waiting(void)
+{
+    static const char *policies[] = {"auto", "spin", "yield"};
+    int p = ibex_config.wait_policy;
+    printf("waiting policy: %s", p >= 0 && p < 3 ? policies[p] : "?");
+    if (p == IBEX_WAIT_AUTO)
+        printf(" (spin for %d progress polls, then yield the core; yield at once when a node "
+               "runs more ranks than its %d cores)\n",
+               ibex_config.spin_count, info_cores());
+    else if (p == IBEX_WAIT_SPIN)
+        printf(" (spin for %d progress polls, then yield)\n", ibex_config.spin_count);
+    else
+        printf(" (yield the core between progress polls)\n");
+}
+
+static void info_node(void)
+{
+    char host[256] = "?";
+    gethostname(host, sizeof(host) - 1);
+    printf("node: %s, %d cores\n", host, info_cores());
+    printf("PMIx library: %s\n", PMIx_Get_version());
+}
+
+static int info_param(const char *name)
+{
+    const ibex_cfg_entry_t *e = ibex_config_find(name);
+    if (!e) {
+        fprintf(stderr, "ibex_info: no tunable named %s (ibex_info lists them all)\n", name);
+        return 1;
+    }
+    char value[256];
+    ibex_config_format(e, value, sizeof(value));
+    printf("IBEX_%s=%s (default %s)\n    %s\n", e->name, value, e->defval, e->doc);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"all", no_argument, NULL, 'a'},
+        {"param", required_argument, NULL, 'p'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int all = 0, c;
+    const char *param = NULL;
+    while ((c = getopt_long(argc, argv, "ap:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'a':
+            all = 1;
+            break;
+        case 'p':
+            param = optarg;
+            break;
+        case 'h':
+            info_usage(stdout);
+            return 0;
+        default:
+            info_usage(stderr);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "ibex_info: unexpected argument '%s'\n", argv[optind]);
+        info_usage(stderr);
+        return 2;
+    }
+    /* Shows the values in effect: a bad IBEX_* value is reported, then the defaults used. */
+    if (ibex_config_load() != IBEX_OK)
+        fprintf(stderr, "ibex_info: some IBEX_* variables are invalid (see above)\n");
+    if (param)
+        return info_param(param);
+    info_version();
+    if (all)
+        info_node();
+    printf("\n");
+    info_transport("self", &ibex_tl_self ? &ibex_tl_self : NULL);
+    info_transport("shm", &ibex_tl_shm ? &ibex_tl_shm : NULL);
+    info_transport("verbs", &ibex_tl_verbs ? &ibex_tl_verbs : NULL);
+    printf("\n");
+    info_waiting();
+    printf("\ntunables (set in the environment as IBEX_NAME=value):\n");
+    ibex_config_print(stdout);
+    return 0;
+}

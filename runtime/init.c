@@ -1,0 +1,233 @@
+/*
+ * MPI_Init / MPI_Finalize and the environment queries around them. The start-up and tear-down
+ * orders are the ones written in ibex_runtime.h.
+ *
+ * Thread support: the progress engine, request pools and matching queues take no locks, so
+ * Ibex provides at most MPI_THREAD_FUNNELED (other threads may exist but only the main thread
+ * calls MPI) and says so through `provided`.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "ibex_config.h"
+#include "ibex_comm.h"
+#include "ibex_err.h"
+#include "ibex_log.h"
+#include "ibex_runtime.h"
+
+ibex_runtime_t ibex_rt;
+
+/* Inside MPI_Init or MPI_Finalize: the library may use its own entry points. */
+static bool init_busy;
+
+int ibex_check_initialized(const char *call)
+{
+    if ((ibex_rt.initialized && !ibex_rt.finalized) || init_busy)
+        return MPI_SUCCESS;
+    char msg[256];
+    snprintf(msg, sizeof(msg), "ibex: %s called %s", call,
+             ibex_rt.finalized ? "after MPI_Finalize" : "before MPI_Init");
+    ibex_boot_abort(MPI_ERR_OTHER, msg);
+}
+
+/* One step of the start-up sequence, for the error message. */
+typedef struct {
+    const char *what;
+    ibex_status_t (*init)(void);
+    void (*fini)(void);
+} init_step_t;
+
+static ibex_status_t init_publish(void)
+{
+    ibex_status_t st = ibex_boot_commit();
+    return st == IBEX_OK ? ibex_boot_fence(true) : st;
+}
+
+static const init_step_t init_steps[] = {
+    {"datatypes", ibex_dt_init, ibex_dt_fini},
+    {"reduction operations", ibex_op_init, ibex_op_fini},
+    {"communicators", ibex_comm_init, ibex_comm_fini},
+    {"point-to-point engine", ibex_p2p_init, ibex_p2p_fini},
+    {"address exchange (PMIx commit and fence)", init_publish, NULL},
+};
+#define INIT_NSTEPS ((int)(sizeof(init_steps) / sizeof(init_steps[0])))
+
+/* Runs every step after the bootstrap; on failure undoes the finished ones and raises the
+ * error while PMIx is still up, so a fatal handler can abort the whole job. */
+static int init_run_steps(const char *call)
+{
+    int i;
+    ibex_status_t st = IBEX_OK;
+    for (i = 0; i < INIT_NSTEPS; i++) {
+        st = init_steps[i].init();
+        if (st != IBEX_OK)
+            break;
+    }
+    if (i == INIT_NSTEPS)
+        return MPI_SUCCESS;
+    int errclass = ibex_mpi_error(NULL, MPI_ERR_OTHER, call, "start-up of the %s failed: %s",
+                                  init_steps[i].what, ibex_status_str(st));
+    while (--i >= 0)
+        if (init_steps[i].fini)
+            init_steps[i].fini();
+    return errclass;
+}
+
+static void init_identity(void)
+{
+    char who[32];
+    snprintf(who, sizeof(who), "rank %d", ibex_rt.boot.rank);
+    ibex_log_set_identity(who);
+    ibex_rt.oversubscribed = ibex_rt.boot.local_size > ibex_rt.boot.num_cores;
+    if (ibex_rt.oversubscribed)
+        ibex_debug(CORE, "%d ranks on %d cores: oversubscribed, waits yield at once",
+                   ibex_rt.boot.local_size, ibex_rt.boot.num_cores);
+}
+
+static int init_start(const char *call, int required)
+{
+    if (ibex_rt.initialized)
+        return ibex_mpi_error(NULL, MPI_ERR_OTHER, call, "MPI is already %s",
+                              ibex_rt.finalized ? "finalized (it cannot be initialized again)"
+                                                : "initialized");
+    init_busy = true;
+    int errclass = MPI_ERR_OTHER;
+    if (ibex_config_load() != IBEX_OK) {
+        ibex_mpi_error(NULL, MPI_ERR_OTHER, call,
+                       "invalid IBEX_* setting (see above; ibex_info lists every variable)");
+        goto err_busy;
+    }
+    ibex_status_t st = ibex_boot_init(&ibex_rt.boot);
+    if (st != IBEX_OK) {
+        ibex_mpi_error(NULL, MPI_ERR_OTHER, call, "bootstrap failed: %s", ibex_status_str(st));
+        goto err_busy;
+    }
+    init_identity();
+    ibex_rt.main_thread = pthread_self();
+    ibex_rt.thread_level = required < MPI_THREAD_SINGLE     ? MPI_THREAD_SINGLE
+                           : required > MPI_THREAD_FUNNELED ? MPI_THREAD_FUNNELED
+                                                            : required;
+    errclass = init_run_steps(call);
+    if (errclass != MPI_SUCCESS)
+        goto err_boot;
+    ibex_rt.initialized = true;
+    init_busy = false;
+    return MPI_SUCCESS;
+err_boot:
+    ibex_boot_finalize();
+err_busy:
+    init_busy = false;
+    return errclass;
+}
+
+IBEX_WEAK_ALIAS(Init)
+int PMPI_Init(int *argc, char ***argv)
+{
+    return init_start("MPI_Init", MPI_THREAD_SINGLE);
+}
+
+IBEX_WEAK_ALIAS(Init_thread)
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    if (!provided)
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, "MPI_Init_thread", "provided is NULL");
+    int rc = init_start("MPI_Init_thread", required);
+    if (rc == MPI_SUCCESS)
+        *provided = ibex_rt.thread_level;
+    return rc;
+}
+
+IBEX_WEAK_ALIAS(Finalize)
+int PMPI_Finalize(void)
+{
+    static const char call[] = "MPI_Finalize";
+    if (ibex_check_initialized(call) != MPI_SUCCESS)
+        return MPI_ERR_OTHER;
+    int errclass = MPI_SUCCESS;
+    init_busy = true;
+    /* No peer may still read our memory when the transports close: drain ours, then wait for
+     * everyone to have drained theirs. */
+    ibex_status_t st = ibex_p2p_quiesce();
+    if (st == IBEX_OK)
+        st = ibex_boot_fence(false);
+    if (st != IBEX_OK)
+        errclass =
+            ibex_mpi_error(NULL, ibex_err_class_of(st), call,
+                           "could not complete outstanding communication: %s", ibex_status_str(st));
+    ibex_p2p_fini();
+    ibex_comm_fini();
+    ibex_op_fini();
+    ibex_dt_fini();
+    ibex_boot_finalize();
+    ibex_rt.finalized = true;
+    init_busy = false;
+    return errclass;
+}
+
+IBEX_WEAK_ALIAS(Initialized)
+int PMPI_Initialized(int *flag)
+{
+    if (!flag)
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, "MPI_Initialized", "flag is NULL");
+    *flag = ibex_rt.initialized; /* stays true after MPI_Finalize, as MPI says */
+    return MPI_SUCCESS;
+}
+
+IBEX_WEAK_ALIAS(Finalized)
+int PMPI_Finalized(int *flag)
+{
+    if (!flag)
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, "MPI_Finalized", "flag is NULL");
+    *flag = ibex_rt.finalized;
+    return MPI_SUCCESS;
+}
+
+static const char *init_comm_name(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_WORLD)
+        return "MPI_COMM_WORLD";
+    if (comm == MPI_COMM_SELF)
+        return "MPI_COMM_SELF";
+    ibex_comm_t *c = ibex_rt.initialized && !ibex_rt.finalized ? ibex_comm_get(comm) : NULL;
+    return c && c->name[0] ? c->name : "a communicator";
+}
+
+/* The whole job ends, whatever the communicator: the launcher can only end whole jobs, which
+ * MPI allows. The launcher exits with errorcode. */
+IBEX_WEAK_ALIAS(Abort)
+int PMPI_Abort(MPI_Comm comm, int errorcode)
+{
+    char msg[512];
+    if (ibex_rt.boot.size > 0)
+        snprintf(msg, sizeof(msg),
+                 "ibex: rank %d (%s): MPI_Abort called on %s with error code "
+                 "%d: aborting the job",
+                 ibex_rt.boot.rank, ibex_rt.boot.hostname, init_comm_name(comm), errorcode);
+    else
+        snprintf(msg, sizeof(msg), "ibex: MPI_Abort called with error code %d", errorcode);
+    ibex_boot_abort(errorcode, msg);
+}
+
+IBEX_WEAK_ALIAS(Query_thread)
+int PMPI_Query_thread(int *provided)
+{
+    static const char call[] = "MPI_Query_thread";
+    if (ibex_check_initialized(call) != MPI_SUCCESS)
+        return MPI_ERR_OTHER;
+    if (!provided)
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "provided is NULL");
+    *provided = ibex_rt.thread_level;
+    return MPI_SUCCESS;
+}
+
+IBEX_WEAK_ALIAS(Is_thread_main)
+int PMPI_Is_thread_main(int *flag)
+{
+    static const char call[] = "MPI_Is_thread_main";
+    if (ibex_check_initialized(call) != MPI_SUCCESS)
+        return MPI_ERR_OTHER;
+    if (!flag)
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "flag is NULL");
+    *flag = pthread_equal(pthread_self(), ibex_rt.main_thread) != 0;
+    return MPI_SUCCESS;
+}

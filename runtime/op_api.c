@@ -1,0 +1,77 @@
+/* MPI entry points on reduction operations: user ops and MPI_Reduce_local. */
+#include "dt_priv.h"
+#include "ibex_err.h"
+#include "ibex_runtime.h"
+#include "op_priv.h"
+
+static int op_lookup(MPI_Op handle, const char *call, ibex_op_t **op_p)
+{
+    ibex_op_t *op = ibex_op_get(handle);
+    if (!op)
+        return ibex_mpi_error(NULL, MPI_ERR_OP, call, "invalid op 0x%x", handle);
+    *op_p = op;
+    return MPI_SUCCESS;
+}
+
+IBEX_WEAK_ALIAS(Op_create)
+int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+{
+    static const char call[] = "MPI_Op_create";
+    if (!user_fn || !op)
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "%s is NULL", op ? "user_fn" : "op");
+    ibex_op_t *o = ibex_op_create(user_fn, commute != 0);
+    if (!o)
+        return ibex_mpi_error(NULL, MPI_ERR_NO_MEM, call, "out of memory for an op");
+    *op = o->handle;
+    return MPI_SUCCESS;
+}
+
+IBEX_WEAK_ALIAS(Op_free)
+int PMPI_Op_free(MPI_Op *op)
+{
+    static const char call[] = "MPI_Op_free";
+    ibex_op_t *o = NULL;
+    int rc;
+    if (!op)
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "op is NULL");
+    if ((rc = op_lookup(*op, call, &o)) != MPI_SUCCESS)
+        return rc;
+    if (o->predefined)
+        return ibex_mpi_error(NULL, MPI_ERR_OP, call, "cannot free predefined op 0x%x", *op);
+    ibex_op_free(o);
+    *op = MPI_OP_NULL;
+    return MPI_SUCCESS;
+}
+
+IBEX_WEAK_ALIAS(Op_commutative)
+int PMPI_Op_commutative(MPI_Op op, int *commute)
+{
+    static const char call[] = "MPI_Op_commutative";
+    ibex_op_t *o = NULL;
+    int rc;
+    if ((rc = op_lookup(op, call, &o)) != MPI_SUCCESS)
+        return rc;
+    if (!commute)
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "commute is NULL");
+    *commute = o->commutative;
+    return MPI_SUCCESS;
+}
+
+IBEX_WEAK_ALIAS(Reduce_local)
+int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op)
+{
+    static const char call[] = "MPI_Reduce_local";
+    ibex_op_t *o = NULL;
+    ibex_dt_t *dt = NULL;
+    int rc;
+    if (count < 0)
+        return ibex_mpi_error(NULL, MPI_ERR_COUNT, call, "negative count %d", count);
+    if ((rc = op_lookup(op, call, &o)) || (rc = ibex_dt_lookup(datatype, call, true, &dt)))
+        return rc;
+    rc = ibex_op_apply(o, inbuf, inoutbuf, count, datatype);
+    if (rc != MPI_SUCCESS)
+        return ibex_mpi_error(NULL, rc, call, "op 0x%x is not defined on datatype %s", op,
+                              dt->name[0] ? dt->name : "(derived)");
+    return MPI_SUCCESS;
+}

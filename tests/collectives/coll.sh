@@ -1,0 +1,19 @@
+#!/bin/sh
+# Collective MPI tests (tests/collectives/coll_*.c) at 1, 2, 3 and 4 ranks under ibexrun.
+set -u
+run="$top_builddir/launcher/ibexrun"
+status=0
+for prog in coll_all; do
+    for n in 1 2 3 4; do
+        out=$(timeout 150 "$run" -n "$n" --timeout 120 "$top_builddir/tests/collectives/$prog" 2>&1)
+        rc=$?
+        if [ $rc -ne 0 ] || ! printf '%s\n' "$out" | grep -q "^$prog: ok$"; then
+            echo "FAIL: $prog -n $n (exit $rc)"
+            printf '%s\n' "$out" | tail -20
+            status=1
+        else
+            echo "ok: $prog -n $n"
+        fi
+    done
+done
+exit $status

@@ -1,0 +1,121 @@
+/* See coll_fake.h. */
+#include "coll_fake.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibex_p2p.h"
+
+typedef struct fake_msg {
+    struct fake_msg *next;
+    int tag;
+    size_t len;
+    char data[];
+} fake_msg_t;
+
+static fake_msg_t *box[COLL_FAKE_MAX_RANKS][COLL_FAKE_MAX_RANKS]; /* [src][dst] FIFO */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+
+static size_t elem_size(MPI_Datatype dt)
+{
+    if (dt == MPI_BYTE)
+        return 1;
+    if (dt == MPI_INT)
+        return sizeof(int);
+    abort();
+}
+
+ibex_status_t ibex_coll_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                             ibex_comm_t *comm)
+{
+    size_t len = (size_t)count * elem_size(dt);
+    fake_msg_t *m = malloc(sizeof(*m) + len);
+    m->next = NULL;
+    m->tag = tag;
+    m->len = len;
+    memcpy(m->data, buf, len);
+    pthread_mutex_lock(&lock);
+    fake_msg_t **p = &box[comm->rank][dest];
+    while (*p)
+        p = &(*p)->next;
+    *p = m;
+    pthread_cond_broadcast(&cond);
+    pthread_mutex_unlock(&lock);
+    return IBEX_OK;
+}
+
+ibex_status_t ibex_coll_recv(void *buf, int count, MPI_Datatype dt, int src, int tag,
+                             ibex_comm_t *comm)
+{
+    size_t len = (size_t)count * elem_size(dt);
+    pthread_mutex_lock(&lock);
+    fake_msg_t **p;
+    for (;;) {
+        for (p = &box[src][comm->rank]; *p && (*p)->tag != tag; p = &(*p)->next)
+            ;
+        if (*p)
+            break;
+        pthread_cond_wait(&cond, &lock);
+    }
+    fake_msg_t *m = *p;
+    *p = m->next;
+    pthread_mutex_unlock(&lock);
+    ibex_status_t st = m->len > len ? IBEX_ERR_TRUNCATE : IBEX_OK;
+    memcpy(buf, m->data, m->len < len ? m->len : len);
+    free(m);
+    return st;
+}
+
+ibex_status_t ibex_coll_sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int dest,
+                                 void *rbuf, int rcount, MPI_Datatype rdt, int src, int tag,
+                                 ibex_comm_t *comm)
+{
+    ibex_status_t st = ibex_coll_send(sbuf, scount, sdt, dest, tag, comm);
+    return st != IBEX_OK ? st : ibex_coll_recv(rbuf, rcount, rdt, src, tag, comm);
+}
+
+typedef struct fake_rank {
+    pthread_t thread;
+    ibex_comm_t comm;
+    coll_fake_fn_t fn;
+    void *arg;
+} fake_rank_t;
+
+static void *fake_main(void *p)
+{
+    fake_rank_t *r = p;
+    r->fn(&r->comm, r->arg);
+    return NULL;
+}
+
+void coll_fake_run(int nranks, coll_fake_fn_t fn, void *arg)
+{
+    fake_rank_t ranks[COLL_FAKE_MAX_RANKS];
+    if (nranks < 1 || nranks > COLL_FAKE_MAX_RANKS)
+        abort();
+    for (int i = 0; i < nranks; i++) {
+        memset(&ranks[i], 0, sizeof(ranks[i]));
+        ranks[i].comm.rank = i;
+        ranks[i].comm.size = nranks;
+        ranks[i].fn = fn;
+        ranks[i].arg = arg;
+        if (pthread_create(&ranks[i].thread, NULL, fake_main, &ranks[i]) != 0)
+            abort();
+    }
+    for (int i = 0; i < nranks; i++)
+        pthread_join(ranks[i].thread, NULL);
+}
+
+int coll_fake_pending(void)
+{
+    int n = 0;
+    pthread_mutex_lock(&lock);
+    for (int s = 0; s < COLL_FAKE_MAX_RANKS; s++)
+        for (int d = 0; d < COLL_FAKE_MAX_RANKS; d++)
+            for (fake_msg_t *m = box[s][d]; m; m = m->next)
+                n++;
+    pthread_mutex_unlock(&lock);
+    return n;
+}

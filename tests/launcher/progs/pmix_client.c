@@ -1,0 +1,111 @@
+/*
+ * A raw PMIx client for testing ibexrun without the MPI library: the same modes as mpi_fail.c,
+ * spoken directly in PMIx (what MPI_Init / MPI_Finalize / MPI_Abort do underneath).
+ *   pmix_client ok                 init, put/commit/fence/get every peer's key, print, finalize
+ *   pmix_client exit CODE RANK     RANK exits with CODE after init; the others wait
+ *   pmix_client abort CODE RANK    RANK calls PMIx_Abort(CODE); the others wait
+ *   pmix_client nofinalize RANK    RANK exits 0 after init without finalize
+ *   pmix_client segv RANK          RANK raises SIGSEGV after init
+ *   pmix_client noinit RANK        RANK exits 0 before init; the others init and fence
+ *   pmix_client sleep              every rank inits, prints "ready", then sleeps
+ * "The others wait" in pause(), not in a fence: a fence fails in every rank once one client
+ * vanishes, and which failure ibexrun reaps first would then be a race (see the README).
+ */
+#include <pmix.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static pmix_proc_t me;
+
+static int job_size(void)
+{
+    pmix_proc_t wild;
+    pmix_value_t *val = NULL;
+    PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    if (PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &val) != PMIX_SUCCESS || !val) {
+        fprintf(stderr, "rank %u: PMIx_Get(JOB_SIZE) failed\n", me.rank);
+        exit(10);
+    }
+    int n = (int)val->data.uint32;
+    PMIX_VALUE_RELEASE(val);
+    return n;
+}
+
+static void fence(void)
+{
+    pmix_info_t info;
+    bool collect = true;
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+    if (PMIx_Fence(NULL, 0, &info, 1) != PMIX_SUCCESS) {
+        fprintf(stderr, "rank %u: PMIx_Fence failed\n", me.rank);
+        exit(11);
+    }
+}
+
+/* Every rank publishes "key" = its rank * 10 and reads every peer's after the fence. */
+static void exchange(int size)
+{
+    pmix_value_t v;
+    int mine = (int)me.rank * 10;
+    PMIX_VALUE_LOAD(&v, &mine, PMIX_INT);
+    if (PMIx_Put(PMIX_GLOBAL, "ibex.test", &v) != PMIX_SUCCESS || PMIx_Commit() != PMIX_SUCCESS)
+        exit(12);
+    fence();
+    for (int r = 0; r < size; r++) {
+        pmix_proc_t peer;
+        pmix_value_t *val = NULL;
+        PMIX_LOAD_PROCID(&peer, me.nspace, (pmix_rank_t)r);
+        if (PMIx_Get(&peer, "ibex.test", NULL, 0, &val) != PMIX_SUCCESS || !val ||
+            val->data.integer != r * 10) {
+            fprintf(stderr, "rank %u: wrong key of rank %d\n", me.rank, r);
+            exit(13);
+        }
+        PMIX_VALUE_RELEASE(val);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "ok";
+    /* exit and abort take CODE RANK, the other modes RANK; later words are ignored. */
+    int two = strcmp(mode, "exit") == 0 || strcmp(mode, "abort") == 0;
+    int code = two && argc > 2 ? atoi(argv[2]) : 0;
+    int target = argc > 2 + two ? atoi(argv[2 + two]) : 0;
+    const char *envrank = getenv("PMIX_RANK");
+    if (strcmp(mode, "noinit") == 0 && envrank && atoi(envrank) == target)
+        return 0;
+    if (PMIx_Init(&me, NULL, 0) != PMIX_SUCCESS) {
+        fprintf(stderr, "PMIx_Init failed\n");
+        return 20;
+    }
+    int size = job_size();
+    bool is_target = (int)me.rank == target;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (strcmp(mode, "ok") == 0) {
+        exchange(size);
+        printf("pmix rank %u of %d ok\n", me.rank, size);
+    } else if (strcmp(mode, "sleep") == 0) {
+        printf("rank %u ready\n", me.rank);
+        for (;;)
+            pause();
+    } else if (is_target && strcmp(mode, "exit") == 0) {
+        exit(code);
+    } else if (is_target && strcmp(mode, "abort") == 0) {
+        PMIx_Abort(code, "test abort", NULL, 0);
+        exit(code);
+    } else if (is_target && strcmp(mode, "nofinalize") == 0) {
+        exit(0);
+    } else if (is_target && strcmp(mode, "segv") == 0) {
+        raise(SIGSEGV);
+    } else if (strcmp(mode, "noinit") == 0) {
+        fence(); /* waits for a rank that never comes */
+    } else {
+        for (;;) /* the others: stuck until the launcher stops them */
+            pause();
+    }
+    PMIx_Finalize(NULL, 0);
+    return 0;
+}

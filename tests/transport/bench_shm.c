@@ -1,0 +1,247 @@
+/*
+ * shm transport micro-benchmark (not a test): two processes pinned to cores 0 and 1, addresses
+ * exchanged through pipes, the transport API used directly.
+ *   ping-pong one-way latency (8 B, 4 KiB; payload copied out on receipt, as the runtime does)
+ *   eager vs emulated rendezvous READ (RTS, get, FIN) round trips, to place eager_limit_hint
+ *   get bandwidth (1 MiB, 16 MiB) against a raw process_vm_readv loop
+ * Usage: bench_shm [repeats]   (medians of the repeats are printed)
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../runtime/ibex_config.h"
+#include "tl_harness.h"
+
+typedef struct bench {
+    int rank, peer_pid;
+    int rfd, wfd; /* pipe to and from the other process */
+    ibex_tl_ops_t ops;
+    ibex_tl_t *tl;
+    ibex_tl_caps_t caps;
+    ibex_tl_ep_t *ep;
+    unsigned char *big; /* 16 MiB exposed for get */
+    uint64_t peer_big;
+    unsigned char sink[1 << 16];
+    volatile uint64_t got; /* messages received */
+    uint64_t last_addr;    /* RTS: address to read from */
+    size_t last_len;
+} bench_t;
+
+static ibex_status_t bench_cb(void *arg, int src, const void *data, size_t len)
+{
+    bench_t *b = arg;
+    memcpy(b->sink, data, len); /* the runtime copies eager data out */
+    if (len == 1 + 2 * sizeof(uint64_t) && ((const char *)data)[0] == 'R') {
+        memcpy(&b->last_addr, (const char *)data + 1, 8);
+        memcpy(&b->last_len, (const char *)data + 9, 8);
+    }
+    b->got++;
+    return IBEX_OK;
+}
+
+static void pipe_xchg(bench_t *b, const void *out, void *in, size_t len)
+{
+    if (write(b->wfd, out, len) != (ssize_t)len || read(b->rfd, in, len) != (ssize_t)len)
+        _exit(3);
+}
+
+static void sync_peer(bench_t *b)
+{
+    char x = 0, y;
+    pipe_xchg(b, &x, &y, 1);
+}
+
+static void bench_send(bench_t *b, const void *hdr, size_t hlen, const void *pl, size_t len)
+{
+    while (b->ops.send(b->ep, hdr, hlen, pl, len) != IBEX_OK)
+        b->ops.progress(b->tl);
+}
+
+static void wait_msgs(bench_t *b, uint64_t n)
+{
+    while (b->got < n)
+        b->ops.progress(b->tl);
+}
+
+static int cmp_double(const void *a, const void *c)
+{
+    double x = *(const double *)a, y = *(const double *)c;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(*v), cmp_double);
+    return v[n / 2];
+}
+
+/* Half the round trip, in microseconds, of `fwd` bytes from rank 0 and `back` bytes back. */
+static double pingpong2(bench_t *b, size_t fwd, size_t back, int iters)
+{
+    static unsigned char msg[1 << 16];
+    sync_peer(b);
+    b->got = 0;
+    double t0 = tlw_now();
+    for (int i = 0; i < iters; i++) {
+        if (b->rank == 0) {
+            bench_send(b, msg, 8 < fwd ? 8 : fwd, msg + 8, fwd > 8 ? fwd - 8 : 0);
+            wait_msgs(b, (uint64_t)i + 1);
+        } else {
+            wait_msgs(b, (uint64_t)i + 1);
+            bench_send(b, msg, 8 < back ? 8 : back, msg + 8, back > 8 ? back - 8 : 0);
+        }
+    }
+    return (tlw_now() - t0) / iters / 2 * 1e6;
+}
+
+static double pingpong(bench_t *b, size_t size, int iters)
+{
+    return pingpong2(b, size, size, iters);
+}
+
+/* Round trip of an emulated rendezvous READ: RTS, the receiver gets `size` bytes, FIN. */
+static double rndv_rtt(bench_t *b, size_t size, int iters)
+{
+    char rts[17] = "R", fin[8] = "F";
+    uint64_t addr = (uintptr_t)b->big;
+    memcpy(rts + 1, &addr, 8);
+    memcpy(rts + 9, &(uint64_t){size}, 8);
+    sync_peer(b);
+    b->got = 0;
+    double t0 = tlw_now();
+    for (int i = 0; i < iters; i++) {
+        if (b->rank == 0) {
+            bench_send(b, rts, sizeof(rts), NULL, 0);
+            wait_msgs(b, (uint64_t)i + 1);
+        } else {
+            wait_msgs(b, (uint64_t)i + 1);
+            ibex_tl_rma_t get = {.local = b->sink, .len = b->last_len, .remote = b->last_addr};
+            if (b->ops.get(b->ep, &get) != IBEX_OK)
+                _exit(4);
+            bench_send(b, fin, sizeof(fin), NULL, 0);
+        }
+    }
+    return (tlw_now() - t0) / iters * 1e6;
+}
+
+/* Rank 0 pulls `size` bytes from rank 1; GB/s through the transport, or raw syscalls. */
+static double get_bw(bench_t *b, size_t size, int iters, bool raw)
+{
+    static unsigned char *dst;
+    if (!dst)
+        dst = malloc(16 << 20);
+    sync_peer(b);
+    if (b->rank != 0) {
+        sync_peer(b);
+        return 0;
+    }
+    double t0 = tlw_now();
+    for (int i = 0; i < iters; i++) {
+        if (raw) {
+            struct iovec l = {dst, size}, r = {(void *)(uintptr_t)b->peer_big, size};
+            if (process_vm_readv(b->peer_pid, &l, 1, &r, 1, 0) != (ssize_t)size)
+                _exit(5);
+        } else {
+            ibex_tl_rma_t get = {.local = dst, .len = size, .remote = b->peer_big};
+            if (b->ops.get(b->ep, &get) != IBEX_OK)
+                _exit(5);
+        }
+    }
+    double gbs = (double)size * iters / (tlw_now() - t0) / 1e9;
+    sync_peer(b);
+    return gbs;
+}
+
+static void bench_open(bench_t *b, int rfd, int wfd)
+{
+    static int peers[2] = {0, 1};
+    b->rfd = rfd, b->wfd = wfd;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(b->rank, &set);
+    sched_setaffinity(0, sizeof(set), &set);
+    ibex_tl_params_t params = {.rank = b->rank,
+                               .size = 2,
+                               .local_rank = b->rank,
+                               .local_size = 2,
+                               .local_peers = peers,
+                               .recv_cb = bench_cb,
+                               .cb_arg = b};
+    b->ops = ibex_tl_shm.ops;
+    ibex_tl_fill_stubs(&b->ops);
+    if (b->ops.open(&params, &b->tl, &b->caps) != IBEX_OK)
+        _exit(2);
+    unsigned char mine[TLW_ADDR_MAX], theirs[TLW_ADDR_MAX];
+    size_t len;
+    b->ops.addr_pack(b->tl, mine, &len);
+    pipe_xchg(b, mine, theirs, len);
+    if (b->ops.ep_create(b->tl, 1 - b->rank, theirs, len, &b->ep) != IBEX_OK)
+        _exit(2);
+    b->big = malloc(16 << 20);
+    memset(b->big, 1, 16 << 20);
+    uint64_t info[2] = {(uintptr_t)b->big, (uint64_t)getpid()}, peer[2];
+    pipe_xchg(b, info, peer, sizeof(info));
+    b->peer_big = peer[0];
+    b->peer_pid = (int)peer[1];
+}
+
+static void bench_run(bench_t *b, int repeats)
+{
+    enum { NV = 9 };
+    double v[NV][64];
+    const char *names[NV] = {
+        "latency 8 B (us, one way)", "latency 4 KiB (us, one way)",  "eager 4 KiB + reply (us rtt)",
+        "rndv 4 KiB get (us rtt)",   "eager 8 KiB + reply (us rtt)", "rndv 8 KiB get (us rtt)",
+        "get 1 MiB (GB/s)",          "raw readv 1 MiB (GB/s)",       "get 16 MiB (GB/s)"};
+    size_t max = b->caps.max_eager;
+    for (int r = 0; r < repeats; r++) {
+        v[0][r] = pingpong(b, 8, 20000);
+        v[1][r] = pingpong(b, 4096, 10000);
+        v[2][r] = 2 * pingpong2(b, 4096, 8, 5000);
+        v[3][r] = rndv_rtt(b, 4096, 5000);
+        v[4][r] = 2 * pingpong2(b, max, 8, 5000);
+        v[5][r] = rndv_rtt(b, max, 5000);
+        v[6][r] = get_bw(b, 1 << 20, 2000, false);
+        v[7][r] = get_bw(b, 1 << 20, 2000, true);
+        v[8][r] = get_bw(b, 16 << 20, 100, false);
+    }
+    if (b->rank != 0)
+        return;
+    for (int i = 0; i < NV; i++)
+        printf("%-32s %8.3f\n", names[i], median(v[i], repeats));
+    printf("(max_eager %zu; slots %d x %lld)\n", max, ibex_config.shm_ring_slots,
+           ibex_config.shm_slot_size);
+}
+
+int main(int argc, char **argv)
+{
+    int repeats = argc > 1 ? atoi(argv[1]) : 5;
+    int p01[2], p10[2];
+    if (repeats < 1 || repeats > 64 || ibex_config_load() != IBEX_OK || pipe(p01) || pipe(p10))
+        return 1;
+    fflush(NULL);
+    pid_t pid = fork();
+    bench_t *b = calloc(1, sizeof(*b));
+    b->rank = pid == 0;
+    alarm(600);
+    if (b->rank == 0)
+        bench_open(b, p10[0], p01[1]);
+    else
+        bench_open(b, p01[0], p10[1]);
+    bench_run(b, repeats);
+    sync_peer(b);
+    b->ops.ep_destroy(b->ep);
+    b->ops.close(b->tl);
+    if (pid == 0)
+        _exit(0);
+    int status;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}

@@ -1,0 +1,212 @@
+/* Unit tests for the SPSC ring of the shm transport (transport/shm/shm_ring.[ch]). */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../runtime/ibex_log.h"
+#include "../../transport/shm/shm_ring.h"
+
+typedef struct ring_fixture {
+    void *mem;
+    size_t bytes;
+    ibex_shm_ring_tx_t tx;
+    ibex_shm_ring_rx_t rx;
+} ring_fixture_t;
+
+/* A ring in shared anonymous memory, so that a forked producer can use it too. */
+static void ring_setup(ring_fixture_t *f, uint32_t nslots, size_t slot_size)
+{
+    f->bytes = ibex_shm_ring_bytes(nslots, slot_size, 4096);
+    f->mem = mmap(NULL, f->bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    assert_true(f->mem != MAP_FAILED);
+    ibex_shm_ring_tx_init(&f->tx, f->mem, nslots, slot_size);
+    ibex_shm_ring_rx_init(&f->rx, f->mem, nslots, slot_size);
+}
+
+static void ring_teardown(ring_fixture_t *f)
+{
+    munmap(f->mem, f->bytes);
+}
+
+static void test_layout(void **state)
+{
+    (void)state;
+    /* head and tail are written by different processes: never on one cache line */
+    assert_true(offsetof(ibex_shm_ring_ctl_t, head) / IBEX_SHM_CACHE_LINE !=
+                offsetof(ibex_shm_ring_ctl_t, tail) / IBEX_SHM_CACHE_LINE);
+    assert_int_equal(sizeof(ibex_shm_ring_ctl_t) % IBEX_SHM_CACHE_LINE, 0);
+    assert_int_equal(IBEX_SHM_SLOT_HDR, 8);
+    assert_int_equal(ibex_shm_ring_bytes(64, 8192, 4096) % 4096, 0);
+    assert_true(ibex_shm_ring_bytes(64, 8192, 4096) >= 64 * 8192 + sizeof(ibex_shm_ring_ctl_t));
+
+    ring_fixture_t f;
+    ring_setup(&f, 8, 256);
+    /* every slot begins a cache line, and the first slot is not on a control line */
+    for (int i = 0; i < 8; i++) {
+        uintptr_t slot = (uintptr_t)f.tx.slots + (uintptr_t)i * 256;
+        assert_int_equal(slot % IBEX_SHM_CACHE_LINE, 0);
+        assert_true(slot >= (uintptr_t)&f.tx.ctl->tail + IBEX_SHM_CACHE_LINE);
+    }
+    assert_int_equal(ibex_shm_ring_max_data(&f.tx), 256 - 8);
+    ring_teardown(&f);
+}
+
+static void test_geometry_check(void **state)
+{
+    (void)state;
+    ibex_log_level = -1; /* the rejections below log errors on purpose */
+    assert_int_equal(ibex_shm_ring_check(64, 8192), IBEX_OK);
+    assert_int_equal(ibex_shm_ring_check(2, 128), IBEX_OK);
+    assert_int_equal(ibex_shm_ring_check(48, 8192), IBEX_ERR_INVALID);
+    assert_int_equal(ibex_shm_ring_check(1, 8192), IBEX_ERR_INVALID);
+    assert_int_equal(ibex_shm_ring_check(64, 100), IBEX_ERR_INVALID);
+    assert_int_equal(ibex_shm_ring_check(64, 64), IBEX_ERR_INVALID);
+    ibex_log_level = IBEX_LOG_WARN;
+}
+
+static void test_wraparound(void **state)
+{
+    (void)state;
+    ring_fixture_t f;
+    ring_setup(&f, 4, 128);
+    uint32_t hdr;
+    unsigned char payload[120];
+    for (uint32_t i = 0; i < 4 * 25 + 3; i++) {
+        size_t len = i % 117; /* up to max_data - sizeof(hdr) */
+        hdr = i;
+        memset(payload, (int)(i & 0xff), len);
+        assert_int_equal(ibex_shm_ring_push(&f.tx, &hdr, sizeof(hdr), payload, len), IBEX_OK);
+        const ibex_shm_slot_t *slot = ibex_shm_ring_peek(&f.rx);
+        assert_non_null(slot);
+        assert_int_equal(slot->len, sizeof(hdr) + len);
+        assert_memory_equal(slot->data, &hdr, sizeof(hdr));
+        for (size_t k = 0; k < len; k++)
+            assert_int_equal(slot->data[sizeof(hdr) + k], i & 0xff);
+        ibex_shm_ring_pop(&f.rx);
+        assert_null(ibex_shm_ring_peek(&f.rx));
+    }
+    assert_int_equal(ibex_shm_ring_used(f.tx.ctl), 0);
+    ring_teardown(&f);
+}
+
+static void test_full_gives_again(void **state)
+{
+    (void)state;
+    ring_fixture_t f;
+    ring_setup(&f, 4, 128);
+    uint64_t v;
+    for (v = 0; v < 4; v++)
+        assert_int_equal(ibex_shm_ring_push(&f.tx, &v, sizeof(v), NULL, 0), IBEX_OK);
+    assert_int_equal(ibex_shm_ring_used(f.tx.ctl), 4);
+    uint64_t head_before = f.tx.head;
+    assert_int_equal(ibex_shm_ring_push(&f.tx, &v, sizeof(v), NULL, 0), IBEX_ERR_AGAIN);
+    assert_int_equal(f.tx.head, head_before); /* AGAIN did nothing */
+    /* one released slot makes room for exactly one more */
+    ibex_shm_ring_pop(&f.rx);
+    assert_int_equal(ibex_shm_ring_push(&f.tx, &v, sizeof(v), NULL, 0), IBEX_OK);
+    assert_int_equal(ibex_shm_ring_push(&f.tx, &v, sizeof(v), NULL, 0), IBEX_ERR_AGAIN);
+    for (uint64_t want = 1; want <= 4; want++) {
+        const ibex_shm_slot_t *slot = ibex_shm_ring_peek(&f.rx);
+        assert_non_null(slot);
+        memcpy(&v, slot->data, sizeof(v));
+        assert_int_equal(v, want);
+        ibex_shm_ring_pop(&f.rx);
+    }
+    assert_null(ibex_shm_ring_peek(&f.rx));
+    ring_teardown(&f);
+}
+
+/* A consumer that cannot take a message now peeks again later and finds the same one first. */
+static void test_hold_keeps_order(void **state)
+{
+    (void)state;
+    ring_fixture_t f;
+    ring_setup(&f, 8, 128);
+    for (uint64_t v = 0; v < 6; v++)
+        assert_int_equal(ibex_shm_ring_push(&f.tx, &v, sizeof(v), NULL, 0), IBEX_OK);
+    uint64_t want = 0, got;
+    for (int round = 0; round < 12; round++) {
+        const ibex_shm_slot_t *slot = ibex_shm_ring_peek(&f.rx);
+        assert_non_null(slot);
+        memcpy(&got, slot->data, sizeof(got));
+        assert_int_equal(got, want);
+        if (round % 2 == 0)
+            continue; /* "recv_cb said AGAIN": leave it */
+        ibex_shm_ring_pop(&f.rx);
+        want++;
+    }
+    assert_null(ibex_shm_ring_peek(&f.rx));
+    /* a re-attached consumer view resumes at the shared tail */
+    ibex_shm_ring_rx_t again;
+    ibex_shm_ring_rx_init(&again, f.mem, 8, 128);
+    assert_int_equal(again.tail, 6);
+    ring_teardown(&f);
+}
+
+/* A forked producer streams messages of varying size; the consumer checks order and content. */
+#define STREAM_COUNT 300000
+static void stream_produce(ring_fixture_t *f)
+{
+    unsigned char payload[256];
+    alarm(30);
+    for (uint64_t i = 0; i < STREAM_COUNT;) {
+        size_t len = (i * 7) % (sizeof(payload) - sizeof(i));
+        memset(payload, (int)(i * 13), len);
+        if (ibex_shm_ring_push(&f->tx, &i, sizeof(i), payload, len) == IBEX_OK)
+            i++;
+    }
+    _exit(0);
+}
+
+static void test_concurrent_stream(void **state)
+{
+    (void)state;
+    ring_fixture_t f;
+    ring_setup(&f, 16, 320);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        stream_produce(&f);
+    alarm(30);
+    uint64_t got, errors = 0;
+    for (uint64_t want = 0; want < STREAM_COUNT;) {
+        const ibex_shm_slot_t *slot = ibex_shm_ring_peek(&f.rx);
+        if (!slot)
+            continue;
+        memcpy(&got, slot->data, sizeof(got));
+        size_t len = (want * 7) % (256 - sizeof(want));
+        errors += got != want || slot->len != sizeof(got) + len;
+        for (size_t k = 0; k < len; k += 17)
+            errors += slot->data[sizeof(got) + k] != (unsigned char)(want * 13);
+        ibex_shm_ring_pop(&f.rx);
+        want++;
+    }
+    alarm(0);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_int_equal(errors, 0);
+    assert_null(ibex_shm_ring_peek(&f.rx));
+    ring_teardown(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_layout),           cmocka_unit_test(test_geometry_check),
+        cmocka_unit_test(test_wraparound),       cmocka_unit_test(test_full_gives_again),
+        cmocka_unit_test(test_hold_keeps_order), cmocka_unit_test(test_concurrent_stream),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

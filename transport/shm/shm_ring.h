@@ -1,0 +1,121 @@
+/*
+ * A single-producer single-consumer lock-free ring in shared memory: the eager channel of the shm
+ * transport, one per (sender, receiver) pair, allocated in the receiver's segment.
+ *
+ * Layout (every part starts on its own cache line):
+ *
+ *   ctl line 0   head: positions published by the producer (written only by the producer)
+ *   ctl line 1   tail: positions released by the consumer (written only by the consumer)
+ *   slot[0..n)   slot_size bytes each: { seq, len } header, then header + payload of one message
+ *
+ * The consumer does not poll `head`: it polls the sequence word of the slot it expects next
+ * (seq == position + 1, stored with release after the data). For a small message the sequence,
+ * the runtime's header and the payload share one cache line, so a ping-pong costs one cache-line
+ * transfer instead of two (head, then slot). `head` is still published, for occupancy reports.
+ * The producer keeps a private copy of the tail and reloads the shared one only when its copy
+ * says the ring is full, so the consumer's tail line moves between cores once per ring lap at
+ * most. No locks, no syscalls; C11 acquire / release only.
+ */
+#ifndef IBEX_SHM_RING_H
+#define IBEX_SHM_RING_H
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../../runtime/ibex_status.h"
+
+#define IBEX_SHM_CACHE_LINE 64
+/* head and tail 128 bytes apart: x86's adjacent-line prefetcher moves 64-byte lines in pairs. */
+#define IBEX_SHM_CTL_ALIGN 128
+
+typedef struct ibex_shm_ring_ctl {
+    alignas(IBEX_SHM_CTL_ALIGN) _Atomic uint64_t head;
+    alignas(IBEX_SHM_CTL_ALIGN) _Atomic uint64_t tail;
+} ibex_shm_ring_ctl_t;
+
+typedef struct ibex_shm_slot {
+    _Atomic uint32_t seq; /* (uint32_t)(position + 1) once the slot holds that position's data */
+    uint32_t len;         /* bytes of data */
+    alignas(8) unsigned char data[];
+} ibex_shm_slot_t;
+
+#define IBEX_SHM_SLOT_HDR offsetof(ibex_shm_slot_t, data)
+
+/* Producer's private view of a ring. */
+typedef struct ibex_shm_ring_tx {
+    ibex_shm_ring_ctl_t *ctl;
+    unsigned char *slots;
+    uint64_t head;       /* next position to write */
+    uint64_t tail_cache; /* last tail seen */
+    uint32_t nslots;
+    uint32_t mask;
+    size_t slot_size;
+} ibex_shm_ring_tx_t;
+
+/* Consumer's private view of a ring. */
+typedef struct ibex_shm_ring_rx {
+    ibex_shm_ring_ctl_t *ctl;
+    unsigned char *slots;
+    uint64_t tail; /* next position to read */
+    uint32_t mask;
+    size_t slot_size;
+} ibex_shm_ring_rx_t;
+
+/* Checks a geometry (slots a power of two, slot size a multiple of the cache line and large
+ * enough for a header); logs and returns IBEX_ERR_INVALID otherwise. */
+ibex_status_t ibex_shm_ring_check(uint32_t nslots, size_t slot_size);
+/* Bytes of one ring (control lines + slots), rounded up to a multiple of `align`. */
+size_t ibex_shm_ring_bytes(uint32_t nslots, size_t slot_size, size_t align);
+/* Attach views to a ring at `mem` (cache-line aligned, zero-filled when new). */
+void ibex_shm_ring_tx_init(ibex_shm_ring_tx_t *tx, void *mem, uint32_t nslots, size_t slot_size);
+void ibex_shm_ring_rx_init(ibex_shm_ring_rx_t *rx, void *mem, uint32_t nslots, size_t slot_size);
+/* Messages published and not yet released (a snapshot, for reports). */
+uint64_t ibex_shm_ring_used(const ibex_shm_ring_ctl_t *ctl);
+
+static inline size_t ibex_shm_ring_max_data(const ibex_shm_ring_tx_t *tx)
+{
+    return tx->slot_size - IBEX_SHM_SLOT_HDR;
+}
+
+/* Copies hdr + payload into the next slot. IBEX_ERR_AGAIN (nothing done) when the ring is full.
+ * The caller checks hdr_len + len <= slot_size - IBEX_SHM_SLOT_HDR. */
+static inline ibex_status_t ibex_shm_ring_push(ibex_shm_ring_tx_t *tx, const void *hdr,
+                                               size_t hdr_len, const void *payload, size_t len)
+{
+    uint64_t head = tx->head;
+    if (head - tx->tail_cache >= tx->nslots) {
+        tx->tail_cache = atomic_load_explicit(&tx->ctl->tail, memory_order_acquire);
+        if (head - tx->tail_cache >= tx->nslots)
+            return IBEX_ERR_AGAIN;
+    }
+    ibex_shm_slot_t *slot = (ibex_shm_slot_t *)(tx->slots + (head & tx->mask) * tx->slot_size);
+    memcpy(slot->data, hdr, hdr_len);
+    if (len)
+        memcpy(slot->data + hdr_len, payload, len);
+    slot->len = (uint32_t)(hdr_len + len);
+    atomic_store_explicit(&slot->seq, (uint32_t)(head + 1), memory_order_release);
+    tx->head = head + 1;
+    atomic_store_explicit(&tx->ctl->head, head + 1, memory_order_relaxed);
+    return IBEX_OK;
+}
+
+/* The next message, in place, or NULL when the ring is empty: one load when empty. */
+static inline const ibex_shm_slot_t *ibex_shm_ring_peek(const ibex_shm_ring_rx_t *rx)
+{
+    const ibex_shm_slot_t *slot =
+        (const ibex_shm_slot_t *)(rx->slots + (rx->tail & rx->mask) * rx->slot_size);
+    uint32_t seq = atomic_load_explicit(&slot->seq, memory_order_acquire);
+    return seq == (uint32_t)(rx->tail + 1) ? slot : NULL;
+}
+
+/* Releases the slot returned by the last peek to the producer. */
+static inline void ibex_shm_ring_pop(ibex_shm_ring_rx_t *rx)
+{
+    rx->tail++;
+    atomic_store_explicit(&rx->ctl->tail, rx->tail, memory_order_release);
+}
+
+#endif

@@ -1,0 +1,214 @@
+/*
+ * Internal header of the verbs transport (RC queue pairs over libibverbs). See README.md for the
+ * design: one PD, one CQ, one SRQ of eager buffers shared by all peers, one RC QP per peer created
+ * at open and connected from the peer's published address, credit flow control carried in the
+ * immediate data of every SEND, RDMA READ / WRITE for put / get, a registration cache.
+ */
+#ifndef IBEX_VERBS_H
+#define IBEX_VERBS_H
+
+#include <infiniband/verbs.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../transport.h"
+
+#define VERBS_POLL_BATCH   16
+#define VERBS_SQ_DEPTH     256       /* send WRs per QP */
+#define VERBS_INLINE_WANT  256       /* inline bytes asked for at QP creation */
+#define VERBS_SIGNAL_EVERY 16        /* at most this many unsignalled WRs in a row */
+#define VERBS_RMA_FRAG     (1u << 20) /* RDMA READ / WRITE fragment */
+#define VERBS_BOUNCE_COUNT 128       /* registered send bounce buffers */
+#define VERBS_ADDR_MAGIC   0x49425631u /* "IBV1" */
+
+/* Immediate data of every SEND: credits returned to the receiver of the SEND (low 16 bits) and
+ * whether the message is only that (no payload for recv_cb). */
+#define VERBS_IMM_CREDITS_MASK 0xffffu
+#define VERBS_IMM_CREDIT_ONLY  0x80000000u
+
+/* wr_id of send-queue WRs: an 8-aligned pointer (or 0) with the kind in the low bits. */
+enum {
+    VERBS_WR_INLINE = 1, /* unsignalled-style send without an object */
+    VERBS_WR_BOUNCE = 2, /* send from a bounce buffer: wr_id is the verbs_bounce_t */
+    VERBS_WR_RMA = 3,    /* one fragment of a put / get: wr_id is the verbs_rma_req_t */
+    VERBS_WR_RECV = 4,   /* an SRQ receive: the buffer index above the kind bits */
+};
+#define VERBS_WR_RECV_ID(idx) (((uint64_t)(idx) << 3) | VERBS_WR_RECV)
+#define VERBS_WR_RECV_IDX(id) ((uint32_t)((id) >> 3))
+#define VERBS_WR_KIND(id) ((unsigned)((id)&7u))
+#define VERBS_WR_PTR(id)  ((void *)(uintptr_t)((id) & ~(uint64_t)7u))
+
+/* Published address: this header, then size 32-bit QP numbers (ours for each peer, 0 for us). */
+typedef struct verbs_addr {
+    uint32_t magic;
+    uint32_t nqpn;      /* world size */
+    uint16_t lid;
+    uint8_t port;
+    uint8_t mtu;        /* enum ibv_mtu */
+    uint8_t is_roce;
+    uint8_t gid_index;
+    uint8_t max_dest_rd; /* RDMA READs we serve in parallel per QP */
+    uint8_t pad;
+    uint32_t grant;      /* eager credits we give every peer */
+    uint8_t gid[16];
+} verbs_addr_t;
+
+typedef struct verbs_bounce {
+    struct verbs_bounce *next;
+    char *buf;
+} verbs_bounce_t;
+
+typedef struct verbs_rma_req verbs_rma_req_t;
+
+struct ibex_tl_mem {
+    uintptr_t start, end;  /* registered range, page aligned */
+    struct ibv_mr *mr;
+    uint32_t refcnt;       /* runtime handles + in-flight transfers */
+    bool cached;           /* findable in the cache (not invalidated) */
+    bool pinned;           /* mem_alloc memory: never evicted */
+    struct ibex_tl_mem *lru_prev, *lru_next; /* unused entries, oldest first */
+};
+
+/* Registration cache statistics (tests read them). */
+typedef struct verbs_rcache_stats {
+    unsigned long hits, misses, evictions, invalidations;
+    size_t bytes, entries;
+} verbs_rcache_stats_t;
+
+typedef struct verbs_rcache {
+    pthread_mutex_t lock;
+    struct ibv_pd *pd;
+    ibex_tl_mem_t **ents; /* sorted by start */
+    size_t n, cap;
+    size_t bytes, max;
+    size_t max_len;       /* longest entry ever inserted: bounds the overlap search */
+    ibex_tl_mem_t *lru_head, *lru_tail;
+    ibex_tl_mem_t **dead; /* invalidated by a memory hook, deregistered by the owner thread */
+    size_t ndead, dead_cap;
+    verbs_rcache_stats_t st;
+} verbs_rcache_t;
+
+struct ibex_tl_ep {
+    ibex_tl_t *tl;
+    struct ibv_qp *qp;
+    int peer;
+    bool connected;
+    bool failed;
+    bool on_work;
+    ibex_status_t fail_status;
+    /* send side */
+    uint32_t credits;  /* eager SENDs we may still post */
+    uint32_t sq_avail; /* free send-queue slots */
+    uint32_t unsig;    /* unsignalled WRs since the last signalled one */
+    uint16_t *rel;     /* slots each outstanding signalled WR releases, in post order */
+    uint32_t rel_head, rel_tail;
+    uint32_t rd_out, rd_max; /* RDMA READ fragments in flight and the limit */
+    verbs_rma_req_t *rma_head, *rma_tail; /* waiting for send-queue room or read slots */
+    /* receive side */
+    uint32_t owed;        /* credits earned by the peer, not yet returned */
+    uint32_t credit_thr;  /* owed credits that trigger an explicit credit message */
+    uint32_t *backlog;    /* receive buffers recv_cb refused, in arrival order */
+    uint32_t bl_head, bl_tail, bl_mask;
+    struct ibex_tl_ep *work_next;
+};
+
+struct ibex_tl {
+    ibex_tl_params_t params;
+    struct ibv_context *ctx;
+    struct ibv_pd *pd;
+    struct ibv_cq *cq;
+    struct ibv_srq *srq;
+    struct ibv_device_attr dev_attr;
+    char dev_name[64];
+    uint8_t port;
+    struct ibv_port_attr port_attr;
+    verbs_addr_t addr;     /* our published header */
+    uint32_t max_inline;
+    uint32_t grant;        /* credits given to each peer */
+    /* eager receive buffers */
+    char *rbufs;
+    struct ibv_mr *rbuf_mr;
+    uint32_t nrbufs;
+    size_t buf_size;
+    uint32_t *rlen;        /* byte length of each held (backlogged) buffer */
+    /* send bounce buffers */
+    char *sbufs;
+    struct ibv_mr *sbuf_mr;
+    verbs_bounce_t *bounce_all, *bounce_free;
+    int cq_room;           /* send WRs that may still be posted without overflowing the CQ */
+    int cq_size;
+    /* peers: ep[i] exists for every i != rank (QP created at open) */
+    ibex_tl_ep_t *eps;
+    uint32_t *qpn_map;     /* open-addressing hash: local qp_num -> peer + 1 (0 = empty) */
+    uint32_t *qpn_keys;
+    uint32_t qpn_mask;
+    bool wired;            /* every peer was connected at least once (connect_all ran) */
+    ibex_tl_ep_t *work;    /* eps with a backlog, queued RMA or owed credits */
+    int rma_out;           /* RMA requests not yet completed, for close */
+    verbs_rcache_t rcache;
+};
+
+/* verbs_dev.c */
+ibex_status_t ibex_verbs_dev_open(ibex_tl_t *tl, bool explicit);
+void ibex_verbs_dev_info(void *out_file);
+
+/* verbs_iface.c */
+void ibex_verbs_work_add(ibex_tl_ep_t *ep);
+
+/* verbs_ep.c */
+ibex_status_t ibex_verbs_qps_create(ibex_tl_t *tl);
+void ibex_verbs_qps_destroy(ibex_tl_t *tl);
+ibex_status_t ibex_verbs_ep_connect(ibex_tl_t *tl, int peer, const void *addr, size_t len);
+void ibex_verbs_ep_connect_all(ibex_tl_t *tl);
+ibex_tl_ep_t *ibex_verbs_ep_by_qpn(ibex_tl_t *tl, uint32_t qpn);
+ibex_status_t ibex_verbs_ep_create(ibex_tl_t *tl, int peer, const void *addr, size_t addr_len,
+                                   ibex_tl_ep_t **ep_p);
+void ibex_verbs_ep_destroy(ibex_tl_ep_t *ep);
+
+/* verbs_send.c */
+ibex_status_t ibex_verbs_bufs_create(ibex_tl_t *tl);
+void ibex_verbs_bufs_destroy(ibex_tl_t *tl);
+ibex_status_t ibex_verbs_srq_fill(ibex_tl_t *tl);
+ibex_status_t ibex_verbs_send(ibex_tl_ep_t *ep, const void *hdr, size_t hdr_len,
+                              const void *payload, size_t len);
+int ibex_verbs_post(ibex_tl_ep_t *ep, struct ibv_send_wr *wr, bool must_signal);
+void ibex_verbs_send_done(ibex_tl_ep_t *ep, const struct ibv_wc *wc);
+void ibex_verbs_recv_done(ibex_tl_t *tl, const struct ibv_wc *wc);
+void ibex_verbs_recv_error(ibex_tl_t *tl, const struct ibv_wc *wc);
+/* Re-offers the backlog and returns owed credits; returns the messages delivered. */
+int ibex_verbs_ep_work_recv(ibex_tl_ep_t *ep);
+bool ibex_verbs_ep_credits_pending(const ibex_tl_ep_t *ep);
+
+/* verbs_rma.c */
+ibex_status_t ibex_verbs_put(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc);
+ibex_status_t ibex_verbs_get(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc);
+const char *ibex_verbs_rma_opname(const verbs_rma_req_t *req);
+void ibex_verbs_rma_done(ibex_tl_ep_t *ep, verbs_rma_req_t *req, enum ibv_wc_status st);
+/* Posts queued fragments; returns the fragments posted. */
+int ibex_verbs_ep_work_rma(ibex_tl_ep_t *ep);
+/* Completes every queued (unposted) request of a failed endpoint. */
+void ibex_verbs_rma_fail_queued(ibex_tl_ep_t *ep);
+
+/* verbs_mr.c */
+ibex_status_t ibex_verbs_rcache_init(verbs_rcache_t *rc, struct ibv_pd *pd, size_t max);
+void ibex_verbs_rcache_fini(verbs_rcache_t *rc);
+/* Finds or creates a registration covering [addr, addr + len) and takes a reference. */
+ibex_status_t ibex_verbs_rcache_get(verbs_rcache_t *rc, void *addr, size_t len,
+                                    ibex_tl_mem_t **mem_p);
+void ibex_verbs_rcache_put(verbs_rcache_t *rc, ibex_tl_mem_t *mem);
+void ibex_verbs_rcache_stats(ibex_tl_t *tl, verbs_rcache_stats_t *st_p);
+ibex_status_t ibex_verbs_mem_reg(ibex_tl_t *tl, void *addr, size_t len, ibex_tl_mem_t **mem_p);
+void ibex_verbs_mem_dereg(ibex_tl_t *tl, ibex_tl_mem_t *mem);
+ibex_status_t ibex_verbs_mem_pack_rkey(ibex_tl_t *tl, ibex_tl_mem_t *mem, void *buf);
+ibex_status_t ibex_verbs_mem_alloc(ibex_tl_t *tl, size_t len, void **ptr_p);
+ibex_status_t ibex_verbs_mem_free(ibex_tl_t *tl, void *ptr);
+
+/* verbs_err.c */
+/* Logs the failure of a work request once per peer, marks the endpoint failed, tells the runtime
+ * and fails queued work. Returns the status the affected operations complete with. */
+ibex_status_t ibex_verbs_ep_fail(ibex_tl_ep_t *ep, enum ibv_wc_status st, const char *op);
+ibex_status_t ibex_verbs_wc_status(enum ibv_wc_status st);
+const char *ibex_verbs_mtu_str(enum ibv_mtu mtu);
+
+#endif

@@ -1,0 +1,292 @@
+/*
+ * The verbs transport instance: open (device, PD, CQ, SRQ, buffers, one QP per peer), the
+ * published address, progress and close. One CQ serves sends and receives so progress polls once.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../runtime/ibex_config.h"
+#include "../../runtime/ibex_log.h"
+#include "verbs.h"
+
+/* Whether IBEX_TRANSPORTS names verbs (then a missing device is an error, not a quiet skip). */
+static bool verbs_explicit(void)
+{
+    const char *s = ibex_config.transports;
+    size_t n = strlen("verbs");
+    for (; s && *s; s++) {
+        if (strncmp(s, "verbs", n) == 0 && (s[n] == '\0' || s[n] == ',') &&
+            (s == ibex_config.transports || s[-1] == ','))
+            return true;
+    }
+    return false;
+}
+
+/* SRQ buffers and the credits each peer gets: the SRQ holds peers * (grant + 2) buffers, the 2
+ * for explicit credit messages, which cost the sender no credit. */
+static ibex_status_t size_queues(ibex_tl_t *tl)
+{
+    uint32_t npeers = (uint32_t)(tl->params.size > 1 ? tl->params.size - 1 : 1);
+    uint32_t want = ibex_config.verbs_srq_size > 0 ? (uint32_t)ibex_config.verbs_srq_size : 512;
+    uint32_t credits = ibex_config.verbs_credits > 0 ? (uint32_t)ibex_config.verbs_credits : 1;
+    uint32_t maxwr = (uint32_t)tl->dev_attr.max_srq_wr;
+    if (want < npeers * 3)
+        want = npeers * 3;
+    if (maxwr && want > maxwr)
+        want = maxwr;
+    tl->grant = want / npeers >= 3 ? want / npeers - 2 : 0;
+    if (tl->grant > credits)
+        tl->grant = credits;
+    if (tl->grant == 0) {
+        ibex_error(TL, "%s takes %u receive buffers, too few for %u peers", tl->dev_name, maxwr,
+                   npeers);
+        return IBEX_ERR_NO_DEVICE;
+    }
+    tl->nrbufs = npeers * (tl->grant + 2);
+    if (tl->nrbufs < want && tl->params.size <= 1)
+        tl->nrbufs = want;
+    tl->buf_size = ibex_config.verbs_buf_size >= 256 ? (size_t)ibex_config.verbs_buf_size : 256;
+    int extra = 4096 + 64;
+    tl->cq_size = (int)tl->nrbufs + extra;
+    if (tl->dev_attr.max_cqe > 0 && tl->cq_size > tl->dev_attr.max_cqe)
+        tl->cq_size = tl->dev_attr.max_cqe;
+    tl->cq_room = tl->cq_size - (int)tl->nrbufs - 64;
+    if (tl->cq_room < 16) {
+        ibex_error(TL, "the cq of %s is too small (%d entries)", tl->dev_name, tl->cq_size);
+        return IBEX_ERR_NO_DEVICE;
+    }
+    return IBEX_OK;
+}
+
+static ibex_status_t resources_create(ibex_tl_t *tl)
+{
+    tl->pd = ibv_alloc_pd(tl->ctx);
+    if (!tl->pd) {
+        ibex_error(TL, "cannot allocate a protection domain on %s: %m", tl->dev_name);
+        return IBEX_ERR_NO_MEMORY;
+    }
+    ibex_status_t st = size_queues(tl);
+    if (st != IBEX_OK)
+        return st;
+    tl->cq = ibv_create_cq(tl->ctx, tl->cq_size, NULL, NULL, 0);
+    struct ibv_srq_init_attr sa = {.attr = {.max_wr = tl->nrbufs, .max_sge = 1}};
+    tl->srq = tl->cq ? ibv_create_srq(tl->pd, &sa) : NULL;
+    if (!tl->cq || !tl->srq) {
+        ibex_error(TL, "cannot create the %s on %s (%d entries): %m", tl->cq ? "srq" : "cq",
+                   tl->dev_name, tl->cq ? (int)tl->nrbufs : tl->cq_size);
+        return IBEX_ERR_NO_MEMORY;
+    }
+    uint32_t rd = (uint32_t)tl->dev_attr.max_qp_rd_atom;
+    tl->addr.max_dest_rd = (uint8_t)(rd > 0 ? (rd > 255 ? 255 : rd) : 1);
+    tl->addr.grant = tl->grant;
+    st = ibex_verbs_bufs_create(tl);
+    if (st == IBEX_OK)
+        st = ibex_verbs_srq_fill(tl);
+    if (st == IBEX_OK)
+        st = ibex_verbs_rcache_init(&tl->rcache, tl->pd, (size_t)ibex_config.verbs_rcache_max);
+    if (st == IBEX_OK)
+        st = ibex_verbs_qps_create(tl);
+    return st;
+}
+
+static void resources_destroy(ibex_tl_t *tl)
+{
+    ibex_verbs_qps_destroy(tl);
+    if (tl->rcache.pd)
+        ibex_verbs_rcache_fini(&tl->rcache);
+    if (tl->srq)
+        ibv_destroy_srq(tl->srq);
+    ibex_verbs_bufs_destroy(tl);
+    if (tl->cq)
+        ibv_destroy_cq(tl->cq);
+    if (tl->pd)
+        ibv_dealloc_pd(tl->pd);
+    if (tl->ctx)
+        ibv_close_device(tl->ctx);
+    free(tl);
+}
+
+static void caps_fill(ibex_tl_t *tl, ibex_tl_caps_t *caps)
+{
+    *caps = (ibex_tl_caps_t){
+        .flags = IBEX_TL_CAP_SEND | IBEX_TL_CAP_PUT | IBEX_TL_CAP_GET | IBEX_TL_CAP_NEED_REG |
+                 (tl->max_inline ? IBEX_TL_CAP_INLINE : 0),
+        .max_inline = tl->max_inline,
+        .max_eager = tl->buf_size,
+        .max_rma = VERBS_RMA_FRAG,
+        .rkey_size = 4,
+        .addr_size = sizeof(verbs_addr_t) + 4u * (size_t)tl->params.size,
+        .eager_limit_hint = tl->buf_size,
+        .latency_ns = 1500,
+        .bandwidth_mbs = 10000,
+    };
+}
+
+static ibex_status_t verbs_open(const ibex_tl_params_t *params, ibex_tl_t **tl_p,
+                                ibex_tl_caps_t *caps_p)
+{
+    if (ibex_config.verbs_fork) {
+        int rc = ibv_fork_init();
+        if (rc)
+            ibex_warn(TL, "ibv_fork_init failed: %s; fork() after MPI_Init is unsafe",
+                      strerror(rc));
+    }
+    ibex_tl_t *tl = calloc(1, sizeof(*tl));
+    if (!tl)
+        return IBEX_ERR_NO_MEMORY;
+    tl->params = *params;
+    ibex_status_t st = ibex_verbs_dev_open(tl, verbs_explicit());
+    if (st == IBEX_OK)
+        st = resources_create(tl);
+    if (st != IBEX_OK) {
+        resources_destroy(tl);
+        return st;
+    }
+    caps_fill(tl, caps_p);
+    ibex_debug(TL, "verbs: %u srq buffers of %zu bytes, %u credits per peer, inline %u, cq %d",
+               tl->nrbufs, tl->buf_size, tl->grant, tl->max_inline, tl->cq_size);
+    *tl_p = tl;
+    return IBEX_OK;
+}
+
+static ibex_status_t verbs_addr_pack(ibex_tl_t *tl, void *buf, size_t *len_p)
+{
+    size_t need = sizeof(verbs_addr_t) + 4u * (size_t)tl->params.size;
+    if (*len_p < need) {
+        ibex_error(TL, "verbs address needs %zu bytes, the runtime offers %zu", need, *len_p);
+        return IBEX_ERR_INVALID;
+    }
+    memcpy(buf, &tl->addr, sizeof(tl->addr));
+    uint32_t *qpn = (uint32_t *)((char *)buf + sizeof(tl->addr));
+    for (int i = 0; i < tl->params.size; i++) {
+        uint32_t q = tl->eps[i].qp ? tl->eps[i].qp->qp_num : 0;
+        memcpy(&qpn[i], &q, 4);
+    }
+    *len_p = need;
+    return IBEX_OK;
+}
+
+static bool verbs_reachable(ibex_tl_t *tl, int peer)
+{
+    return peer >= 0 && peer < tl->params.size && peer != tl->params.rank && tl->eps[peer].qp;
+}
+
+void ibex_verbs_work_add(ibex_tl_ep_t *ep)
+{
+    if (ep->on_work)
+        return;
+    ep->on_work = true;
+    ep->work_next = ep->tl->work;
+    ep->tl->work = ep;
+}
+
+static bool ep_has_work(const ibex_tl_ep_t *ep)
+{
+    if (ep->failed)
+        return false;
+    return ep->bl_head != ep->bl_tail || ep->rma_head || ibex_verbs_ep_credits_pending(ep);
+}
+
+static int work_run(ibex_tl_t *tl)
+{
+    int n = 0;
+    ibex_tl_ep_t **pp = &tl->work;
+    while (*pp) {
+        ibex_tl_ep_t *ep = *pp;
+        if (!ep->failed) {
+            n += ibex_verbs_ep_work_recv(ep);
+            n += ibex_verbs_ep_work_rma(ep);
+        }
+        if (ep_has_work(ep)) {
+            pp = &ep->work_next;
+            continue;
+        }
+        *pp = ep->work_next;
+        ep->on_work = false;
+    }
+    return n;
+}
+
+static void wc_handle(ibex_tl_t *tl, const struct ibv_wc *wc)
+{
+    if (VERBS_WR_KIND(wc->wr_id) == VERBS_WR_RECV) {
+        if (__builtin_expect(wc->status == IBV_WC_SUCCESS, 1))
+            ibex_verbs_recv_done(tl, wc);
+        else
+            ibex_verbs_recv_error(tl, wc);
+        return;
+    }
+    ibex_tl_ep_t *ep = ibex_verbs_ep_by_qpn(tl, wc->qp_num);
+    if (ep)
+        ibex_verbs_send_done(ep, wc);
+    else
+        ibex_warn(TL, "completion for unknown qp 0x%x ignored", wc->qp_num);
+}
+
+static int verbs_progress(ibex_tl_t *tl)
+{
+    struct ibv_wc wc[VERBS_POLL_BATCH];
+    if (__builtin_expect(!tl->wired, 0))
+        ibex_verbs_ep_connect_all(tl);
+    int n = ibv_poll_cq(tl->cq, VERBS_POLL_BATCH, wc);
+    if (__builtin_expect(n < 0, 0)) {
+        ibex_error(TL, "polling the cq of %s failed (%d)", tl->dev_name, n);
+        n = 0;
+    }
+    for (int i = 0; i < n; i++)
+        wc_handle(tl, &wc[i]);
+    if (tl->work)
+        n += work_run(tl);
+    return n;
+}
+
+static bool sends_pending(ibex_tl_t *tl)
+{
+    if (tl->rma_out > 0)
+        return true;
+    for (int i = 0; i < tl->params.size; i++)
+        if (!tl->eps[i].failed && tl->eps[i].rel_head != tl->eps[i].rel_tail)
+            return true;
+    return false;
+}
+
+static void verbs_close(ibex_tl_t *tl)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    /* drain: signalled sends and transfers still outstanding, for at most 2 s */
+    while (sends_pending(tl)) {
+        if (verbs_progress(tl) == 0) {
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            if (t.tv_sec - t0.tv_sec > 2) {
+                ibex_warn(TL, "verbs close: work still outstanding after 2 s, destroying anyway");
+                break;
+            }
+        }
+    }
+    resources_destroy(tl);
+}
+
+ibex_tl_component_t ibex_tl_verbs = {
+    .name = "verbs",
+    .ops =
+        {
+            .open = verbs_open,
+            .close = verbs_close,
+            .addr_pack = verbs_addr_pack,
+            .reachable = verbs_reachable,
+            .ep_create = ibex_verbs_ep_create,
+            .ep_destroy = ibex_verbs_ep_destroy,
+            .send = ibex_verbs_send,
+            .put = ibex_verbs_put,
+            .get = ibex_verbs_get,
+            .mem_reg = ibex_verbs_mem_reg,
+            .mem_dereg = ibex_verbs_mem_dereg,
+            .mem_pack_rkey = ibex_verbs_mem_pack_rkey,
+            .mem_alloc = ibex_verbs_mem_alloc,
+            .mem_free = ibex_verbs_mem_free,
+            .progress = verbs_progress,
+            .info = ibex_verbs_dev_info,
+        },
+};

@@ -1,0 +1,430 @@
+/*
+ * Memory registration and the registration cache.
+ *
+ * The runtime calls mem_reg for every rendezvous message; registering (pinning) each time costs
+ * far more than the transfer for medium sizes, so registrations are cached by address range:
+ * a sorted array of entries, each with a reference count; unused entries sit in an LRU list and
+ * are evicted oldest first once the cache holds more than IBEX_VERBS_RCACHE_MAX bytes. An entry in
+ * use is never evicted.
+ *
+ * Stale registrations: a cached registration pins the physical pages it saw. If the program frees
+ * memory and the same virtual addresses later map other pages, a hit would make the adapter move
+ * the old pages. Two measures close this:
+ *  1. At load time (constructor) malloc is told never to give memory back to the kernel
+ *     (M_MMAP_MAX = 0: no mmap'd chunks, all from the heap; M_TRIM_THRESHOLD = max: no trimming).
+ *     A freed and reallocated buffer then keeps its pages, so its registration stays right.
+ *     glibc's free() of an mmap'd chunk calls munmap internally, where no wrapper sees it: this is
+ *     why mmap'd chunks are disabled rather than tracked.
+ *  2. munmap, mremap, madvise(DONTNEED / FREE / REMOVE) and mmap made by the program are wrapped
+ *     here: they invalidate every cached entry overlapping the range before the system call. An
+ *     invalidated entry still in use is deregistered when its last reference goes.
+ * The wrappers may run on any thread (PMIx's, the program's), so the cache has a mutex; verbs
+ * calls that themselves unmap (providers) run with a thread-local flag that makes the wrappers
+ * skip the cache, and deregistration of invalidated entries is left to the owner thread.
+ * Known gap: memory returned by malloc_trim() or sbrk() called directly by the program.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <malloc.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../../runtime/ibex_log.h"
+#include "verbs.h"
+
+#define PAGE 4096u
+
+static verbs_rcache_t *_Atomic rcache_live;   /* the cache the memory hooks invalidate */
+static __thread int rcache_busy;               /* this thread is inside the cache */
+
+__attribute__((constructor)) static void verbs_mr_malloc_init(void)
+{
+    mallopt(M_MMAP_MAX, 0);
+    mallopt(M_TRIM_THRESHOLD, -1);
+}
+
+static void lru_remove(verbs_rcache_t *rc, ibex_tl_mem_t *m)
+{
+    if (m->lru_prev)
+        m->lru_prev->lru_next = m->lru_next;
+    else if (rc->lru_head == m)
+        rc->lru_head = m->lru_next;
+    if (m->lru_next)
+        m->lru_next->lru_prev = m->lru_prev;
+    else if (rc->lru_tail == m)
+        rc->lru_tail = m->lru_prev;
+    m->lru_prev = m->lru_next = NULL;
+}
+
+static void lru_append(verbs_rcache_t *rc, ibex_tl_mem_t *m)
+{
+    m->lru_prev = rc->lru_tail;
+    m->lru_next = NULL;
+    if (rc->lru_tail)
+        rc->lru_tail->lru_next = m;
+    else
+        rc->lru_head = m;
+    rc->lru_tail = m;
+}
+
+/* Index of the first entry whose start is > addr. */
+static size_t ents_upper(const verbs_rcache_t *rc, uintptr_t addr)
+{
+    size_t lo = 0, hi = rc->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (rc->ents[mid]->start <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void ents_remove(verbs_rcache_t *rc, ibex_tl_mem_t *m)
+{
+    size_t i = ents_upper(rc, m->start);
+    while (i > 0 && rc->ents[i - 1] != m)
+        i--;
+    ibex_assert(i > 0);
+    memmove(&rc->ents[i - 1], &rc->ents[i], (rc->n - i) * sizeof(*rc->ents));
+    rc->n--;
+    rc->bytes -= m->end - m->start;
+    m->cached = false;
+}
+
+static int ents_insert(verbs_rcache_t *rc, ibex_tl_mem_t *m)
+{
+    if (rc->n == rc->cap) {
+        size_t cap = rc->cap ? rc->cap * 2 : 64;
+        ibex_tl_mem_t **e = realloc(rc->ents, cap * sizeof(*e));
+        if (!e)
+            return -1;
+        rc->ents = e;
+        rc->cap = cap;
+    }
+    size_t i = ents_upper(rc, m->start);
+    memmove(&rc->ents[i + 1], &rc->ents[i], (rc->n - i) * sizeof(*rc->ents));
+    rc->ents[i] = m;
+    rc->n++;
+    rc->bytes += m->end - m->start;
+    if (m->end - m->start > rc->max_len)
+        rc->max_len = m->end - m->start;
+    m->cached = true;
+    return 0;
+}
+
+static void mem_destroy(ibex_tl_mem_t *m)
+{
+    rcache_busy++;
+    if (ibv_dereg_mr(m->mr))
+        ibex_warn(MEM, "cannot deregister [%#lx, %#lx): %m", (unsigned long)m->start,
+                  (unsigned long)m->end);
+    rcache_busy--;
+    free(m);
+}
+
+/* Called with the lock held: the entry will not be found again. */
+static void rcache_drop(verbs_rcache_t *rc, ibex_tl_mem_t *m, bool from_hook)
+{
+    ents_remove(rc, m);
+    if (m->refcnt > 0)
+        return; /* deregistered by its last put */
+    lru_remove(rc, m);
+    if (!from_hook) {
+        mem_destroy(m);
+        return;
+    }
+    if (rc->ndead == rc->dead_cap) {
+        size_t cap = rc->dead_cap ? rc->dead_cap * 2 : 16;
+        ibex_tl_mem_t **d = realloc(rc->dead, cap * sizeof(*d));
+        if (!d) {
+            m->refcnt = 1; /* leak rather than deregister on a foreign thread */
+            return;
+        }
+        rc->dead = d;
+        rc->dead_cap = cap;
+    }
+    rc->dead[rc->ndead++] = m;
+}
+
+static void rcache_reap(verbs_rcache_t *rc)
+{
+    while (rc->ndead > 0)
+        mem_destroy(rc->dead[--rc->ndead]);
+}
+
+static void rcache_evict(verbs_rcache_t *rc)
+{
+    while (rc->bytes > rc->max && rc->lru_head) {
+        rc->st.evictions++;
+        rcache_drop(rc, rc->lru_head, false);
+    }
+}
+
+/* Invalidates every entry overlapping [addr, addr + len): the memory hook. */
+static void rcache_invalidate(uintptr_t addr, size_t len)
+{
+    verbs_rcache_t *rc = atomic_load_explicit(&rcache_live, memory_order_acquire);
+    if (!rc || rcache_busy || len == 0)
+        return;
+    rcache_busy++;
+    pthread_mutex_lock(&rc->lock);
+    uintptr_t end = addr + len;
+    size_t i = ents_upper(rc, end - 1);
+    while (i-- > 0) {
+        ibex_tl_mem_t *m = rc->ents[i];
+        if (m->start + rc->max_len <= addr)
+            break; /* no entry further left reaches addr */
+        if (m->end > addr && !m->pinned) {
+            rc->st.invalidations++;
+            rcache_drop(rc, m, true);
+        }
+    }
+    pthread_mutex_unlock(&rc->lock);
+    rcache_busy--;
+}
+
+static ibex_tl_mem_t *rcache_find(verbs_rcache_t *rc, uintptr_t addr, uintptr_t end)
+{
+    size_t i = ents_upper(rc, addr);
+    /* entries may overlap: look back over a few that start at or below addr */
+    for (size_t k = 0; i > 0 && k < 8; k++, i--) {
+        ibex_tl_mem_t *m = rc->ents[i - 1];
+        if (m->end >= end)
+            return m;
+    }
+    return NULL;
+}
+
+static ibex_status_t mem_create(verbs_rcache_t *rc, uintptr_t start, uintptr_t end,
+                                ibex_tl_mem_t **mem_p)
+{
+    ibex_tl_mem_t *m = calloc(1, sizeof(*m));
+    if (!m)
+        return IBEX_ERR_NO_MEMORY;
+    int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+    m->mr = ibv_reg_mr(rc->pd, (void *)start, end - start, access);
+    if (!m->mr) {
+        int err = errno;
+        ibex_error(MEM, "cannot register [%#lx, %#lx) (%lu bytes): %s%s", (unsigned long)start,
+                   (unsigned long)end, (unsigned long)(end - start), strerror(err),
+                   err == ENOMEM ? " (locked-memory limit? see ulimit -l)" : "");
+        free(m);
+        return ibex_status_from_errno(err);
+    }
+    m->start = start;
+    m->end = end;
+    *mem_p = m;
+    return IBEX_OK;
+}
+
+ibex_status_t ibex_verbs_rcache_get(verbs_rcache_t *rc, void *addr, size_t len,
+                                    ibex_tl_mem_t **mem_p)
+{
+    uintptr_t a = (uintptr_t)addr, end = a + (len ? len : 1);
+    rcache_busy++;
+    pthread_mutex_lock(&rc->lock);
+    rcache_reap(rc);
+    ibex_status_t st = IBEX_OK;
+    ibex_tl_mem_t *m = rcache_find(rc, a, end);
+    if (m) {
+        rc->st.hits++;
+        if (m->refcnt++ == 0)
+            lru_remove(rc, m);
+    } else {
+        rc->st.misses++;
+        st = mem_create(rc, a & ~(uintptr_t)(PAGE - 1), (end + PAGE - 1) & ~(uintptr_t)(PAGE - 1),
+                        &m);
+        if (st == IBEX_OK) {
+            m->refcnt = 1;
+            if (ents_insert(rc, m) == 0)
+                rcache_evict(rc);
+        }
+    }
+    pthread_mutex_unlock(&rc->lock);
+    rcache_busy--;
+    if (st == IBEX_OK)
+        *mem_p = m;
+    return st;
+}
+
+void ibex_verbs_rcache_put(verbs_rcache_t *rc, ibex_tl_mem_t *m)
+{
+    rcache_busy++;
+    pthread_mutex_lock(&rc->lock);
+    ibex_assert(m->refcnt > 0);
+    if (--m->refcnt == 0) {
+        if (m->cached) {
+            lru_append(rc, m);
+            rcache_evict(rc);
+        } else {
+            mem_destroy(m);
+        }
+    }
+    pthread_mutex_unlock(&rc->lock);
+    rcache_busy--;
+}
+
+ibex_status_t ibex_verbs_rcache_init(verbs_rcache_t *rc, struct ibv_pd *pd, size_t max)
+{
+    memset(rc, 0, sizeof(*rc));
+    pthread_mutex_init(&rc->lock, NULL);
+    rc->pd = pd;
+    rc->max = max;
+    atomic_store_explicit(&rcache_live, rc, memory_order_release);
+    return IBEX_OK;
+}
+
+void ibex_verbs_rcache_fini(verbs_rcache_t *rc)
+{
+    atomic_store_explicit(&rcache_live, NULL, memory_order_release);
+    rcache_busy++;
+    pthread_mutex_lock(&rc->lock);
+    rcache_reap(rc);
+    for (size_t i = 0; i < rc->n; i++) {
+        if (rc->ents[i]->refcnt > 0 && !rc->ents[i]->pinned)
+            ibex_debug(MEM, "registration [%#lx, %#lx) still in use at close",
+                       (unsigned long)rc->ents[i]->start, (unsigned long)rc->ents[i]->end);
+        mem_destroy(rc->ents[i]);
+    }
+    free(rc->ents);
+    free(rc->dead);
+    pthread_mutex_unlock(&rc->lock);
+    pthread_mutex_destroy(&rc->lock);
+    rcache_busy--;
+    memset(rc, 0, sizeof(*rc));
+}
+
+void ibex_verbs_rcache_stats(ibex_tl_t *tl, verbs_rcache_stats_t *st_p)
+{
+    verbs_rcache_t *rc = &tl->rcache;
+    pthread_mutex_lock(&rc->lock);
+    *st_p = rc->st;
+    st_p->bytes = rc->bytes;
+    st_p->entries = rc->n;
+    pthread_mutex_unlock(&rc->lock);
+}
+
+/* ---- transport ops ---- */
+
+ibex_status_t ibex_verbs_mem_reg(ibex_tl_t *tl, void *addr, size_t len, ibex_tl_mem_t **mem_p)
+{
+    return ibex_verbs_rcache_get(&tl->rcache, addr, len, mem_p);
+}
+
+void ibex_verbs_mem_dereg(ibex_tl_t *tl, ibex_tl_mem_t *mem)
+{
+    if (mem)
+        ibex_verbs_rcache_put(&tl->rcache, mem);
+}
+
+ibex_status_t ibex_verbs_mem_pack_rkey(ibex_tl_t *tl, ibex_tl_mem_t *mem, void *buf)
+{
+    uint32_t rkey = mem->mr->rkey;
+    memcpy(buf, &rkey, sizeof(rkey));
+    return IBEX_OK;
+}
+
+/* MPI_Alloc_mem: registered for its whole life, entered in the cache as a pinned entry so the
+ * runtime's per-message mem_reg hits it. */
+ibex_status_t ibex_verbs_mem_alloc(ibex_tl_t *tl, size_t len, void **ptr_p)
+{
+    verbs_rcache_t *rc = &tl->rcache;
+    size_t rlen = (len + PAGE - 1) & ~(size_t)(PAGE - 1);
+    void *p;
+    if (posix_memalign(&p, PAGE, rlen ? rlen : PAGE))
+        return IBEX_ERR_NO_MEMORY;
+    rcache_busy++;
+    pthread_mutex_lock(&rc->lock);
+    ibex_tl_mem_t *m;
+    ibex_status_t st = mem_create(rc, (uintptr_t)p, (uintptr_t)p + (rlen ? rlen : PAGE), &m);
+    if (st == IBEX_OK) {
+        m->refcnt = 1;
+        m->pinned = true;
+        if (ents_insert(rc, m)) {
+            mem_destroy(m);
+            st = IBEX_ERR_NO_MEMORY;
+        }
+    }
+    pthread_mutex_unlock(&rc->lock);
+    rcache_busy--;
+    if (st != IBEX_OK) {
+        free(p);
+        return st;
+    }
+    *ptr_p = p;
+    return IBEX_OK;
+}
+
+ibex_status_t ibex_verbs_mem_free(ibex_tl_t *tl, void *ptr)
+{
+    verbs_rcache_t *rc = &tl->rcache;
+    rcache_busy++;
+    pthread_mutex_lock(&rc->lock);
+    ibex_tl_mem_t *found = NULL;
+    for (size_t i = ents_upper(rc, (uintptr_t)ptr); i > 0; i--) {
+        ibex_tl_mem_t *m = rc->ents[i - 1];
+        if (m->start < (uintptr_t)ptr)
+            break;
+        if (m->pinned && m->start == (uintptr_t)ptr) {
+            found = m;
+            break;
+        }
+    }
+    if (found) {
+        found->pinned = false;
+        ents_remove(rc, found);
+        if (--found->refcnt == 0)
+            mem_destroy(found);
+    }
+    pthread_mutex_unlock(&rc->lock);
+    rcache_busy--;
+    if (!found)
+        return IBEX_ERR_INVALID;
+    free(ptr);
+    return IBEX_OK;
+}
+
+/* ---- memory hooks: wrappers of the program's unmapping calls ---- */
+
+int munmap(void *addr, size_t len)
+{
+    rcache_invalidate((uintptr_t)addr, len);
+    return (int)syscall(SYS_munmap, addr, len);
+}
+
+void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
+{
+    void *new_addr = NULL;
+    if (flags & MREMAP_FIXED) {
+        va_list ap;
+        va_start(ap, flags);
+        new_addr = va_arg(ap, void *);
+        va_end(ap);
+        rcache_invalidate((uintptr_t)new_addr, new_len);
+    }
+    rcache_invalidate((uintptr_t)old, old_len);
+    return (void *)syscall(SYS_mremap, old, old_len, new_len, flags, new_addr);
+}
+
+int madvise(void *addr, size_t len, int advice)
+{
+    if (advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE)
+        rcache_invalidate((uintptr_t)addr, len);
+    return (int)syscall(SYS_madvise, addr, len, advice);
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+    void *p = (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+    /* a new mapping where a cached range was means that range was unmapped unseen */
+    if (p != MAP_FAILED)
+        rcache_invalidate((uintptr_t)p, len);
+    return p;
+}

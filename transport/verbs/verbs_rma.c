@@ -1,0 +1,178 @@
+/*
+ * put / get: RDMA WRITE / RDMA READ split into VERBS_RMA_FRAG fragments, all posted back to back
+ * (pipelined), every fragment signalled; the request completes when its last fragment does.
+ * Fragments that do not fit the send queue, the CQ or the peer's limit of parallel READs
+ * (max_dest_rd_atomic) wait in the endpoint's queue and are posted from progress().
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../runtime/ibex_log.h"
+#include "verbs.h"
+
+struct verbs_rma_req {
+    verbs_rma_req_t *next;
+    ibex_tl_comp_t *comp;
+    char *local;
+    uint64_t remote;
+    size_t len, off;
+    uint32_t lkey, rkey;
+    ibex_tl_mem_t *own_mem; /* registration taken here when the runtime gave none */
+    uint32_t frags_out;
+    bool is_read;
+    ibex_status_t status;
+} __attribute__((aligned(8)));
+
+const char *ibex_verbs_rma_opname(const verbs_rma_req_t *req)
+{
+    return req->is_read ? "rdma read" : "rdma write";
+}
+
+static bool frag_room(ibex_tl_ep_t *ep, const verbs_rma_req_t *req)
+{
+    return ep->sq_avail >= 2 && ep->tl->cq_room >= 1 && (!req->is_read || ep->rd_out < ep->rd_max);
+}
+
+/* Posts fragments of req while there is room; returns how many. */
+static int rma_pump(ibex_tl_ep_t *ep, verbs_rma_req_t *req)
+{
+    int n = 0;
+    while (req->off < req->len && frag_room(ep, req)) {
+        size_t flen = req->len - req->off;
+        if (flen > VERBS_RMA_FRAG)
+            flen = VERBS_RMA_FRAG;
+        struct ibv_sge sge = {(uintptr_t)(req->local + req->off), (uint32_t)flen, req->lkey};
+        struct ibv_send_wr wr = {
+            .wr_id = (uintptr_t)req | VERBS_WR_RMA,
+            .sg_list = &sge,
+            .num_sge = 1,
+            .opcode = req->is_read ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE,
+            .wr.rdma = {.remote_addr = req->remote + req->off, .rkey = req->rkey},
+        };
+        int rc = ibex_verbs_post(ep, &wr, true);
+        if (rc) {
+            ibex_error(TL, "cannot post %s to peer rank %d (qp 0x%x): %s",
+                       ibex_verbs_rma_opname(req), ep->peer, ep->qp->qp_num, strerror(rc));
+            ibex_verbs_ep_fail(ep, IBV_WC_LOC_QP_OP_ERR, ibex_verbs_rma_opname(req));
+            break;
+        }
+        req->off += flen;
+        req->frags_out++;
+        ep->rd_out += req->is_read;
+        n++;
+    }
+    return n;
+}
+
+static void rma_finish(ibex_tl_ep_t *ep, verbs_rma_req_t *req)
+{
+    ibex_tl_t *tl = ep->tl;
+    if (req->own_mem)
+        ibex_verbs_rcache_put(&tl->rcache, req->own_mem);
+    tl->rma_out--;
+    ibex_tl_comp_t *comp = req->comp;
+    ibex_status_t st = req->status;
+    free(req);
+    comp->cb(comp, st);
+}
+
+static ibex_status_t rma_start(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc, bool is_read)
+{
+    if (ep->failed)
+        return ep->fail_status;
+    if (desc->len == 0)
+        return IBEX_OK;
+    verbs_rma_req_t *req = calloc(1, sizeof(*req));
+    if (!req)
+        return IBEX_ERR_NO_MEMORY;
+    ibex_tl_mem_t *mem = desc->local_mem;
+    if (!mem) {
+        ibex_status_t st = ibex_verbs_rcache_get(&ep->tl->rcache, desc->local, desc->len, &mem);
+        if (st != IBEX_OK) {
+            free(req);
+            return st;
+        }
+        req->own_mem = mem;
+    }
+    uint32_t rkey;
+    memcpy(&rkey, desc->rkey, sizeof(rkey));
+    *req = (verbs_rma_req_t){.comp = desc->comp, .local = desc->local, .remote = desc->remote,
+                             .len = desc->len, .lkey = mem->mr->lkey, .rkey = rkey,
+                             .own_mem = req->own_mem, .is_read = is_read, .status = IBEX_OK};
+    ep->tl->rma_out++;
+    if (!ep->rma_head)
+        rma_pump(ep, req);
+    if (ep->failed) {
+        req->len = req->off; /* nothing more will be posted */
+        req->status = ep->fail_status;
+        if (req->frags_out > 0)
+            return IBEX_INPROGRESS;
+        if (req->own_mem)
+            ibex_verbs_rcache_put(&ep->tl->rcache, req->own_mem);
+        ep->tl->rma_out--;
+        free(req);
+        return ep->fail_status;
+    }
+    if (req->off < req->len) {
+        if (ep->rma_tail)
+            ep->rma_tail->next = req;
+        else
+            ep->rma_head = req;
+        ep->rma_tail = req;
+        ibex_verbs_work_add(ep);
+    }
+    return IBEX_INPROGRESS;
+}
+
+ibex_status_t ibex_verbs_put(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc)
+{
+    return rma_start(ep, desc, false);
+}
+
+ibex_status_t ibex_verbs_get(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc)
+{
+    return rma_start(ep, desc, true);
+}
+
+void ibex_verbs_rma_done(ibex_tl_ep_t *ep, verbs_rma_req_t *req, enum ibv_wc_status st)
+{
+    req->frags_out--;
+    if (req->is_read && ep->rd_out)
+        ep->rd_out--;
+    if (st != IBV_WC_SUCCESS && req->status == IBEX_OK)
+        req->status = ep->failed ? ep->fail_status : ibex_verbs_wc_status(st);
+    if (req->frags_out == 0 && req->off >= req->len)
+        rma_finish(ep, req);
+}
+
+int ibex_verbs_ep_work_rma(ibex_tl_ep_t *ep)
+{
+    int n = 0;
+    while (ep->rma_head && !ep->failed) {
+        verbs_rma_req_t *req = ep->rma_head;
+        n += rma_pump(ep, req);
+        if (req->off < req->len)
+            break;
+        ep->rma_head = req->next;
+        req->next = NULL;
+        if (!ep->rma_head)
+            ep->rma_tail = NULL;
+    }
+    return n;
+}
+
+void ibex_verbs_rma_fail_queued(ibex_tl_ep_t *ep)
+{
+    verbs_rma_req_t *req = ep->rma_head;
+    ep->rma_head = ep->rma_tail = NULL;
+    while (req) {
+        verbs_rma_req_t *next = req->next;
+        req->next = NULL;
+        if (req->status == IBEX_OK)
+            req->status = ep->fail_status;
+        req->len = req->off; /* nothing more will be posted */
+        if (req->frags_out == 0)
+            rma_finish(ep, req);
+        req = next;
+    }
+}
