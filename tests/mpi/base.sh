@@ -78,6 +78,7 @@ check "ibex_info lists tunables" 0 "IBEX_EAGER_LIMIT=auto (default auto)" 1 env 
 check "ibex_info transports" 0 ": compiled in" 3 "$INFO"
 check "ibex_info --all" 0 "cores" 2 "$INFO" --all
 check "ibex_info --param" 0 "IBEX_SPIN_COUNT=" 1 "$INFO" --param SPIN_COUNT
+check "ibex_info -p lowercase" 0 "IBEX_EAGER_LIMIT=" 1 "$INFO" -p ibex_eager_limit
 check "ibex_info --param unknown" 1 "no tunable named NOPE" 1 "$INFO" --param NOPE
 check "ibex_info bad option" 2 "Usage: ibex_info" 1 "$INFO" --bogus
 check "ibex_info --help" 0 "Usage: ibex_info" 1 "$INFO" --help

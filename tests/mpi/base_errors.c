@@ -1,7 +1,8 @@
 /*
  * Error classes under MPI_ERRORS_RETURN and user error handlers (runtime/errhandler*.c): a bad
  * MPI_Send returns MPI_ERR_RANK / TAG / COUNT / COMM / BUFFER and the job goes on; a user
- * handler is called with the communicator and the class. Prints "base_errors: ok" per rank.
+ * handler is called with the communicator and the class; a program's own MPI_Error_class
+ * replaces the library's (profiling interface). Prints "base_errors: ok" per rank.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -15,6 +16,14 @@
             exit(1);                                                                               \
         }                                                                                          \
     } while (0)
+
+/* The profiling interface: this definition replaces the library's weak MPI_Error_class. */
+static int intercepted;
+int MPI_Error_class(int errorcode, int *errorclass)
+{
+    intercepted++;
+    return PMPI_Error_class(errorcode, errorclass);
+}
 
 static int handler_calls, handler_code;
 static MPI_Comm handler_comm;
@@ -41,6 +50,7 @@ static void check_returned_classes(int size)
     CHECK(MPI_Send(&x, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD) == MPI_SUCCESS);
     CHECK(MPI_Error_class(MPI_ERR_RANK, &cls) == MPI_SUCCESS && cls == MPI_ERR_RANK);
     CHECK(MPI_Error_class(1000, &cls) == MPI_ERR_ARG);
+    CHECK(intercepted == 2);
     MPI_Errhandler eh = MPI_ERRORS_RETURN;
     CHECK(MPI_Errhandler_free(&eh) == MPI_ERR_ARG);
     CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRHANDLER_NULL) == MPI_ERR_ARG);
