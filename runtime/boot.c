@@ -110,6 +110,10 @@ static int boot_count_cores(void)
     hwloc_topology_t topo;
     int n = -1;
     if (hwloc_topology_init(&topo) == 0) {
+        /* Only cores and PUs are needed: skip caches, NUMA details and devices (cheaper). */
+        hwloc_topology_set_all_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+        hwloc_topology_set_type_filter(topo, HWLOC_OBJ_CORE, HWLOC_TYPE_FILTER_KEEP_ALL);
+        hwloc_topology_set_type_filter(topo, HWLOC_OBJ_PU, HWLOC_TYPE_FILTER_KEEP_ALL);
         if (hwloc_topology_load(topo) == 0) {
             n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
             if (n <= 0)

@@ -19,6 +19,9 @@ struct ibex_comm;
  * if the program set one there, else that of MPI_COMM_WORLD. */
 int ibex_mpi_error(struct ibex_comm *comm, int errclass, const char *call, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The largest valid tag (MPI_TAG_UB): 2^30 - 1. */
+extern const int ibex_tag_ub;
+
 /* The MPI error class for an internal status. */
 int ibex_err_class_of(ibex_status_t status);
 

@@ -2,6 +2,7 @@
  * ibex_info: what this Ibex build is and what it would do on this machine. It never calls
  * MPI_Init, so it runs without a launcher and without any RDMA device.
  */
+#include <ctype.h>
 #include <getopt.h>
 #include <hwloc.h>
 #include <pmix.h>
@@ -95,7 +96,13 @@ static void info_node(void)
 
 static int info_param(const char *name)
 {
-    const ibex_cfg_entry_t *e = ibex_config_find(name);
+    char upper[128];
+    size_t i;
+    /* Accept "eager_limit" as well as "IBEX_EAGER_LIMIT". */
+    for (i = 0; name[i] && i < sizeof(upper) - 1; i++)
+        upper[i] = (char)toupper((unsigned char)name[i]);
+    upper[i] = '\0';
+    const ibex_cfg_entry_t *e = ibex_config_find(upper);
     if (!e) {
         fprintf(stderr, "ibex_info: no tunable named %s (ibex_info lists them all)\n", name);
         return 1;
