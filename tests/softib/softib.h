@@ -202,6 +202,7 @@ struct sib_rctx {
     struct sib_seg *seg;
     pid_t pid;
     bool self;
+    int reg_idx; /* own contexts: slot in the registry */
     uint64_t checked_ns;
     uint32_t nops;
     bool dead;

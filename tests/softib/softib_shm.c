@@ -304,6 +304,27 @@ static struct sib_reg_host *reg_host(void)
     return &g_reg->host[i];
 }
 
+static bool reg_empty(void)
+{
+    int i;
+
+    for (i = 0; i < SIB_REG_CTXS; i++)
+        if (g_reg->ctx[i].pid)
+            return false;
+    return true;
+}
+
+/* The last one out removes the registry; openers notice (nlink 0) and retry. */
+static void reg_remove_if_empty(void)
+{
+    char name[64];
+
+    if (!reg_empty())
+        return;
+    reg_name(name, sizeof(name));
+    shm_unlink(name);
+}
+
 int sib_host_lid(uint32_t *lid_p)
 {
     struct sib_reg_host *h;
@@ -316,6 +337,7 @@ int sib_host_lid(uint32_t *lid_p)
         rc = h ? 0 : ENOSPC;
         if (h)
             *lid_p = h->lid;
+        reg_remove_if_empty(); /* a GUID query alone leaves nothing behind */
         reg_unlock();
     }
     pthread_mutex_unlock(&g_lock);
@@ -351,16 +373,6 @@ static void reg_sweep(void)
                 g_reg->qp[j].qpn = 0;
         memset(c, 0, sizeof(*c));
     }
-}
-
-static bool reg_empty(void)
-{
-    int i;
-
-    for (i = 0; i < SIB_REG_CTXS; i++)
-        if (g_reg->ctx[i].pid)
-            return false;
-    return true;
 }
 
 static int seg_name(char *buf, size_t len)
@@ -468,6 +480,7 @@ static int seg_create_locked(struct sib_ctx *ctx, uint32_t lid)
         return idx < 0 ? ENOSPC : ENOMEM;
     }
     ctx->self->self = true;
+    ctx->self->reg_idx = idx;
     ctx->seg = seg;
     ctx->reg_idx = idx;
     return 0;
@@ -494,28 +507,43 @@ int sib_seg_create(struct sib_ctx *ctx)
  * Our segment stays mapped (peers may still hold pointers computed from our
  * cache entry in their process, never in ours) but its names go away now.
  */
-void sib_seg_destroy(struct sib_ctx *ctx)
+static void seg_forget(struct sib_rctx *self)
 {
     int j;
 
-    atomic_store(&ctx->seg->alive, 0);
-    pthread_mutex_lock(&g_lock);
+    atomic_store(&self->seg->alive, 0);
     if (reg_lock() == 0) {
-        seg_unlink_all(ctx->self->name);
+        seg_unlink_all(self->name);
         for (j = 0; j < SIB_MAX_QP; j++)
-            if (g_reg->qp[j].qpn && g_reg->qp[j].ctx == ctx->reg_idx)
+            if (g_reg->qp[j].qpn && g_reg->qp[j].ctx == self->reg_idx)
                 g_reg->qp[j].qpn = 0;
-        memset(&g_reg->ctx[ctx->reg_idx], 0, sizeof(g_reg->ctx[0]));
+        memset(&g_reg->ctx[self->reg_idx], 0, sizeof(g_reg->ctx[0]));
         reg_sweep();
-        if (reg_empty()) {
-            char name[64];
-
-            reg_name(name, sizeof(name));
-            shm_unlink(name);
-        }
+        reg_remove_if_empty();
         reg_unlock();
     }
-    ctx->self->dead = true;
+    self->dead = true;
+}
+
+void sib_seg_destroy(struct sib_ctx *ctx)
+{
+    pthread_mutex_lock(&g_lock);
+    seg_forget(ctx->self);
+    pthread_mutex_unlock(&g_lock);
+}
+
+/*
+ * A program that exits without ibv_close_device leaves no names behind
+ * either. Only our own contexts: a forked child inherits its parent's list.
+ */
+__attribute__((destructor)) static void seg_exit_cleanup(void)
+{
+    struct sib_rctx *r;
+
+    pthread_mutex_lock(&g_lock);
+    for (r = g_rctx; r; r = r->next)
+        if (r->self && !r->dead && r->seg->pid == getpid())
+            seg_forget(r);
     pthread_mutex_unlock(&g_lock);
 }
 

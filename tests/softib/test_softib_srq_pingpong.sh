@@ -4,7 +4,7 @@
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/softib/softib_test_lib.sh"
 need_prog ibv_srq_pingpong
 
-for args in "-c -n 200" "-c -e -n 200" "-c -q 4 -s 64 -n 500" "-c -q 2 -s 262144 -n 20"; do
+for args in "-c -n 50" "-c -e -n 200" "-c -q 4 -s 64 -n 100" "-c -q 2 -s 262144 -n 10"; do
     echo "== ibv_srq_pingpong $args"
     # shellcheck disable=SC2086
     pingpong ibv_srq_pingpong $args || exit 1

@@ -16,6 +16,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -547,6 +548,83 @@ static void test_atomics_concurrent(void **state)
     t_ep_close(&e);
 }
 
+/* Peer in its own network namespace: another host, with its own LID. */
+static int netns_peer(int rfd, int wfd, void *arg)
+{
+    uint32_t skip = 0;
+
+    (void)arg;
+    if (unshare(CLONE_NEWNET) != 0) {
+        skip = 1; /* not root: nothing to test */
+        t_xwrite(wfd, &skip, sizeof(skip));
+        return 0;
+    }
+    t_xwrite(wfd, &skip, sizeof(skip));
+    return echo_peer(rfd, wfd, (void *)(uintptr_t)64);
+}
+
+static void test_two_hosts_netns(void **state)
+{
+    struct t_peer p = t_fork(netns_peer, NULL);
+    struct t_info me, peer;
+    struct ibv_sge z;
+    struct t_ep e;
+    uint32_t skip;
+
+    (void)state;
+    t_xread(p.rfd, &skip, sizeof(skip));
+    if (skip) {
+        t_wait(&p);
+        skip();
+    }
+    t_ep_open(&e, 2 << 20, ALL_ACCESS, false);
+    t_qp_create(&e, 16, false);
+    t_xread(p.rfd, &peer, sizeof(peer));
+    assert_int_not_equal(peer.lid, e.lid); /* a namespace is a host */
+    me = t_ep_info(&e);
+    t_xwrite(p.wfd, &me, sizeof(me));
+    t_qp_connect(e.qp, peer.lid, peer.qpn, NULL);
+    t_xread(p.rfd, &peer, sizeof(peer));
+    echo_round(&e, 64, 3);
+    z = t_sge(&e, 0, 0);
+    assert_int_equal(t_post_send(e.qp, IBV_WR_SEND, &z, 1, 0, 0, 0, 0), 0);
+    t_xwrite(p.wfd, &me, sizeof(me));
+    assert_int_equal(t_wait(&p), 0);
+    t_ep_close(&e);
+}
+
+static void test_rereg_and_resize(void **state)
+{
+    struct ibv_wc wc[2];
+    struct ibv_sge s;
+    struct ibv_qp *b;
+    struct t_ep e;
+
+    (void)state;
+    loop_pair(&e, &b);
+    /* rereg_mr changes access in place: a WRITE works, then fails once it is taken away. */
+    assert_int_equal(ibv_rereg_mr(e.mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+                                  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE),
+                     0);
+    assert_int_equal(ibv_resize_cq(e.cq, 1024), 0);
+    assert_int_equal(e.cq->cqe, 1024);
+    s = t_sge(&e, 0, 8);
+    assert_int_equal(t_post_send(e.qp, IBV_WR_RDMA_WRITE, &s, 1, (uintptr_t)e.buf + 64, e.mr->rkey,
+                                 IBV_SEND_SIGNALED, 1),
+                     0);
+    assert_int_equal(t_poll(e.cq, wc, 1, 1000), 1);
+    assert_int_equal(wc[0].status, IBV_WC_SUCCESS);
+    assert_int_equal(
+        ibv_rereg_mr(e.mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0, IBV_ACCESS_LOCAL_WRITE), 0);
+    assert_int_equal(t_post_send(e.qp, IBV_WR_RDMA_WRITE, &s, 1, (uintptr_t)e.buf + 64, e.mr->rkey,
+                                 IBV_SEND_SIGNALED, 2),
+                     0);
+    assert_int_equal(t_poll(e.cq, wc, 1, 1000), 1);
+    assert_int_equal(wc[0].status, IBV_WC_REM_ACCESS_ERR);
+    assert_int_equal(ibv_destroy_qp(b), 0);
+    t_ep_close(&e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -560,7 +638,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cq_events, t_setup, t_teardown),
         cmocka_unit_test_setup_teardown(test_srq_limit, t_setup, t_teardown),
         cmocka_unit_test_setup_teardown(test_atomics_concurrent, t_setup, t_teardown),
+        cmocka_unit_test_setup_teardown(test_two_hosts_netns, t_setup, t_teardown),
+        cmocka_unit_test_setup_teardown(test_rereg_and_resize, t_setup, t_teardown),
     };
 
+    /* e.g. SOFTIB_TEST_FILTER='test_rnr' to run one test (under valgrind, gdb) */
+    if (getenv("SOFTIB_TEST_FILTER"))
+        cmocka_set_test_filter(getenv("SOFTIB_TEST_FILTER"));
     return cmocka_run_group_tests_name("softib_verbs", tests, NULL, NULL);
 }
