@@ -69,6 +69,7 @@ typedef struct ibex_coll_algo {
 ibex_status_t ibex_coll_barrier_dissemination(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_bcast_binomial(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_reduce_binomial(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_allreduce_recursive_doubling(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_allreduce_reduce_bcast(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_gather_linear(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_scatter_linear(const ibex_coll_args_t *args);

@@ -5,18 +5,21 @@
  * Any algorithm can be forced by name (ibex_coll_force), which the tests use to run every
  * algorithm; IBEX_COLL_<KIND> variables in the config table are meant to call the same.
  */
+#include <ctype.h>
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
 #include <strings.h>
 
 #include "coll.h"
+#include "ibex_config.h"
 #include "ibex_log.h"
 
 static const ibex_coll_algo_t algorithms[] = {
     {"dissemination", IBEX_COLL_BARRIER, ibex_coll_barrier_dissemination},
     {"binomial", IBEX_COLL_BCAST, ibex_coll_bcast_binomial},
     {"binomial", IBEX_COLL_REDUCE, ibex_coll_reduce_binomial},
+    {"recursive_doubling", IBEX_COLL_ALLREDUCE, ibex_coll_allreduce_recursive_doubling},
     {"reduce_bcast", IBEX_COLL_ALLREDUCE, ibex_coll_allreduce_reduce_bcast},
     {"linear", IBEX_COLL_GATHER, ibex_coll_gather_linear},
     {"linear", IBEX_COLL_SCATTER, ibex_coll_scatter_linear},
@@ -36,7 +39,7 @@ static const coll_rule_t rules[] = {
     {IBEX_COLL_BARRIER, INT_MAX, SIZE_MAX, "dissemination"},
     {IBEX_COLL_BCAST, INT_MAX, SIZE_MAX, "binomial"},
     {IBEX_COLL_REDUCE, INT_MAX, SIZE_MAX, "binomial"},
-    {IBEX_COLL_ALLREDUCE, INT_MAX, SIZE_MAX, "reduce_bcast"},
+    {IBEX_COLL_ALLREDUCE, INT_MAX, SIZE_MAX, "recursive_doubling"},
     {IBEX_COLL_GATHER, INT_MAX, SIZE_MAX, "linear"},
     {IBEX_COLL_SCATTER, INT_MAX, SIZE_MAX, "linear"},
     {IBEX_COLL_ALLGATHER, INT_MAX, SIZE_MAX, "ring"},
@@ -91,6 +94,30 @@ ibex_status_t ibex_coll_force(ibex_coll_kind_t kind, const char *name)
         return IBEX_ERR_INVALID; /* the caller names the variable in its message */
     forced[kind] = algo;
     return IBEX_OK;
+}
+
+/* Applies IBEX_COLL_<KIND> (the config table's coll_algo[], in IBEX_COLL_KIND_LIST order). */
+ibex_status_t ibex_coll_init(void)
+{
+    _Static_assert(sizeof(ibex_config.coll_algo) / sizeof(ibex_config.coll_algo[0]) ==
+                       IBEX_COLL_KIND_COUNT,
+                   "one IBEX_COLL_ variable per collective");
+    ibex_status_t result = IBEX_OK;
+    for (int k = 0; k < IBEX_COLL_KIND_COUNT; k++) {
+        const char *name = ibex_config.coll_algo[k];
+        if (ibex_coll_force((ibex_coll_kind_t)k, name) == IBEX_OK)
+            continue;
+        char var[32];
+        const char *kname = ibex_coll_kind_name((ibex_coll_kind_t)k);
+        size_t i = 0;
+        for (; kname[i] && i < sizeof(var) - 1; i++)
+            var[i] = (char)toupper((unsigned char)kname[i]);
+        var[i] = '\0';
+        ibex_error(COLL, "IBEX_COLL_%s='%s' is not a %s algorithm (see collectives/README.md)",
+                   var, name, kname);
+        result = IBEX_ERR_INVALID;
+    }
+    return result;
 }
 
 const ibex_coll_algo_t *ibex_coll_select(ibex_coll_kind_t kind, int comm_size, size_t bytes)

@@ -174,9 +174,17 @@ static void predef_build(void)
 #undef DT_SCALAR
 #define DT_PAIR(name, A, abasic, B, bbasic)                                                        \
     {                                                                                              \
-        struct pair { A a; B b; };                                                                 \
-        pair_desc_t d = {sizeof(A), offsetof(struct pair, b), sizeof(B), sizeof(struct pair),      \
-                         alignof(struct pair), MPI_##abasic, MPI_##bbasic};                        \
+        struct pair {                                                                              \
+            A a;                                                                                   \
+            B b;                                                                                   \
+        };                                                                                         \
+        pair_desc_t d = {.a_size = sizeof(A),                                                      \
+                         .b_off = offsetof(struct pair, b),                                        \
+                         .b_size = sizeof(B),                                                      \
+                         .extent = sizeof(struct pair),                                            \
+                         .align = alignof(struct pair),                                            \
+                         .a_basic = MPI_##abasic,                                                  \
+                         .b_basic = MPI_##bbasic};                                                 \
         predef_pair(DT_INDEX(name), #name, &d);                                                    \
     }
     IBEX_DT_PAIR_LIST(DT_PAIR)

@@ -14,8 +14,7 @@ int ibex_dt_lookup(MPI_Datatype handle, const char *call, bool need_commit, ibex
     if (!dt)
         return ibex_mpi_error(NULL, MPI_ERR_TYPE, call, "invalid datatype 0x%x", handle);
     if (need_commit && !dt->committed)
-        return ibex_mpi_error(NULL, MPI_ERR_TYPE, call, "datatype 0x%x is not committed",
-                              handle);
+        return ibex_mpi_error(NULL, MPI_ERR_TYPE, call, "datatype 0x%x is not committed", handle);
     *dt_p = dt;
     return MPI_SUCCESS;
 }

@@ -23,12 +23,12 @@ typedef struct dt_build {
     ibex_dt_t *dt;
     const ibex_dt_t *first; /* first member's type: types of a type with no data */
     size_t cap_blocks, cap_runs;
-    bool typed;             /* basic / op type taken from a member with data */
-    bool bounded, sticky;   /* lb / ub seen; they come from markers */
+    bool typed;           /* basic / op type taken from a member with data */
+    bool bounded, sticky; /* lb / ub seen; they come from markers */
     ptrdiff_t lb, ub;
-    bool data;              /* true_lb / true_ub seen */
+    bool data; /* true_lb / true_ub seen */
     ptrdiff_t tlb, tub;
-    int err;                /* MPI error class of the first failure */
+    int err; /* MPI error class of the first failure */
 } dt_build_t;
 
 static bool build_grow(dt_build_t *b, void **arr, size_t *cap, size_t elem)
@@ -220,8 +220,9 @@ static int create_end(const char *call, dt_build_t *b, int combiner, bool pad, M
     return MPI_SUCCESS;
 err_destroy:
     ibex_dt_destroy(b->dt);
-    return ibex_mpi_error(NULL, rc, call, "%s", rc == MPI_ERR_ARG ? "datatype size overflows"
-                                                                 : "out of memory for a datatype");
+    return ibex_mpi_error(NULL, rc, call, "%s",
+                          rc == MPI_ERR_ARG ? "datatype size overflows"
+                                            : "out of memory for a datatype");
 }
 
 static int create_fail(dt_build_t *b, int rc)
@@ -335,7 +336,12 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
                       const int array_of_displacements[], MPI_Datatype oldtype,
                       MPI_Datatype *newtype)
 {
-    indexed_args_t a = {count, false, array_of_blocklengths, 0, array_of_displacements, NULL,
+    indexed_args_t a = {count,
+                        false,
+                        array_of_blocklengths,
+                        0,
+                        array_of_displacements,
+                        NULL,
                         IBEX_DT_COMBINER_INDEXED};
     return create_indexed("MPI_Type_indexed", &a, oldtype, newtype);
 }
@@ -345,7 +351,12 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
                               const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                               MPI_Datatype *newtype)
 {
-    indexed_args_t a = {count, false, array_of_blocklengths, 0, NULL, array_of_displacements,
+    indexed_args_t a = {count,
+                        false,
+                        array_of_blocklengths,
+                        0,
+                        NULL,
+                        array_of_displacements,
                         IBEX_DT_COMBINER_HINDEXED};
     return create_indexed("MPI_Type_create_hindexed", &a, oldtype, newtype);
 }
@@ -354,7 +365,12 @@ IBEX_WEAK_ALIAS(Type_create_indexed_block)
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
                                    MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    indexed_args_t a = {count, true, NULL, blocklength, array_of_displacements, NULL,
+    indexed_args_t a = {count,
+                        true,
+                        NULL,
+                        blocklength,
+                        array_of_displacements,
+                        NULL,
                         IBEX_DT_COMBINER_INDEXED_BLOCK};
     return create_indexed("MPI_Type_create_indexed_block", &a, oldtype, newtype);
 }
@@ -364,7 +380,12 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
                                     const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                                     MPI_Datatype *newtype)
 {
-    indexed_args_t a = {count, true, NULL, blocklength, NULL, array_of_displacements,
+    indexed_args_t a = {count,
+                        true,
+                        NULL,
+                        blocklength,
+                        NULL,
+                        array_of_displacements,
                         IBEX_DT_COMBINER_HINDEXED_BLOCK};
     return create_indexed("MPI_Type_create_hindexed_block", &a, oldtype, newtype);
 }

@@ -42,6 +42,8 @@ typedef struct ibex_config {
     int verbs_retry_count;     /* transport retries before a peer is declared dead */
     long long verbs_rcache_max; /* registration cache limit in bytes */
     int verbs_fork;            /* call ibv_fork_init() at start-up */
+    /* collectives: an algorithm name per collective, or "auto" (order of IBEX_COLL_KIND_LIST) */
+    char *coll_algo[8];
     /* misc */
     int abort_grace_ms;        /* launcher: SIGTERM -> SIGKILL grace */
 } ibex_config_t;

@@ -28,6 +28,7 @@ ibex_status_t ibex_op_init(void);   /* op.c: predefined ops */
 void ibex_op_fini(void);
 ibex_status_t ibex_comm_init(void); /* comm.c: groups, MPI_COMM_WORLD, MPI_COMM_SELF */
 void ibex_comm_fini(void);
+ibex_status_t ibex_coll_init(void); /* collectives/coll_select.c: applies IBEX_COLL_* */
 ibex_status_t ibex_p2p_init(void);  /* p2p engine: requests, transports; publishes addresses */
 /* MPI_Finalize: ibex_p2p_quiesce() completes this rank's outstanding transfers, then
  * ibex_boot_fence(false) makes sure every rank has done so (no peer still reads our memory),

@@ -13,6 +13,7 @@
 #include "ibex_comm.h"
 #include "ibex_err.h"
 #include "ibex_log.h"
+#include "ibex_p2p.h"
 #include "ibex_runtime.h"
 
 ibex_runtime_t ibex_rt;
@@ -40,13 +41,21 @@ typedef struct {
 static ibex_status_t init_publish(void)
 {
     ibex_status_t st = ibex_boot_commit();
-    return st == IBEX_OK ? ibex_boot_fence(true) : st;
+    if (st == IBEX_OK)
+        st = ibex_boot_fence(true);
+    /* Every address is readable now: one progress call lets a transport that brings up all its
+     * connections at start-up (verbs: both ends of an RC QP must be ready before the first
+     * packet) do it before the program may stop calling MPI for a while. */
+    if (st == IBEX_OK)
+        ibex_progress();
+    return st;
 }
 
 static const init_step_t init_steps[] = {
     {"datatypes", ibex_dt_init, ibex_dt_fini},
     {"reduction operations", ibex_op_init, ibex_op_fini},
     {"communicators", ibex_comm_init, ibex_comm_fini},
+    {"collectives (IBEX_COLL_*)", ibex_coll_init, NULL},
     {"point-to-point engine", ibex_p2p_init, ibex_p2p_fini},
     {"address exchange (PMIx commit and fence)", init_publish, NULL},
 };

@@ -138,19 +138,25 @@ enum { OP_LIST(OP_ENUM) LOC_LIST(OP_ENUM) };
 #define DEFINE_LOC_FN(op, name, A, B)                                                              \
     static void op_##op##_##name(const void *in, void *inout, size_t n)                            \
     {                                                                                              \
-        const struct { A v; B i; } *x = in;                                                        \
-        struct { A v; B i; } *y = inout;                                                           \
+        const struct {                                                                             \
+            A v;                                                                                   \
+            B i;                                                                                   \
+        } *x = in;                                                                                 \
+        struct {                                                                                   \
+            A v;                                                                                   \
+            B i;                                                                                   \
+        } *y = inout;                                                                              \
         for (size_t k = 0; k < n; k++) {                                                           \
             if (LOCX_##op(x[k].v, y[k].v) || (x[k].v == y[k].v && x[k].i < y[k].i))                \
-                memcpy(&y[k], &x[k], sizeof(y[k]));                                               \
+                memcpy(&y[k], &x[k], sizeof(y[k]));                                                \
         }                                                                                          \
     }
-#define GEN_FNS(op, NAME, TYPES) TYPES(DEFINE_OP_FN, op)
+#define GEN_FNS(op, NAME, TYPES)     TYPES(DEFINE_OP_FN, op)
 #define GEN_LOC_FNS(op, NAME, TYPES) TYPES(DEFINE_LOC_FN, op)
 OP_LIST(GEN_FNS)
 LOC_LIST(GEN_LOC_FNS)
 
-#define REG_FN(op, name, ...) [OPI_##op][IBEX_HANDLE_INDEX(MPI_##name)] = op_##op##_##name,
+#define REG_FN(op, name, ...)   [OPI_##op][IBEX_HANDLE_INDEX(MPI_##name)] = op_##op##_##name,
 #define REG_OP(op, NAME, TYPES) TYPES(REG_FN, op)
 static op_fn_t *const op_fns[IBEX_OP_PREDEFINED_COUNT][IBEX_DT_PREDEFINED_COUNT] = {
     OP_LIST(REG_OP) LOC_LIST(REG_OP)};
@@ -256,8 +262,8 @@ static void op_apply_blocks(op_fn_t *fn, const void *in, void *inout, int count,
 
 /* Units with padding (MPI_DOUBLE_INT...) are split over blocks: gather both operands into
  * arrays of the unit through the packed form, reduce, and scatter the result back. */
-static int op_apply_gather(op_fn_t *fn, const void *in, void *inout, int count,
-                           const ibex_dt_t *dt, const ibex_dt_t *unit)
+static int op_apply_gather(op_fn_t *fn, const void *in, void *inout, int count, const ibex_dt_t *dt,
+                           const ibex_dt_t *unit)
 {
     size_t bytes = (size_t)count * dt->size, n = bytes / unit->size;
     size_t arr = n * (size_t)unit->extent;
@@ -294,7 +300,8 @@ int ibex_op_apply(const ibex_op_t *op, const void *in, void *inout, int count,
     if (op->handle == MPI_NO_OP)
         return MPI_SUCCESS;
     if (op->handle == MPI_REPLACE) {
-        op_replace(in, inout, count, dt);
+        if (count > 0)
+            op_replace(in, inout, count, dt);
         return MPI_SUCCESS;
     }
     int t = ibex_dt_priv(dt)->op_type;

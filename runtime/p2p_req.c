@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ibex_dt_ref.h"
 #include "ibex_log.h"
 #include "ibex_runtime.h"
 
@@ -60,6 +61,9 @@ static ibex_req_t *req_fill(ibex_req_kind_t kind, const void *buf, int count, ib
     req->tag = tag;
     req->comm = comm;
     req->coll = coll;
+    /* a request keeps its communicator and datatype alive until it is released */
+    comm->refcount++;
+    ibex_dt_retain(dt);
     return req;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ibex_config.h"
+#include "ibex_dt_ref.h"
 #include "ibex_engine.h"
 #include "ibex_handle.h"
 #include "ibex_log.h"
@@ -88,6 +89,9 @@ void ibex_req_complete(ibex_req_t *req, ibex_status_t error)
 
 void ibex_req_release(ibex_req_t *req)
 {
+    ibex_comm_release(req->comm);
+    if (req->dt)
+        ibex_dt_release(req->dt);
     if (req->handle != MPI_REQUEST_NULL)
         ibex_handle_release(&req_table, req->handle);
     if (!req->complete)

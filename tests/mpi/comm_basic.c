@@ -158,6 +158,14 @@ static void check_create(void)
     CHECK_OK(MPI_Comm_create(MPI_COMM_WORLD, MPI_GROUP_EMPTY, &comm));
     CHECK(comm == MPI_COMM_NULL);
     CHECK(MPI_Comm_create(MPI_COMM_WORLD, MPI_GROUP_NULL, &comm) == MPI_ERR_GROUP);
+    /* a group with ranks outside the communicator */
+    MPI_Comm half;
+    CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, 0, &half));
+    CHECK_OK(MPI_Comm_set_errhandler(half, MPI_ERRORS_RETURN));
+    CHECK(MPI_Comm_create(half, world, &comm) == (size > 1 ? MPI_ERR_GROUP : MPI_SUCCESS));
+    if (size == 1)
+        CHECK_OK(MPI_Comm_free(&comm));
+    CHECK_OK(MPI_Comm_free(&half));
     CHECK_OK(MPI_Group_free(&evens));
     CHECK_OK(MPI_Group_free(&world));
 }

@@ -14,38 +14,87 @@ typedef struct predef_expect {
     const char *name;
 } predef_expect_t;
 
-#define SCALAR(h, T) {h, sizeof(T), sizeof(T), 1, #h}
-#define PAIR(h, A, B) {h, sizeof(A) + sizeof(B), sizeof(struct { A a; B b; }),                    \
-                       offsetof(struct { A a; B b; }, b) == sizeof(A) ? 1 : 2, #h}
+#define SCALAR(h, T)                                                                               \
+    {                                                                                              \
+        h, sizeof(T), sizeof(T), 1, #h                                                             \
+    }
+#define PAIR(h, A, B)                                                                              \
+    {                                                                                              \
+        h, sizeof(A) + sizeof(B), sizeof(struct {                                                  \
+            A a;                                                                                   \
+            B b;                                                                                   \
+        }),                                                                                        \
+            offsetof(                                                                              \
+                struct {                                                                           \
+                    A a;                                                                           \
+                    B b;                                                                           \
+                },                                                                                 \
+                b) == sizeof(A)                                                                    \
+                ? 1                                                                                \
+                : 2,                                                                               \
+            #h                                                                                     \
+    }
 
 static const predef_expect_t predefs[] = {
-    SCALAR(MPI_CHAR, char), SCALAR(MPI_SIGNED_CHAR, signed char),
-    SCALAR(MPI_UNSIGNED_CHAR, unsigned char), SCALAR(MPI_BYTE, char), SCALAR(MPI_WCHAR, wchar_t),
-    SCALAR(MPI_SHORT, short), SCALAR(MPI_UNSIGNED_SHORT, unsigned short), SCALAR(MPI_INT, int),
-    SCALAR(MPI_UNSIGNED, unsigned), SCALAR(MPI_LONG, long), SCALAR(MPI_UNSIGNED_LONG, long),
-    SCALAR(MPI_LONG_LONG_INT, long long), SCALAR(MPI_UNSIGNED_LONG_LONG, long long),
-    SCALAR(MPI_FLOAT, float), SCALAR(MPI_DOUBLE, double), SCALAR(MPI_LONG_DOUBLE, long double),
-    SCALAR(MPI_INT8_T, int8_t), SCALAR(MPI_INT16_T, int16_t), SCALAR(MPI_INT32_T, int32_t),
-    SCALAR(MPI_INT64_T, int64_t), SCALAR(MPI_UINT8_T, uint8_t), SCALAR(MPI_UINT16_T, uint16_t),
-    SCALAR(MPI_UINT32_T, uint32_t), SCALAR(MPI_UINT64_T, uint64_t), SCALAR(MPI_C_BOOL, _Bool),
-    SCALAR(MPI_C_FLOAT_COMPLEX, float _Complex), SCALAR(MPI_C_DOUBLE_COMPLEX, double _Complex),
-    SCALAR(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex), SCALAR(MPI_AINT, MPI_Aint),
-    SCALAR(MPI_OFFSET, MPI_Offset), SCALAR(MPI_COUNT, MPI_Count), SCALAR(MPI_PACKED, char),
-    PAIR(MPI_FLOAT_INT, float, int), PAIR(MPI_DOUBLE_INT, double, int),
-    PAIR(MPI_LONG_INT, long, int), PAIR(MPI_2INT, int, int), PAIR(MPI_SHORT_INT, short, int),
-    PAIR(MPI_LONG_DOUBLE_INT, long double, int), SCALAR(MPI_CXX_BOOL, _Bool),
+    SCALAR(MPI_CHAR, char),
+    SCALAR(MPI_SIGNED_CHAR, signed char),
+    SCALAR(MPI_UNSIGNED_CHAR, unsigned char),
+    SCALAR(MPI_BYTE, char),
+    SCALAR(MPI_WCHAR, wchar_t),
+    SCALAR(MPI_SHORT, short),
+    SCALAR(MPI_UNSIGNED_SHORT, unsigned short),
+    SCALAR(MPI_INT, int),
+    SCALAR(MPI_UNSIGNED, unsigned),
+    SCALAR(MPI_LONG, long),
+    SCALAR(MPI_UNSIGNED_LONG, long),
+    SCALAR(MPI_LONG_LONG_INT, long long),
+    SCALAR(MPI_UNSIGNED_LONG_LONG, long long),
+    SCALAR(MPI_FLOAT, float),
+    SCALAR(MPI_DOUBLE, double),
+    SCALAR(MPI_LONG_DOUBLE, long double),
+    SCALAR(MPI_INT8_T, int8_t),
+    SCALAR(MPI_INT16_T, int16_t),
+    SCALAR(MPI_INT32_T, int32_t),
+    SCALAR(MPI_INT64_T, int64_t),
+    SCALAR(MPI_UINT8_T, uint8_t),
+    SCALAR(MPI_UINT16_T, uint16_t),
+    SCALAR(MPI_UINT32_T, uint32_t),
+    SCALAR(MPI_UINT64_T, uint64_t),
+    SCALAR(MPI_C_BOOL, _Bool),
+    SCALAR(MPI_C_FLOAT_COMPLEX, float _Complex),
+    SCALAR(MPI_C_DOUBLE_COMPLEX, double _Complex),
+    SCALAR(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex),
+    SCALAR(MPI_AINT, MPI_Aint),
+    SCALAR(MPI_OFFSET, MPI_Offset),
+    SCALAR(MPI_COUNT, MPI_Count),
+    SCALAR(MPI_PACKED, char),
+    PAIR(MPI_FLOAT_INT, float, int),
+    PAIR(MPI_DOUBLE_INT, double, int),
+    PAIR(MPI_LONG_INT, long, int),
+    PAIR(MPI_2INT, int, int),
+    PAIR(MPI_SHORT_INT, short, int),
+    PAIR(MPI_LONG_DOUBLE_INT, long double, int),
+    SCALAR(MPI_CXX_BOOL, _Bool),
     SCALAR(MPI_CXX_FLOAT_COMPLEX, float _Complex),
     SCALAR(MPI_CXX_DOUBLE_COMPLEX, double _Complex),
     SCALAR(MPI_CXX_LONG_DOUBLE_COMPLEX, long double _Complex),
     /* Fortran types with gfortran's default kinds */
-    {MPI_CHARACTER, 1, 1, 1, "MPI_CHARACTER"}, {MPI_LOGICAL, 4, 4, 1, "MPI_LOGICAL"},
-    {MPI_INTEGER, 4, 4, 1, "MPI_INTEGER"}, {MPI_REAL, 4, 4, 1, "MPI_REAL"},
-    {MPI_DOUBLE_PRECISION, 8, 8, 1, "MPI_DOUBLE_PRECISION"}, {MPI_COMPLEX, 8, 8, 1, "MPI_COMPLEX"},
-    {MPI_DOUBLE_COMPLEX, 16, 16, 1, "MPI_DOUBLE_COMPLEX"}, {MPI_2INTEGER, 8, 8, 1, "MPI_2INTEGER"},
-    {MPI_2REAL, 8, 8, 1, "MPI_2REAL"}, {MPI_2DOUBLE_PRECISION, 16, 16, 1, "MPI_2DOUBLE_PRECISION"},
-    {MPI_INTEGER1, 1, 1, 1, "MPI_INTEGER1"}, {MPI_INTEGER2, 2, 2, 1, "MPI_INTEGER2"},
-    {MPI_INTEGER4, 4, 4, 1, "MPI_INTEGER4"}, {MPI_INTEGER8, 8, 8, 1, "MPI_INTEGER8"},
-    {MPI_REAL4, 4, 4, 1, "MPI_REAL4"}, {MPI_REAL8, 8, 8, 1, "MPI_REAL8"},
+    {MPI_CHARACTER, 1, 1, 1, "MPI_CHARACTER"},
+    {MPI_LOGICAL, 4, 4, 1, "MPI_LOGICAL"},
+    {MPI_INTEGER, 4, 4, 1, "MPI_INTEGER"},
+    {MPI_REAL, 4, 4, 1, "MPI_REAL"},
+    {MPI_DOUBLE_PRECISION, 8, 8, 1, "MPI_DOUBLE_PRECISION"},
+    {MPI_COMPLEX, 8, 8, 1, "MPI_COMPLEX"},
+    {MPI_DOUBLE_COMPLEX, 16, 16, 1, "MPI_DOUBLE_COMPLEX"},
+    {MPI_2INTEGER, 8, 8, 1, "MPI_2INTEGER"},
+    {MPI_2REAL, 8, 8, 1, "MPI_2REAL"},
+    {MPI_2DOUBLE_PRECISION, 16, 16, 1, "MPI_2DOUBLE_PRECISION"},
+    {MPI_INTEGER1, 1, 1, 1, "MPI_INTEGER1"},
+    {MPI_INTEGER2, 2, 2, 1, "MPI_INTEGER2"},
+    {MPI_INTEGER4, 4, 4, 1, "MPI_INTEGER4"},
+    {MPI_INTEGER8, 8, 8, 1, "MPI_INTEGER8"},
+    {MPI_REAL4, 4, 4, 1, "MPI_REAL4"},
+    {MPI_REAL8, 8, 8, 1, "MPI_REAL8"},
 };
 
 static void test_predefined_table(void **state)
@@ -80,8 +129,14 @@ static void test_predefined_table(void **state)
 static void test_pair_layout(void **state)
 {
     (void)state;
-    struct di { double d; int i; };
-    struct si { short s; int i; };
+    struct di {
+        double d;
+        int i;
+    };
+    struct si {
+        short s;
+        int i;
+    };
     ibex_dt_t *dt = ibex_dt_get(MPI_DOUBLE_INT);
     MPI_Aint tlb, textent;
     /* double and int are adjacent: one block, the padding is at the end */
@@ -168,7 +223,10 @@ static void test_extents_struct_padding(void **state)
     assert_bounds(t, (bounds_t){2, 0, 2, 0, 2});
     MPI_Type_free(&t);
     /* The C compiler agrees: struct {double; char} has the extent MPI gives it. */
-    struct dchar { double d; char c; };
+    struct dchar {
+        double d;
+        char c;
+    };
     assert_int_equal(sizeof(struct dchar), 16);
 }
 
@@ -247,9 +305,17 @@ static void test_get_count_elements(void **state)
     assert_int_equal(n, 3);
     /* Mixed struct {int; double}: 12 bytes per element. */
     assert_int_equal(MPI_Type_create_struct(2, lens, disps, types, &s), MPI_SUCCESS);
-    const struct { MPI_Count bytes; int count, elems; } cases[] = {
-        {0, 0, 0},   {12, 1, 2}, {16, MPI_UNDEFINED, 3}, {14, MPI_UNDEFINED, MPI_UNDEFINED},
-        {20, MPI_UNDEFINED, MPI_UNDEFINED}, {24, 2, 4}, {4, MPI_UNDEFINED, 1},
+    const struct {
+        MPI_Count bytes;
+        int count, elems;
+    } cases[] = {
+        {0, 0, 0},
+        {12, 1, 2},
+        {16, MPI_UNDEFINED, 3},
+        {14, MPI_UNDEFINED, MPI_UNDEFINED},
+        {20, MPI_UNDEFINED, MPI_UNDEFINED},
+        {24, 2, 4},
+        {4, MPI_UNDEFINED, 1},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         st.ibex_count = cases[i].bytes;

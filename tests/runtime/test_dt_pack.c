@@ -257,6 +257,12 @@ static void check_bounds(const dtcase_t *c)
     assert_int_equal(ext, c->r.bounded ? ref_extent(&c->r) : 0);
     assert_int_equal(tlb, lo);
     assert_int_equal(text, hi - lo);
+    /* The flattened blocks span exactly the true extent. */
+    const ibex_dt_t *dt = ibex_dt_get(c->t);
+    for (int i = 0; i < dt->nblocks; i++) {
+        assert_true(dt->blocks[i].disp >= tlb);
+        assert_true(dt->blocks[i].disp + (MPI_Aint)dt->blocks[i].len <= tlb + text);
+    }
 }
 
 /* Random cut points: the pieces packed at their offsets must equal the whole pack. */
@@ -353,7 +359,7 @@ static void test_every_constructor(void **state)
     dtcase_t gaps = mk_struct(3, sl, sd, st);
     cases[n++] = gaps;
     dtcase_t v2 = mk_hvector(2, 1, 3, false, &i4);
-    cases[n++] = mk_resized(&v2, -8, 40); /* negative lb */
+    cases[n++] = mk_resized(&v2, -8, 40);           /* negative lb */
     cases[n++] = mk_hvector(2, 2, 3, false, &gaps); /* nested */
     dtcase_t rs = mk_resized(&gaps, -4, 48);
     cases[n++] = mk_contig(2, &rs);
@@ -365,13 +371,16 @@ static void test_every_constructor(void **state)
     const dtcase_t *pt[] = {&rs, &di};
     cases[n++] = mk_struct(2, pl, pd, pt); /* sticky member and a plain one */
     dtcase_t neg = mk_resized(&i4, 0, -8);
-    cases[n++] = mk_contig(3, &neg); /* copies run downwards */
+    cases[n++] = mk_contig(3, &neg);              /* copies run downwards */
     cases[n++] = mk_hvector(3, 1, 12, true, &di); /* overlapping extents, disjoint data */
     int ol[] = {1};
     MPI_Aint od[] = {8};
     const dtcase_t *ot[] = {&i4};
     dtcase_t shifted = mk_struct(1, ol, od, ot); /* one block at 8, extent 4: dense */
-    cases[n++] = mk_contig(3, &shifted);
+    cases[n] = mk_contig(3, &shifted);
+    n++;
+    cases[n] = mk_hvector(2, 1, 5, false, &cases[n - 1]); /* gaps between dense runs */
+    n++;
     for (int i = 0; i < n; i++) {
         printf("# case %d: %s\n", i, cases[i].what);
         check_case(&cases[i]);
@@ -427,8 +436,7 @@ static void test_bottom_absolute(void **state)
     double b[2] = {1.5, -2.5};
     short c = 7;
     int lens[] = {1, 2, 1};
-    MPI_Aint disps[] = {(MPI_Aint)(uintptr_t)&a, (MPI_Aint)(uintptr_t)b,
-                        (MPI_Aint)(uintptr_t)&c};
+    MPI_Aint disps[] = {(MPI_Aint)(uintptr_t)&a, (MPI_Aint)(uintptr_t)b, (MPI_Aint)(uintptr_t)&c};
     MPI_Datatype types[] = {MPI_INT, MPI_DOUBLE, MPI_SHORT}, t;
     char out[64], want[22];
     int pos = 0;
@@ -458,8 +466,7 @@ static void test_pack_positions_and_errors(void **state)
     MPI_Datatype u;
     assert_int_equal(MPI_Pack_size(3, MPI_INT, MPI_COMM_WORLD, &size), MPI_SUCCESS);
     assert_int_equal(size, 12);
-    assert_int_equal(MPI_Pack(x, 3, MPI_INT, buf, sizeof(buf), &pos, MPI_COMM_WORLD),
-                     MPI_SUCCESS);
+    assert_int_equal(MPI_Pack(x, 3, MPI_INT, buf, sizeof(buf), &pos, MPI_COMM_WORLD), MPI_SUCCESS);
     assert_int_equal(MPI_Pack(&d, 1, MPI_DOUBLE, buf, sizeof(buf), &pos, MPI_COMM_WORLD),
                      MPI_SUCCESS);
     assert_int_equal(pos, 20);

@@ -38,16 +38,17 @@ static bool tested[IBEX_OP_PREDEFINED_COUNT][IBEX_DT_PREDEFINED_COUNT];
 
 #define CHK_MINMAX(N, T, F)                                                                        \
     CHECK(MPI_MAX, N, T, F, x > y ? x : y) CHECK(MPI_MIN, N, T, F, x < y ? x : y)
-#define CHK_SUMPROD(N, T, F) CHECK(MPI_SUM, N, T, F, x + y) CHECK(MPI_PROD, N, T, F, x * y)
+#define CHK_SUMPROD(N, T, F) CHECK(MPI_SUM, N, T, F, x + y) CHECK(MPI_PROD, N, T, F, x *y)
 #define CHK_LOGIC(N, T, F)                                                                         \
-    CHECK(MPI_LAND, N, T, F, x && y)                                                               \
+    CHECK(MPI_LAND, N, T, F, x &&y)                                                                \
     CHECK(MPI_LOR, N, T, F, x || y) CHECK(MPI_LXOR, N, T, F, (!x) != (!y))
 #define CHK_BIT(N, T, F)                                                                           \
-    CHECK(MPI_BAND, N, T, F, x & y)                                                                \
+    CHECK(MPI_BAND, N, T, F, x &y)                                                                 \
     CHECK(MPI_BOR, N, T, F, x | y) CHECK(MPI_BXOR, N, T, F, x ^ y)
 
 /* The MPI standard's groups, written out independently of op.c. */
-#define CHK_C_INT(N, T, F) CHK_MINMAX(N, T, F) CHK_SUMPROD(N, T, F) CHK_LOGIC(N, T, F) CHK_BIT(N, T, F)
+#define CHK_C_INT(N, T, F)                                                                         \
+    CHK_MINMAX(N, T, F) CHK_SUMPROD(N, T, F) CHK_LOGIC(N, T, F) CHK_BIT(N, T, F)
 #define CHK_F_INT(N, T, F) CHK_MINMAX(N, T, F) CHK_SUMPROD(N, T, F) CHK_BIT(N, T, F)
 #define CHK_FLOAT(N, T, F) CHK_MINMAX(N, T, F) CHK_SUMPROD(N, T, F)
 
@@ -115,7 +116,10 @@ static void test_floating_complex_logical(void **state)
  * index. */
 #define CHECK_LOC(NAME, A, B)                                                                      \
     {                                                                                              \
-        typedef struct { A v; B i; } P;                                                            \
+        typedef struct {                                                                           \
+            A v;                                                                                   \
+            B i;                                                                                   \
+        } P;                                                                                       \
         P in[NV], io[NV], mn[NV], mx[NV];                                                          \
         memset(in, 0, sizeof(in)), memset(io, 0, sizeof(io));                                      \
         for (int k = 0; k < NV; k++) {                                                             \
@@ -153,7 +157,10 @@ static void test_minloc_maxloc(void **state)
     CHECK_LOC(2REAL, float, float)
     CHECK_LOC(2DOUBLE_PRECISION, double, double)
     /* The tie rule on its own: equal values, the lower index wins either way round. */
-    struct { double v; int i; } a = {1.0, 7}, b = {1.0, 3};
+    struct {
+        double v;
+        int i;
+    } a = {1.0, 7}, b = {1.0, 3};
     assert_int_equal(MPI_Reduce_local(&a, &b, 1, MPI_DOUBLE_INT, MPI_MINLOC), MPI_SUCCESS);
     assert_int_equal(b.i, 3);
     b.i = 9;
@@ -210,7 +217,10 @@ static void test_derived_types(void **state)
     assert_int_equal(MPI_Reduce_local(b, e, 2, v, MPI_NO_OP), MPI_SUCCESS);
     assert_int_equal(e[0], 0);
     /* padded pairs inside derived types */
-    struct { double v; int i; } x[6], y[6];
+    struct {
+        double v;
+        int i;
+    } x[6], y[6];
     for (int i = 0; i < 6; i++) {
         x[i].v = i % 2, x[i].i = i;
         y[i].v = 0.5, y[i].i = 10 + i;
@@ -226,7 +236,10 @@ static void test_derived_types(void **state)
     assert_true(y[0].i == 0 && y[2].i == 2 && y[1].i == 1);
     /* MPI_SHORT_INT's blocks run across pairs (int of one, short of the next) */
     MPI_Datatype c3si;
-    struct { short v; int i; } p[6], q[6];
+    struct {
+        short v;
+        int i;
+    } p[6], q[6];
     for (int i = 0; i < 6; i++) {
         p[i].v = (short)(i % 3), p[i].i = i;
         q[i].v = 1, q[i].i = 20 + i;
