@@ -59,11 +59,17 @@ static void posted_order(int rank)
 static void unexpected_order(int rank)
 {
     if (rank == 1) {
-        for (int t = 0; t < 10; t++)
-            CHECK_RC(MPI_Send(&t, 1, MPI_INT, 0, 50 - t, MPI_COMM_WORLD));
+        /* non-blocking: a standard send may wait for its receive (always, in rendezvous) */
+        int v[10];
+        MPI_Request r[10];
+        for (int t = 0; t < 10; t++) {
+            v[t] = t;
+            CHECK_RC(MPI_Isend(&v[t], 1, MPI_INT, 0, 50 - t, MPI_COMM_WORLD, &r[t]));
+        }
         mt_barrier(MPI_COMM_WORLD);
+        CHECK_RC(MPI_Waitall(10, r, MPI_STATUSES_IGNORE));
     } else if (rank == 0) {
-        mt_barrier(MPI_COMM_WORLD); /* all ten are now sent (eager) or announced */
+        mt_barrier(MPI_COMM_WORLD); /* all ten are now sent (eager) or announced (RTS) */
         for (int t = 0; t < 10; t++) {
             int v;
             MPI_Status st;
