@@ -2,5 +2,5 @@
 # The point-to-point suite with rendezvous forced to WRITE and a small eager limit.
 . "$top_srcdir/tests/mpi/lib.sh"
 mt_require_ibexrun
-p2p_suite IBEX_RNDV_SCHEME=write IBEX_EAGER_LIMIT=1k IBEX_TEST_MAX_MB=64
+p2p_suite IBEX_RNDV_SCHEME=write IBEX_EAGER_LIMIT=1k MT_MAX_MB=64
 mt_finish

@@ -3,6 +3,6 @@
 # with a small unexpected-message budget (memory must stay bounded).
 . "$top_srcdir/tests/mpi/lib.sh"
 mt_require_ibexrun
-p2p_suite IBEX_TEST_MAX_MB=256
+p2p_suite MT_MAX_MB=256
 run_case 4 p2p_flood IBEX_UNEXPECTED_MAX=4m MT_MAX_RSS_GROWTH_MB=48
 mt_finish

@@ -1,7 +1,7 @@
 /*
  * Every size class, 0 bytes to 256 MiB, checked byte for byte: around every eager / inline /
  * slot boundary and deep into rendezvous. Each rank sends to its right neighbour. The largest
- * size runs only when IBEX_TEST_MAX_MB allows (default 256).
+ * size runs only when MT_MAX_MB allows (default 256).
  */
 #include "mpitest.h"
 
@@ -11,7 +11,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    const char *env = getenv("IBEX_TEST_MAX_MB");
+    const char *env = getenv("MT_MAX_MB");
     size_t max = (size_t)(env ? atoi(env) : 256) << 20;
     static const size_t sizes[] = {0, 1, 7, 8, 63, 64, 65, 127, 128, 255, 256, 1023, 1024,
                                    4095, 4096, 4097, 8000, 8192, 8193, 16384, 65535, 65536,

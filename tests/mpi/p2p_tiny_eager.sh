@@ -3,5 +3,5 @@
 # and tiny rings, so the backlog and flow control paths run all the time.
 . "$top_srcdir/tests/mpi/lib.sh"
 mt_require_ibexrun
-p2p_suite IBEX_EAGER_LIMIT=0 IBEX_SHM_RING_SLOTS=4 IBEX_RNDV_FRAG_SIZE=64k IBEX_TEST_MAX_MB=16
+p2p_suite IBEX_EAGER_LIMIT=0 IBEX_SHM_RING_SLOTS=4 IBEX_RNDV_FRAG_SIZE=64k MT_MAX_MB=16
 mt_finish

@@ -8,12 +8,12 @@ SOFTIB="$top_builddir/tests/softib/.libs/libsoftib.so"
 V="IBEX_TRANSPORTS=verbs LD_PRELOAD=$SOFTIB"
 for np in 2 3; do
     for prog in $P2P_PROGS; do
-        run_case "$np" "$prog" $V IBEX_TEST_MAX_MB=64
+        run_case "$np" "$prog" $V MT_MAX_MB=64
     done
 done
 for prog in p2p_order p2p_sizes p2p_datatype p2p_errors p2p_progress p2p_probe; do
-    run_case 2 "$prog" $V IBEX_RNDV_SCHEME=read IBEX_EAGER_LIMIT=1k IBEX_TEST_MAX_MB=16
-    run_case 2 "$prog" $V IBEX_RNDV_SCHEME=write IBEX_EAGER_LIMIT=1k IBEX_TEST_MAX_MB=16
-    run_case 3 "$prog" $V IBEX_EAGER_LIMIT=0 IBEX_TEST_MAX_MB=4
+    run_case 2 "$prog" $V IBEX_RNDV_SCHEME=read IBEX_EAGER_LIMIT=1k MT_MAX_MB=16
+    run_case 2 "$prog" $V IBEX_RNDV_SCHEME=write IBEX_EAGER_LIMIT=1k MT_MAX_MB=16
+    run_case 3 "$prog" $V IBEX_EAGER_LIMIT=0 MT_MAX_MB=4
 done
 mt_finish
