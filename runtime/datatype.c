@@ -108,7 +108,7 @@ static dt_predef_t *predef_begin(int index, const char *name, size_t align)
     p->dt.predefined = true;
     p->dt.committed = true;
     p->dt.blocks = p->blocks;
-    p->dt.envelope = &p->priv;
+    p->dt.priv = &p->priv;
     p->priv.prefix = p->prefix;
     p->priv.runs = p->runs;
     p->priv.op_type = IBEX_DT(index);
@@ -216,7 +216,7 @@ ibex_dt_t *ibex_dt_alloc(void)
     ibex_dt_t *dt = calloc(1, sizeof(*dt) + sizeof(ibex_dt_priv_t));
     if (!dt)
         return NULL;
-    dt->envelope = dt + 1;
+    dt->priv = dt + 1;
     dt->refcount = 1;
     dt->handle = MPI_DATATYPE_NULL;
     dt->basic_type = -1;

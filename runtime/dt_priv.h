@@ -1,7 +1,7 @@
 /*
  * Datatype internals shared by datatype.c, dt_create.c, dt_pack.c, dt_api.c and op.c only.
  *
- * Every ibex_dt_t carries an ibex_dt_priv_t in its `envelope` pointer: what packing at an
+ * Every ibex_dt_t carries an ibex_dt_priv_t in its `priv` pointer: what packing at an
  * arbitrary offset, MPI_Get_elements and reductions on derived types need beyond the public
  * fields, plus the construction facts that later constructors depend on (alignment, explicit
  * bounds from MPI_Type_create_resized).
@@ -47,7 +47,7 @@ enum {
 
 static inline ibex_dt_priv_t *ibex_dt_priv(const ibex_dt_t *dt)
 {
-    return (ibex_dt_priv_t *)dt->envelope;
+    return (ibex_dt_priv_t *)dt->priv;
 }
 
 /* buf + disp without pointer arithmetic on NULL (MPI_BOTTOM with absolute displacements). */
@@ -63,7 +63,7 @@ void ibex_dt_destroy(ibex_dt_t *dt);
 int ibex_dt_register(ibex_dt_t *dt);
 /* Removes a derived type's handle (MPI_Type_free); the object lives while referenced. */
 void ibex_dt_unregister(ibex_dt_t *dt);
-/* Fills dt->envelope's prefix sums from its blocks; false when out of memory. */
+/* Fills dt->priv's prefix sums from its blocks; false when out of memory. */
 bool ibex_dt_prefix_build(ibex_dt_t *dt);
 
 /* dt_api.c: the type of a handle for an MPI entry point, raising MPI_ERR_TYPE (through

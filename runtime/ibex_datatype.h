@@ -36,8 +36,9 @@ typedef struct ibex_dt {
     int basic_type;            /* predefined type of every basic element, or -1 if mixed */
     size_t basic_size;         /* size of that basic element, for Get_elements */
     char name[MPI_MAX_OBJECT_NAME];
-    /* construction record for Type_get_envelope / contents, owned by dt_create.c */
-    void *envelope;
+    /* private to the datatype files (dt_priv.h): block offsets, element runs, the op's base
+     * type, alignment, sticky bounds and the construction record */
+    void *priv;
 } ibex_dt_t;
 
 /* The datatype of a handle, or NULL if it is not a live datatype. */
