@@ -309,6 +309,14 @@ static void dead_body(tl_proc_t *p)
     TLW_CHECK(status == IBEX_ERR_PEER_FAILED);
     TLW_CHECK(p->failed_peer == 1 && p->failed_why == IBEX_ERR_PEER_FAILED);
     TLW_CHECK(p->ops.put(p->ep[1], &get) == IBEX_ERR_PEER_FAILED);
+    /* Connecting again to the dead rank fails the same way, once it is gone (a process half way
+     * through exit may still have its fds open but no memory: get fails, connect works). */
+    p->ops.ep_destroy(p->ep[1]);
+    while (kill(p->w->pids[1], 0) == 0)
+        usleep(1000); /* until the harness has reaped it */
+    ibex_tl_ep_t *ep;
+    status = p->ops.ep_create(p->tl, 1, p->w->addr[1], p->w->addr_len[1], &ep);
+    TLW_CHECK(status == IBEX_ERR_PEER_FAILED);
     msg_hdr_t h = {0};
     uint64_t sent = 0;
     while ((status = p->ops.send(p->ep[2], &h, sizeof(h), NULL, 0)) != IBEX_ERR_PEER_FAILED) {
@@ -317,7 +325,6 @@ static void dead_body(tl_proc_t *p)
     }
     TLW_CHECK(sent == (uint64_t)ibex_config.shm_ring_slots);
     TLW_CHECK(p->failed_peer == 2);
-    p->ops.ep_destroy(p->ep[1]);
     p->ops.ep_destroy(p->ep[2]);
     p->ops.close(p->tl);
 }
@@ -326,6 +333,70 @@ static void test_dead_peer(void **state)
 {
     (void)state;
     assert_int_equal(run(3, 30, dead_body, NULL), 0);
+}
+
+/* A sender verifies what it maps: magic, cookie (a recycled pid), fd, geometry. Rank 2 runs with
+ * a different slot size. Only local ranks are reachable. */
+static void attach_body(tl_proc_t *p)
+{
+    if (p->rank == 2)
+        ibex_config.shm_slot_size = 4096;
+    p->no_connect = true;
+    tlw_open(p, &ibex_tl_shm, rx_cb, NULL, false);
+    if (p->rank == 0) {
+        tl_world_t *w = p->w;
+        unsigned char addr[TLW_ADDR_MAX];
+        ibex_tl_ep_t *ep;
+        size_t len = w->addr_len[1];
+        ibex_log_level = -1; /* every failure below is logged on purpose */
+        memcpy(addr, w->addr[1], len);
+        addr[len - 1] ^= 1; /* cookie */
+        TLW_CHECK(p->ops.ep_create(p->tl, 1, addr, len, &ep) == IBEX_ERR_PEER_FAILED);
+        memcpy(addr, w->addr[1], len);
+        addr[0] ^= 1; /* magic */
+        TLW_CHECK(p->ops.ep_create(p->tl, 1, addr, len, &ep) == IBEX_ERR_INVALID);
+        TLW_CHECK(p->ops.ep_create(p->tl, 1, w->addr[1], len - 1, &ep) == IBEX_ERR_INVALID);
+        memcpy(addr, w->addr[1], len);
+        addr[8] = 250; /* an fd number the peer has not opened */
+        TLW_CHECK(p->ops.ep_create(p->tl, 1, addr, len, &ep) == IBEX_ERR_UNREACHABLE);
+        TLW_CHECK(p->ops.ep_create(p->tl, 2, w->addr[2], len, &ep) == IBEX_ERR_INVALID);
+        ibex_log_level = IBEX_LOG_WARN;
+        TLW_CHECK(p->ops.ep_create(p->tl, 1, w->addr[1], len, &ep) == IBEX_OK);
+        p->ops.ep_destroy(ep);
+    }
+    tlw_close(p);
+}
+
+static void test_attach_checks(void **state)
+{
+    (void)state;
+    assert_int_equal(run(3, 30, attach_body, NULL), 0);
+}
+
+static void test_reachable_subset(void **state)
+{
+    (void)state;
+    int peers[2] = {1, 3};
+    ibex_tl_params_t params = {.rank = 1,
+                               .size = 4,
+                               .local_rank = 0,
+                               .local_size = 2,
+                               .local_peers = peers,
+                               .recv_cb = rx_cb};
+    ibex_tl_t *tl;
+    ibex_tl_caps_t caps;
+    ibex_tl_ep_t *ep;
+    assert_int_equal(ibex_tl_shm.ops.open(&params, &tl, &caps), IBEX_OK);
+    assert_true(ibex_tl_shm.ops.reachable(tl, 1));
+    assert_true(ibex_tl_shm.ops.reachable(tl, 3));
+    assert_false(ibex_tl_shm.ops.reachable(tl, 0));
+    assert_false(ibex_tl_shm.ops.reachable(tl, 2));
+    ibex_log_level = -1;
+    assert_int_equal(ibex_tl_shm.ops.ep_create(tl, 2, NULL, 0, &ep), IBEX_ERR_UNREACHABLE);
+    peers[0] = 2; /* local_peers[local_rank] must be this rank */
+    assert_int_equal(ibex_tl_shm.ops.open(&params, &tl, &caps), IBEX_ERR_INVALID);
+    ibex_log_level = IBEX_LOG_WARN;
+    ibex_tl_shm.ops.close(tl);
 }
 
 static int count_fds(void)
@@ -366,10 +437,11 @@ static int group_setup(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_single_and_self), cmocka_unit_test(test_order_2),
-        cmocka_unit_test(test_order_3),         cmocka_unit_test(test_flood_slow_receiver),
-        cmocka_unit_test(test_put_get),         cmocka_unit_test(test_dead_peer),
-        cmocka_unit_test(test_no_fd_leak),
+        cmocka_unit_test(test_single_and_self),  cmocka_unit_test(test_order_2),
+        cmocka_unit_test(test_order_3),          cmocka_unit_test(test_flood_slow_receiver),
+        cmocka_unit_test(test_put_get),          cmocka_unit_test(test_dead_peer),
+        cmocka_unit_test(test_no_fd_leak),       cmocka_unit_test(test_attach_checks),
+        cmocka_unit_test(test_reachable_subset),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }

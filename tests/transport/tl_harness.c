@@ -97,7 +97,7 @@ void tlw_open(tl_proc_t *p, const ibex_tl_component_t *comp, ibex_tl_recv_cb_t c
     TLW_CHECK(w->addr_len[p->rank] == p->caps.addr_size);
     tlw_barrier(p);
     for (int i = 0; i < w->n; i++) {
-        if (i == p->rank && !connect_self)
+        if ((i == p->rank && !connect_self) || p->no_connect)
             continue;
         TLW_CHECK(p->ops.reachable(p->tl, i));
         TLW_CHECK(p->ops.ep_create(p->tl, i, w->addr[i], w->addr_len[i], &p->ep[i]) == IBEX_OK);

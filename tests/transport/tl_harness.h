@@ -41,6 +41,7 @@ typedef struct tl_proc {
     ibex_tl_ops_t ops; /* comp's ops with stubs filled in */
     ibex_tl_ep_t *ep[TLW_MAX];
     int local_peers[TLW_MAX];
+    bool no_connect; /* tlw_open publishes and waits but creates no endpoint */
     int failed_peer; /* last rank reported by peer_failed_cb, or -1 */
     ibex_status_t failed_why;
 } tl_proc_t;

@@ -115,7 +115,14 @@ static ibex_status_t shm_ep_init_peer(struct ibex_tl *tl, ibex_tl_ep_t *ep, cons
     }
     ep->pid = a.pid;
     ep->pidfd = (int)syscall(SYS_pidfd_open, a.pid, 0);
+    if (!ibex_shm_ep_peer_alive(ep)) {
+        ibex_error(TL, "shm: peer rank %d on %s (pid %d) has exited before we connected", ep->peer,
+                   ibex_boot_peer_host(ep->peer), (int)a.pid);
+        return IBEX_ERR_PEER_FAILED;
+    }
     ibex_status_t status = ibex_shm_seg_attach(tl, ep->peer, &a, ep->pidfd, &ep->map, &ep->map_len);
+    if (status == IBEX_ERR_UNREACHABLE && !ibex_shm_ep_peer_alive(ep))
+        return IBEX_ERR_PEER_FAILED;
     if (status != IBEX_OK)
         return status;
     ibex_shm_ring_tx_init(&ep->tx, ep->map, tl->nslots, tl->slot_size);

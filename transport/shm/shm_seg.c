@@ -136,7 +136,7 @@ ibex_status_t ibex_shm_seg_attach(struct ibex_tl *tl, int peer, const ibex_shm_a
     ibex_shm_seg_hdr_t hdr;
     int fd = seg_open_peer(peer, addr, pidfd);
     if (fd < 0)
-        return errno == ENOENT || errno == ESRCH ? IBEX_ERR_PEER_FAILED : IBEX_ERR_UNREACHABLE;
+        return IBEX_ERR_UNREACHABLE; /* the caller tells a dead peer from a bad address */
     ibex_status_t status = seg_check_hdr(tl, peer, fd, addr, &hdr);
     if (status != IBEX_OK)
         goto out_close;

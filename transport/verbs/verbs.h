@@ -15,11 +15,11 @@
 #include "../transport.h"
 
 #define VERBS_POLL_BATCH   16
-#define VERBS_SQ_DEPTH     256       /* send WRs per QP */
-#define VERBS_INLINE_WANT  256       /* inline bytes asked for at QP creation */
-#define VERBS_SIGNAL_EVERY 16        /* at most this many unsignalled WRs in a row */
-#define VERBS_RMA_FRAG     (1u << 20) /* RDMA READ / WRITE fragment */
-#define VERBS_BOUNCE_COUNT 128       /* registered send bounce buffers */
+#define VERBS_SQ_DEPTH     256         /* send WRs per QP */
+#define VERBS_INLINE_WANT  256         /* inline bytes asked for at QP creation */
+#define VERBS_SIGNAL_EVERY 16          /* at most this many unsignalled WRs in a row */
+#define VERBS_RMA_FRAG     (1u << 20)  /* RDMA READ / WRITE fragment */
+#define VERBS_BOUNCE_COUNT 128         /* registered send bounce buffers */
 #define VERBS_ADDR_MAGIC   0x49425631u /* "IBV1" */
 
 /* Immediate data of every SEND: credits returned to the receiver of the SEND (low 16 bits) and
@@ -36,21 +36,21 @@ enum {
 };
 #define VERBS_WR_RECV_ID(idx) (((uint64_t)(idx) << 3) | VERBS_WR_RECV)
 #define VERBS_WR_RECV_IDX(id) ((uint32_t)((id) >> 3))
-#define VERBS_WR_KIND(id) ((unsigned)((id)&7u))
-#define VERBS_WR_PTR(id)  ((void *)(uintptr_t)((id) & ~(uint64_t)7u))
+#define VERBS_WR_KIND(id)     ((unsigned)((id)&7u))
+#define VERBS_WR_PTR(id)      ((void *)(uintptr_t)((id) & ~(uint64_t)7u))
 
 /* Published address: this header, then size 32-bit QP numbers (ours for each peer, 0 for us). */
 typedef struct verbs_addr {
     uint32_t magic;
-    uint32_t nqpn;      /* world size */
+    uint32_t nqpn; /* world size */
     uint16_t lid;
     uint8_t port;
-    uint8_t mtu;        /* enum ibv_mtu */
+    uint8_t mtu; /* enum ibv_mtu */
     uint8_t is_roce;
     uint8_t gid_index;
     uint8_t max_dest_rd; /* RDMA READs we serve in parallel per QP */
     uint8_t pad;
-    uint32_t grant;      /* eager credits we give every peer */
+    uint32_t grant; /* eager credits we give every peer */
     uint8_t gid[16];
 } verbs_addr_t;
 
@@ -62,11 +62,11 @@ typedef struct verbs_bounce {
 typedef struct verbs_rma_req verbs_rma_req_t;
 
 struct ibex_tl_mem {
-    uintptr_t start, end;  /* registered range, page aligned */
+    uintptr_t start, end; /* registered range, page aligned */
     struct ibv_mr *mr;
-    uint32_t refcnt;       /* runtime handles + in-flight transfers */
-    bool cached;           /* findable in the cache (not invalidated) */
-    bool pinned;           /* mem_alloc memory: never evicted */
+    uint32_t refcnt;                         /* runtime handles + in-flight transfers */
+    bool cached;                             /* findable in the cache (not invalidated) */
+    bool pinned;                             /* mem_alloc memory: never evicted */
     struct ibex_tl_mem *lru_prev, *lru_next; /* unused entries, oldest first */
 };
 
@@ -82,7 +82,7 @@ typedef struct verbs_rcache {
     ibex_tl_mem_t **ents; /* sorted by start */
     size_t n, cap;
     size_t bytes, max;
-    size_t max_len;       /* longest entry ever inserted: bounds the overlap search */
+    size_t max_len; /* longest entry ever inserted: bounds the overlap search */
     ibex_tl_mem_t *lru_head, *lru_tail;
     ibex_tl_mem_t **dead; /* invalidated by a memory hook, deregistered by the owner thread */
     size_t ndead, dead_cap;
@@ -103,12 +103,12 @@ struct ibex_tl_ep {
     uint32_t unsig;    /* unsignalled WRs since the last signalled one */
     uint16_t *rel;     /* slots each outstanding signalled WR releases, in post order */
     uint32_t rel_head, rel_tail;
-    uint32_t rd_out, rd_max; /* RDMA READ fragments in flight and the limit */
+    uint32_t rd_out, rd_max;              /* RDMA READ fragments in flight and the limit */
     verbs_rma_req_t *rma_head, *rma_tail; /* waiting for send-queue room or read slots */
     /* receive side */
-    uint32_t owed;        /* credits earned by the peer, not yet returned */
-    uint32_t credit_thr;  /* owed credits that trigger an explicit credit message */
-    uint32_t *backlog;    /* receive buffers recv_cb refused, in arrival order */
+    uint32_t owed;       /* credits earned by the peer, not yet returned */
+    uint32_t credit_thr; /* owed credits that trigger an explicit credit message */
+    uint32_t *backlog;   /* receive buffers recv_cb refused, in arrival order */
     uint32_t bl_head, bl_tail, bl_mask;
     struct ibex_tl_ep *work_next;
 };
@@ -123,29 +123,30 @@ struct ibex_tl {
     char dev_name[64];
     uint8_t port;
     struct ibv_port_attr port_attr;
-    verbs_addr_t addr;     /* our published header */
+    verbs_addr_t addr; /* our published header */
     uint32_t max_inline;
-    uint32_t grant;        /* credits given to each peer */
+    uint32_t rma_frag; /* bytes per RDMA READ / WRITE work request */
+    uint32_t grant;    /* credits given to each peer */
     /* eager receive buffers */
     char *rbufs;
     struct ibv_mr *rbuf_mr;
     uint32_t nrbufs;
     size_t buf_size;
-    uint32_t *rlen;        /* byte length of each held (backlogged) buffer */
+    uint32_t *rlen; /* byte length of each held (backlogged) buffer */
     /* send bounce buffers */
     char *sbufs;
     struct ibv_mr *sbuf_mr;
     verbs_bounce_t *bounce_all, *bounce_free;
-    int cq_room;           /* send WRs that may still be posted without overflowing the CQ */
+    int cq_room; /* send WRs that may still be posted without overflowing the CQ */
     int cq_size;
-    /* peers: ep[i] exists for every i != rank (QP created at open) */
+    /* peers: ep[i] for every rank, ours included (loopback QP), QPs created at open */
     ibex_tl_ep_t *eps;
-    uint32_t *qpn_map;     /* open-addressing hash: local qp_num -> peer + 1 (0 = empty) */
+    uint32_t *qpn_map; /* open-addressing hash: local qp_num -> peer + 1 (0 = empty) */
     uint32_t *qpn_keys;
     uint32_t qpn_mask;
-    bool wired;            /* every peer was connected at least once (connect_all ran) */
-    ibex_tl_ep_t *work;    /* eps with a backlog, queued RMA or owed credits */
-    int rma_out;           /* RMA requests not yet completed, for close */
+    bool wired;         /* every peer was connected at least once (connect_all ran) */
+    ibex_tl_ep_t *work; /* eps with a backlog, queued RMA or owed credits */
+    int rma_out;        /* RMA requests not yet completed, for close */
     verbs_rcache_t rcache;
 };
 
@@ -161,6 +162,7 @@ ibex_status_t ibex_verbs_qps_create(ibex_tl_t *tl);
 void ibex_verbs_qps_destroy(ibex_tl_t *tl);
 ibex_status_t ibex_verbs_ep_connect(ibex_tl_t *tl, int peer, const void *addr, size_t len);
 void ibex_verbs_ep_connect_all(ibex_tl_t *tl);
+ibex_status_t ibex_verbs_addr_pack(ibex_tl_t *tl, void *buf, size_t *len_p);
 ibex_tl_ep_t *ibex_verbs_ep_by_qpn(ibex_tl_t *tl, uint32_t qpn);
 ibex_status_t ibex_verbs_ep_create(ibex_tl_t *tl, int peer, const void *addr, size_t addr_len,
                                    ibex_tl_ep_t **ep_p);

@@ -22,12 +22,18 @@ typedef struct verbs_pick {
 static const char *port_state_str(enum ibv_port_state s)
 {
     switch (s) {
-    case IBV_PORT_DOWN: return "down";
-    case IBV_PORT_INIT: return "init";
-    case IBV_PORT_ARMED: return "armed";
-    case IBV_PORT_ACTIVE: return "active";
-    case IBV_PORT_ACTIVE_DEFER: return "active-defer";
-    default: return "no-state";
+    case IBV_PORT_DOWN:
+        return "down";
+    case IBV_PORT_INIT:
+        return "init";
+    case IBV_PORT_ARMED:
+        return "armed";
+    case IBV_PORT_ACTIVE:
+        return "active";
+    case IBV_PORT_ACTIVE_DEFER:
+        return "active-defer";
+    default:
+        return "no-state";
     }
 }
 
@@ -117,8 +123,8 @@ static int pick_named(struct ibv_device **list, int n, const char *spec, verbs_p
             snprintf(pick->reason, sizeof(pick->reason), "device %s has no active port", name);
         return pick->port ? 0 : -1;
     }
-    snprintf(pick->reason, sizeof(pick->reason), "IBEX_VERBS_DEVICE=%s: no device named %s",
-             spec, name);
+    snprintf(pick->reason, sizeof(pick->reason), "IBEX_VERBS_DEVICE=%s: no device named %s", spec,
+             name);
     return -1;
 }
 
@@ -225,10 +231,10 @@ static void info_device(FILE *out, struct ibv_device *dev)
         struct ibv_port_attr pa;
         if (ibv_query_port(ctx, p, &pa))
             continue;
-        fprintf(out, "  %s port %u: %s, %s, lid %u, active mtu %s\n", ibv_get_device_name(dev),
-                p, port_state_str(pa.state),
-                pa.link_layer == IBV_LINK_LAYER_ETHERNET ? "ethernet (roce)" : "infiniband",
-                pa.lid, ibex_verbs_mtu_str(pa.active_mtu));
+        fprintf(out, "  %s port %u: %s, %s, lid %u, active mtu %s\n", ibv_get_device_name(dev), p,
+                port_state_str(pa.state),
+                pa.link_layer == IBV_LINK_LAYER_ETHERNET ? "ethernet (roce)" : "infiniband", pa.lid,
+                ibex_verbs_mtu_str(pa.active_mtu));
     }
     ibv_close_device(ctx);
 }

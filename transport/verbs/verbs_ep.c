@@ -47,7 +47,9 @@ static struct ibv_qp *qp_create(ibex_tl_t *tl, uint32_t *inline_p)
         .send_cq = tl->cq,
         .recv_cq = tl->cq,
         .srq = tl->srq,
-        .cap = {.max_send_wr = VERBS_SQ_DEPTH, .max_send_sge = 2, .max_recv_sge = 1,
+        .cap = {.max_send_wr = VERBS_SQ_DEPTH,
+                .max_send_sge = 2,
+                .max_recv_sge = 1,
                 .max_inline_data = *inline_p},
         .qp_type = IBV_QPT_RC,
     };
@@ -117,9 +119,7 @@ ibex_status_t ibex_verbs_qps_create(ibex_tl_t *tl)
     if (!tl->qpn_map || !tl->qpn_keys || !tl->eps)
         return IBEX_ERR_NO_MEMORY;
     tl->max_inline = VERBS_INLINE_WANT;
-    for (int i = 0; i < size; i++) {
-        if (i == tl->params.rank)
-            continue;
+    for (int i = 0; i < size; i++) { /* our own rank too: a loopback QP */
         ibex_status_t st = ep_init(tl, &tl->eps[i], i);
         if (st != IBEX_OK)
             return st;
@@ -210,8 +210,9 @@ ibex_status_t ibex_verbs_ep_connect(ibex_tl_t *tl, int peer, const void *addr, s
     const verbs_addr_t *pa = addr;
     uint32_t dqpn;
     memcpy(&dqpn, (const char *)addr + sizeof(*pa) + 4u * (uint32_t)tl->params.rank, 4);
-    ep->rd_max = pa->max_dest_rd < tl->dev_attr.max_qp_init_rd_atom ? pa->max_dest_rd
-                                                                     : tl->dev_attr.max_qp_init_rd_atom;
+    ep->rd_max = pa->max_dest_rd < tl->dev_attr.max_qp_init_rd_atom
+                     ? pa->max_dest_rd
+                     : tl->dev_attr.max_qp_init_rd_atom;
     if (ep->rd_max == 0)
         ep->rd_max = 1;
     int rc = qp_to_rtr(tl, ep, pa, dqpn);
@@ -230,19 +231,38 @@ ibex_status_t ibex_verbs_ep_connect(ibex_tl_t *tl, int peer, const void *addr, s
     return IBEX_OK;
 }
 
+/* The loopback connection: our QP for ourselves, from our own address. */
+static ibex_status_t connect_self(ibex_tl_t *tl)
+{
+    size_t len = sizeof(verbs_addr_t) + 4u * (size_t)tl->params.size;
+    void *addr = malloc(len);
+    if (!addr)
+        return IBEX_ERR_NO_MEMORY;
+    ibex_status_t st = ibex_verbs_addr_pack(tl, addr, &len);
+    if (st == IBEX_OK)
+        st = ibex_verbs_ep_connect(tl, tl->params.rank, addr, len);
+    free(addr);
+    return st;
+}
+
 void ibex_verbs_ep_connect_all(ibex_tl_t *tl)
 {
     tl->wired = true;
     for (int i = 0; i < tl->params.size; i++) {
-        if (i == tl->params.rank || tl->eps[i].connected || tl->eps[i].failed)
+        if (tl->eps[i].connected || tl->eps[i].failed)
             continue;
         void *addr = NULL;
         size_t len = 0;
-        ibex_status_t st = ibex_boot_get(i, "ibex.tl.verbs", &addr, &len);
-        if (st == IBEX_OK)
-            st = ibex_verbs_ep_connect(tl, i, addr, len);
-        else
-            ibex_debug(TL, "rank %d published no verbs address: %s", i, ibex_status_str(st));
+        ibex_status_t st;
+        if (i == tl->params.rank) {
+            st = connect_self(tl);
+        } else {
+            st = ibex_boot_get(i, "ibex.tl.verbs", &addr, &len);
+            if (st == IBEX_OK)
+                st = ibex_verbs_ep_connect(tl, i, addr, len);
+            else
+                ibex_debug(TL, "rank %d published no verbs address: %s", i, ibex_status_str(st));
+        }
         free(addr);
         if (st != IBEX_OK) {
             tl->eps[i].failed = true;
@@ -251,12 +271,30 @@ void ibex_verbs_ep_connect_all(ibex_tl_t *tl)
     }
 }
 
+ibex_status_t ibex_verbs_addr_pack(ibex_tl_t *tl, void *buf, size_t *len_p)
+{
+    size_t need = sizeof(verbs_addr_t) + 4u * (size_t)tl->params.size;
+    if (*len_p < need) {
+        ibex_error(TL, "verbs address needs %zu bytes, the runtime offers %zu", need, *len_p);
+        return IBEX_ERR_INVALID;
+    }
+    memcpy(buf, &tl->addr, sizeof(tl->addr));
+    char *qpn = (char *)buf + sizeof(tl->addr);
+    for (int i = 0; i < tl->params.size; i++) {
+        uint32_t q = tl->eps[i].qp ? tl->eps[i].qp->qp_num : 0;
+        memcpy(qpn + 4 * (size_t)i, &q, 4);
+    }
+    *len_p = need;
+    return IBEX_OK;
+}
+
 ibex_status_t ibex_verbs_ep_create(ibex_tl_t *tl, int peer, const void *addr, size_t addr_len,
                                    ibex_tl_ep_t **ep_p)
 {
-    if (peer < 0 || peer >= tl->params.size || peer == tl->params.rank)
+    if (peer < 0 || peer >= tl->params.size)
         return IBEX_ERR_INVALID;
-    ibex_status_t st = ibex_verbs_ep_connect(tl, peer, addr, addr_len);
+    ibex_status_t st = peer == tl->params.rank ? connect_self(tl)
+                                               : ibex_verbs_ep_connect(tl, peer, addr, addr_len);
     if (st != IBEX_OK)
         return st;
     if (!tl->wired)

@@ -62,11 +62,16 @@ ibex_status_t ibex_verbs_wc_status(enum ibv_wc_status st)
 const char *ibex_verbs_mtu_str(enum ibv_mtu mtu)
 {
     switch (mtu) {
-    case IBV_MTU_256: return "256";
-    case IBV_MTU_512: return "512";
-    case IBV_MTU_1024: return "1024";
-    case IBV_MTU_2048: return "2048";
-    case IBV_MTU_4096: return "4096";
+    case IBV_MTU_256:
+        return "256";
+    case IBV_MTU_512:
+        return "512";
+    case IBV_MTU_1024:
+        return "1024";
+    case IBV_MTU_2048:
+        return "2048";
+    case IBV_MTU_4096:
+        return "4096";
     }
     return "?";
 }

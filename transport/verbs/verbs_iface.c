@@ -27,7 +27,7 @@ static bool verbs_explicit(void)
  * for explicit credit messages, which cost the sender no credit. */
 static ibex_status_t size_queues(ibex_tl_t *tl)
 {
-    uint32_t npeers = (uint32_t)(tl->params.size > 1 ? tl->params.size - 1 : 1);
+    uint32_t npeers = (uint32_t)tl->params.size; /* ourselves included: loopback QP */
     uint32_t want = ibex_config.verbs_srq_size > 0 ? (uint32_t)ibex_config.verbs_srq_size : 512;
     uint32_t credits = ibex_config.verbs_credits > 0 ? (uint32_t)ibex_config.verbs_credits : 1;
     uint32_t maxwr = (uint32_t)tl->dev_attr.max_srq_wr;
@@ -44,8 +44,9 @@ static ibex_status_t size_queues(ibex_tl_t *tl)
         return IBEX_ERR_NO_DEVICE;
     }
     tl->nrbufs = npeers * (tl->grant + 2);
-    if (tl->nrbufs < want && tl->params.size <= 1)
-        tl->nrbufs = want;
+    tl->rma_frag = VERBS_RMA_FRAG;
+    if (tl->port_attr.max_msg_sz >= 4096 && tl->port_attr.max_msg_sz < tl->rma_frag)
+        tl->rma_frag = tl->port_attr.max_msg_sz;
     tl->buf_size = ibex_config.verbs_buf_size >= 256 ? (size_t)ibex_config.verbs_buf_size : 256;
     int extra = 4096 + 64;
     tl->cq_size = (int)tl->nrbufs + extra;
@@ -114,7 +115,7 @@ static void caps_fill(ibex_tl_t *tl, ibex_tl_caps_t *caps)
                  (tl->max_inline ? IBEX_TL_CAP_INLINE : 0),
         .max_inline = tl->max_inline,
         .max_eager = tl->buf_size,
-        .max_rma = VERBS_RMA_FRAG,
+        .max_rma = tl->rma_frag,
         .rkey_size = 4,
         .addr_size = sizeof(verbs_addr_t) + 4u * (size_t)tl->params.size,
         .eager_limit_hint = tl->buf_size,
@@ -150,26 +151,9 @@ static ibex_status_t verbs_open(const ibex_tl_params_t *params, ibex_tl_t **tl_p
     return IBEX_OK;
 }
 
-static ibex_status_t verbs_addr_pack(ibex_tl_t *tl, void *buf, size_t *len_p)
-{
-    size_t need = sizeof(verbs_addr_t) + 4u * (size_t)tl->params.size;
-    if (*len_p < need) {
-        ibex_error(TL, "verbs address needs %zu bytes, the runtime offers %zu", need, *len_p);
-        return IBEX_ERR_INVALID;
-    }
-    memcpy(buf, &tl->addr, sizeof(tl->addr));
-    uint32_t *qpn = (uint32_t *)((char *)buf + sizeof(tl->addr));
-    for (int i = 0; i < tl->params.size; i++) {
-        uint32_t q = tl->eps[i].qp ? tl->eps[i].qp->qp_num : 0;
-        memcpy(&qpn[i], &q, 4);
-    }
-    *len_p = need;
-    return IBEX_OK;
-}
-
 static bool verbs_reachable(ibex_tl_t *tl, int peer)
 {
-    return peer >= 0 && peer < tl->params.size && peer != tl->params.rank && tl->eps[peer].qp;
+    return peer >= 0 && peer < tl->params.size && tl->eps[peer].qp;
 }
 
 void ibex_verbs_work_add(ibex_tl_ep_t *ep)
@@ -274,7 +258,7 @@ ibex_tl_component_t ibex_tl_verbs = {
         {
             .open = verbs_open,
             .close = verbs_close,
-            .addr_pack = verbs_addr_pack,
+            .addr_pack = ibex_verbs_addr_pack,
             .reachable = verbs_reachable,
             .ep_create = ibex_verbs_ep_create,
             .ep_destroy = ibex_verbs_ep_destroy,

@@ -39,8 +39,8 @@
 
 #define PAGE 4096u
 
-static verbs_rcache_t *_Atomic rcache_live;   /* the cache the memory hooks invalidate */
-static __thread int rcache_busy;               /* this thread is inside the cache */
+static verbs_rcache_t *_Atomic rcache_live; /* the cache the memory hooks invalidate */
+static __thread int rcache_busy;            /* this thread is inside the cache */
 
 __attribute__((constructor)) static void verbs_mr_malloc_init(void)
 {

@@ -1,5 +1,6 @@
 /*
- * put / get: RDMA WRITE / RDMA READ split into VERBS_RMA_FRAG fragments, all posted back to back
+ * put / get: RDMA WRITE / RDMA READ split into fragments of VERBS_RMA_FRAG (or the port's
+ * max_msg_sz if smaller), all posted back to back
  * (pipelined), every fragment signalled; the request completes when its last fragment does.
  * Fragments that do not fit the send queue, the CQ or the peer's limit of parallel READs
  * (max_dest_rd_atomic) wait in the endpoint's queue and are posted from progress().
@@ -39,8 +40,8 @@ static int rma_pump(ibex_tl_ep_t *ep, verbs_rma_req_t *req)
     int n = 0;
     while (req->off < req->len && frag_room(ep, req)) {
         size_t flen = req->len - req->off;
-        if (flen > VERBS_RMA_FRAG)
-            flen = VERBS_RMA_FRAG;
+        if (flen > ep->tl->rma_frag)
+            flen = ep->tl->rma_frag;
         struct ibv_sge sge = {(uintptr_t)(req->local + req->off), (uint32_t)flen, req->lkey};
         struct ibv_send_wr wr = {
             .wr_id = (uintptr_t)req | VERBS_WR_RMA,
@@ -96,9 +97,15 @@ static ibex_status_t rma_start(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc, bool
     }
     uint32_t rkey;
     memcpy(&rkey, desc->rkey, sizeof(rkey));
-    *req = (verbs_rma_req_t){.comp = desc->comp, .local = desc->local, .remote = desc->remote,
-                             .len = desc->len, .lkey = mem->mr->lkey, .rkey = rkey,
-                             .own_mem = req->own_mem, .is_read = is_read, .status = IBEX_OK};
+    *req = (verbs_rma_req_t){.comp = desc->comp,
+                             .local = desc->local,
+                             .remote = desc->remote,
+                             .len = desc->len,
+                             .lkey = mem->mr->lkey,
+                             .rkey = rkey,
+                             .own_mem = req->own_mem,
+                             .is_read = is_read,
+                             .status = IBEX_OK};
     ep->tl->rma_out++;
     if (!ep->rma_head)
         rma_pump(ep, req);

@@ -4,10 +4,12 @@
  * MPI_Alloc_mem memory. One process with the transport open on softib (test_verbs_mr.sh preloads
  * it).
  */
+#define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -164,6 +166,19 @@ static void test_mem_alloc(void **state)
     assert_int_equal(ops->mem_free(tl, &x), IBEX_ERR_INVALID);
 }
 
+static void test_info(void **state)
+{
+    (void)state;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ops->info(f);
+    fclose(f);
+    assert_non_null(strstr(text, "softib0 port 1: active, infiniband"));
+    assert_non_null(strstr(text, "verbs would use softib0 port 1: the only device"));
+    free(text);
+}
+
 int main(void)
 {
     ibex_config_load();
@@ -174,6 +189,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_munmap_invalidates, setup, teardown),
         cmocka_unit_test_setup_teardown(test_munmap_in_use, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mem_alloc, setup, teardown),
+        cmocka_unit_test(test_info),
     };
     alarm(60);
     return cmocka_run_group_tests(tests, NULL, NULL);
