@@ -5,9 +5,11 @@
  */
 #define _GNU_SOURCE
 #include <infiniband/verbs.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -99,11 +101,13 @@ static void round_trip(struct ibv_qp *qp, struct ibv_cq *cq, struct ibv_mr *mr, 
 
 int main(void)
 {
-    alarm(60);
     if (pipe(pipes[0]) || pipe(pipes[1]))
         fail("pipe");
     pid_t pid = fork();
     me = pid == 0;
+    if (me)
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the parent */
+    alarm(60);
     int n;
     struct ibv_device **list = ibv_get_device_list(&n);
     if (!list || n == 0)

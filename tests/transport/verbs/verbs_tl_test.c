@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -642,6 +643,8 @@ int main(int argc, char **argv)
     pid_t pid = fork();
     CHECK(pid >= 0);
     me = pid == 0 ? 1 : 0;
+    if (me)
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive rank 0 */
     alarm(120); /* in both processes: a hung case fails instead of lingering */
     /* keep only our read end and the peer's write end, so a dead peer reads as EOF */
     close(pipe_to[me][1]);
