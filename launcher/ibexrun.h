@@ -41,10 +41,12 @@ typedef struct ibex_run_opts {
     bool softib;
     bool help;
     bool version;
-    int timeout_s;      /* 0: none */
-    char **env;         /* -x entries, "VAR" or "VAR=VALUE" (point into argv) */
+    bool nranks_set;      /* -n given (else a host file's slots decide) */
+    int timeout_s;        /* 0: none */
+    const char *hostfile; /* --hostfile FILE (points into argv), or NULL */
+    char **env;           /* -x entries, "VAR" or "VAR=VALUE" (point into argv) */
     int nenv;
-    char **prog_argv;   /* program and its arguments (point into argv), NULL-terminated */
+    char **prog_argv; /* program and its arguments (point into argv), NULL-terminated */
     int prog_argc;
 } ibex_run_opts_t;
 
@@ -54,6 +56,23 @@ ibex_status_t ibex_run_opts_parse(int argc, char **argv, ibex_run_opts_t *opts, 
                                   size_t errlen);
 void ibex_run_opts_free(ibex_run_opts_t *opts);
 void ibex_run_opts_usage(FILE *out);
+
+/* ---- host files (run_hostfile.c) ---- */
+typedef struct ibex_run_host {
+    char name[256];
+    int slots;     /* default 1 */
+    int max_slots; /* 0: no limit */
+} ibex_run_host_t;
+
+typedef struct ibex_run_hostfile {
+    ibex_run_host_t *hosts;
+    int nhosts;
+} ibex_run_hostfile_t;
+
+/* Parses the text of a host file; `name` is used in messages ("hosts:3: ..."). */
+ibex_status_t ibex_run_hostfile_parse(const char *text, const char *name, ibex_run_hostfile_t *hf_p,
+                                      char *err, size_t errlen);
+void ibex_run_hostfile_free(ibex_run_hostfile_t *hf);
 
 /* ---- mapping and binding plan (run_map.c) ---- */
 /* Fills core_of[rank] (nranks entries) with the core each rank is bound to, or -1 for none:
@@ -94,14 +113,14 @@ void ibex_run_pmix_fini(ibex_run_pmix_t *srv, bool clean);
 /* ---- processes (run_proc.c) ---- */
 typedef struct ibex_run_rank {
     int rank;
-    pid_t pid;       /* 0: not started */
-    int out_fd;      /* our end of the rank's stdout pipe, -1 when closed */
-    int err_fd;      /* same for stderr */
-    int in_fd;       /* our end of the rank's stdin pipe (rank 0 only), else -1 */
+    pid_t pid;  /* 0: not started */
+    int out_fd; /* our end of the rank's stdout pipe, -1 when closed */
+    int err_fd; /* same for stderr */
+    int in_fd;  /* our end of the rank's stdin pipe (rank 0 only), else -1 */
     bool reaped;
-    int wstatus;     /* waitpid status once reaped */
-    int core;        /* bound core or -1 */
-    cpu_set_t cpus;  /* binding, applied in the child before exec */
+    int wstatus;    /* waitpid status once reaped */
+    int core;       /* bound core or -1 */
+    cpu_set_t cpus; /* binding, applied in the child before exec */
 } ibex_run_rank_t;
 
 /* Finds the program like execvp would; writes a reason to err if it cannot be run. */
@@ -113,9 +132,9 @@ ibex_status_t ibex_run_proc_spawn(ibex_run_rank_t *r, const char *path, char *co
                                   char *const envp[], bool with_stdin);
 /* Sends sig to every rank not yet reaped (its process group, then the process). */
 void ibex_run_proc_signal_all(ibex_run_rank_t *ranks, int n, int sig);
-/* Reaps every exited child without blocking; returns the rank index of one newly reaped rank
- * through *rank_p each call, true while there are more. */
-bool ibex_run_proc_reap_one(ibex_run_rank_t *ranks, int n, int *rank_p);
+/* Reaps one exited child without blocking: false when there is none. Gives its rank index and
+ * when it last ran (ns, comparable between ranks; -1 if unknown), to order a batch of exits. */
+bool ibex_run_proc_reap_one(ibex_run_rank_t *ranks, int n, int *rank_p, long long *ran_p);
 
 /* Environment helpers: a malloc'd NULL-terminated array of malloc'd "NAME=VALUE" strings. */
 char **ibex_run_env_dup(char **env);
@@ -125,10 +144,10 @@ void ibex_run_env_free(char **env);
 
 /* ---- I/O forwarding (run_io.c) ---- */
 typedef struct ibex_run_stream {
-    int fd;       /* the pipe we read, -1 once closed */
+    int fd; /* the pipe we read, -1 once closed */
     int rank;
-    int dest;     /* 1 or 2: our stdout or stderr */
-    char *buf;    /* a partial line */
+    int dest;  /* 1 or 2: our stdout or stderr */
+    char *buf; /* a partial line */
     size_t len, cap;
 } ibex_run_stream_t;
 
@@ -141,8 +160,8 @@ bool ibex_run_io_stream_read(ibex_run_stream_t *s);
 void ibex_run_io_stream_drain(ibex_run_stream_t *s);
 
 typedef struct ibex_run_stdin {
-    int src;       /* our stdin, -1 when done */
-    int dst;       /* rank 0's stdin pipe, -1 when closed */
+    int src; /* our stdin, -1 when done */
+    int dst; /* rank 0's stdin pipe, -1 when closed */
     char buf[16384];
     size_t off, len;
 } ibex_run_stdin_t;

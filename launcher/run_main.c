@@ -34,12 +34,15 @@
 
 extern char **environ;
 
+typedef struct run_exit run_exit_t;
+
 typedef struct run_job {
     ibex_run_opts_t opts;
     char path[PATH_MAX];
     int n;
     ibex_run_rank_t *ranks;
     ibex_run_stream_t *streams; /* 2 per rank: stdout, stderr */
+    run_exit_t *batch;          /* exits reaped in one pass, n entries */
     ibex_run_stdin_t in;
     ibex_run_pmix_t *pmix;
     char **base_env;
@@ -47,10 +50,10 @@ typedef struct run_job {
     int wake[2];
     int nreaped;
     int exit_code;
-    bool failed;               /* the one message has been printed */
-    int idle_rank;             /* a rank that exited 0 without MPI_Init, or -1 */
-    long long kill_at_ms;      /* SIGKILL deadline while stopping, 0: none */
-    long long timeout_at_ms;   /* --timeout deadline, 0: none */
+    bool failed;             /* the one message has been printed */
+    int idle_rank;           /* a rank that exited 0 without MPI_Init, or -1 */
+    long long kill_at_ms;    /* SIGKILL deadline while stopping, 0: none */
+    long long timeout_at_ms; /* --timeout deadline, 0: none */
 } run_job_t;
 
 static long long run_now_ms(void)
@@ -97,7 +100,8 @@ static void run_fail(run_job_t *job, int code, int stop_sig, const char *fmt, ..
     job->exit_code = code;
     run_say("%s%s", msg, run_running(job) > 0 ? "; stopping the job" : "");
     ibex_run_proc_signal_all(job->ranks, job->n, stop_sig);
-    job->kill_at_ms = run_now_ms() + (ibex_config.abort_grace_ms > 0 ? ibex_config.abort_grace_ms : 0);
+    job->kill_at_ms =
+        run_now_ms() + (ibex_config.abort_grace_ms > 0 ? ibex_config.abort_grace_ms : 0);
 }
 
 /* ---- what the PMIx server saw ---- */
@@ -120,28 +124,34 @@ static void run_check_idle(run_job_t *job)
         return;
     /* The others wait for it in MPI_Init's fence forever: end the job instead. */
     const ibex_run_rank_t *r = &job->ranks[job->idle_rank];
-    run_fail(job, 1, SIGTERM, "rank %d (pid %d) exited without calling MPI_Init while other "
-             "ranks did", r->rank, (int)r->pid);
+    const char *what = "exited without calling MPI_Init while other ranks did";
+    run_fail(job, 1, SIGTERM, "rank %d (pid %d) %s", r->rank, (int)r->pid, what);
 }
 
 /* ---- rank exits ---- */
 
+/* Ordering: a rank's own MPI_Abort is recorded before it can exit, so it is reported as the
+ * abort. Exits are classified before other ranks' aborts seen in the same pass: a rank that
+ * vanished makes its peers' PMIx calls fail, and they may abort because of it, after it. */
 static void run_on_exit(run_job_t *job, ibex_run_rank_t *r)
 {
     ibex_run_pmix_rank_t st;
-    run_check_abort(job); /* recorded before the rank could exit: takes precedence */
+    int arank = -1, code;
+    char msg[8];
     ibex_run_pmix_rank_state(job->pmix, r->rank, &st);
     int ws = r->wstatus, pid = (int)r->pid;
-    if (WIFSIGNALED(ws)) {
+    if (ibex_run_pmix_abort_info(job->pmix, &arank, &code, msg, sizeof(msg)) && arank == r->rank) {
+        run_check_abort(job);
+    } else if (WIFSIGNALED(ws)) {
         int sig = WTERMSIG(ws);
-        run_fail(job, 128 + sig, SIGTERM, "rank %d (pid %d) killed by signal %d (%s)", r->rank,
-                 pid, sig, strsignal(sig));
+        run_fail(job, 128 + sig, SIGTERM, "rank %d (pid %d) killed by signal %d (%s)", r->rank, pid,
+                 sig, strsignal(sig));
     } else if (WEXITSTATUS(ws) != 0) {
         run_fail(job, WEXITSTATUS(ws), SIGTERM, "rank %d (pid %d) exited with code %d", r->rank,
                  pid, WEXITSTATUS(ws));
     } else if (st.connected && !st.finalized) {
-        run_fail(job, 1, SIGTERM, "rank %d (pid %d) exited without calling MPI_Finalize",
-                 r->rank, pid);
+        run_fail(job, 1, SIGTERM, "rank %d (pid %d) exited without calling MPI_Finalize", r->rank,
+                 pid);
     } else if (!st.connected && job->idle_rank < 0) {
         job->idle_rank = r->rank;
         run_check_idle(job);
@@ -149,15 +159,33 @@ static void run_on_exit(run_job_t *job, ibex_run_rank_t *r)
     ibex_debug(LAUNCH, "rank %d (pid %d) reaped, status 0x%x", r->rank, pid, ws);
 }
 
+struct run_exit {
+    int rank;
+    long long ran_ns;
+};
+
+static int run_exit_cmp(const void *a, const void *b)
+{
+    const run_exit_t *x = a, *y = b;
+    if (x->ran_ns != y->ran_ns) /* unknown times (-1) keep their place at the front */
+        return x->ran_ns < y->ran_ns ? -1 : 1;
+    return x->rank - y->rank;
+}
+
+/* Reaps every exited rank, then judges them in the order they exited. */
 static void run_reap(run_job_t *job)
 {
-    int i;
-    while (ibex_run_proc_reap_one(job->ranks, job->n, &i)) {
+    int i, nb = 0;
+    long long ran;
+    while (ibex_run_proc_reap_one(job->ranks, job->n, &i, &ran)) {
         job->nreaped++;
+        job->batch[nb++] = (run_exit_t){i, ran};
         if (i == 0)
             ibex_run_io_stdin_close(&job->in);
-        run_on_exit(job, &job->ranks[i]);
     }
+    qsort(job->batch, (size_t)nb, sizeof(*job->batch), run_exit_cmp);
+    for (int k = 0; k < nb; k++)
+        run_on_exit(job, &job->ranks[job->batch[k].rank]);
 }
 
 /* ---- signals ---- */
@@ -189,7 +217,7 @@ static void run_on_signal(run_job_t *job)
     while (read(job->sig_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
         int sig = (int)si.ssi_signo;
         if (sig == SIGCHLD)
-            continue; /* reaped below, every iteration */
+            continue;      /* reaped below, every iteration */
         if (job->failed) { /* a second Ctrl-C: no more grace */
             ibex_run_proc_signal_all(job->ranks, job->n, SIGKILL);
             continue;
@@ -274,6 +302,12 @@ static void run_drain_wake(run_job_t *job)
     char buf[256];
     while (read(job->wake[0], buf, sizeof(buf)) > 0)
         ;
+}
+
+/* Exits first, then what the PMIx server saw (see run_on_exit for why). */
+static void run_supervise(run_job_t *job)
+{
+    run_reap(job);
     run_check_abort(job);
     run_check_idle(job);
 }
@@ -313,7 +347,7 @@ static void run_loop(run_job_t *job)
         }
         if (rc > 0)
             run_dispatch(job, pfd, who, k);
-        run_reap(job);
+        run_supervise(job);
         run_deadlines(job);
     }
     /* Everything a rank wrote before it exited is still in its pipes. */
@@ -426,7 +460,8 @@ static ibex_status_t run_plan_bindings(run_job_t *job)
         else
             run_say("rank %d not bound (%s)", i,
                     job->opts.bind == IBEX_RUN_BIND_NONE ? "--bind-to none"
-                    : ncores > 0 ? "more ranks than cores" : "no core topology");
+                    : ncores > 0                         ? "more ranks than cores"
+                                                         : "no core topology");
     }
     free(core_of);
     ibex_run_bind_fini();
@@ -476,8 +511,7 @@ static void run_start_all(run_job_t *job)
             return;
         }
         /* An early failure (rank 0 dies at once) stops the launch at the next rank. */
-        run_drain_wake(job);
-        run_reap(job);
+        run_supervise(job);
     }
 }
 
@@ -489,7 +523,8 @@ static ibex_status_t run_job_init(run_job_t *job)
     job->in.src = job->in.dst = -1;
     job->ranks = calloc((size_t)job->n, sizeof(*job->ranks));
     job->streams = calloc(2 * (size_t)job->n, sizeof(*job->streams));
-    if (!job->ranks || !job->streams)
+    job->batch = calloc((size_t)job->n, sizeof(*job->batch));
+    if (!job->ranks || !job->streams || !job->batch)
         return IBEX_ERR_NO_MEMORY;
     for (int i = 0; i < job->n; i++) {
         job->ranks[i] = (ibex_run_rank_t){.rank = i, .out_fd = -1, .err_fd = -1, .in_fd = -1};
@@ -514,6 +549,7 @@ static void run_job_fini(run_job_t *job, bool clean)
         close(job->sig_fd);
     free(job->ranks);
     free(job->streams);
+    free(job->batch);
     ibex_run_opts_free(&job->opts);
 }
 
@@ -525,6 +561,70 @@ static void run_raise_fd_limit(void)
         rl.rlim_cur = rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
     }
+}
+
+/* ---- host file ---- */
+
+static bool run_host_is_local(const char *h)
+{
+    char me[256] = "";
+    gethostname(me, sizeof(me) - 1);
+    size_t short_len = strcspn(me, ".");
+    return strcmp(h, "localhost") == 0 || strcmp(h, "127.0.0.1") == 0 || strcmp(h, "::1") == 0 ||
+           strcmp(h, me) == 0 || (strlen(h) == short_len && strncmp(h, me, short_len) == 0);
+}
+
+/* The whole file as a string (host files are small: 1 MiB at most). */
+static char *run_read_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        run_say("--hostfile: cannot read %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 20;
+    char *text = malloc(cap + 1);
+    size_t n = text ? fread(text, 1, cap, f) : 0;
+    bool too_big = text && n == cap && fgetc(f) != EOF;
+    fclose(f);
+    if (!text || too_big) {
+        run_say("--hostfile: %s is too large", path);
+        free(text);
+        return NULL;
+    }
+    text[n] = '\0';
+    return text;
+}
+
+/* Accepts a host file that names only this node; its slots give -n when -n is absent. */
+static int run_hostfile_apply(run_job_t *job)
+{
+    char err[512], *text = job->opts.hostfile ? run_read_file(job->opts.hostfile) : NULL;
+    ibex_run_hostfile_t hf;
+    if (!job->opts.hostfile)
+        return -1;
+    if (!text)
+        return IBEX_RUN_EXIT_USAGE;
+    ibex_status_t st = ibex_run_hostfile_parse(text, job->opts.hostfile, &hf, err, sizeof(err));
+    free(text);
+    if (st != IBEX_OK) {
+        run_say("--hostfile: %s", err);
+        return IBEX_RUN_EXIT_USAGE;
+    }
+    int slots = 0, code = -1;
+    for (int i = 0; i < hf.nhosts && code < 0; i++) {
+        slots += hf.hosts[i].slots;
+        if (!run_host_is_local(hf.hosts[i].name)) {
+            run_say("--hostfile: host '%s' is not this node: starting ranks on other hosts is "
+                    "not supported yet",
+                    hf.hosts[i].name);
+            code = IBEX_RUN_EXIT_USAGE;
+        }
+    }
+    if (code < 0 && !job->opts.nranks_set)
+        job->opts.nranks = slots < IBEX_RUN_MAX_RANKS ? slots : IBEX_RUN_MAX_RANKS;
+    ibex_run_hostfile_free(&hf);
+    return code;
 }
 
 /* Options, program lookup: every problem here is a usage error (exit 2). */
@@ -549,7 +649,7 @@ static int run_parse(run_job_t *job, int argc, char **argv)
         run_say("%s", err);
         return IBEX_RUN_EXIT_USAGE;
     }
-    return -1;
+    return run_hostfile_apply(job);
 }
 
 static int run_setup(run_job_t *job)
@@ -563,6 +663,13 @@ static int run_setup(run_job_t *job)
     if (ibex_run_pmix_init(job->n, job->wake[1], &job->pmix) != IBEX_OK)
         return IBEX_RUN_EXIT_INTERNAL;
     return -1;
+}
+
+static volatile sig_atomic_t run_final_code;
+
+static void run_on_alarm(int sig)
+{
+    _exit(run_final_code);
 }
 
 int main(int argc, char **argv)
@@ -583,6 +690,9 @@ int main(int argc, char **argv)
         code = job.exit_code;
     }
     bool clean = !job.failed && code == 0;
+    run_final_code = code;
+    signal(SIGALRM, run_on_alarm);
+    alarm(10); /* PMIx_server_finalize must not hang a successful job (run_pmix.c) */
     run_job_fini(&job, clean);
     if (!clean) { /* the PMIx thread may still run: no exit-time destructors (run_pmix.c) */
         fflush(stdout);

@@ -52,8 +52,10 @@ static bool parse_int_range(const char *val, int min, int max, int *out)
 
 static ibex_status_t opt_nranks(ibex_run_opts_t *o, const char *val, char *err, size_t len)
 {
+    o->nranks_set = true;
     if (!parse_int_range(val, 1, IBEX_RUN_MAX_RANKS, &o->nranks))
-        return opt_error(err, len, "-n: the number of ranks must be an integer from 1 to %d, not '%s'",
+        return opt_error(err, len,
+                         "-n: the number of ranks must be an integer from 1 to %d, not '%s'",
                          IBEX_RUN_MAX_RANKS, val);
     return IBEX_OK;
 }
@@ -110,12 +112,19 @@ static ibex_status_t opt_env(ibex_run_opts_t *o, const char *val, char *err, siz
 
 static ibex_status_t opt_hostfile(ibex_run_opts_t *o, const char *val, char *err, size_t len)
 {
-    return opt_error(err, len, "host files and host lists (--hostfile, -H) are not supported yet: "
-                               "ibexrun starts every rank on this node");
+    o->hostfile = val; /* read and checked by run_main.c */
+    return IBEX_OK;
+}
+
+static ibex_status_t opt_hostlist(ibex_run_opts_t *o, const char *val, char *err, size_t len)
+{
+    return opt_error(err, len,
+                     "host lists (-H, --host) are not supported yet: ibexrun starts "
+                     "every rank on this node");
 }
 
 #define FLAG_FN(fn_name, field)                                                                    \
-    static ibex_status_t fn_name(ibex_run_opts_t *o, const char *val, char *err, size_t len)      \
+    static ibex_status_t fn_name(ibex_run_opts_t *o, const char *val, char *err, size_t len)       \
     {                                                                                              \
         o->field = true;                                                                           \
         return IBEX_OK;                                                                            \
@@ -129,7 +138,10 @@ FLAG_FN(opt_version, version)
 
 static const run_opt_t run_opts[] = {
     {{"n", "np"}, true, opt_nranks, "N", "start N ranks (default 1)"},
-    {{"bind-to"}, true, opt_bind, "core|none",
+    {{"bind-to"},
+     true,
+     opt_bind,
+     "core|none",
      "bind each rank to a core (default: core while ranks <= cores, none when oversubscribed)"},
     {{"map-by"}, true, opt_map, "core", "place rank i on core i % cores (the only mapping)"},
     {{"report-bindings"}, false, opt_report, NULL, "print each rank's binding to stderr"},
@@ -137,9 +149,17 @@ static const run_opt_t run_opts[] = {
     {{"tag-output"}, false, opt_tag, NULL, "prefix output lines with [1,RANK]<stdout>:"},
     {{"timeout"}, true, opt_timeout, "SECONDS", "stop the job after SECONDS (exit code 124)"},
     {{"oversubscribe"}, false, opt_oversub, NULL, "allow more ranks than cores (always allowed)"},
-    {{"softib"}, false, opt_softib, NULL,
+    {{"softib"},
+     false,
+     opt_softib,
+     NULL,
      "run over the softib software RDMA device (LD_PRELOAD, IBEX_TRANSPORTS=verbs)"},
-    {{"hostfile", "machinefile", "H", "host"}, true, opt_hostfile, "...", "not supported yet"},
+    {{"hostfile", "machinefile"},
+     true,
+     opt_hostfile,
+     "FILE",
+     "a host file (Open MPI format); only this node may be named for now"},
+    {{"H", "host"}, true, opt_hostlist, "...", "not supported yet"},
     {{"help", "h"}, false, opt_help, NULL, "print this help"},
     {{"version", "V"}, false, opt_version, NULL, "print the version"},
 };

@@ -12,13 +12,16 @@
  */
 #include "ibexrun.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -123,8 +126,8 @@ static void run_fence_release(void *cbdata)
 /* One node: every participant is local, so the collected data is already complete. The
  * library malloc'd it; we hand it back and free it in the release callback. */
 static pmix_status_t run_fence_nb(const pmix_proc_t procs[], size_t nprocs,
-                                  const pmix_info_t info[], size_t ninfo, char *data,
-                                  size_t ndata, pmix_modex_cbfunc_t cbfunc, void *cbdata)
+                                  const pmix_info_t info[], size_t ninfo, char *data, size_t ndata,
+                                  pmix_modex_cbfunc_t cbfunc, void *cbdata)
 {
     pmix_status_t status = PMIX_SUCCESS;
     for (size_t i = 0; i < ninfo; i++)
@@ -154,7 +157,8 @@ static void run_op_done(pmix_status_t status, void *cbdata)
     pthread_mutex_unlock(&run_srv->lock);
 }
 
-/* Waits at most 30 s: a PMIx library that never calls back must not hang the launcher. */
+/* Waits at most 30 s: a PMIx library that never calls back must not hang the launcher. The
+ * op is freed here, except after a timeout: a late callback must find it alive. */
 static pmix_status_t run_op_wait(ibex_run_pmix_t *s, run_op_t *op)
 {
     struct timespec until;
@@ -164,9 +168,21 @@ static pmix_status_t run_op_wait(ibex_run_pmix_t *s, run_op_t *op)
     while (!op->done)
         if (pthread_cond_timedwait(&s->cond, &s->lock, &until) == ETIMEDOUT)
             break;
-    pmix_status_t status = op->done ? op->status : PMIX_ERR_TIMEOUT;
+    bool done = op->done;
+    pmix_status_t status = done ? op->status : PMIX_ERR_TIMEOUT;
     pthread_mutex_unlock(&s->lock);
+    if (done)
+        free(op);
     return status;
+}
+
+/* The outcome of a non-blocking call that completes through run_op_done. */
+static pmix_status_t run_op_result(ibex_run_pmix_t *s, run_op_t *op, pmix_status_t rc)
+{
+    if (rc == PMIX_SUCCESS)
+        return run_op_wait(s, op);
+    free(op); /* no callback will come */
+    return rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
 }
 
 static int run_rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
@@ -176,11 +192,35 @@ static int run_rm_entry(const char *path, const struct stat *sb, int flag, struc
     return 0;
 }
 
+/* An ibexrun killed with SIGKILL cannot remove its directory (its ranks die with it through
+ * PR_SET_PDEATHSIG): the next ibexrun removes the directories of launchers that are gone. */
+static void run_tmpdir_sweep(const char *base)
+{
+    DIR *dir = opendir(base);
+    struct dirent *e;
+    while (dir && (e = readdir(dir))) {
+        int pid;
+        char rest[16], path[PATH_MAX];
+        struct stat sb;
+        if (sscanf(e->d_name, "ibexrun.%d.%15s", &pid, rest) != 2 || pid <= 0 ||
+            (kill(pid, 0) == 0 || errno != ESRCH))
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", base, e->d_name);
+        if (lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode) && sb.st_uid == geteuid()) {
+            ibex_debug(LAUNCH, "removing %s, left by a launcher that was killed", path);
+            nftw(path, run_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        }
+    }
+    if (dir)
+        closedir(dir);
+}
+
 static ibex_status_t run_tmpdir_create(ibex_run_pmix_t *s)
 {
     const char *base = getenv("TMPDIR"); /* not a tunable: the system's temp dir */
     if (!base || !*base)
         base = "/tmp";
+    run_tmpdir_sweep(base);
     snprintf(s->tmpdir, sizeof(s->tmpdir), "%s/ibexrun.%d.XXXXXX", base, (int)getpid());
     if (!mkdtemp(s->tmpdir)) {
         ibex_error(LAUNCH, "cannot create a temporary directory in %s: %m", base);
@@ -270,13 +310,11 @@ static ibex_status_t run_nspace_register(ibex_run_pmix_t *s)
     PMIX_INFO_LOAD(&info[6], PMIX_APPNUM, &zero, PMIX_UINT32);
     PMIX_INFO_LOAD(&info[7], PMIX_TMPDIR, s->tmpdir, PMIX_STRING);
     PMIX_INFO_LOAD(&info[8], PMIX_NUM_NODES, &one, PMIX_UINT32);
-    run_op_t op = {0};
+    run_op_t *op = calloc(1, sizeof(*op));
     pmix_status_t rc =
-        PMIx_server_register_nspace(s->nspace, s->nranks, info, ninfo, run_op_done, &op);
-    if (rc == PMIX_SUCCESS)
-        rc = run_op_wait(s, &op);
-    else if (rc == PMIX_OPERATION_SUCCEEDED)
-        rc = PMIX_SUCCESS;
+        op ? PMIx_server_register_nspace(s->nspace, s->nranks, info, ninfo, run_op_done, op)
+           : PMIX_ERR_NOMEM;
+    rc = run_op_result(s, op, rc);
     PMIX_INFO_FREE(info, ninfo);
     run_maps_free(&maps);
     if (rc != PMIX_SUCCESS) {
@@ -321,13 +359,11 @@ ibex_status_t ibex_run_pmix_setup_rank(ibex_run_pmix_t *s, int rank, char ***env
         ibex_error(LAUNCH, "PMIx_server_setup_fork for rank %d: %s", rank, PMIx_Error_string(rc));
         return IBEX_ERR_BOOTSTRAP;
     }
-    run_op_t op = {0};
+    run_op_t *op = calloc(1, sizeof(*op));
     /* Registered before the fork, so the client can never connect to an unknown rank. */
-    rc = PMIx_server_register_client(&proc, geteuid(), getegid(), NULL, run_op_done, &op);
-    if (rc == PMIX_SUCCESS)
-        rc = run_op_wait(s, &op);
-    else if (rc == PMIX_OPERATION_SUCCEEDED)
-        rc = PMIX_SUCCESS;
+    rc = op ? PMIx_server_register_client(&proc, geteuid(), getegid(), NULL, run_op_done, op)
+            : PMIX_ERR_NOMEM;
+    rc = run_op_result(s, op, rc);
     if (rc != PMIX_SUCCESS) {
         ibex_error(LAUNCH, "PMIx_server_register_client for rank %d: %s", rank,
                    PMIx_Error_string(rc));
@@ -373,11 +409,12 @@ void ibex_run_pmix_fini(ibex_run_pmix_t *s, bool clean)
     /* After a client vanished in the middle of a fence, OpenPMIx 4.2's PMIx_server_finalize
      * can block forever on an internal lock (seen here) or crash. The process is about to end
      * and everything the server created lives in our temporary directory, which we remove
-     * ourselves, so a failed job skips the library's finalize. */
-    if (s->server_up && clean)
-        PMIx_server_finalize();
+     * ourselves (first, so that even a hang in finalize leaves nothing behind), so a failed
+     * job skips the library's finalize. run_main.c bounds a clean finalize with alarm(). */
     if (s->tmpdir[0])
         nftw(s->tmpdir, run_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (s->server_up && clean)
+        PMIx_server_finalize();
     run_srv = NULL;
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->cond);

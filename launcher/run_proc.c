@@ -180,23 +180,59 @@ void ibex_run_proc_signal_all(ibex_run_rank_t *ranks, int n, int sig)
     }
 }
 
-bool ibex_run_proc_reap_one(ibex_run_rank_t *ranks, int n, int *rank_p)
+/* When a zombie last ran, from the scheduler's statistics (ns; -1 if unknown): its final
+ * time slice is its exit path, so this orders exits. The kernel keeps no exit time otherwise,
+ * and the order matters: a rank that dies makes its peers' PMIx calls fail, and they may exit
+ * right after it, before the launcher wakes up. Needs CONFIG_SCHED_DEBUG (Debian has it). */
+static long long proc_last_ran_ns(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof(path), "/proc/%d/sched", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    const char *p = strstr(buf, "se.exec_start");
+    unsigned long long ms, frac;
+    if (!p || sscanf(strchr(p, ':') ? strchr(p, ':') + 1 : p, " %llu.%6llu", &ms, &frac) != 2)
+        return -1;
+    return (long long)(ms * 1000000ULL + frac);
+}
+
+static int proc_find(const ibex_run_rank_t *ranks, int n, pid_t pid)
+{
+    for (int i = 0; i < n; i++)
+        if (ranks[i].pid == pid && !ranks[i].reaped)
+            return i;
+    return -1;
+}
+
+bool ibex_run_proc_reap_one(ibex_run_rank_t *ranks, int n, int *rank_p, long long *ran_p)
 {
     for (;;) {
-        int wstatus;
-        pid_t pid = waitpid(-1, &wstatus, WNOHANG);
-        if (pid < 0 && errno == EINTR)
-            continue;
-        if (pid <= 0)
+        siginfo_t si = {0};
+        /* Peek first (WNOWAIT): /proc/PID of a zombie is readable until it is reaped. */
+        if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0) {
+            if (errno == EINTR)
+                continue;
             return false;
-        for (int i = 0; i < n; i++) {
-            if (ranks[i].pid == pid && !ranks[i].reaped) {
-                ranks[i].reaped = true;
-                ranks[i].wstatus = wstatus;
-                *rank_p = i;
-                return true;
-            }
         }
+        if (si.si_pid == 0)
+            return false;
+        long long ran = proc_last_ran_ns(si.si_pid);
+        int wstatus;
+        while (waitpid(si.si_pid, &wstatus, 0) < 0 && errno == EINTR)
+            ;
+        int i = proc_find(ranks, n, si.si_pid);
+        if (i < 0)
+            continue;
+        ranks[i].reaped = true;
+        ranks[i].wstatus = wstatus;
+        *rank_p = i;
+        *ran_p = ran;
+        return true;
     }
 }
 

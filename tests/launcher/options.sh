@@ -16,7 +16,12 @@ usage_error "--timeout -1" "--timeout: .*'-1'" --timeout -1 /bin/true
 usage_error "unknown option" "unknown option '--frobnicate'" --frobnicate /bin/true
 usage_error "missing program" "no program to run" -n 2
 usage_error "missing value" "needs a value" -n
-usage_error "hostfile" "not supported yet" --hostfile hosts /bin/true
+usage_error "missing host file" "cannot read $WORK/none" --hostfile "$WORK/none" /bin/true
+printf 'localhost\n\nlocalhost slots=x\n' >"$WORK/hosts"
+usage_error "bad host file" "^ibexrun: --hostfile: .*/hosts:3: slots must be a whole number" \
+    --hostfile "$WORK/hosts" /bin/true
+printf '# two nodes\nlocalhost slots=2\nnot-this-node-xyz\n' >"$WORK/hosts"
+usage_error "remote host" "host 'not-this-node-xyz' is not this node" --hostfile "$WORK/hosts" /bin/true
 usage_error "-H" "not supported yet" -H a,b /bin/true
 usage_error "not found" "'no-such-program-xyz': not found in PATH" -n 2 no-such-program-xyz
 usage_error "no such path" "'/no/such/prog': No such file" /no/such/prog
@@ -24,6 +29,13 @@ printf 'echo hi\n' >"$WORK/noexec"
 usage_error "not executable" "not an executable file" "$WORK/noexec"
 usage_error "directory" "Is a directory" "$WORK"
 printf '%s\n' "$ERR" | grep -q "Try 'ibexrun --help'" || true
+
+# A host file naming only this node: its slots give the number of ranks.
+printf 'localhost slots=2 # here\n%s\n' "$(hostname)" >"$WORK/hosts"
+run 30 --hostfile "$WORK/hosts" "$P" ok "$MARK"
+[ "$RC" -eq 0 ] && [ "$(printf '%s\n' "$OUT" | grep -c 'of 3 ok$')" -eq 3 ] &&
+    pass "local host file (3 slots)" || fail "local host file: exit $RC, $OUT $ERR"
+leftovers "local host file"
 
 run 20 --help
 { [ "$RC" -eq 0 ] && printf '%s\n' "$OUT" | grep -q "^usage: ibexrun"; } && pass "--help" ||

@@ -9,6 +9,22 @@ run 30 -n 4 "$P" exit 3 2 "$MARK"
 expect "non-zero exit" 3 "^ibexrun: rank 2 \(pid [0-9]+\) exited with code 3; stopping the job$"
 [ "$(printf '%s\n' "$ERR" | grep -c '^ibexrun:')" -eq 1 ] || fail "more than one message: $ERR"
 
+# A cascade: rank 2 exits while the others are in a PMIx fence, which then fails, so they exit
+# with code 11 right after it. ibexrun judges exits in the order they happened, but a rank's
+# PMIx connection can close before its process is gone, so a peer may truly exit first: the
+# invariants are one message naming a rank that failed, its code, and nothing left behind.
+# Only the raw PMIx client has this mode.
+if [ -z "${PROG:-}" ]; then
+    for _ in 1 2 3; do
+        run 30 -n 4 "$P" cascade 3 2 "$MARK"
+        case $RC in
+        3) expect "cascade" 3 "^ibexrun: rank 2 \(pid [0-9]+\) exited with code 3; stopping" ;;
+        *) expect "cascade (a peer exited first)" 11 "^ibexrun: rank [013] \(pid [0-9]+\) exited with code 11" ;;
+        esac
+        [ "$(printf '%s\n' "$ERR" | grep -c '^ibexrun:')" -eq 1 ] || fail "cascade: messages: $ERR"
+    done
+fi
+
 run 30 -n 3 "$P" abort 7 1 "$MARK"
 expect "abort" 7 "^ibexrun: rank 1 \(pid [0-9]+\) called $ABORT_WORD with code 7"
 
@@ -50,6 +66,27 @@ for _ in $(seq 100); do [ "$(grep -c ready "$WORK/out")" -eq 2 ] && break; sleep
 pkill -TERM -x ibexrun -P "$job"
 wait "$job"; RC=$?; ERR=$(cat "$WORK/err"); MS=0
 expect "SIGTERM forwarded" 143 "^ibexrun: received signal 15"
+
+# ibexrun itself SIGKILLed: its ranks die with it (PR_SET_PDEATHSIG), and the next ibexrun
+# removes the directory it could not.
+TMPDIR=$WORK/tmp "$IBEXRUN" -n 2 "$P" sleep "$MARK" >"$WORK/out" 2>"$WORK/err" </dev/null &
+job=$!
+for _ in $(seq 100); do [ "$(grep -c ready "$WORK/out")" -eq 2 ] && break; sleep 0.1; done
+kill -KILL "$job"
+wait "$job" 2>/dev/null
+sleep 0.5
+if pgrep -f -- "$MARK" >/dev/null; then
+    fail "ranks survived a SIGKILLed ibexrun: $(pgrep -af -- "$MARK")"
+    pkill -KILL -f -- "$MARK"
+fi
+run 30 -n 1 /bin/true
+expect "after a SIGKILLed ibexrun" 0 "^$"
+
+# A rank that ignores SIGTERM gets SIGKILL after IBEX_ABORT_GRACE_MS.
+IBEX_ABORT_GRACE_MS=300 run 30 -n 2 --timeout 1 /bin/sh -c \
+    'trap "" TERM; while :; do sleep 1; done' "$MARK"
+expect "SIGTERM ignored: SIGKILL after the grace" 124 "^ibexrun: timeout after 1 s"
+[ "$MS" -lt 3000 ] || fail "SIGTERM ignored: the job took $MS ms (timeout 1 s + grace 0.3 s)"
 
 # Ranks that exit 0 without ever calling MPI_Init are fine.
 run 30 -n 3 /bin/true

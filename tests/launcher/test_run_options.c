@@ -35,9 +35,26 @@ static void test_defaults(void **state)
 
 static void test_full_line(void **state)
 {
-    char *argv[] = {"ibexrun", "-np", "4", "--bind-to", "none", "--map-by=core",
-                    "-report-bindings", "-x", "A", "-x", "B=1=2", "--tag-output",
-                    "--timeout", "30", "--oversubscribe", "--softib", "prog", "-n", "7", NULL};
+    char *argv[] = {"ibexrun",
+                    "-np",
+                    "4",
+                    "--bind-to",
+                    "none",
+                    "--map-by=core",
+                    "-report-bindings",
+                    "-x",
+                    "A",
+                    "-x",
+                    "B=1=2",
+                    "--tag-output",
+                    "--timeout",
+                    "30",
+                    "--oversubscribe",
+                    "--softib",
+                    "prog",
+                    "-n",
+                    "7",
+                    NULL};
     ibex_run_opts_t o;
     assert_int_equal(parse(ARGC(argv), argv, &o), IBEX_OK);
     assert_int_equal(o.nranks, 4);
@@ -113,12 +130,25 @@ static void test_structure_errors(void **state)
     expect_error(a4, ARGC(a4), "no program");
     char *a5[] = {"ibexrun", "--tag-output=yes", "p", NULL};
     expect_error(a5, ARGC(a5), "takes no value");
-    char *a6[] = {"ibexrun", "--hostfile", "hosts", "p", NULL};
-    expect_error(a6, ARGC(a6), "not supported yet");
     char *a7[] = {"ibexrun", "-H", "a,b", "p", NULL};
     expect_error(a7, ARGC(a7), "not supported yet");
     char *a8[] = {"ibexrun", "-n", "2", "--", NULL};
     expect_error(a8, ARGC(a8), "no program");
+}
+
+static void test_hostfile_option(void **state)
+{
+    char *argv[] = {"ibexrun", "--hostfile", "hosts", "p", NULL};
+    ibex_run_opts_t o;
+    assert_int_equal(parse(4, argv, &o), IBEX_OK);
+    assert_string_equal(o.hostfile, "hosts");
+    assert_false(o.nranks_set);
+    ibex_run_opts_free(&o);
+    char *argv2[] = {"ibexrun", "--machinefile=h2", "-n", "3", "p", NULL};
+    assert_int_equal(parse(5, argv2, &o), IBEX_OK);
+    assert_string_equal(o.hostfile, "h2");
+    assert_true(o.nranks_set);
+    ibex_run_opts_free(&o);
 }
 
 static void test_help_version(void **state)
@@ -149,10 +179,10 @@ static void test_value_forms(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),       cmocka_unit_test(test_full_line),
-        cmocka_unit_test(test_double_dash),    cmocka_unit_test(test_bad_values),
+        cmocka_unit_test(test_defaults),         cmocka_unit_test(test_full_line),
+        cmocka_unit_test(test_double_dash),      cmocka_unit_test(test_bad_values),
         cmocka_unit_test(test_structure_errors), cmocka_unit_test(test_help_version),
-        cmocka_unit_test(test_value_forms),
+        cmocka_unit_test(test_hostfile_option),  cmocka_unit_test(test_value_forms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

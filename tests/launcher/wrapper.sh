@@ -15,11 +15,10 @@ command -v "$cc" >/dev/null || fail "ibexcc -show: '$cc' is not a compiler on PA
     fail "-showme -c: $("$CC_W" -showme -c x.c)"
 [ "$("$CC_W" -showme:link)" = "-L$B/.libs -Wl,-rpath,$B/.libs -libex" ] && pass "-showme:link" ||
     fail "-showme:link: $("$CC_W" -showme:link)"
-[ "$(IBEX_CC=mycc "$CC_W" -show 'a b.c')" = "mycc ${show#* }" ] 2>/dev/null ||
-    case $(IBEX_CC=mycc "$CC_W" -show 'a b.c') in
-    "mycc "*"'a b.c' -L"*) pass "IBEX_CC and quoting" ;;
-    *) fail "IBEX_CC and quoting: $(IBEX_CC=mycc "$CC_W" -show 'a b.c')" ;;
-    esac
+case $(IBEX_CC=mycc "$CC_W" -show "a b.c") in
+"mycc -I"*" 'a b.c' -L"*) pass "IBEX_CC and quoting" ;;
+*) fail "IBEX_CC and quoting: $(IBEX_CC=mycc "$CC_W" -show "a b.c")" ;;
+esac
 case $("$CXX_W" -show) in
 *"-I$S/include"*"-libex") pass "ibexcxx -show: $("$CXX_W" -show)" ;;
 *) fail "ibexcxx -show: $("$CXX_W" -show)" ;;

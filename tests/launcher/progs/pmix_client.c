@@ -7,6 +7,8 @@
  *   pmix_client nofinalize RANK    RANK exits 0 after init without finalize
  *   pmix_client segv RANK          RANK raises SIGSEGV after init
  *   pmix_client noinit RANK        RANK exits 0 before init; the others init and fence
+ *   pmix_client cascade CODE RANK  RANK exits with CODE after init while the others are in a
+ *                                  fence, which then fails: they exit 11 right after it
  *   pmix_client sleep              every rank inits, prints "ready", then sleeps
  * "The others wait" in pause(), not in a fence: a fence fails in every rank once one client
  * vanishes, and which failure ibexrun reaps first would then be a race (see the README).
@@ -71,7 +73,8 @@ int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "ok";
     /* exit and abort take CODE RANK, the other modes RANK; later words are ignored. */
-    int two = strcmp(mode, "exit") == 0 || strcmp(mode, "abort") == 0;
+    int two =
+        strcmp(mode, "exit") == 0 || strcmp(mode, "abort") == 0 || strcmp(mode, "cascade") == 0;
     int code = two && argc > 2 ? atoi(argv[2]) : 0;
     int target = argc > 2 + two ? atoi(argv[2 + two]) : 0;
     const char *envrank = getenv("PMIX_RANK");
@@ -91,7 +94,7 @@ int main(int argc, char **argv)
         printf("rank %u ready\n", me.rank);
         for (;;)
             pause();
-    } else if (is_target && strcmp(mode, "exit") == 0) {
+    } else if (is_target && (strcmp(mode, "exit") == 0 || strcmp(mode, "cascade") == 0)) {
         exit(code);
     } else if (is_target && strcmp(mode, "abort") == 0) {
         PMIx_Abort(code, "test abort", NULL, 0);
@@ -100,7 +103,7 @@ int main(int argc, char **argv)
         exit(0);
     } else if (is_target && strcmp(mode, "segv") == 0) {
         raise(SIGSEGV);
-    } else if (strcmp(mode, "noinit") == 0) {
+    } else if (strcmp(mode, "noinit") == 0 || strcmp(mode, "cascade") == 0) {
         fence(); /* waits for a rank that never comes */
     } else {
         for (;;) /* the others: stuck until the launcher stops them */
