@@ -114,7 +114,7 @@ static void run_check_abort(run_job_t *job)
         return;
     /* An exit code is 8 bits; an abort must never look like success. */
     int ec = code & 0xff ? code & 0xff : 1;
-    run_fail(job, ec, SIGTERM, "rank %d (pid %d) called MPI_Abort with code %d%s%s%s", rank,
+    run_fail(job, ec, SIGTERM, "rank %d (pid %d) aborted the job with code %d%s%s%s", rank,
              (int)job->ranks[rank].pid, code, msg[0] ? " (" : "", msg, msg[0] ? ")" : "");
 }
 

@@ -3,7 +3,6 @@
 # supervision_mpi.sh runs the same cases with the MPI program (PROG=mpi_fail).
 . "${top_srcdir:-.}/tests/launcher/lib.sh"
 P=${PROG:-$PROGS/pmix_client}
-ABORT_WORD=${ABORT_WORD:-MPI_Abort}
 
 run 30 -n 4 "$P" exit 3 2 "$MARK"
 expect "non-zero exit" 3 "^ibexrun: rank 2 \(pid [0-9]+\) exited with code 3; stopping the job$"
@@ -26,7 +25,7 @@ if [ -z "${PROG:-}" ]; then
 fi
 
 run 30 -n 3 "$P" abort 7 1 "$MARK"
-expect "abort" 7 "^ibexrun: rank 1 \(pid [0-9]+\) called $ABORT_WORD with code 7"
+expect "abort" 7 "^ibexrun: rank 1 \(pid [0-9]+\) aborted the job with code 7"
 
 run 30 -n 3 "$P" nofinalize 1 "$MARK"
 expect "missing finalize" 1 "^ibexrun: rank 1 \(pid [0-9]+\) exited without calling MPI_Finalize"
