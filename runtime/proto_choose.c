@@ -1,0 +1,34 @@
+/*
+ * The one place that chooses how a message travels (eager, rendezvous READ or WRITE): from the
+ * transport's capabilities and the configuration only, so it is unit-tested on its own.
+ */
+#include "ibex_config.h"
+#include "ibex_proto.h"
+
+size_t ibex_proto_eager_limit(const ibex_tl_caps_t *caps)
+{
+    size_t hdr = sizeof(ibex_match_hdr_t);
+    size_t max = caps->max_eager > hdr ? caps->max_eager - hdr : 0;
+    size_t want;
+    if (ibex_config.eager_limit != IBEX_SIZE_AUTO)
+        want = (size_t)ibex_config.eager_limit;
+    else
+        want = caps->eager_limit_hint ? caps->eager_limit_hint : max;
+    return want < max ? want : max;
+}
+
+/*
+ * Eager while the payload fits the eager limit. Above it, rendezvous: READ lets the receiver
+ * pull as soon as it matches (one control message less than WRITE); WRITE when forced or when
+ * the transport can only put.
+ */
+ibex_proto_t ibex_proto_choose(const ibex_tl_caps_t *caps, size_t bytes)
+{
+    if (bytes <= ibex_proto_eager_limit(caps))
+        return IBEX_PROTO_EAGER;
+    bool can_read = caps->flags & IBEX_TL_CAP_GET;
+    bool can_write = caps->flags & IBEX_TL_CAP_PUT;
+    if (ibex_config.rndv_scheme == IBEX_RNDV_WRITE && can_write)
+        return IBEX_PROTO_RNDV_WRITE;
+    return can_read ? IBEX_PROTO_RNDV_READ : IBEX_PROTO_RNDV_WRITE;
+}
