@@ -113,8 +113,8 @@ ibex_status_t ibex_coll_init(void)
         for (; kname[i] && i < sizeof(var) - 1; i++)
             var[i] = (char)toupper((unsigned char)kname[i]);
         var[i] = '\0';
-        ibex_error(COLL, "IBEX_COLL_%s='%s' is not a %s algorithm (see collectives/README.md)",
-                   var, name, kname);
+        ibex_error(COLL, "IBEX_COLL_%s='%s' is not a %s algorithm (see collectives/README.md)", var,
+                   name, kname);
         result = IBEX_ERR_INVALID;
     }
     return result;

@@ -21,8 +21,8 @@ int main(int argc, char **argv)
     }
     if (rank == 0) {
         int expect = laps * size * (size - 1) / 2;
-        printf("ring: %d ranks, %d laps, token %d (expected %d): %s\n", size, laps, token,
-               expect, token == expect ? "ok" : "WRONG");
+        printf("ring: %d ranks, %d laps, token %d (expected %d): %s\n", size, laps, token, expect,
+               token == expect ? "ok" : "WRONG");
         if (token != expect)
             MPI_Abort(MPI_COMM_WORLD, 1);
     }

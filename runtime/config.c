@@ -101,10 +101,20 @@ int ibex_parse_size(const char *str, long long *val_p)
         return -1;
     int shift = 0;
     switch (tolower((unsigned char)*end)) {
-    case 'k': shift = 10; end++; break;
-    case 'm': shift = 20; end++; break;
-    case 'g': shift = 30; end++; break;
-    default: break;
+    case 'k':
+        shift = 10;
+        end++;
+        break;
+    case 'm':
+        shift = 20;
+        end++;
+        break;
+    case 'g':
+        shift = 30;
+        end++;
+        break;
+    default:
+        break;
     }
     if (*end == 'b' || *end == 'B')
         end++;
@@ -204,13 +214,20 @@ static int parse_value(const ibex_cfg_entry_t *e, const char *value, void *field
 static const char *type_hint(const ibex_cfg_entry_t *e)
 {
     switch (e->type) {
-    case IBEX_CFG_INT: return "an integer";
-    case IBEX_CFG_BOOL: return "0 or 1";
-    case IBEX_CFG_SIZE: return "a size such as 4096, 64k or 1m";
-    case IBEX_CFG_SIZE_AUTO: return "auto or a size such as 4096, 64k or 1m";
-    case IBEX_CFG_ENUM: return e->choices;
-    case IBEX_CFG_LOGLEVEL: return "error|warn|info|debug|trace";
-    default: return "a string";
+    case IBEX_CFG_INT:
+        return "an integer";
+    case IBEX_CFG_BOOL:
+        return "0 or 1";
+    case IBEX_CFG_SIZE:
+        return "a size such as 4096, 64k or 1m";
+    case IBEX_CFG_SIZE_AUTO:
+        return "auto or a size such as 4096, 64k or 1m";
+    case IBEX_CFG_ENUM:
+        return e->choices;
+    case IBEX_CFG_LOGLEVEL:
+        return "error|warn|info|debug|trace";
+    default:
+        return "a string";
     }
 }
 

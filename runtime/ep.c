@@ -88,8 +88,8 @@ static ibex_status_t tl_open_one(ibex_tl_component_t *comp, const ibex_tl_params
     snprintf(key, sizeof(key), "ibex.tl.%s", comp->name);
     if (st == IBEX_OK && len > 0)
         st = ibex_boot_put(key, addr, len);
-    ibex_debug(TL, "transport %s open: eager limit %zu, max eager %zu, flags 0x%x",
-               comp->name, inst->eager_limit, inst->caps.max_eager, inst->caps.flags);
+    ibex_debug(TL, "transport %s open: eager limit %zu, max eager %zu, flags 0x%x", comp->name,
+               inst->eager_limit, inst->caps.max_eager, inst->caps.flags);
     return st;
 }
 

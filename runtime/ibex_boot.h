@@ -14,11 +14,11 @@
 typedef struct ibex_boot_info {
     int rank, size;
     int local_rank, local_size;
-    int *local_peers;      /* world ranks on this node, local_size of them, ascending */
+    int *local_peers; /* world ranks on this node, local_size of them, ascending */
     int node_id, num_nodes;
-    int *node_of;          /* node id of every world rank (size entries) */
-    int num_cores;         /* cores of this node (hwloc), for the oversubscription test */
-    bool singleton;        /* no launcher: a 1-rank job */
+    int *node_of;   /* node id of every world rank (size entries) */
+    int num_cores;  /* cores of this node (hwloc), for the oversubscription test */
+    bool singleton; /* no launcher: a 1-rank job */
     char hostname[256];
     char nspace[256];
 } ibex_boot_info_t;

@@ -31,14 +31,14 @@ struct ibex_match_queue; /* runtime/ibex_match.h */
 typedef struct ibex_comm {
     int handle;
     int refcount;
-    uint32_t context_id;         /* even; context_id + 1 is the collective context */
+    uint32_t context_id; /* even; context_id + 1 is the collective context */
     int rank, size;
     ibex_group_t *group;
-    int errhandler;              /* MPI_Errhandler handle */
-    bool errhandler_set;         /* set explicitly by the program */
-    struct ibex_match_queue *pt2pt;  /* matching state of context_id */
-    struct ibex_match_queue *coll;   /* matching state of context_id + 1 */
-    int coll_tag;                /* sequence for internal collective tags */
+    int errhandler;                 /* MPI_Errhandler handle */
+    bool errhandler_set;            /* set explicitly by the program */
+    struct ibex_match_queue *pt2pt; /* matching state of context_id */
+    struct ibex_match_queue *coll;  /* matching state of context_id + 1 */
+    int coll_tag;                   /* sequence for internal collective tags */
     char name[MPI_MAX_OBJECT_NAME];
 } ibex_comm_t;
 
@@ -56,8 +56,7 @@ static inline int ibex_comm_world_rank(const ibex_comm_t *comm, int rank)
 
 /* Creates a communicator over `group` with an agreed context id, collectively over `parent`
  * (every member of parent calls it; those not in group pass NULL and get NULL back). */
-ibex_status_t ibex_comm_create_from(ibex_comm_t *parent, ibex_group_t *group,
-                                    ibex_comm_t **comm_p);
+ibex_status_t ibex_comm_create_from(ibex_comm_t *parent, ibex_group_t *group, ibex_comm_t **comm_p);
 void ibex_comm_release(ibex_comm_t *comm);
 
 ibex_group_t *ibex_group_new(int size);

@@ -22,30 +22,30 @@ typedef struct ibex_config {
     int log_level;
     char *log_subsys;
     /* transports and protocols */
-    char *transports;          /* "auto" or a list: self,shm,verbs */
-    long long eager_limit;     /* bytes of payload sent eagerly, or IBEX_SIZE_AUTO */
-    int rndv_scheme;           /* ibex_rndv_scheme_t */
-    long long rndv_frag_size;  /* rendezvous pipeline fragment */
-    long long unexpected_max;  /* bytes of buffered unexpected eager data per process */
+    char *transports;         /* "auto" or a list: self,shm,verbs */
+    long long eager_limit;    /* bytes of payload sent eagerly, or IBEX_SIZE_AUTO */
+    int rndv_scheme;          /* ibex_rndv_scheme_t */
+    long long rndv_frag_size; /* rendezvous pipeline fragment */
+    long long unexpected_max; /* bytes of buffered unexpected eager data per process */
     /* waiting */
-    int wait_policy;           /* ibex_wait_policy_t */
-    int spin_count;            /* progress polls before yielding */
+    int wait_policy; /* ibex_wait_policy_t */
+    int spin_count;  /* progress polls before yielding */
     /* shared memory */
-    int shm_ring_slots;        /* slots per sender->receiver ring */
-    long long shm_slot_size;   /* bytes per slot, header included */
+    int shm_ring_slots;      /* slots per sender->receiver ring */
+    long long shm_slot_size; /* bytes per slot, header included */
     /* verbs */
-    char *verbs_device;        /* "device[:port]" or "auto" */
-    int verbs_srq_size;        /* receive buffers in the shared receive queue */
-    long long verbs_buf_size;  /* bytes per eager receive buffer */
-    int verbs_credits;         /* eager sends in flight per peer */
-    int verbs_rc_timeout;      /* IB local ack timeout exponent (4.096 us * 2^n) */
-    int verbs_retry_count;     /* transport retries before a peer is declared dead */
+    char *verbs_device;         /* "device[:port]" or "auto" */
+    int verbs_srq_size;         /* receive buffers in the shared receive queue */
+    long long verbs_buf_size;   /* bytes per eager receive buffer */
+    int verbs_credits;          /* eager sends in flight per peer */
+    int verbs_rc_timeout;       /* IB local ack timeout exponent (4.096 us * 2^n) */
+    int verbs_retry_count;      /* transport retries before a peer is declared dead */
     long long verbs_rcache_max; /* registration cache limit in bytes */
-    int verbs_fork;            /* call ibv_fork_init() at start-up */
+    int verbs_fork;             /* call ibv_fork_init() at start-up */
     /* collectives: an algorithm name per collective, or "auto" (order of IBEX_COLL_KIND_LIST) */
     char *coll_algo[8];
     /* misc */
-    int abort_grace_ms;        /* launcher: SIGTERM -> SIGKILL grace */
+    int abort_grace_ms; /* launcher: SIGTERM -> SIGKILL grace */
 } ibex_config_t;
 
 extern ibex_config_t ibex_config;
@@ -56,12 +56,12 @@ typedef enum {
     IBEX_CFG_SIZE,      /* bytes, with k/m/g suffixes */
     IBEX_CFG_SIZE_AUTO, /* bytes or "auto" */
     IBEX_CFG_STRING,
-    IBEX_CFG_ENUM,      /* one of the '|'-separated choices, stored as its index */
+    IBEX_CFG_ENUM, /* one of the '|'-separated choices, stored as its index */
     IBEX_CFG_LOGLEVEL,
 } ibex_cfg_type_t;
 
 typedef struct ibex_cfg_entry {
-    const char *name;    /* without the IBEX_ prefix */
+    const char *name; /* without the IBEX_ prefix */
     ibex_cfg_type_t type;
     const char *defval;
     const char *choices; /* IBEX_CFG_ENUM only: "auto|read|write" */

@@ -25,16 +25,16 @@ typedef struct ibex_dt_block {
 typedef struct ibex_dt {
     int handle;
     int refcount;
-    size_t size;               /* bytes of data in one element */
-    ptrdiff_t lb, extent;      /* MPI lower bound and extent */
+    size_t size;          /* bytes of data in one element */
+    ptrdiff_t lb, extent; /* MPI lower bound and extent */
     ptrdiff_t true_lb, true_extent;
     bool predefined;
     bool committed;
-    bool contiguous;           /* one element is size bytes at buf + true_lb, and extent == size */
-    int nblocks;               /* flattened layout of one element */
+    bool contiguous; /* one element is size bytes at buf + true_lb, and extent == size */
+    int nblocks;     /* flattened layout of one element */
     ibex_dt_block_t *blocks;
-    int basic_type;            /* predefined type of every basic element, or -1 if mixed */
-    size_t basic_size;         /* size of that basic element, for Get_elements */
+    int basic_type;    /* predefined type of every basic element, or -1 if mixed */
+    size_t basic_size; /* size of that basic element, for Get_elements */
     char name[MPI_MAX_OBJECT_NAME];
     /* private to the datatype files (dt_priv.h): block offsets, element runs, the op's base
      * type, alignment, sticky bounds and the construction record */

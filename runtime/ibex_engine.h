@@ -18,8 +18,8 @@ typedef struct ibex_tl_inst {
 /* A pending outgoing message: a request to (re)start, or a copied control message. */
 typedef struct ibex_pending {
     struct ibex_pending *next;
-    ibex_req_t *req;        /* a match message of this request (EAGER or RTS) */
-    size_t len;             /* control message bytes in ctl */
+    ibex_req_t *req; /* a match message of this request (EAGER or RTS) */
+    size_t len;      /* control message bytes in ctl */
     ibex_ctl_hdr_t ctl;
 } ibex_pending_t;
 
@@ -31,24 +31,24 @@ typedef struct ibex_ep {
     ibex_status_t fail_status;
     ibex_tl_inst_t *tl;
     ibex_tl_ep_t *tl_ep;
-    uint32_t send_seq;      /* next sequence number for a match message to this peer */
-    uint32_t recv_seq;      /* next sequence number expected from this peer */
+    uint32_t send_seq; /* next sequence number for a match message to this peer */
+    uint32_t recv_seq; /* next sequence number expected from this peer */
     ibex_pending_t *pending_head, *pending_tail; /* waits for transport room, in order */
-    struct ibex_umsg *early; /* match messages that arrived before their turn */
-    ibex_req_t *inflight;    /* requests waiting for an ACK / CTS / FIN / get from this peer */
+    struct ibex_umsg *early;                     /* match messages that arrived before their turn */
+    ibex_req_t *inflight; /* requests waiting for an ACK / CTS / FIN / get from this peer */
 } ibex_ep_t;
 
 /* An unexpected match message (or one held back by Mprobe). */
 typedef struct ibex_umsg {
     ibex_match_entry_t match; /* first */
     int world_src;
-    uint8_t type;             /* IBEX_HDR_EAGER or IBEX_HDR_RTS */
+    uint8_t type; /* IBEX_HDR_EAGER or IBEX_HDR_RTS */
     uint8_t flags;
     uint32_t seq;
     uint32_t ctx;
     uint64_t sreq;
-    uint64_t len;             /* message bytes (eager: payload held in data) */
-    uint64_t addr;            /* RTS */
+    uint64_t len;  /* message bytes (eager: payload held in data) */
+    uint64_t addr; /* RTS */
     uint16_t rkey_len;
     uint8_t rkey[IBEX_RKEY_MAX];
     char data[];

@@ -10,14 +10,14 @@
 
 #include "ibex_status.h"
 
-#define IBEX_HANDLE_KIND(h)  (((unsigned)(h) >> 26) & 0xf)
-#define IBEX_HANDLE_INDEX(h) ((int)((unsigned)(h) & ((1u << 26) - 1)))
+#define IBEX_HANDLE_KIND(h)           (((unsigned)(h) >> 26) & 0xf)
+#define IBEX_HANDLE_INDEX(h)          ((int)((unsigned)(h) & ((1u << 26) - 1)))
 #define IBEX_HANDLE_MAKE(kind, index) ((int)(((unsigned)(kind) << 26) | (unsigned)(index)))
 
 typedef struct ibex_handle_table {
     int kind;
-    void **objs;     /* index -> object, NULL if free */
-    int *free_list;  /* stack of free indexes */
+    void **objs;    /* index -> object, NULL if free */
+    int *free_list; /* stack of free indexes */
     int nfree;
     int capacity;
     int first_dynamic; /* indexes below are predefined and never freed */

@@ -30,7 +30,7 @@ typedef enum {
 typedef enum { IBEX_SUBSYS_LIST(IBEX_SUBSYS_ENUM) IBEX_SUBSYS_COUNT } ibex_subsys_t;
 #undef IBEX_SUBSYS_ENUM
 
-extern int ibex_log_level;           /* current level, from IBEX_LOG */
+extern int ibex_log_level;            /* current level, from IBEX_LOG */
 extern unsigned ibex_log_subsys_mask; /* bit per subsystem, from IBEX_LOG_SUBSYS */
 
 /* Who is speaking: "rank 3" or the program name; set once rank is known. */

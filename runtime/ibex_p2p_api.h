@@ -25,8 +25,8 @@ int ibex_p2p_finish(ibex_req_t *req, MPI_Request *handle, MPI_Status *st, const 
                     bool raise);
 /* The send half shared by MPI_Isend and friends; with start false the request is made but not
  * started (persistent requests). */
-int ibex_p2p_send_req(const char *call, const void *buf, int count, MPI_Datatype datatype,
-                      int dest, int tag, MPI_Comm comm, ibex_send_mode_t mode, bool start,
+int ibex_p2p_send_req(const char *call, const void *buf, int count, MPI_Datatype datatype, int dest,
+                      int tag, MPI_Comm comm, ibex_send_mode_t mode, bool start,
                       ibex_req_t **req_p);
 int ibex_p2p_recv_req(const char *call, void *buf, int count, MPI_Datatype datatype, int src,
                       int tag, MPI_Comm comm, bool start, ibex_req_t **req_p);

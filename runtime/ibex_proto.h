@@ -43,9 +43,9 @@ typedef struct ibex_match_hdr {
     uint32_t ctx;      /* context id */
     int32_t src;       /* sender's rank in the communicator */
     int32_t tag;
-    uint32_t seq;      /* per (sender, receiver) sequence: holds early arrivals back */
+    uint32_t seq; /* per (sender, receiver) sequence: holds early arrivals back */
     uint32_t pad;
-    uint64_t sreq;     /* sender's request id, for ACK / CTS / FIN (EAGER|SYNC, RTS) */
+    uint64_t sreq; /* sender's request id, for ACK / CTS / FIN (EAGER|SYNC, RTS) */
 } ibex_match_hdr_t;
 
 /* RTS: the match header, then this. */

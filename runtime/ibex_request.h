@@ -24,39 +24,39 @@ struct ibex_ep;
 struct ibex_umsg;
 
 struct ibex_req {
-    ibex_match_entry_t match;   /* first: a posted receive sits in a match queue by this */
-    struct ibex_req *pnext;     /* pending-send queue of its endpoint */
+    ibex_match_entry_t match;       /* first: a posted receive sits in a match queue by this */
+    struct ibex_req *pnext;         /* pending-send queue of its endpoint */
     struct ibex_req *inext, *iprev; /* in flight: waits for a message from its peer */
     struct ibex_ep *inflight_ep;
-    int handle;                 /* MPI_Request, or MPI_REQUEST_NULL for internal ones */
-    uint8_t kind;               /* ibex_req_kind_t */
-    uint8_t mode;               /* ibex_send_mode_t */
-    uint8_t proto;              /* ibex_proto_t of a send */
+    int handle;    /* MPI_Request, or MPI_REQUEST_NULL for internal ones */
+    uint8_t kind;  /* ibex_req_kind_t */
+    uint8_t mode;  /* ibex_send_mode_t */
+    uint8_t proto; /* ibex_proto_t of a send */
     bool complete;
-    bool persistent;            /* made by *_init: survives completion */
-    bool active;                /* persistent: started and not yet completed */
-    bool freed;                 /* MPI_Request_free'd while active: release on completion */
-    bool coll;                  /* on the collective context */
-    bool in_posted;             /* sits in a posted queue (cancellable) */
+    bool persistent; /* made by *_init: survives completion */
+    bool active;     /* persistent: started and not yet completed */
+    bool freed;      /* MPI_Request_free'd while active: release on completion */
+    bool coll;       /* on the collective context */
+    bool in_posted;  /* sits in a posted queue (cancellable) */
     ibex_comm_t *comm;
     void *buf;
     int count;
     ibex_dt_t *dt;
-    size_t bytes;               /* count * dt->size */
-    int peer;                   /* rank in comm (or MPI_ANY_SOURCE / MPI_PROC_NULL) */
+    size_t bytes; /* count * dt->size */
+    int peer;     /* rank in comm (or MPI_ANY_SOURCE / MPI_PROC_NULL) */
     int tag;
     MPI_Status status;
-    ibex_status_t error;        /* set once, at completion */
+    ibex_status_t error; /* set once, at completion */
     /* protocol state */
     struct ibex_ep *ep;
     uint32_t seq;
-    int pending;                /* events still needed before completion */
-    void *staging;              /* packed copy of non-contiguous data */
-    void *rma_local;            /* the contiguous bytes a rendezvous moves */
+    int pending;     /* events still needed before completion */
+    void *staging;   /* packed copy of non-contiguous data */
+    void *rma_local; /* the contiguous bytes a rendezvous moves */
     size_t rma_len;
-    ibex_tl_mem_t *mem;         /* registration of rma_local */
-    uint64_t peer_req;          /* the other side's request id */
-    ibex_tl_comp_t comp;        /* put / get completion */
+    ibex_tl_mem_t *mem;  /* registration of rma_local */
+    uint64_t peer_req;   /* the other side's request id */
+    ibex_tl_comp_t comp; /* put / get completion */
     int rma_outstanding;
     ibex_status_t rma_status;
     /* hooks */

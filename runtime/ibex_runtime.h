@@ -11,20 +11,20 @@
 #include "ibex_boot.h"
 
 typedef struct ibex_runtime {
-    bool initialized;      /* MPI_Init completed */
-    bool finalized;        /* MPI_Finalize completed */
-    int thread_level;      /* provided */
+    bool initialized; /* MPI_Init completed */
+    bool finalized;   /* MPI_Finalize completed */
+    int thread_level; /* provided */
     pthread_t main_thread;
     ibex_boot_info_t boot;
-    bool oversubscribed;   /* more local ranks than cores: waits yield at once */
+    bool oversubscribed; /* more local ranks than cores: waits yield at once */
 } ibex_runtime_t;
 
 extern ibex_runtime_t ibex_rt;
 
 /* Sub-module set-up and tear-down, called in this order by MPI_Init and in reverse by Finalize. */
-ibex_status_t ibex_dt_init(void);   /* datatype.c: predefined datatypes */
+ibex_status_t ibex_dt_init(void); /* datatype.c: predefined datatypes */
 void ibex_dt_fini(void);
-ibex_status_t ibex_op_init(void);   /* op.c: predefined ops */
+ibex_status_t ibex_op_init(void); /* op.c: predefined ops */
 void ibex_op_fini(void);
 ibex_status_t ibex_comm_init(void); /* comm.c: groups, MPI_COMM_WORLD, MPI_COMM_SELF */
 void ibex_comm_fini(void);
@@ -42,6 +42,6 @@ void ibex_p2p_fini(void);
 
 /* Marks PMPI_ function `name` as having the weak alias MPI_`name`. */
 #define IBEX_WEAK_ALIAS(name) _Pragma(IBEX_STR(weak MPI_##name = PMPI_##name))
-#define IBEX_STR(x) #x
+#define IBEX_STR(x)           #x
 
 #endif

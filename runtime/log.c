@@ -106,21 +106,31 @@ const char *ibex_status_str(ibex_status_t status)
 ibex_status_t ibex_status_from_errno(int err)
 {
     switch (err) {
-    case 0: return IBEX_OK;
-    case ENOMEM: return IBEX_ERR_NO_MEMORY;
-    case EINVAL: return IBEX_ERR_INVALID;
-    case EAGAIN: return IBEX_ERR_AGAIN;
+    case 0:
+        return IBEX_OK;
+    case ENOMEM:
+        return IBEX_ERR_NO_MEMORY;
+    case EINVAL:
+        return IBEX_ERR_INVALID;
+    case EAGAIN:
+        return IBEX_ERR_AGAIN;
     case ENOSYS:
-    case EOPNOTSUPP: return IBEX_ERR_UNSUPPORTED;
+    case EOPNOTSUPP:
+        return IBEX_ERR_UNSUPPORTED;
     case ENODEV:
-    case ENOENT: return IBEX_ERR_NO_DEVICE;
-    case ETIMEDOUT: return IBEX_ERR_TIMEOUT;
+    case ENOENT:
+        return IBEX_ERR_NO_DEVICE;
+    case ETIMEDOUT:
+        return IBEX_ERR_TIMEOUT;
     case ESRCH:
     case ECONNRESET:
-    case EPIPE: return IBEX_ERR_PEER_FAILED;
+    case EPIPE:
+        return IBEX_ERR_PEER_FAILED;
     case EFAULT:
     case EPERM:
-    case EACCES: return IBEX_ERR_REMOTE;
-    default: return IBEX_ERR_IO;
+    case EACCES:
+        return IBEX_ERR_REMOTE;
+    default:
+        return IBEX_ERR_IO;
     }
 }

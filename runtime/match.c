@@ -45,8 +45,7 @@ ibex_match_entry_t *ibex_match_take_posted(ibex_match_queue_t *q, int src, int t
     return NULL;
 }
 
-ibex_match_entry_t *ibex_match_find_unexpected(ibex_match_queue_t *q, int src, int tag,
-                                               bool remove)
+ibex_match_entry_t *ibex_match_find_unexpected(ibex_match_queue_t *q, int src, int tag, bool remove)
 {
     for (ibex_match_entry_t *e = q->unexpected.head; e; e = e->next) {
         if (ibex_match_fits(src, tag, e->src, e->tag)) {

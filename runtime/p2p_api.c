@@ -22,9 +22,8 @@ static int send_blocking(const char *call, const void *buf, int count, MPI_Datat
     return wait_finish(req, MPI_STATUS_IGNORE, call);
 }
 
-static int send_nonblocking(const char *call, const void *buf, int count, MPI_Datatype dt,
-                            int dest, int tag, MPI_Comm comm, ibex_send_mode_t mode,
-                            MPI_Request *request)
+static int send_nonblocking(const char *call, const void *buf, int count, MPI_Datatype dt, int dest,
+                            int tag, MPI_Comm comm, ibex_send_mode_t mode, MPI_Request *request)
 {
     ibex_req_t *req;
     if (!request)
@@ -73,8 +72,7 @@ IBEX_WEAK_ALIAS(Issend)
 int PMPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                 MPI_Request *request)
 {
-    return send_nonblocking("MPI_Issend", buf, count, dt, dest, tag, comm, IBEX_SEND_SYNC,
-                            request);
+    return send_nonblocking("MPI_Issend", buf, count, dt, dest, tag, comm, IBEX_SEND_SYNC, request);
 }
 
 IBEX_WEAK_ALIAS(Irsend)
@@ -121,14 +119,14 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_C
 }
 
 IBEX_WEAK_ALIAS(Sendrecv)
-int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
-                  int recvtag, MPI_Comm comm, MPI_Status *status)
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Status *status)
 {
     static const char call[] = "MPI_Sendrecv";
     ibex_req_t *rreq, *sreq;
-    int rc = ibex_p2p_recv_req(call, recvbuf, recvcount, recvtype, source, recvtag, comm, true,
-                               &rreq);
+    int rc =
+        ibex_p2p_recv_req(call, recvbuf, recvcount, recvtype, source, recvtag, comm, true, &rreq);
     if (rc != MPI_SUCCESS)
         return rc;
     rc = ibex_p2p_send_req(call, sendbuf, sendcount, sendtype, dest, sendtag, comm,

@@ -9,7 +9,7 @@
 #include "ibex_runtime.h"
 
 typedef struct bsend_block {
-    size_t size;      /* bytes of this block, header included */
+    size_t size; /* bytes of this block, header included */
     int in_use;
     int pad;
 } bsend_block_t;
@@ -19,7 +19,7 @@ static size_t bsend_size;
 
 _Static_assert(sizeof(bsend_block_t) <= MPI_BSEND_OVERHEAD, "bsend header too big");
 
-#define BLOCK_HDR MPI_BSEND_OVERHEAD
+#define BLOCK_HDR   MPI_BSEND_OVERHEAD
 #define BLOCK_ALIGN 16
 
 static bsend_block_t *block_at(size_t off)

@@ -29,27 +29,26 @@ IBEX_WEAK_ALIAS(Send_init)
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                    MPI_Request *request)
 {
-    return send_init("MPI_Send_init", buf, count, dt, dest, tag, comm, IBEX_SEND_STANDARD,
-                     request);
+    return send_init("MPI_Send_init", buf, count, dt, dest, tag, comm, IBEX_SEND_STANDARD, request);
 }
 
 IBEX_WEAK_ALIAS(Ssend_init)
-int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
-                    MPI_Comm comm, MPI_Request *request)
+int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                    MPI_Request *request)
 {
     return send_init("MPI_Ssend_init", buf, count, dt, dest, tag, comm, IBEX_SEND_SYNC, request);
 }
 
 IBEX_WEAK_ALIAS(Rsend_init)
-int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
-                    MPI_Comm comm, MPI_Request *request)
+int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                    MPI_Request *request)
 {
     return send_init("MPI_Rsend_init", buf, count, dt, dest, tag, comm, IBEX_SEND_READY, request);
 }
 
 IBEX_WEAK_ALIAS(Bsend_init)
-int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
-                    MPI_Comm comm, MPI_Request *request)
+int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                    MPI_Request *request)
 {
     return send_init("MPI_Bsend_init", buf, count, dt, dest, tag, comm, IBEX_SEND_BUFFERED,
                      request);

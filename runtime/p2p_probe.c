@@ -170,8 +170,8 @@ static int mrecv_start(const char *call, void *buf, int count, MPI_Datatype data
         return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "message pointer is NULL");
     if (*message == MPI_MESSAGE_NO_PROC) {
         *message = MPI_MESSAGE_NULL;
-        return ibex_p2p_recv_req(call, buf, count, datatype, MPI_PROC_NULL, 0, MPI_COMM_SELF,
-                                 true, req_p);
+        return ibex_p2p_recv_req(call, buf, count, datatype, MPI_PROC_NULL, 0, MPI_COMM_SELF, true,
+                                 req_p);
     }
     probe_msg_t *m = msg_table_ready ? ibex_handle_get(&msg_table, *message) : NULL;
     if (!m)

@@ -134,9 +134,8 @@ ibex_status_t ibex_p2p_irecv(void *buf, int count, ibex_dt_t *dt, int src, int t
     return IBEX_OK;
 }
 
-int ibex_p2p_send_req(const char *call, const void *buf, int count, MPI_Datatype datatype,
-                      int dest, int tag, MPI_Comm comm, ibex_send_mode_t mode, bool start,
-                      ibex_req_t **req_p)
+int ibex_p2p_send_req(const char *call, const void *buf, int count, MPI_Datatype datatype, int dest,
+                      int tag, MPI_Comm comm, ibex_send_mode_t mode, bool start, ibex_req_t **req_p)
 {
     ibex_comm_t *c;
     ibex_dt_t *dt;

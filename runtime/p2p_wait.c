@@ -14,8 +14,8 @@ static int req_lookup(MPI_Request h, const char *call, ibex_req_t **req_p, int *
         return REQ_INACTIVE;
     ibex_req_t *req = ibex_req_from_handle(h);
     if (!req) {
-        *rc_p = ibex_mpi_error(NULL, MPI_ERR_REQUEST, call, "invalid request handle 0x%x",
-                               (unsigned)h);
+        *rc_p =
+            ibex_mpi_error(NULL, MPI_ERR_REQUEST, call, "invalid request handle 0x%x", (unsigned)h);
         return REQ_INACTIVE;
     }
     if (req->persistent && !req->active)

@@ -35,8 +35,8 @@ static void send_ack(int world_src, uint64_t sreq)
 }
 
 /* A matched eager message: data in place (from the transport) or in an unexpected copy. */
-static void recv_eager(ibex_req_t *req, int world_src, const ibex_match_hdr_t *h,
-                       const void *data, size_t len)
+static void recv_eager(ibex_req_t *req, int world_src, const ibex_match_hdr_t *h, const void *data,
+                       size_t len)
 {
     req->status.MPI_SOURCE = h->src;
     req->status.MPI_TAG = h->tag;
@@ -78,8 +78,8 @@ static ibex_umsg_t *umsg_new(int world_src, const void *data, size_t len)
 void ibex_proto_recv_matched(ibex_req_t *req, ibex_umsg_t *u)
 {
     if (u->type == IBEX_HDR_EAGER) {
-        ibex_match_hdr_t h = {.src = u->match.src, .tag = u->match.tag, .flags = u->flags,
-                              .sreq = u->sreq};
+        ibex_match_hdr_t h = {
+            .src = u->match.src, .tag = u->match.tag, .flags = u->flags, .sreq = u->sreq};
         ibex_unexpected_bytes -= u->len;
         recv_eager(req, u->world_src, &h, u->data, u->len);
     } else {
@@ -190,8 +190,7 @@ ibex_status_t ibex_proto_recv_cb(void *arg, int src_world, const void *data, siz
         ibex_req_complete(ibex_req_by_id(ctl->req), IBEX_OK);
         return IBEX_OK;
     default:
-        ibex_error(PROTO, "message of unknown type %d from rank %d dropped", ctl->type,
-                   src_world);
+        ibex_error(PROTO, "message of unknown type %d from rank %d dropped", ctl->type, src_world);
         return IBEX_OK;
     }
 }

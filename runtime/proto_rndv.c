@@ -13,7 +13,7 @@
 #include "ibex_engine.h"
 #include "ibex_log.h"
 
-#define req_of_comp(c) ((ibex_req_t *)((char *)(c) - offsetof(ibex_req_t, comp)))
+#define req_of_comp(c) ((ibex_req_t *)((char *)(c)-offsetof(ibex_req_t, comp)))
 
 static void rndv_release_mem(ibex_req_t *req)
 {
@@ -85,8 +85,7 @@ static void send_fin(ibex_req_t *req, uint64_t to, ibex_status_t st)
     ibex_ctl_hdr_t fin = {.type = IBEX_HDR_FIN, .req = to, .status = st};
     ibex_status_t sst = ibex_ep_send_ctl(req->ep, &fin);
     if (sst != IBEX_OK)
-        ibex_debug(PROTO, "fin to rank %d not sent: %s", req->ep->world_rank,
-                   ibex_status_str(sst));
+        ibex_debug(PROTO, "fin to rank %d not sent: %s", req->ep->world_rank, ibex_status_str(sst));
 }
 
 /* Receiver's side of both schemes ends here. rma_status holds truncation or a failure. */
@@ -129,8 +128,11 @@ static void rma_issue(ibex_req_t *req, uint64_t remote, const uint8_t *rkey, boo
     req->rma_outstanding = (int)nfrags + 1; /* +1 held until every fragment is issued */
     for (size_t off = 0; off < req->rma_len; off += frag) {
         size_t len = req->rma_len - off < frag ? req->rma_len - off : frag;
-        ibex_tl_rma_t desc = {.local = (char *)req->rma_local + off, .len = len,
-                              .local_mem = req->mem, .remote = remote + off, .rkey = rkey,
+        ibex_tl_rma_t desc = {.local = (char *)req->rma_local + off,
+                              .len = len,
+                              .local_mem = req->mem,
+                              .remote = remote + off,
+                              .rkey = rkey,
                               .comp = &req->comp};
         ibex_status_t st = write ? tl->comp->ops.put(req->ep->tl_ep, &desc)
                                  : tl->comp->ops.get(req->ep->tl_ep, &desc);
@@ -160,8 +162,10 @@ void ibex_proto_rndv_recv_start(ibex_req_t *req, ibex_umsg_t *msg)
     }
     ibex_ep_inflight_add(req->ep, req);
     if (msg->flags & IBEX_HDR_FLAG_WRITE) {
-        ibex_ctl_hdr_t cts = {.type = IBEX_HDR_CTS, .req = msg->sreq,
-                              .peer_req = ibex_req_id(req), .addr = (uintptr_t)req->rma_local,
+        ibex_ctl_hdr_t cts = {.type = IBEX_HDR_CTS,
+                              .req = msg->sreq,
+                              .peer_req = ibex_req_id(req),
+                              .addr = (uintptr_t)req->rma_local,
                               .len = n};
         if (req->mem) {
             cts.rkey_len = (uint16_t)req->ep->tl->caps.rkey_size;
@@ -213,8 +217,8 @@ void ibex_proto_peer_failed(void *arg, int peer, ibex_status_t why)
     ibex_ep_t *ep = ibex_ep_peek(peer);
     if (!ep || ep->failed)
         return;
-    ibex_error(PROTO, "rank %d on %s is unreachable (%s): failing the communication with it",
-               peer, ibex_boot_peer_host(peer), ibex_status_str(why));
+    ibex_error(PROTO, "rank %d on %s is unreachable (%s): failing the communication with it", peer,
+               ibex_boot_peer_host(peer), ibex_status_str(why));
     ibex_ep_fail(ep, why);
     ibex_proto_fail_posted(peer, why);
 }

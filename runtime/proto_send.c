@@ -47,8 +47,8 @@ static ibex_status_t send_eager(ibex_req_t *req)
     if (req->mode == IBEX_SEND_SYNC)
         h.flags |= IBEX_HDR_FLAG_SYNC;
     const void *payload = req->bytes ? eager_payload(req) : NULL;
-    ibex_status_t st = req->ep->tl->comp->ops.send(req->ep->tl_ep, &h, sizeof(h), payload,
-                                                   req->bytes);
+    ibex_status_t st =
+        req->ep->tl->comp->ops.send(req->ep->tl_ep, &h, sizeof(h), payload, req->bytes);
     if (st == IBEX_ERR_AGAIN)
         return st;
     if (st != IBEX_OK || req->mode != IBEX_SEND_SYNC)
@@ -99,8 +99,8 @@ ibex_status_t ibex_proto_send_start(ibex_req_t *req)
     if (req->proto != IBEX_PROTO_EAGER) {
         st = rndv_prepare(req);
         if (st != IBEX_OK) {
-            ibex_error(PROTO, "cannot prepare %zu bytes for rendezvous to rank %d: %s",
-                       req->bytes, world, ibex_status_str(st));
+            ibex_error(PROTO, "cannot prepare %zu bytes for rendezvous to rank %d: %s", req->bytes,
+                       world, ibex_status_str(st));
             ibex_req_complete(req, st);
             return st;
         }

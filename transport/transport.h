@@ -10,8 +10,9 @@
  *     in the order sent to that peer. hdr_len + len must not exceed caps.max_eager. When the
  *     transport has no room (ring full, no credits) send returns IBEX_ERR_AGAIN and has done
  *     nothing. On IBEX_OK the transport no longer needs hdr or payload (it copied them or sent
- *     them inline): the runtime may complete the user's request at once. On IBEX_ERR_AGAIN the runtime queues the message and retries from its progress loop. A transport
- *     must never drop, reorder or duplicate a message, and must never block in send.
+ *     them inline): the runtime may complete the user's request at once. On IBEX_ERR_AGAIN the
+ * runtime queues the message and retries from its progress loop. A transport must never drop,
+ * reorder or duplicate a message, and must never block in send.
  *
  *  2. The receive callback runs inside progress(). The data it sees is valid only during the
  *     call. If the runtime cannot accept the message now (its unexpected-message budget is
@@ -54,8 +55,8 @@
 
 #include "../runtime/ibex_status.h"
 
-typedef struct ibex_tl ibex_tl_t;       /* an open transport instance (one per process) */
-typedef struct ibex_tl_ep ibex_tl_ep_t; /* a connection to one peer, opaque to the runtime */
+typedef struct ibex_tl ibex_tl_t;         /* an open transport instance (one per process) */
+typedef struct ibex_tl_ep ibex_tl_ep_t;   /* a connection to one peer, opaque to the runtime */
 typedef struct ibex_tl_mem ibex_tl_mem_t; /* a memory registration, opaque to the runtime */
 
 enum {
@@ -67,15 +68,15 @@ enum {
 };
 
 typedef struct ibex_tl_caps {
-    uint32_t flags;           /* IBEX_TL_CAP_* */
-    size_t max_inline;        /* bytes (header + payload) sent inline */
-    size_t max_eager;         /* largest header + payload one send() takes */
-    size_t max_rma;           /* largest single put / get before the transport splits it */
-    size_t rkey_size;         /* bytes of a packed remote key (0 if none) */
-    size_t addr_size;         /* bytes of the packed address published at start-up */
-    size_t eager_limit_hint;  /* payload size where rendezvous starts to win */
-    double latency_ns;        /* one-way small-message latency, for algorithm choice */
-    double bandwidth_mbs;     /* large-message bandwidth, MB/s */
+    uint32_t flags;          /* IBEX_TL_CAP_* */
+    size_t max_inline;       /* bytes (header + payload) sent inline */
+    size_t max_eager;        /* largest header + payload one send() takes */
+    size_t max_rma;          /* largest single put / get before the transport splits it */
+    size_t rkey_size;        /* bytes of a packed remote key (0 if none) */
+    size_t addr_size;        /* bytes of the packed address published at start-up */
+    size_t eager_limit_hint; /* payload size where rendezvous starts to win */
+    double latency_ns;       /* one-way small-message latency, for algorithm choice */
+    double bandwidth_mbs;    /* large-message bandwidth, MB/s */
 } ibex_tl_caps_t;
 
 /* Receive callback: data = header + payload as sent. Returns IBEX_OK, or IBEX_ERR_AGAIN to
@@ -85,10 +86,10 @@ typedef ibex_status_t (*ibex_tl_recv_cb_t)(void *arg, int src_rank, const void *
 typedef void (*ibex_tl_peer_failed_cb_t)(void *arg, int peer_rank, ibex_status_t why);
 
 typedef struct ibex_tl_params {
-    int rank;                      /* this process's world rank */
-    int size;                      /* world size */
-    int local_rank, local_size;    /* on this node */
-    const int *local_peers;        /* world ranks on this node, local_size of them */
+    int rank;                   /* this process's world rank */
+    int size;                   /* world size */
+    int local_rank, local_size; /* on this node */
+    const int *local_peers;     /* world ranks on this node, local_size of them */
     ibex_tl_recv_cb_t recv_cb;
     ibex_tl_peer_failed_cb_t peer_failed_cb;
     void *cb_arg;
@@ -102,19 +103,18 @@ struct ibex_tl_comp {
 };
 
 typedef struct ibex_tl_rma {
-    void *local;               /* local buffer */
-    size_t len;                /* bytes to move */
-    ibex_tl_mem_t *local_mem;  /* registration covering local (NEED_REG transports) */
-    uint64_t remote;           /* peer's virtual address */
-    const void *rkey;          /* packed remote key, as the peer's mem_pack_rkey made it */
-    ibex_tl_comp_t *comp;      /* called when IBEX_INPROGRESS was returned */
+    void *local;              /* local buffer */
+    size_t len;               /* bytes to move */
+    ibex_tl_mem_t *local_mem; /* registration covering local (NEED_REG transports) */
+    uint64_t remote;          /* peer's virtual address */
+    const void *rkey;         /* packed remote key, as the peer's mem_pack_rkey made it */
+    ibex_tl_comp_t *comp;     /* called when IBEX_INPROGRESS was returned */
 } ibex_tl_rma_t;
 
 typedef struct ibex_tl_ops {
     /* Opens the transport; fills *caps. IBEX_ERR_NO_DEVICE means "not usable here" (quietly
      * skipped when transports are auto-selected). */
-    ibex_status_t (*open)(const ibex_tl_params_t *params, ibex_tl_t **tl_p,
-                          ibex_tl_caps_t *caps_p);
+    ibex_status_t (*open)(const ibex_tl_params_t *params, ibex_tl_t **tl_p, ibex_tl_caps_t *caps_p);
     /* Quiesces (no peer still reading our memory once every rank has called it) and frees. */
     void (*close)(ibex_tl_t *tl);
     /* This process's address, published to peers through the bootstrap. */
@@ -142,7 +142,7 @@ typedef struct ibex_tl_ops {
 } ibex_tl_ops_t;
 
 typedef struct ibex_tl_component {
-    const char *name;      /* "self", "shm", "verbs": the names of IBEX_TRANSPORTS */
+    const char *name; /* "self", "shm", "verbs": the names of IBEX_TRANSPORTS */
     ibex_tl_ops_t ops;
 } ibex_tl_component_t;
 

@@ -59,8 +59,8 @@ static void struct_type(int rank, int size, int n)
         s[i].id = rank * 100000 + i;
     }
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
-    CHECK_RC(MPI_Sendrecv(s, n, tr, right, 3, r, n, tr, left, 3, MPI_COMM_WORLD,
-                          MPI_STATUS_IGNORE));
+    CHECK_RC(
+        MPI_Sendrecv(s, n, tr, right, 3, r, n, tr, left, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     for (int i = 0; i < n; i++) {
         CHECK(r[i].tag == (char)('a' + i % 26) && r[i].id == left * 100000 + i);
         CHECK(r[i].pos[0] == i && r[i].pos[1] == left && r[i].pos[2] == -i);

@@ -64,7 +64,7 @@ static void truncation(int rank)
             int rc = MPI_Recv(buf, n / 2, MPI_BYTE, 1, 70, MPI_COMM_WORLD, &st);
             CHECK(err_class(rc) == MPI_ERR_TRUNCATE);
             CHECK(mt_verify(buf, (size_t)n / 2, 9) == (size_t)-1); /* what fits arrived */
-            CHECK(buf[n / 2] == 0);                                 /* nothing past it */
+            CHECK(buf[n / 2] == 0);                                /* nothing past it */
             MPI_Request r;
             CHECK_RC(MPI_Irecv(buf, n / 4, MPI_BYTE, 1, 71, MPI_COMM_WORLD, &r));
             rc = MPI_Wait(&r, &st);

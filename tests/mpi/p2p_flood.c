@@ -8,7 +8,7 @@
 #include "mpitest.h"
 
 #define NMSG 20000
-#define MSG 4000
+#define MSG  4000
 
 static long peak_rss_kb(void)
 {

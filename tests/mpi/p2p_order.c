@@ -6,7 +6,7 @@
 #include "mpitest.h"
 
 #define NMSG 40
-#define BIG (1 << 20)
+#define BIG  (1 << 20)
 
 static size_t msg_size(int i)
 {

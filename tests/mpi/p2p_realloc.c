@@ -46,8 +46,8 @@ int main(int argc, char **argv)
                     CHECK_RC(MPI_Send(buf, (int)n, MPI_BYTE, 1, r, MPI_COMM_WORLD));
                 } else if (rank == 1) {
                     memset(buf, 0, n);
-                    CHECK_RC(MPI_Recv(buf, (int)n, MPI_BYTE, 0, r, MPI_COMM_WORLD,
-                                      MPI_STATUS_IGNORE));
+                    CHECK_RC(
+                        MPI_Recv(buf, (int)n, MPI_BYTE, 0, r, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
                     CHECK(mt_verify(buf, n, seed) == (size_t)-1);
                 }
                 last = buf;

@@ -13,10 +13,35 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const char *env = getenv("MT_MAX_MB");
     size_t max = (size_t)(env ? atoi(env) : 256) << 20;
-    static const size_t sizes[] = {0, 1, 7, 8, 63, 64, 65, 127, 128, 255, 256, 1023, 1024,
-                                   4095, 4096, 4097, 8000, 8192, 8193, 16384, 65535, 65536,
-                                   65537, 1 << 20, (1 << 20) + 3, 4 << 20, 16 << 20,
-                                   (64 << 20) + 1, 256 << 20};
+    static const size_t sizes[] = {0,
+                                   1,
+                                   7,
+                                   8,
+                                   63,
+                                   64,
+                                   65,
+                                   127,
+                                   128,
+                                   255,
+                                   256,
+                                   1023,
+                                   1024,
+                                   4095,
+                                   4096,
+                                   4097,
+                                   8000,
+                                   8192,
+                                   8193,
+                                   16384,
+                                   65535,
+                                   65536,
+                                   65537,
+                                   1 << 20,
+                                   (1 << 20) + 3,
+                                   4 << 20,
+                                   16 << 20,
+                                   (64 << 20) + 1,
+                                   256 << 20};
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
     for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
         size_t n = sizes[k];

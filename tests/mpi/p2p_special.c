@@ -33,15 +33,14 @@ static void self_and_zero(int rank)
     CHECK_RC(MPI_Wait(&r, MPI_STATUS_IGNORE));
     CHECK(memcmp(in, out, sizeof(in)) == 0 && st.MPI_SOURCE == rank);
     /* zero bytes, to self and to a neighbour */
-    CHECK_RC(MPI_Sendrecv(NULL, 0, MPI_INT, 0, 12, NULL, 0, MPI_INT, 0, 12, MPI_COMM_SELF,
-                          &st));
+    CHECK_RC(MPI_Sendrecv(NULL, 0, MPI_INT, 0, 12, NULL, 0, MPI_INT, 0, 12, MPI_COMM_SELF, &st));
     MPI_Get_count(&st, MPI_INT, &count);
     CHECK(count == 0 && st.MPI_SOURCE == 0 && st.MPI_TAG == 12);
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
-    CHECK_RC(MPI_Sendrecv(out, 0, MPI_INT, right, 13, in, 4, MPI_INT, left, 13, MPI_COMM_WORLD,
-                          &st));
+    CHECK_RC(
+        MPI_Sendrecv(out, 0, MPI_INT, right, 13, in, 4, MPI_INT, left, 13, MPI_COMM_WORLD, &st));
     MPI_Get_count(&st, MPI_INT, &count);
     CHECK(count == 0 && st.MPI_SOURCE == left);
     /* a ring shift with Sendrecv_replace, large enough for rendezvous */

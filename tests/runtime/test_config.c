@@ -95,9 +95,12 @@ static void test_log_subsys(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),        cmocka_unit_test(test_env_values),
-        cmocka_unit_test(test_bad_values_rejected), cmocka_unit_test(test_parse_size),
-        cmocka_unit_test(test_format_roundtrip), cmocka_unit_test(test_log_subsys),
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_env_values),
+        cmocka_unit_test(test_bad_values_rejected),
+        cmocka_unit_test(test_parse_size),
+        cmocka_unit_test(test_format_roundtrip),
+        cmocka_unit_test(test_log_subsys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
