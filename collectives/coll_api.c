@@ -12,35 +12,6 @@
 #include "ibex_err.h"
 #include "ibex_runtime.h"
 
-static int coll_enter(MPI_Comm handle, const char *call, ibex_comm_t **comm_p)
-{
-    int rc = ibex_check_initialized(call);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    ibex_comm_t *comm = ibex_comm_lookup(handle, call);
-    if (!comm)
-        return MPI_ERR_COMM;
-    *comm_p = comm;
-    return MPI_SUCCESS;
-}
-
-/* One (buffer, count, datatype) triple: count >= 0, a committed datatype, a buffer. */
-static int check_triple(ibex_comm_t *c, const char *call, const void *buf, int count,
-                        MPI_Datatype dt)
-{
-    int rc = ibex_check_count(c, call, count);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    const ibex_dt_t *d = ibex_dt_get(dt);
-    if (!d)
-        return ibex_mpi_error(c, MPI_ERR_TYPE, call, "invalid datatype handle 0x%x", dt);
-    if (!d->committed)
-        return ibex_mpi_error(c, MPI_ERR_TYPE, call, "datatype %s is not committed", d->name);
-    if (buf == MPI_IN_PLACE)
-        return ibex_mpi_error(c, MPI_ERR_BUFFER, call, "MPI_IN_PLACE is not allowed here");
-    return ibex_check_buffer(c, call, buf, count);
-}
-
 static int check_root(ibex_comm_t *c, const char *call, int root)
 {
     if (root < 0 || root >= c->size)
@@ -85,7 +56,7 @@ IBEX_WEAK_ALIAS(Barrier)
 int PMPI_Barrier(MPI_Comm comm)
 {
     ibex_comm_t *c = NULL;
-    int rc = coll_enter(comm, "MPI_Barrier", &c);
+    int rc = ibex_coll_enter(comm, "MPI_Barrier", &c);
     if (rc != MPI_SUCCESS)
         return rc;
     ibex_coll_args_t a = {.comm = c};
@@ -97,11 +68,11 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 {
     const char *call = "MPI_Bcast";
     ibex_comm_t *c = NULL;
-    int rc = coll_enter(comm, call, &c);
+    int rc = ibex_coll_enter(comm, call, &c);
     if (rc == MPI_SUCCESS)
         rc = check_root(c, call, root);
     if (rc == MPI_SUCCESS)
-        rc = check_triple(c, call, buffer, count, datatype);
+        rc = ibex_coll_check_triple(c, call, buffer, count, datatype);
     if (rc != MPI_SUCCESS)
         return rc;
     ibex_coll_args_t a = {
@@ -114,14 +85,14 @@ static int reduce_common(ibex_coll_kind_t kind, const ibex_coll_args_t *in, MPI_
                          MPI_Comm comm, const char *call)
 {
     ibex_coll_args_t a = *in;
-    int rc = coll_enter(comm, call, &a.comm);
+    int rc = ibex_coll_enter(comm, call, &a.comm);
     if (rc == MPI_SUCCESS && kind == IBEX_COLL_REDUCE)
         rc = check_root(a.comm, call, a.root);
     bool is_root = kind == IBEX_COLL_ALLREDUCE || (a.comm && a.comm->rank == a.root);
     if (rc == MPI_SUCCESS && (a.sbuf != MPI_IN_PLACE || !is_root))
-        rc = check_triple(a.comm, call, a.sbuf, a.rcount, a.rdt);
+        rc = ibex_coll_check_triple(a.comm, call, a.sbuf, a.rcount, a.rdt);
     if (rc == MPI_SUCCESS && is_root)
-        rc = check_triple(a.comm, call, a.rbuf, a.rcount, a.rdt);
+        rc = ibex_coll_check_triple(a.comm, call, a.rbuf, a.rcount, a.rdt);
     if (rc == MPI_SUCCESS)
         rc = check_op(a.comm, call, op, a.rdt, &a.op);
     if (rc != MPI_SUCCESS)

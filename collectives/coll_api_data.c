@@ -8,35 +8,6 @@
 #include "ibex_err.h"
 #include "ibex_runtime.h"
 
-/* The same checks as coll_api.c's, for the two-triple collectives. */
-static int data_enter(MPI_Comm handle, const char *call, ibex_comm_t **comm_p)
-{
-    int rc = ibex_check_initialized(call);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    ibex_comm_t *comm = ibex_comm_lookup(handle, call);
-    if (!comm)
-        return MPI_ERR_COMM;
-    *comm_p = comm;
-    return MPI_SUCCESS;
-}
-
-static int data_triple(ibex_comm_t *c, const char *call, const void *buf, int count,
-                       MPI_Datatype dt)
-{
-    int rc = ibex_check_count(c, call, count);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    const ibex_dt_t *d = ibex_dt_get(dt);
-    if (!d)
-        return ibex_mpi_error(c, MPI_ERR_TYPE, call, "invalid datatype handle 0x%x", dt);
-    if (!d->committed)
-        return ibex_mpi_error(c, MPI_ERR_TYPE, call, "datatype %s is not committed", d->name);
-    if (buf == MPI_IN_PLACE)
-        return ibex_mpi_error(c, MPI_ERR_BUFFER, call, "MPI_IN_PLACE is not allowed here");
-    return ibex_check_buffer(c, call, buf, count);
-}
-
 static int data_run(ibex_coll_kind_t kind, const ibex_coll_args_t *a, MPI_Datatype dt, int count,
                     const char *call)
 {
@@ -59,11 +30,11 @@ static int rooted_check(ibex_coll_args_t *a, bool leaf_is_send, const char *call
     const void *leaf = leaf_is_send ? a->sbuf : a->rbuf;
     int rc = MPI_SUCCESS;
     if (!(root && leaf == MPI_IN_PLACE))
-        rc = leaf_is_send ? data_triple(c, call, a->sbuf, a->scount, a->sdt)
-                          : data_triple(c, call, a->rbuf, a->rcount, a->rdt);
+        rc = leaf_is_send ? ibex_coll_check_triple(c, call, a->sbuf, a->scount, a->sdt)
+                          : ibex_coll_check_triple(c, call, a->rbuf, a->rcount, a->rdt);
     if (rc == MPI_SUCCESS && root)
-        rc = leaf_is_send ? data_triple(c, call, a->rbuf, a->rcount, a->rdt)
-                          : data_triple(c, call, a->sbuf, a->scount, a->sdt);
+        rc = leaf_is_send ? ibex_coll_check_triple(c, call, a->rbuf, a->rcount, a->rdt)
+                          : ibex_coll_check_triple(c, call, a->sbuf, a->scount, a->sdt);
     return rc;
 }
 
@@ -79,7 +50,7 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                           .rcount = recvcount,
                           .rdt = recvtype,
                           .root = root};
-    int rc = data_enter(comm, call, &a.comm);
+    int rc = ibex_coll_enter(comm, call, &a.comm);
     if (rc == MPI_SUCCESS)
         rc = rooted_check(&a, true, call);
     if (rc != MPI_SUCCESS)
@@ -101,7 +72,7 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                           .rcount = recvcount,
                           .rdt = recvtype,
                           .root = root};
-    int rc = data_enter(comm, call, &a.comm);
+    int rc = ibex_coll_enter(comm, call, &a.comm);
     if (rc == MPI_SUCCESS)
         rc = rooted_check(&a, false, call);
     if (rc != MPI_SUCCESS)
@@ -114,11 +85,11 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 /* Allgather / Alltoall: sendbuf may be MPI_IN_PLACE on every rank. */
 static int all_common(ibex_coll_kind_t kind, ibex_coll_args_t *a, MPI_Comm comm, const char *call)
 {
-    int rc = data_enter(comm, call, &a->comm);
+    int rc = ibex_coll_enter(comm, call, &a->comm);
     if (rc == MPI_SUCCESS && a->sbuf != MPI_IN_PLACE)
-        rc = data_triple(a->comm, call, a->sbuf, a->scount, a->sdt);
+        rc = ibex_coll_check_triple(a->comm, call, a->sbuf, a->scount, a->sdt);
     if (rc == MPI_SUCCESS)
-        rc = data_triple(a->comm, call, a->rbuf, a->rcount, a->rdt);
+        rc = ibex_coll_check_triple(a->comm, call, a->rbuf, a->rcount, a->rdt);
     if (rc != MPI_SUCCESS)
         return rc;
     return data_run(kind, a, a->rdt, a->rcount, call);
