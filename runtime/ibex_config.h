@@ -26,6 +26,7 @@ typedef struct ibex_config {
     long long eager_limit;    /* bytes of payload sent eagerly, or IBEX_SIZE_AUTO */
     int rndv_scheme;          /* ibex_rndv_scheme_t */
     long long rndv_frag_size; /* rendezvous pipeline fragment */
+    long long rndv_split_min; /* auto scheme: SPLIT from this size on CPU-copy transports */
     long long unexpected_max; /* bytes of buffered unexpected eager data per process */
     /* waiting */
     int wait_policy; /* ibex_wait_policy_t */

@@ -7,6 +7,9 @@
  *   eager sync:     EAGER|SYNC(data) ->  <- ACK ..................... Ssend completes on ACK
  *   rendezvous READ:  RTS(addr, rkey) ->  receiver gets  <- FIN ..... sender completes on FIN
  *   rendezvous WRITE: RTS ->  <- CTS(addr, rkey)  sender puts, FIN -> receiver completes on FIN
+ *   rendezvous SPLIT: RTS(addr) ->  <- CTS(second half)  then at once both copy: the receiver
+ *                     gets the first half (then FIN ->), the sender puts the second (then <- FIN);
+ *                     each side completes on its own copy and the other's FIN
  */
 #ifndef IBEX_PROTO_H
 #define IBEX_PROTO_H
@@ -31,6 +34,7 @@ typedef enum { IBEX_PROTO_HDR_LIST(IBEX_HDR_ENUM) IBEX_HDR_COUNT } ibex_hdr_type
 enum {
     IBEX_HDR_FLAG_SYNC = 1u << 0,  /* EAGER: the sender waits for an ACK on match */
     IBEX_HDR_FLAG_WRITE = 1u << 1, /* RTS: the receiver answers CTS (rendezvous WRITE) */
+    IBEX_HDR_FLAG_SPLIT = 1u << 2, /* RTS: receiver reads the first part, sender writes the rest */
 };
 
 #define IBEX_RKEY_MAX 32
@@ -66,12 +70,18 @@ typedef struct ibex_ctl_hdr {
     uint64_t peer_req; /* CTS: the receiver's request id, for the FIN after the put */
     uint64_t addr;     /* CTS: where the sender writes */
     uint64_t len;      /* CTS: bytes to write */
+    uint64_t offset;   /* CTS: where in the message the write starts (SPLIT) */
     uint8_t rkey[IBEX_RKEY_MAX];
 } ibex_ctl_hdr_t;
 
 const char *ibex_proto_hdr_name(int type);
 
-typedef enum { IBEX_PROTO_EAGER, IBEX_PROTO_RNDV_READ, IBEX_PROTO_RNDV_WRITE } ibex_proto_t;
+typedef enum {
+    IBEX_PROTO_EAGER,
+    IBEX_PROTO_RNDV_READ,
+    IBEX_PROTO_RNDV_WRITE,
+    IBEX_PROTO_RNDV_SPLIT, /* both: the receiver reads the first half, the sender writes the rest */
+} ibex_proto_t;
 
 /* The one place that chooses how a message travels: from the transport's capabilities and the
  * configuration only. */

@@ -50,7 +50,8 @@ struct ibex_req {
     /* protocol state */
     struct ibex_ep *ep;
     uint32_t seq;
-    int pending;     /* events still needed before completion */
+    int pending;     /* SPLIT: own copy and the peer's FIN still to come */
+    bool split;      /* a SPLIT rendezvous */
     void *staging;   /* packed copy of non-contiguous data */
     void *rma_local; /* the contiguous bytes a rendezvous moves */
     size_t rma_len;

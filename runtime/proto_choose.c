@@ -20,7 +20,8 @@ size_t ibex_proto_eager_limit(const ibex_tl_caps_t *caps)
 /*
  * Eager while the payload fits the eager limit. Above it, rendezvous: READ lets the receiver
  * pull as soon as it matches (one control message less than WRITE); WRITE when forced or when
- * the transport can only put.
+ * the transport can only put; SPLIT (auto only) for large messages when put / get are CPU
+ * copies, so that sender and receiver copy in parallel.
  */
 ibex_proto_t ibex_proto_choose(const ibex_tl_caps_t *caps, size_t bytes)
 {
@@ -28,6 +29,10 @@ ibex_proto_t ibex_proto_choose(const ibex_tl_caps_t *caps, size_t bytes)
         return IBEX_PROTO_EAGER;
     bool can_read = caps->flags & IBEX_TL_CAP_GET;
     bool can_write = caps->flags & IBEX_TL_CAP_PUT;
+    /* When the CPUs copy (no offload), two copying at once halve a large transfer's time. */
+    if (ibex_config.rndv_scheme == IBEX_RNDV_AUTO && can_read && can_write &&
+        (caps->flags & IBEX_TL_CAP_CPU_RMA) && bytes >= (size_t)ibex_config.rndv_split_min)
+        return IBEX_PROTO_RNDV_SPLIT;
     if (ibex_config.rndv_scheme == IBEX_RNDV_WRITE && can_write)
         return IBEX_PROTO_RNDV_WRITE;
     return can_read ? IBEX_PROTO_RNDV_READ : IBEX_PROTO_RNDV_WRITE;

@@ -2,7 +2,8 @@
  * Rendezvous. READ: the receiver pulls the sender's buffer (named in the RTS) with get, then
  * sends FIN. WRITE: the receiver answers CTS naming its buffer, the sender puts, then sends FIN.
  * A receive buffer smaller than the message takes what fits (MPI_ERR_TRUNCATE) and the FIN is
- * still sent, so the sender always completes. Transfers go in IBEX_RNDV_FRAG_SIZE fragments.
+ * still sent, so the sender always completes. SPLIT does both at once on halves of the message
+ * (CPU-copy transports: two cores copy). Transfers go in IBEX_RNDV_FRAG_SIZE fragments.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -38,7 +39,12 @@ ibex_status_t ibex_proto_rndv_send_rts(ibex_req_t *req)
     ibex_rts_hdr_t rts;
     memset(&rts, 0, offsetof(ibex_rts_hdr_t, rkey));
     rts.m.type = IBEX_HDR_RTS;
-    rts.m.flags = req->proto == IBEX_PROTO_RNDV_WRITE ? IBEX_HDR_FLAG_WRITE : 0;
+    rts.m.flags = req->proto == IBEX_PROTO_RNDV_WRITE   ? IBEX_HDR_FLAG_WRITE
+                  : req->proto == IBEX_PROTO_RNDV_SPLIT ? IBEX_HDR_FLAG_SPLIT
+                                                        : 0;
+    req->split = req->proto == IBEX_PROTO_RNDV_SPLIT;
+    req->pending = req->split ? 2 : 0; /* SPLIT: our put, and the receiver's FIN */
+    req->rma_status = IBEX_OK;
     rts.m.ctx = req->comm->context_id + (req->coll ? 1 : 0);
     rts.m.src = req->comm->rank;
     rts.m.tag = req->tag;
@@ -92,7 +98,8 @@ static void send_fin(ibex_req_t *req, uint64_t to, ibex_status_t st)
 static void rndv_recv_done(ibex_req_t *req)
 {
     if (req->staging && req->rma_status != IBEX_ERR_PEER_FAILED)
-        ibex_dt_unpack(req->buf, req->count, req->dt, 0, req->staging, req->rma_len);
+        ibex_dt_unpack(req->buf, req->count, req->dt, 0, req->staging,
+                       (size_t)req->status.ibex_count);
     rndv_release_mem(req);
     free(req->staging);
     req->staging = NULL;
@@ -110,25 +117,28 @@ static void rma_frag_done(ibex_tl_comp_t *comp, ibex_status_t st)
         /* READ finished: tell the sender (truncation is only the receiver's error). */
         send_fin(req, req->peer_req,
                  req->rma_status == IBEX_ERR_TRUNCATE ? IBEX_OK : req->rma_status);
-        rndv_recv_done(req);
+        if (!req->split || --req->pending == 0)
+            rndv_recv_done(req);
     } else {
         /* WRITE finished: tell the receiver, then complete. */
         send_fin(req, req->peer_req, req->rma_status);
-        rndv_send_done(req, req->rma_status);
+        if (!req->split || --req->pending == 0)
+            rndv_send_done(req, req->rma_status);
     }
 }
 
-/* Issues put (write) or get (read) of rma_len bytes in fragments. */
-static void rma_issue(ibex_req_t *req, uint64_t remote, const uint8_t *rkey, bool write)
+/* Issues put (write) or get (read) of total bytes at local in fragments. */
+static void rma_issue(ibex_req_t *req, char *local, size_t total, uint64_t remote,
+                      const uint8_t *rkey, bool write)
 {
     ibex_tl_inst_t *tl = req->ep->tl;
     size_t frag = (size_t)ibex_config.rndv_frag_size;
-    size_t nfrags = (req->rma_len + frag - 1) / frag;
+    size_t nfrags = (total + frag - 1) / frag;
     req->comp.cb = rma_frag_done;
     req->rma_outstanding = (int)nfrags + 1; /* +1 held until every fragment is issued */
-    for (size_t off = 0; off < req->rma_len; off += frag) {
-        size_t len = req->rma_len - off < frag ? req->rma_len - off : frag;
-        ibex_tl_rma_t desc = {.local = (char *)req->rma_local + off,
+    for (size_t off = 0; off < total; off += frag) {
+        size_t len = total - off < frag ? total - off : frag;
+        ibex_tl_rma_t desc = {.local = local + off,
                               .len = len,
                               .local_mem = req->mem,
                               .remote = remote + off,
@@ -146,6 +156,7 @@ void ibex_proto_rndv_recv_start(ibex_req_t *req, ibex_umsg_t *msg)
 {
     req->status.MPI_SOURCE = msg->match.src;
     req->status.MPI_TAG = msg->match.tag;
+    req->split = false;
     size_t n = msg->len < req->bytes ? msg->len : req->bytes;
     req->status.ibex_count = (MPI_Count)n;
     req->rma_status = msg->len > req->bytes ? IBEX_ERR_TRUNCATE : IBEX_OK;
@@ -161,41 +172,55 @@ void ibex_proto_rndv_recv_start(ibex_req_t *req, ibex_umsg_t *msg)
         return;
     }
     ibex_ep_inflight_add(req->ep, req);
-    if (msg->flags & IBEX_HDR_FLAG_WRITE) {
+    /* WRITE: the sender writes everything; SPLIT: it writes from `half` on while we read the
+     * first half (page-aligned, so the two copies touch different pages). */
+    size_t half = (msg->flags & IBEX_HDR_FLAG_SPLIT) ? (n / 2) & ~(size_t)4095 : 0;
+    if (msg->flags & (IBEX_HDR_FLAG_WRITE | IBEX_HDR_FLAG_SPLIT)) {
         ibex_ctl_hdr_t cts = {.type = IBEX_HDR_CTS,
                               .req = msg->sreq,
                               .peer_req = ibex_req_id(req),
-                              .addr = (uintptr_t)req->rma_local,
-                              .len = n};
+                              .addr = (uintptr_t)req->rma_local + half,
+                              .len = n - half,
+                              .offset = half};
         if (req->mem) {
             cts.rkey_len = (uint16_t)req->ep->tl->caps.rkey_size;
             req->ep->tl->comp->ops.mem_pack_rkey(req->ep->tl->tl, req->mem, cts.rkey);
         }
         ibex_ep_send_ctl(req->ep, &cts);
-        return; /* completes on FIN */
     }
-    rma_issue(req, msg->addr, msg->rkey, false);
+    if (msg->flags & IBEX_HDR_FLAG_WRITE)
+        return; /* completes on FIN */
+    if (msg->flags & IBEX_HDR_FLAG_SPLIT) {
+        req->split = true;
+        req->pending = 2; /* our get, and the sender's FIN */
+        rma_issue(req, req->rma_local, half, msg->addr, msg->rkey, false);
+        return;
+    }
+    rma_issue(req, req->rma_local, req->rma_len, msg->addr, msg->rkey, false);
 }
 
 void ibex_proto_rndv_on_cts(ibex_req_t *req, const ibex_ctl_hdr_t *cts)
 {
     req->peer_req = cts->peer_req;
-    req->rma_len = cts->len < req->rma_len ? cts->len : req->rma_len;
-    req->rma_status = IBEX_OK;
-    rma_issue(req, cts->addr, cts->rkey, true);
+    /* the receiver asks for [offset, offset + len) of the message, within what we have */
+    size_t off = cts->offset < req->rma_len ? cts->offset : req->rma_len;
+    size_t len = cts->len < req->rma_len - off ? cts->len : req->rma_len - off;
+    rma_issue(req, (char *)req->rma_local + off, len, cts->addr, cts->rkey, true);
 }
 
 void ibex_proto_rndv_on_fin(ibex_req_t *req, const ibex_ctl_hdr_t *fin)
 {
-    if (req->kind == IBEX_REQ_SEND) {
-        /* READ: the receiver has pulled everything it wanted. */
-        rndv_send_done(req, fin->status == IBEX_ERR_PEER_FAILED ? IBEX_ERR_PEER_FAILED : IBEX_OK);
-        return;
-    }
-    /* WRITE: the data is in place. */
     if (fin->status != IBEX_OK && fin->status != IBEX_ERR_TRUNCATE)
         req->rma_status = (ibex_status_t)fin->status;
-    rndv_recv_done(req);
+    if (req->kind == IBEX_REQ_SEND) {
+        /* READ: the receiver has pulled everything it wanted (SPLIT: its part) */
+        if (!req->split || --req->pending == 0)
+            rndv_send_done(req, req->rma_status);
+        return;
+    }
+    /* WRITE: the data is in place (SPLIT: the sender's part) */
+    if (!req->split || --req->pending == 0)
+        rndv_recv_done(req);
 }
 
 void ibex_proto_req_fail(ibex_req_t *req, ibex_status_t why)

@@ -65,6 +65,7 @@ enum {
     IBEX_TL_CAP_GET = 1u << 2,      /* one-sided read: rendezvous READ possible */
     IBEX_TL_CAP_NEED_REG = 1u << 3, /* put / get need mem_reg'd local memory and an rkey */
     IBEX_TL_CAP_INLINE = 1u << 4,   /* tiny sends go inline (no copy to a bounce buffer) */
+    IBEX_TL_CAP_CPU_RMA = 1u << 5,  /* put / get are copies by the calling CPU (no offload) */
 };
 
 typedef struct ibex_tl_caps {

@@ -83,6 +83,28 @@ static void test_scheme(void **state)
     assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_READ);
 }
 
+/* SPLIT: auto scheme only, CPU-copy transports only, from IBEX_RNDV_SPLIT_MIN on */
+static void test_split(void **state)
+{
+    (void)state;
+    ibex_tl_caps_t c = caps_rw(8192, 4096);
+    c.flags |= IBEX_TL_CAP_CPU_RMA;
+    ibex_config.rndv_split_min = 65536;
+    assert_int_equal(ibex_proto_choose(&c, 4096), IBEX_PROTO_EAGER);
+    assert_int_equal(ibex_proto_choose(&c, 65535), IBEX_PROTO_RNDV_READ);
+    assert_int_equal(ibex_proto_choose(&c, 65536), IBEX_PROTO_RNDV_SPLIT);
+    ibex_config.rndv_scheme = IBEX_RNDV_READ; /* a forced scheme is obeyed */
+    assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_READ);
+    ibex_config.rndv_scheme = IBEX_RNDV_WRITE;
+    assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_WRITE);
+    ibex_config.rndv_scheme = IBEX_RNDV_AUTO;
+    c.flags &= ~(uint32_t)IBEX_TL_CAP_CPU_RMA; /* offloaded RMA (verbs): no split */
+    assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_READ);
+    c.flags |= IBEX_TL_CAP_CPU_RMA;
+    c.flags &= ~(uint32_t)IBEX_TL_CAP_PUT; /* needs both directions */
+    assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_READ);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -90,6 +112,7 @@ int main(void)
         cmocka_unit_test_setup(test_forced_limit, setup),
         cmocka_unit_test_setup(test_boundary, setup),
         cmocka_unit_test_setup(test_scheme, setup),
+        cmocka_unit_test_setup(test_split, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
