@@ -31,7 +31,7 @@ static const ibex_cfg_entry_t config_table[] = {
      "rendezvous transfers are split into fragments of this size"},
     {"RNDV_SPLIT_MIN", IBEX_CFG_SIZE, "128k", NULL, OFF(rndv_split_min),
      "auto scheme, on transports whose put / get are CPU copies (shm): from this size the "
-     "receiver reads the first half while the sender writes the second, so both cores copy "
+     "receiver reads the first half while the sender writes the second, so both sides copy "
      "(set it above any message size to turn it off)"},
     {"UNEXPECTED_MAX", IBEX_CFG_SIZE, "256m", NULL, OFF(unexpected_max),
      "bytes of unexpected eager data buffered per process before senders are held back"},

@@ -371,3 +371,13 @@ bool ibex_ep_busy(void)
             return true;
     return false;
 }
+
+/* The progress engine's one loop: every open transport, then the backlogs. Here, next to the
+ * transport table, because every wait spins on it. */
+int ibex_progress(void)
+{
+    int n = 0;
+    for (int i = 0; i < tl_count; i++)
+        n += tl_insts[i].comp->ops.progress(tl_insts[i].tl);
+    return eps_backlogged ? n + ibex_ep_progress_pending() : n;
+}

@@ -76,17 +76,6 @@ static void ctx_queues_free(void)
     }
 }
 
-int ibex_progress(void)
-{
-    int n = 0;
-    int count = ibex_ep_num_transports();
-    for (int i = 0; i < count; i++) {
-        ibex_tl_inst_t *inst = ibex_ep_transport(i);
-        n += inst->comp->ops.progress(inst->tl);
-    }
-    return n + ibex_ep_progress_pending();
-}
-
 ibex_status_t ibex_p2p_init(void)
 {
     return ibex_ep_open_transports();
