@@ -383,8 +383,14 @@ ibex_status_t ibex_boot_get(int rank, const char *key, void **data_p, size_t *le
     pmix_proc_t proc;
     pmix_value_t *val = NULL;
     PMIX_LOAD_PROCID(&proc, boot.me.nspace, (pmix_rank_t)rank);
-    /* No PMIX_OPTIONAL: the server holds the request until the peer has committed. */
+    /* No PMIX_OPTIONAL: ibexrun's server holds the request until the peer has committed. Open
+     * MPI 4.1's mpirun answers NOT-FOUND instead while the peer has not committed yet: ask
+     * again, with a growing pause, for up to a minute. */
     pmix_status_t rc = PMIx_Get(&proc, key, NULL, 0, &val);
+    for (useconds_t pause = 100; rc == PMIX_ERR_NOT_FOUND && pause < 60000000; pause *= 2) {
+        usleep(pause);
+        rc = PMIx_Get(&proc, key, NULL, 0, &val);
+    }
     if (rc != PMIX_SUCCESS) {
         ibex_error(BOOT, "PMIx_Get of key %s from rank %d (%s) failed: %s", key, rank,
                    ibex_boot_peer_host(rank), PMIx_Error_string(rc));
