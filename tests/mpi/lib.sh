@@ -48,3 +48,14 @@ mt_require_ibexrun() {
         exit 1
     fi
 }
+
+# softib_sweep: after ranks were killed under softib (no destructor ran), open and close the
+# device once so softib removes the dead contexts' segments, then check nothing is left.
+softib_sweep() {
+    LD_PRELOAD="$1" timeout 30 ibv_devinfo >/dev/null 2>&1
+    left=$(ls /dev/shm 2>/dev/null | grep "^softib-$(id -u)")
+    if [ -n "$left" ]; then
+        mt_fail=$((mt_fail + 1))
+        echo "FAIL files left in /dev/shm: $left"
+    fi
+}

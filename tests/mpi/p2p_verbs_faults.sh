@@ -31,4 +31,5 @@ else
     echo "FAIL forced QP error: exit $rc after $secs s${left:+, processes left: $left}"
     echo "$out" | tail -15 | sed 's/^/    /'
 fi
+softib_sweep "$SOFTIB"
 mt_finish
