@@ -90,8 +90,6 @@ const ibex_coll_algo_t *ibex_coll_algo_at(ibex_coll_kind_t kind, int i);
 ibex_status_t ibex_coll_run(ibex_coll_kind_t kind, const ibex_coll_args_t *args, size_t bytes);
 
 /* ---- helpers (coll_util.c) ---- */
-/* Entry of every collective: MPI initialised and a live communicator. */
-int ibex_coll_enter(MPI_Comm handle, const char *call, ibex_comm_t **comm_p);
 /* One (buffer, count, datatype) triple: count >= 0, a committed datatype, a buffer (MPI_IN_PLACE
  * is checked by the caller where the standard allows it). */
 int ibex_coll_check_triple(ibex_comm_t *c, const char *call, const void *buf, int count,

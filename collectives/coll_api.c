@@ -56,7 +56,7 @@ IBEX_WEAK_ALIAS(Barrier)
 int PMPI_Barrier(MPI_Comm comm)
 {
     ibex_comm_t *c = NULL;
-    int rc = ibex_coll_enter(comm, "MPI_Barrier", &c);
+    int rc = ibex_comm_enter(comm, "MPI_Barrier", &c);
     if (rc != MPI_SUCCESS)
         return rc;
     ibex_coll_args_t a = {.comm = c};
@@ -68,7 +68,7 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 {
     const char *call = "MPI_Bcast";
     ibex_comm_t *c = NULL;
-    int rc = ibex_coll_enter(comm, call, &c);
+    int rc = ibex_comm_enter(comm, call, &c);
     if (rc == MPI_SUCCESS)
         rc = check_root(c, call, root);
     if (rc == MPI_SUCCESS)
@@ -85,7 +85,7 @@ static int reduce_common(ibex_coll_kind_t kind, const ibex_coll_args_t *in, MPI_
                          MPI_Comm comm, const char *call)
 {
     ibex_coll_args_t a = *in;
-    int rc = ibex_coll_enter(comm, call, &a.comm);
+    int rc = ibex_comm_enter(comm, call, &a.comm);
     if (rc == MPI_SUCCESS && kind == IBEX_COLL_REDUCE)
         rc = check_root(a.comm, call, a.root);
     bool is_root = kind == IBEX_COLL_ALLREDUCE || (a.comm && a.comm->rank == a.root);

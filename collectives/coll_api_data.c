@@ -38,11 +38,25 @@ static int rooted_check(ibex_coll_args_t *a, bool leaf_is_send, const char *call
     return rc;
 }
 
+/* Gather and Scatter mirror each other: at a leaf the data is the send side of a gather and the
+ * receive side of a scatter; at the root MPI_IN_PLACE moves it to the other side. */
+static int rooted(ibex_coll_kind_t kind, ibex_coll_args_t *a, MPI_Comm comm, const char *call)
+{
+    bool gather = kind == IBEX_COLL_GATHER;
+    int rc = ibex_comm_enter(comm, call, &a->comm);
+    if (rc == MPI_SUCCESS)
+        rc = rooted_check(a, gather, call);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    bool leaf_data = (gather ? a->sbuf : a->rbuf) != MPI_IN_PLACE;
+    bool use_send = gather == leaf_data;
+    return data_run(kind, a, use_send ? a->sdt : a->rdt, use_send ? a->scount : a->rcount, call);
+}
+
 IBEX_WEAK_ALIAS(Gather)
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    const char *call = "MPI_Gather";
     ibex_coll_args_t a = {.sbuf = sendbuf,
                           .scount = sendcount,
                           .sdt = sendtype,
@@ -50,21 +64,13 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                           .rcount = recvcount,
                           .rdt = recvtype,
                           .root = root};
-    int rc = ibex_coll_enter(comm, call, &a.comm);
-    if (rc == MPI_SUCCESS)
-        rc = rooted_check(&a, true, call);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    bool leaf_data = sendbuf != MPI_IN_PLACE;
-    return data_run(IBEX_COLL_GATHER, &a, leaf_data ? sendtype : recvtype,
-                    leaf_data ? sendcount : recvcount, call);
+    return rooted(IBEX_COLL_GATHER, &a, comm, "MPI_Gather");
 }
 
 IBEX_WEAK_ALIAS(Scatter)
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    const char *call = "MPI_Scatter";
     ibex_coll_args_t a = {.sbuf = sendbuf,
                           .scount = sendcount,
                           .sdt = sendtype,
@@ -72,20 +78,13 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                           .rcount = recvcount,
                           .rdt = recvtype,
                           .root = root};
-    int rc = ibex_coll_enter(comm, call, &a.comm);
-    if (rc == MPI_SUCCESS)
-        rc = rooted_check(&a, false, call);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    bool leaf_data = recvbuf != MPI_IN_PLACE;
-    return data_run(IBEX_COLL_SCATTER, &a, leaf_data ? recvtype : sendtype,
-                    leaf_data ? recvcount : sendcount, call);
+    return rooted(IBEX_COLL_SCATTER, &a, comm, "MPI_Scatter");
 }
 
 /* Allgather / Alltoall: sendbuf may be MPI_IN_PLACE on every rank. */
 static int all_common(ibex_coll_kind_t kind, ibex_coll_args_t *a, MPI_Comm comm, const char *call)
 {
-    int rc = ibex_coll_enter(comm, call, &a->comm);
+    int rc = ibex_comm_enter(comm, call, &a->comm);
     if (rc == MPI_SUCCESS && a->sbuf != MPI_IN_PLACE)
         rc = ibex_coll_check_triple(a->comm, call, a->sbuf, a->scount, a->sdt);
     if (rc == MPI_SUCCESS)

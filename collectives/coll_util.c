@@ -78,30 +78,16 @@ ibex_status_t ibex_coll_apply(const ibex_op_t *op, const void *in, void *inout, 
     return IBEX_OK;
 }
 
-int ibex_coll_enter(MPI_Comm handle, const char *call, ibex_comm_t **comm_p)
-{
-    int rc = ibex_check_initialized(call);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    ibex_comm_t *comm = ibex_comm_lookup(handle, call);
-    if (!comm)
-        return MPI_ERR_COMM;
-    *comm_p = comm;
-    return MPI_SUCCESS;
-}
-
 /* One (buffer, count, datatype) triple: count >= 0, a committed datatype, a buffer. */
 int ibex_coll_check_triple(ibex_comm_t *c, const char *call, const void *buf, int count,
                            MPI_Datatype dt)
 {
+    ibex_dt_t *d;
     int rc = ibex_check_count(c, call, count);
+    if (rc == MPI_SUCCESS)
+        rc = ibex_dt_lookup_on(c, dt, call, true, &d);
     if (rc != MPI_SUCCESS)
         return rc;
-    const ibex_dt_t *d = ibex_dt_get(dt);
-    if (!d)
-        return ibex_mpi_error(c, MPI_ERR_TYPE, call, "invalid datatype handle 0x%x", dt);
-    if (!d->committed)
-        return ibex_mpi_error(c, MPI_ERR_TYPE, call, "datatype %s is not committed", d->name);
     if (buf == MPI_IN_PLACE)
         return ibex_mpi_error(c, MPI_ERR_BUFFER, call, "MPI_IN_PLACE is not allowed here");
     /* MPI_BOTTOM (NULL) is a valid base for absolute displacements of derived types */

@@ -18,18 +18,6 @@
 
 extern const int ibex_tag_ub; /* runtime/errhandler_check.c */
 
-static int comm_lookup(MPI_Comm handle, const char *call, ibex_comm_t **comm_p)
-{
-    int rc = ibex_check_initialized(call);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    ibex_comm_t *comm = ibex_comm_lookup(handle, call);
-    if (!comm)
-        return MPI_ERR_COMM;
-    *comm_p = comm;
-    return MPI_SUCCESS;
-}
-
 static int comm_fail(ibex_comm_t *comm, const char *call, ibex_status_t st)
 {
     return ibex_mpi_error(comm, ibex_err_class_of(st), call, "communicator creation failed: %s",
@@ -40,7 +28,7 @@ IBEX_WEAK_ALIAS(Comm_rank)
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
     ibex_comm_t *c = NULL;
-    int rc = comm_lookup(comm, "MPI_Comm_rank", &c);
+    int rc = ibex_comm_enter(comm, "MPI_Comm_rank", &c);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!rank)
@@ -53,7 +41,7 @@ IBEX_WEAK_ALIAS(Comm_size)
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
     ibex_comm_t *c = NULL;
-    int rc = comm_lookup(comm, "MPI_Comm_size", &c);
+    int rc = ibex_comm_enter(comm, "MPI_Comm_size", &c);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!size)
@@ -78,7 +66,7 @@ IBEX_WEAK_ALIAS(Comm_dup)
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     ibex_comm_t *c = NULL;
-    int rc = comm_lookup(comm, "MPI_Comm_dup", &c);
+    int rc = ibex_comm_enter(comm, "MPI_Comm_dup", &c);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!newcomm)
@@ -132,7 +120,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     const char *call = "MPI_Comm_split";
     ibex_comm_t *c = NULL;
-    int rc = comm_lookup(comm, call, &c);
+    int rc = ibex_comm_enter(comm, call, &c);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!newcomm)
@@ -149,7 +137,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
 {
     const char *call = "MPI_Comm_split_type";
     ibex_comm_t *c = NULL;
-    int rc = comm_lookup(comm, call, &c);
+    int rc = ibex_comm_enter(comm, call, &c);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!newcomm)
@@ -168,7 +156,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     const char *call = "MPI_Comm_create";
     ibex_comm_t *c = NULL;
-    int rc = comm_lookup(comm, call, &c);
+    int rc = ibex_comm_enter(comm, call, &c);
     if (rc != MPI_SUCCESS)
         return rc;
     ibex_group_t *g = ibex_group_get(group);
@@ -192,7 +180,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
     if (!comm)
         return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "comm is NULL");
     ibex_comm_t *c = NULL;
-    int rc = comm_lookup(*comm, call, &c);
+    int rc = ibex_comm_enter(*comm, call, &c);
     if (rc != MPI_SUCCESS)
         return rc;
     if (c == ibex_comm_world || c == ibex_comm_self)
@@ -207,9 +195,9 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
     const char *call = "MPI_Comm_compare";
     ibex_comm_t *a = NULL, *b = NULL;
-    int rc = comm_lookup(comm1, call, &a);
+    int rc = ibex_comm_enter(comm1, call, &a);
     if (rc == MPI_SUCCESS)
-        rc = comm_lookup(comm2, call, &b);
+        rc = ibex_comm_enter(comm2, call, &b);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!result)
@@ -228,7 +216,7 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
     const char *call = "MPI_Comm_group";
     ibex_comm_t *c = NULL;
-    int rc = comm_lookup(comm, call, &c);
+    int rc = ibex_comm_enter(comm, call, &c);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!group)
@@ -244,7 +232,7 @@ IBEX_WEAK_ALIAS(Comm_test_inter)
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
     ibex_comm_t *c = NULL;
-    int rc = comm_lookup(comm, "MPI_Comm_test_inter", &c);
+    int rc = ibex_comm_enter(comm, "MPI_Comm_test_inter", &c);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!flag)
@@ -288,7 +276,7 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
 {
     const char *call = "MPI_Comm_get_attr";
     ibex_comm_t *c = NULL;
-    int rc = comm_lookup(comm, call, &c);
+    int rc = ibex_comm_enter(comm, call, &c);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!attribute_val || !flag)
@@ -306,7 +294,7 @@ IBEX_WEAK_ALIAS(Comm_set_name)
 int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
     ibex_comm_t *c = NULL;
-    int rc = comm_lookup(comm, "MPI_Comm_set_name", &c);
+    int rc = ibex_comm_enter(comm, "MPI_Comm_set_name", &c);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!comm_name)
@@ -319,7 +307,7 @@ IBEX_WEAK_ALIAS(Comm_get_name)
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
     ibex_comm_t *c = NULL;
-    int rc = comm_lookup(comm, "MPI_Comm_get_name", &c);
+    int rc = ibex_comm_enter(comm, "MPI_Comm_get_name", &c);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!comm_name || !resultlen)

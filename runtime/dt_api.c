@@ -8,15 +8,24 @@
 #include "ibex_err.h"
 #include "ibex_runtime.h"
 
-int ibex_dt_lookup(MPI_Datatype handle, const char *call, bool need_commit, ibex_dt_t **dt_p)
+int ibex_dt_lookup_on(struct ibex_comm *comm, MPI_Datatype handle, const char *call,
+                      bool need_commit, ibex_dt_t **dt_p)
 {
     ibex_dt_t *dt = ibex_dt_get(handle);
     if (!dt)
-        return ibex_mpi_error(NULL, MPI_ERR_TYPE, call, "invalid datatype 0x%x", handle);
+        return ibex_mpi_error(comm, MPI_ERR_TYPE, call, "invalid datatype handle 0x%x",
+                              (unsigned)handle);
     if (need_commit && !dt->committed)
-        return ibex_mpi_error(NULL, MPI_ERR_TYPE, call, "datatype 0x%x is not committed", handle);
+        return ibex_mpi_error(comm, MPI_ERR_TYPE, call,
+                              "datatype %s is not committed (call MPI_Type_commit first)",
+                              dt->name[0] ? dt->name : "(derived)");
     *dt_p = dt;
     return MPI_SUCCESS;
+}
+
+int ibex_dt_lookup(MPI_Datatype handle, const char *call, bool need_commit, ibex_dt_t **dt_p)
+{
+    return ibex_dt_lookup_on(NULL, handle, call, need_commit, dt_p);
 }
 
 static int check_out(const char *call, const void *p, const char *what)

@@ -165,11 +165,10 @@ IBEX_WEAK_ALIAS(Comm_set_errhandler)
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
     static const char call[] = "MPI_Comm_set_errhandler";
-    if (ibex_check_initialized(call) != MPI_SUCCESS)
-        return MPI_ERR_OTHER;
-    ibex_comm_t *c = ibex_comm_lookup(comm, call);
-    if (!c)
-        return MPI_ERR_COMM;
+    ibex_comm_t *c;
+    int rc = ibex_comm_enter(comm, call, &c);
+    if (rc != MPI_SUCCESS)
+        return rc;
     if (!errhandler_is_predefined(errhandler) && !errhandler_user_get(errhandler))
         return ibex_mpi_error(c, MPI_ERR_ARG, call, "invalid error handler 0x%x%s",
                               (unsigned)errhandler,
@@ -183,11 +182,10 @@ IBEX_WEAK_ALIAS(Comm_get_errhandler)
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
     static const char call[] = "MPI_Comm_get_errhandler";
-    if (ibex_check_initialized(call) != MPI_SUCCESS)
-        return MPI_ERR_OTHER;
-    ibex_comm_t *c = ibex_comm_lookup(comm, call);
-    if (!c)
-        return MPI_ERR_COMM;
+    ibex_comm_t *c;
+    int rc = ibex_comm_enter(comm, call, &c);
+    if (rc != MPI_SUCCESS)
+        return rc;
     if (!errhandler)
         return ibex_mpi_error(c, MPI_ERR_ARG, call, "errhandler is NULL");
     /* MPI: the returned handle is a new reference the program frees. */
@@ -202,11 +200,10 @@ IBEX_WEAK_ALIAS(Comm_call_errhandler)
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
     static const char call[] = "MPI_Comm_call_errhandler";
-    if (ibex_check_initialized(call) != MPI_SUCCESS)
-        return MPI_ERR_OTHER;
-    ibex_comm_t *c = ibex_comm_lookup(comm, call);
-    if (!c)
-        return MPI_ERR_COMM;
+    ibex_comm_t *c;
+    int rc = ibex_comm_enter(comm, call, &c);
+    if (rc != MPI_SUCCESS)
+        return rc;
     ibex_mpi_error(c, errorcode, "MPI_Comm_call_errhandler", "error code %d raised by the program",
                    errorcode);
     /* MPI: success once the handler has been called and returned. */

@@ -56,3 +56,15 @@ struct ibex_comm *ibex_comm_lookup(MPI_Comm handle, const char *call)
                    handle == MPI_COMM_NULL ? " (MPI_COMM_NULL)" : "");
     return NULL;
 }
+
+int ibex_comm_enter(MPI_Comm handle, const char *call, struct ibex_comm **comm_p)
+{
+    int rc = ibex_check_initialized(call);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    ibex_comm_t *comm = ibex_comm_lookup(handle, call);
+    if (!comm)
+        return MPI_ERR_COMM;
+    *comm_p = comm;
+    return MPI_SUCCESS;
+}

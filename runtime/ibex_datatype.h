@@ -44,6 +44,12 @@ typedef struct ibex_dt {
 /* The datatype of a handle, or NULL if it is not a live datatype. */
 ibex_dt_t *ibex_dt_get(MPI_Datatype handle);
 
+struct ibex_comm;
+/* Checks a datatype handle at the MPI boundary (live, and committed when need_commit); raises
+ * MPI_ERR_TYPE through comm's error handler (comm may be NULL) and returns the class. */
+int ibex_dt_lookup_on(struct ibex_comm *comm, MPI_Datatype handle, const char *call,
+                      bool need_commit, ibex_dt_t **dt_p);
+
 /* True when count elements are one dense run of count * size bytes starting at buf + true_lb. */
 static inline bool ibex_dt_is_contig(const ibex_dt_t *dt, int count)
 {

@@ -37,5 +37,8 @@ int ibex_check_buffer(struct ibex_comm *comm, const char *call, const void *buf,
 /* Fetches and checks a communicator handle: on a bad handle raises MPI_ERR_COMM (on the
  * default handler) and returns NULL. */
 struct ibex_comm *ibex_comm_lookup(MPI_Comm handle, const char *call);
+/* The start of every entry point on a communicator: MPI is running and the handle is a live
+ * communicator (else the error is raised and its class returned). */
+int ibex_comm_enter(MPI_Comm handle, const char *call, struct ibex_comm **comm_p);
 
 #endif

@@ -8,8 +8,6 @@
 #include "ibex_engine.h"
 #include "ibex_err.h"
 
-/* Checks a datatype handle (valid and committed); raises MPI_ERR_TYPE on comm. */
-int ibex_p2p_check_dt(ibex_comm_t *comm, const char *call, MPI_Datatype handle, ibex_dt_t **dt_p);
 /* Checks (buf, count, datatype, peer, tag, comm) of a send or receive. */
 int ibex_p2p_check_args(const char *call, const void *buf, int count, MPI_Datatype datatype,
                         int peer, int tag, MPI_Comm comm, bool is_recv, ibex_comm_t **comm_p,

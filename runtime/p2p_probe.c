@@ -17,12 +17,10 @@ static bool msg_table_ready;
 
 static int probe_check(const char *call, int source, int tag, MPI_Comm comm, ibex_comm_t **c_p)
 {
-    int rc = ibex_check_initialized(call);
+    ibex_comm_t *c;
+    int rc = ibex_comm_enter(comm, call, &c);
     if (rc != MPI_SUCCESS)
         return rc;
-    ibex_comm_t *c = ibex_comm_lookup(comm, call);
-    if (!c)
-        return MPI_ERR_COMM;
     if ((rc = ibex_check_tag(c, call, tag, 1)) != MPI_SUCCESS ||
         (rc = ibex_check_rank(c, call, source, 1)) != MPI_SUCCESS)
         return rc;

@@ -11,32 +11,16 @@
 #include "ibex_log.h"
 #include "ibex_runtime.h"
 
-int ibex_p2p_check_dt(ibex_comm_t *comm, const char *call, MPI_Datatype handle, ibex_dt_t **dt_p)
-{
-    ibex_dt_t *dt = ibex_dt_get(handle);
-    if (!dt)
-        return ibex_mpi_error(comm, MPI_ERR_TYPE, call, "invalid datatype handle 0x%x",
-                              (unsigned)handle);
-    if (!dt->committed)
-        return ibex_mpi_error(comm, MPI_ERR_TYPE, call,
-                              "datatype %s is not committed (call MPI_Type_commit first)",
-                              dt->name[0] ? dt->name : "(derived)");
-    *dt_p = dt;
-    return MPI_SUCCESS;
-}
-
 int ibex_p2p_check_args(const char *call, const void *buf, int count, MPI_Datatype datatype,
                         int peer, int tag, MPI_Comm comm, bool is_recv, ibex_comm_t **comm_p,
                         ibex_dt_t **dt_p)
 {
-    int rc = ibex_check_initialized(call);
+    ibex_comm_t *c;
+    int rc = ibex_comm_enter(comm, call, &c);
     if (rc != MPI_SUCCESS)
         return rc;
-    ibex_comm_t *c = ibex_comm_lookup(comm, call);
-    if (!c)
-        return MPI_ERR_COMM;
     if ((rc = ibex_check_count(c, call, count)) != MPI_SUCCESS ||
-        (rc = ibex_p2p_check_dt(c, call, datatype, dt_p)) != MPI_SUCCESS ||
+        (rc = ibex_dt_lookup_on(c, datatype, call, true, dt_p)) != MPI_SUCCESS ||
         (rc = ibex_check_tag(c, call, tag, is_recv)) != MPI_SUCCESS ||
         (rc = ibex_check_rank(c, call, peer, is_recv)) != MPI_SUCCESS)
         return rc;
