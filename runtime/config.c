@@ -57,6 +57,9 @@ static const ibex_cfg_entry_t config_table[] = {
      "RC transport retries before a peer is declared unreachable"},
     {"VERBS_RCACHE_MAX", IBEX_CFG_SIZE, "1g", NULL, OFF(verbs_rcache_max),
      "bytes kept registered by the registration cache (least recently used evicted)"},
+    {"VERBS_CONNECT_TIMEOUT", IBEX_CFG_INT, "0", NULL, OFF(verbs_connect_timeout),
+     "seconds a peer may leave a connection request unanswered before it is declared unreachable "
+     "(0: wait, warning from 10 s on)"},
     {"VERBS_FORK", IBEX_CFG_BOOL, "0", NULL, OFF(verbs_fork),
      "call ibv_fork_init() at start-up so the program may fork() safely"},
     {"COLL_BARRIER", IBEX_CFG_STRING, "auto", NULL, OFF(coll_algo[0]),

@@ -42,6 +42,7 @@ typedef struct ibex_config {
     int verbs_rc_timeout;       /* IB local ack timeout exponent (4.096 us * 2^n) */
     int verbs_retry_count;      /* transport retries before a peer is declared dead */
     long long verbs_rcache_max; /* registration cache limit in bytes */
+    int verbs_connect_timeout;  /* seconds a connection request may go unanswered, 0: no limit */
     int verbs_fork;             /* call ibv_fork_init() at start-up */
     /* collectives: an algorithm name per collective, or "auto" (order of IBEX_COLL_KIND_LIST) */
     char *coll_algo[8];

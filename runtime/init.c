@@ -43,9 +43,8 @@ static ibex_status_t init_publish(void)
     ibex_status_t st = ibex_boot_commit();
     if (st == IBEX_OK)
         st = ibex_boot_fence(true);
-    /* Every address is readable now: one progress call lets a transport that brings up all its
-     * connections at start-up (verbs: both ends of an RC QP must be ready before the first
-     * packet) do it before the program may stop calling MPI for a while. */
+    /* Every address is readable now. One progress call serves whatever arrived during start-up
+     * (e.g. an early verbs connection request) before the program may compute for a while. */
     if (st == IBEX_OK)
         ibex_progress();
     return st;

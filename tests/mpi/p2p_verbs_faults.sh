@@ -1,7 +1,8 @@
 #!/bin/sh
 # The verbs path under softib's checks and faults, through MPI:
 # - freed and reused buffers under SOFTIB_STALE_CHECK=1 never move stale data;
-# - dropped packets (retried by the emulated reliable transport) are invisible to MPI;
+# - dropped packets (retried by the emulated reliable transport, repeated by the connection
+#   handshake over UD) are invisible to MPI;
 # - a forced QP error ends the job quickly with a message naming the peer rank, nothing left.
 . "$top_srcdir/tests/mpi/lib.sh"
 mt_require_ibexrun
@@ -13,6 +14,8 @@ run_case 2 p2p_realloc $V SOFTIB_STALE_CHECK=1
 run_case 2 p2p_realloc $V SOFTIB_STALE_CHECK=1 IBEX_RNDV_SCHEME=write
 run_case 2 p2p_order $V SOFTIB_DROP_RATE=0.01 SOFTIB_SEED=7
 run_case 3 p2p_sizes $V SOFTIB_DROP_RATE=0.01 SOFTIB_SEED=11 MT_MAX_MB=4
+# lost connection datagrams (UD: not retransmitted by softib) are repeated by the handshake
+run_case 4 p2p_wildcard $V SOFTIB_DROP_RATE=0.3 SOFTIB_SEED=5
 
 # forced QP error after 200 work requests
 start=$(date +%s)

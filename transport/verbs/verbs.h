@@ -1,8 +1,9 @@
 /*
  * Internal header of the verbs transport (RC queue pairs over libibverbs). See README.md for the
- * design: one PD, one CQ, one SRQ of eager buffers shared by all peers, one RC QP per peer created
- * at open and connected from the peer's published address, credit flow control carried in the
- * immediate data of every SEND, RDMA READ / WRITE for put / get, a registration cache.
+ * design: one PD, one CQ, one SRQ of eager buffers shared by all peers, one RC QP per peer brought
+ * up on first use through a connection handshake over one UD QP (verbs_cm.c), credit flow control
+ * carried in the immediate data of every SEND, RDMA READ / WRITE for put / get, a registration
+ * cache.
  */
 #ifndef IBEX_VERBS_H
 #define IBEX_VERBS_H
@@ -20,7 +21,17 @@
 #define VERBS_SIGNAL_EVERY 16          /* at most this many unsignalled WRs in a row */
 #define VERBS_RMA_FRAG     (1u << 20)  /* RDMA READ / WRITE fragment */
 #define VERBS_BOUNCE_COUNT 128         /* registered send bounce buffers */
-#define VERBS_ADDR_MAGIC   0x49425631u /* "IBV1" */
+#define VERBS_ADDR_MAGIC   0x49425632u /* "IBV2" */
+
+/* Connection manager: one UD QP per process (verbs_cm.c). */
+#define VERBS_CM_MAGIC      0x4942434du /* "IBCM" */
+#define VERBS_CM_QKEY       0x1be5u
+#define VERBS_CM_RECVS      64  /* UD receive buffers */
+#define VERBS_CM_SENDS      16  /* UD send slots */
+#define VERBS_CM_SLOT       256 /* bytes per UD buffer: 40-byte GRH + message */
+#define VERBS_CM_GRH        40
+#define VERBS_CM_RETRY_NS   2000000ull   /* first retransmission of a handshake step */
+#define VERBS_CM_BACKOFF_NS 500000000ull /* longest interval between retransmissions */
 
 /* Immediate data of every SEND: credits returned to the receiver of the SEND (low 16 bits) and
  * whether the message is only that (no payload for recv_cb). */
@@ -29,20 +40,24 @@
 
 /* wr_id of send-queue WRs: an 8-aligned pointer (or 0) with the kind in the low bits. */
 enum {
-    VERBS_WR_INLINE = 1, /* unsignalled-style send without an object */
-    VERBS_WR_BOUNCE = 2, /* send from a bounce buffer: wr_id is the verbs_bounce_t */
-    VERBS_WR_RMA = 3,    /* one fragment of a put / get: wr_id is the verbs_rma_req_t */
-    VERBS_WR_RECV = 4,   /* an SRQ receive: the buffer index above the kind bits */
+    VERBS_WR_INLINE = 1,  /* unsignalled-style send without an object */
+    VERBS_WR_BOUNCE = 2,  /* send from a bounce buffer: wr_id is the verbs_bounce_t */
+    VERBS_WR_RMA = 3,     /* one fragment of a put / get: wr_id is the verbs_rma_req_t */
+    VERBS_WR_RECV = 4,    /* an SRQ receive: the buffer index above the kind bits */
+    VERBS_WR_CM_RECV = 5, /* a UD receive of the connection manager: slot above the kind bits */
+    VERBS_WR_CM_SEND = 6, /* a UD send of the connection manager */
 };
 #define VERBS_WR_RECV_ID(idx) (((uint64_t)(idx) << 3) | VERBS_WR_RECV)
 #define VERBS_WR_RECV_IDX(id) ((uint32_t)((id) >> 3))
 #define VERBS_WR_KIND(id)     ((unsigned)((id)&7u))
 #define VERBS_WR_PTR(id)      ((void *)(uintptr_t)((id) & ~(uint64_t)7u))
 
-/* Published address: this header, then size 32-bit QP numbers (ours for each peer, 0 for us). */
+/* Published address (a fixed size, whatever the job size): where our connection manager's UD QP
+ * listens, and what a peer needs to bring an RC QP to RTR against ours. */
 typedef struct verbs_addr {
     uint32_t magic;
-    uint32_t nqpn; /* world size */
+    uint32_t ud_qpn; /* the connection manager's UD QP */
+    uint64_t nonce;  /* random per process: handshake messages must name it */
     uint16_t lid;
     uint8_t port;
     uint8_t mtu; /* enum ibv_mtu */
@@ -89,11 +104,20 @@ typedef struct verbs_rcache {
     verbs_rcache_stats_t st;
 } verbs_rcache_t;
 
+/* Connection state of an endpoint (verbs_cm.c). Sends are allowed only in CONNECTED: before
+ * that credits and sq_avail are 0, so send() answers AGAIN and put / get queue. */
+typedef enum {
+    VERBS_EP_IDLE,      /* no QP */
+    VERBS_EP_REQ_SENT,  /* our QP in INIT, connection requests sent */
+    VERBS_EP_WAIT_RTU,  /* our QP in RTS answering a request; the peer may not be RTR yet */
+    VERBS_EP_CONNECTED, /* both sides RTR at least */
+} verbs_ep_state_t;
+
 struct ibex_tl_ep {
     ibex_tl_t *tl;
     struct ibv_qp *qp;
     int peer;
-    bool connected;
+    verbs_ep_state_t state;
     bool failed;
     bool on_work;
     ibex_status_t fail_status;
@@ -111,6 +135,16 @@ struct ibex_tl_ep {
     uint32_t *backlog;   /* receive buffers recv_cb refused, in arrival order */
     uint32_t bl_head, bl_tail, bl_mask;
     struct ibex_tl_ep *work_next;
+    /* connection (verbs_cm.c) */
+    bool have_addr;                /* paddr is valid */
+    verbs_addr_t paddr;            /* the peer's address */
+    uint32_t dqpn;                 /* the peer's RC QP for us, once known */
+    struct ibv_ah *ah;             /* to the peer's UD QP */
+    uint64_t cm_start;             /* when the handshake began (ns, monotonic) */
+    uint64_t cm_next;              /* next retransmission */
+    uint64_t cm_gap;               /* current retransmission interval */
+    uint64_t cm_warned;            /* waited this long when we last warned */
+    struct ibex_tl_ep *cm_next_ep; /* in tl->cm_wait */
 };
 
 struct ibex_tl {
@@ -139,14 +173,19 @@ struct ibex_tl {
     verbs_bounce_t *bounce_all, *bounce_free;
     int cq_room; /* send WRs that may still be posted without overflowing the CQ */
     int cq_size;
-    /* peers: ep[i] for every rank, ours included (loopback QP), QPs created at open */
+    /* peers: ep[i] for every rank, ours included (loopback QP); QPs created on first use */
     ibex_tl_ep_t *eps;
     uint32_t *qpn_map; /* open-addressing hash: local qp_num -> peer + 1 (0 = empty) */
     uint32_t *qpn_keys;
     uint32_t qpn_mask;
-    bool wired;         /* every peer was connected at least once (connect_all ran) */
     ibex_tl_ep_t *work; /* eps with a backlog, queued RMA or owed credits */
-    int rma_out;        /* RMA requests not yet completed, for close */
+    /* connection manager (verbs_cm.c) */
+    struct ibv_qp *cm_qp; /* UD */
+    char *cm_bufs;        /* VERBS_CM_RECVS receive slots, then VERBS_CM_SENDS send slots */
+    struct ibv_mr *cm_mr;
+    uint32_t cm_send_head, cm_send_out; /* next send slot, sends not yet completed */
+    ibex_tl_ep_t *cm_wait;              /* eps in REQ_SENT or WAIT_RTU: retransmission timers */
+    int rma_out;                        /* RMA requests not yet completed, for close */
     verbs_rcache_t rcache;
 };
 
@@ -158,15 +197,30 @@ void ibex_verbs_dev_info(void *out_file);
 void ibex_verbs_work_add(ibex_tl_ep_t *ep);
 
 /* verbs_ep.c */
-ibex_status_t ibex_verbs_qps_create(ibex_tl_t *tl);
-void ibex_verbs_qps_destroy(ibex_tl_t *tl);
-ibex_status_t ibex_verbs_ep_connect(ibex_tl_t *tl, int peer, const void *addr, size_t len);
-void ibex_verbs_ep_connect_all(ibex_tl_t *tl);
+ibex_status_t ibex_verbs_eps_create(ibex_tl_t *tl);
+void ibex_verbs_eps_destroy(ibex_tl_t *tl);
+/* Creates the endpoint's RC QP and moves it to INIT. */
+ibex_status_t ibex_verbs_ep_qp(ibex_tl_ep_t *ep);
+/* Moves the endpoint's QP to RTR and RTS against the peer's QP dqpn (ep->paddr is set). */
+ibex_status_t ibex_verbs_ep_rts(ibex_tl_ep_t *ep, uint32_t dqpn);
+/* Sends are allowed from now on: credits and send-queue slots. */
+void ibex_verbs_ep_established(ibex_tl_ep_t *ep);
+ibex_status_t ibex_verbs_addr_check(ibex_tl_t *tl, int peer, const verbs_addr_t *pa);
 ibex_status_t ibex_verbs_addr_pack(ibex_tl_t *tl, void *buf, size_t *len_p);
 ibex_tl_ep_t *ibex_verbs_ep_by_qpn(ibex_tl_t *tl, uint32_t qpn);
 ibex_status_t ibex_verbs_ep_create(ibex_tl_t *tl, int peer, const void *addr, size_t addr_len,
                                    ibex_tl_ep_t **ep_p);
 void ibex_verbs_ep_destroy(ibex_tl_ep_t *ep);
+
+/* verbs_cm.c */
+ibex_status_t ibex_verbs_cm_open(ibex_tl_t *tl);
+void ibex_verbs_cm_close(ibex_tl_t *tl);
+/* Starts the handshake with ep->peer (ep->paddr is set); sends queue until it ends. */
+ibex_status_t ibex_verbs_cm_connect(ibex_tl_ep_t *ep);
+/* A completion of the UD QP. */
+void ibex_verbs_cm_wc(ibex_tl_t *tl, const struct ibv_wc *wc);
+/* Retransmissions and time limits of pending handshakes. */
+void ibex_verbs_cm_timers(ibex_tl_t *tl);
 
 /* verbs_send.c */
 ibex_status_t ibex_verbs_bufs_create(ibex_tl_t *tl);
@@ -210,6 +264,8 @@ ibex_status_t ibex_verbs_mem_free(ibex_tl_t *tl, void *ptr);
 /* Logs the failure of a work request once per peer, marks the endpoint failed, tells the runtime
  * and fails queued work. Returns the status the affected operations complete with. */
 ibex_status_t ibex_verbs_ep_fail(ibex_tl_ep_t *ep, enum ibv_wc_status st, const char *op);
+/* The same for a peer that could not be reached at all: "peer rank N on HOST <why>". */
+void ibex_verbs_ep_unreachable(ibex_tl_ep_t *ep, const char *why);
 ibex_status_t ibex_verbs_wc_status(enum ibv_wc_status st);
 const char *ibex_verbs_mtu_str(enum ibv_mtu mtu);
 

@@ -173,7 +173,6 @@ static ibex_status_t port_setup(ibex_tl_t *tl)
         ibv_query_gid(tl->ctx, tl->port, 0, &gid);
     memcpy(a->gid, gid.raw, 16);
     a->magic = VERBS_ADDR_MAGIC;
-    a->nqpn = (uint32_t)tl->params.size;
     a->lid = tl->port_attr.lid;
     a->port = tl->port;
     a->mtu = (uint8_t)tl->port_attr.active_mtu;

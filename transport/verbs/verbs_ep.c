@@ -1,12 +1,8 @@
 /*
- * Queue pairs and connections. open() creates one RC QP per peer and moves it to INIT; their
- * numbers go into the published address (qpn[peer]). A connection is brought up (RTR, RTS) from
- * the peer's published address: the peer's QP number for us is its qpn[our rank].
- *
- * Both sides of an RC connection must be at least RTR before the first packet, but the runtime
- * connects lazily and only from the sending side. So the first progress() or ep_create() call
- * connects every peer from its published address (ibex_boot_get of "ibex.tl.verbs", read after
- * the runtime's start-up fence): all-to-all, the known scaling limit (README.md).
+ * Endpoints and their RC queue pairs: creation on first use (INIT), RTR / RTS against the peer's
+ * QP, the QP-number -> peer map, the published address. The handshake that tells each side the
+ * other's QP number is in verbs_cm.c; our own rank is connected to itself here, at once, through
+ * the loopback QP created at open (which also tells the device's inline limit).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -79,21 +75,27 @@ static int qp_to_init(ibex_tl_t *tl, struct ibv_qp *qp)
 
 static ibex_status_t ep_init(ibex_tl_t *tl, ibex_tl_ep_t *ep, int peer)
 {
+    ep->tl = tl;
+    ep->peer = peer;
+    ep->credit_thr = tl->grant / 2 ? tl->grant / 2 : 1;
+    return IBEX_OK;
+}
+
+ibex_status_t ibex_verbs_ep_qp(ibex_tl_ep_t *ep)
+{
+    ibex_tl_t *tl = ep->tl;
     uint32_t bl = 4;
     while (bl < tl->grant + 4)
         bl <<= 1;
-    ep->tl = tl;
-    ep->peer = peer;
     ep->rel = calloc(VERBS_SQ_DEPTH, sizeof(*ep->rel));
     ep->backlog = calloc(bl, sizeof(*ep->backlog));
     ep->bl_mask = bl - 1;
-    ep->credit_thr = tl->grant / 2 ? tl->grant / 2 : 1;
     if (!ep->rel || !ep->backlog)
         return IBEX_ERR_NO_MEMORY;
     ep->qp = qp_create(tl, &tl->max_inline);
     if (!ep->qp) {
         ibex_error(TL, "cannot create an rc queue pair on %s for peer rank %d: %m", tl->dev_name,
-                   peer);
+                   ep->peer);
         return IBEX_ERR_NO_MEMORY;
     }
     int rc = qp_to_init(tl, ep->qp);
@@ -102,11 +104,11 @@ static ibex_status_t ep_init(ibex_tl_t *tl, ibex_tl_ep_t *ep, int peer)
                    strerror(rc));
         return IBEX_ERR_IO;
     }
-    qpn_map_add(tl, ep->qp->qp_num, peer);
+    qpn_map_add(tl, ep->qp->qp_num, ep->peer);
     return IBEX_OK;
 }
 
-ibex_status_t ibex_verbs_qps_create(ibex_tl_t *tl)
+ibex_status_t ibex_verbs_eps_create(ibex_tl_t *tl)
 {
     int size = tl->params.size;
     uint32_t m = 16;
@@ -118,16 +120,14 @@ ibex_status_t ibex_verbs_qps_create(ibex_tl_t *tl)
     tl->eps = calloc((size_t)size, sizeof(*tl->eps));
     if (!tl->qpn_map || !tl->qpn_keys || !tl->eps)
         return IBEX_ERR_NO_MEMORY;
+    for (int i = 0; i < size; i++)
+        ep_init(tl, &tl->eps[i], i);
+    /* the loopback QP now: creating it settles the inline limit the caps report */
     tl->max_inline = VERBS_INLINE_WANT;
-    for (int i = 0; i < size; i++) { /* our own rank too: a loopback QP */
-        ibex_status_t st = ep_init(tl, &tl->eps[i], i);
-        if (st != IBEX_OK)
-            return st;
-    }
-    return IBEX_OK;
+    return ibex_verbs_ep_qp(&tl->eps[tl->params.rank]);
 }
 
-void ibex_verbs_qps_destroy(ibex_tl_t *tl)
+void ibex_verbs_eps_destroy(ibex_tl_t *tl)
 {
     if (!tl->eps)
         return;
@@ -135,6 +135,8 @@ void ibex_verbs_qps_destroy(ibex_tl_t *tl)
         ibex_tl_ep_t *ep = &tl->eps[i];
         if (ep->qp && ibv_destroy_qp(ep->qp))
             ibex_warn(TL, "cannot destroy qp 0x%x of peer rank %d: %m", ep->qp->qp_num, i);
+        if (ep->ah)
+            ibv_destroy_ah(ep->ah);
         free(ep->rel);
         free(ep->backlog);
     }
@@ -166,7 +168,7 @@ static int qp_to_rtr(ibex_tl_t *tl, ibex_tl_ep_t *ep, const verbs_addr_t *pa, ui
                              IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
 }
 
-static int qp_to_rts(ibex_tl_t *tl, ibex_tl_ep_t *ep)
+static int qp_to_rts(ibex_tl_ep_t *ep)
 {
     struct ibv_qp_attr a = {
         .qp_state = IBV_QPS_RTS,
@@ -181,13 +183,11 @@ static int qp_to_rts(ibex_tl_t *tl, ibex_tl_ep_t *ep)
                              IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
-static ibex_status_t addr_check(ibex_tl_t *tl, int peer, const void *addr, size_t len)
+ibex_status_t ibex_verbs_addr_check(ibex_tl_t *tl, int peer, const verbs_addr_t *pa)
 {
-    const verbs_addr_t *pa = addr;
-    if (!addr || len < sizeof(*pa) || pa->magic != VERBS_ADDR_MAGIC ||
-        pa->nqpn != (uint32_t)tl->params.size || len < sizeof(*pa) + 4u * pa->nqpn) {
-        ibex_error(TL, "rank %d on %s published no valid verbs address (%zu bytes)", peer,
-                   ibex_boot_peer_host(peer), len);
+    if (pa->magic != VERBS_ADDR_MAGIC) {
+        ibex_error(TL, "rank %d on %s published no valid verbs address", peer,
+                   ibex_boot_peer_host(peer));
         return IBEX_ERR_UNREACHABLE;
     }
     if (pa->is_roce != tl->addr.is_roce) {
@@ -199,17 +199,10 @@ static ibex_status_t addr_check(ibex_tl_t *tl, int peer, const void *addr, size_
     return IBEX_OK;
 }
 
-ibex_status_t ibex_verbs_ep_connect(ibex_tl_t *tl, int peer, const void *addr, size_t len)
+ibex_status_t ibex_verbs_ep_rts(ibex_tl_ep_t *ep, uint32_t dqpn)
 {
-    ibex_tl_ep_t *ep = &tl->eps[peer];
-    if (ep->connected)
-        return IBEX_OK;
-    ibex_status_t st = addr_check(tl, peer, addr, len);
-    if (st != IBEX_OK)
-        return st;
-    const verbs_addr_t *pa = addr;
-    uint32_t dqpn;
-    memcpy(&dqpn, (const char *)addr + sizeof(*pa) + 4u * (uint32_t)tl->params.rank, 4);
+    ibex_tl_t *tl = ep->tl;
+    const verbs_addr_t *pa = &ep->paddr;
     ep->rd_max = pa->max_dest_rd < tl->dev_attr.max_qp_init_rd_atom
                      ? pa->max_dest_rd
                      : tl->dev_attr.max_qp_init_rd_atom;
@@ -217,74 +210,49 @@ ibex_status_t ibex_verbs_ep_connect(ibex_tl_t *tl, int peer, const void *addr, s
         ep->rd_max = 1;
     int rc = qp_to_rtr(tl, ep, pa, dqpn);
     if (!rc)
-        rc = qp_to_rts(tl, ep);
+        rc = qp_to_rts(ep);
     if (rc) {
         ibex_error(TL, "cannot connect qp 0x%x to rank %d on %s (lid %u qp 0x%x): %s",
-                   ep->qp->qp_num, peer, ibex_boot_peer_host(peer), pa->lid, dqpn, strerror(rc));
+                   ep->qp->qp_num, ep->peer, ibex_boot_peer_host(ep->peer), pa->lid, dqpn,
+                   strerror(rc));
         return IBEX_ERR_IO;
     }
-    ep->credits = pa->grant;
-    ep->sq_avail = VERBS_SQ_DEPTH;
-    ep->connected = true;
-    ibex_debug(TL, "qp 0x%x connected to rank %d (lid %u qp 0x%x mtu %s, %u credits)",
-               ep->qp->qp_num, peer, pa->lid, dqpn, ibex_verbs_mtu_str(pa->mtu), ep->credits);
+    ep->dqpn = dqpn;
+    ibex_debug(TL, "qp 0x%x of rank %d ready against qp 0x%x (lid %u, mtu %s)", ep->qp->qp_num,
+               ep->peer, dqpn, pa->lid, ibex_verbs_mtu_str(pa->mtu));
     return IBEX_OK;
 }
 
-/* The loopback connection: our QP for ourselves, from our own address. */
-static ibex_status_t connect_self(ibex_tl_t *tl)
+void ibex_verbs_ep_established(ibex_tl_ep_t *ep)
 {
-    size_t len = sizeof(verbs_addr_t) + 4u * (size_t)tl->params.size;
-    void *addr = malloc(len);
-    if (!addr)
-        return IBEX_ERR_NO_MEMORY;
-    ibex_status_t st = ibex_verbs_addr_pack(tl, addr, &len);
-    if (st == IBEX_OK)
-        st = ibex_verbs_ep_connect(tl, tl->params.rank, addr, len);
-    free(addr);
-    return st;
+    ep->state = VERBS_EP_CONNECTED;
+    ep->credits = ep->paddr.grant;
+    ep->sq_avail = VERBS_SQ_DEPTH;
+    ibex_debug(TL, "connected to rank %d (%u credits)", ep->peer, ep->credits);
+    if (ep->rma_head || ep->owed)
+        ibex_verbs_work_add(ep);
 }
 
-void ibex_verbs_ep_connect_all(ibex_tl_t *tl)
+/* The loopback connection: our QP for ourselves. */
+static ibex_status_t connect_self(ibex_tl_ep_t *ep)
 {
-    tl->wired = true;
-    for (int i = 0; i < tl->params.size; i++) {
-        if (tl->eps[i].connected || tl->eps[i].failed)
-            continue;
-        void *addr = NULL;
-        size_t len = 0;
-        ibex_status_t st;
-        if (i == tl->params.rank) {
-            st = connect_self(tl);
-        } else {
-            st = ibex_boot_get(i, "ibex.tl.verbs", &addr, &len);
-            if (st == IBEX_OK)
-                st = ibex_verbs_ep_connect(tl, i, addr, len);
-            else
-                ibex_debug(TL, "rank %d published no verbs address: %s", i, ibex_status_str(st));
-        }
-        free(addr);
-        if (st != IBEX_OK) {
-            tl->eps[i].failed = true;
-            tl->eps[i].fail_status = IBEX_ERR_UNREACHABLE;
-        }
-    }
+    ep->paddr = ep->tl->addr;
+    ep->have_addr = true;
+    ibex_status_t st = ibex_verbs_ep_rts(ep, ep->qp->qp_num);
+    if (st == IBEX_OK)
+        ibex_verbs_ep_established(ep);
+    return st;
 }
 
 ibex_status_t ibex_verbs_addr_pack(ibex_tl_t *tl, void *buf, size_t *len_p)
 {
-    size_t need = sizeof(verbs_addr_t) + 4u * (size_t)tl->params.size;
-    if (*len_p < need) {
-        ibex_error(TL, "verbs address needs %zu bytes, the runtime offers %zu", need, *len_p);
+    if (*len_p < sizeof(verbs_addr_t)) {
+        ibex_error(TL, "verbs address needs %zu bytes, the runtime offers %zu",
+                   sizeof(verbs_addr_t), *len_p);
         return IBEX_ERR_INVALID;
     }
     memcpy(buf, &tl->addr, sizeof(tl->addr));
-    char *qpn = (char *)buf + sizeof(tl->addr);
-    for (int i = 0; i < tl->params.size; i++) {
-        uint32_t q = tl->eps[i].qp ? tl->eps[i].qp->qp_num : 0;
-        memcpy(qpn + 4 * (size_t)i, &q, 4);
-    }
-    *len_p = need;
+    *len_p = sizeof(tl->addr);
     return IBEX_OK;
 }
 
@@ -293,13 +261,30 @@ ibex_status_t ibex_verbs_ep_create(ibex_tl_t *tl, int peer, const void *addr, si
 {
     if (peer < 0 || peer >= tl->params.size)
         return IBEX_ERR_INVALID;
-    ibex_status_t st = peer == tl->params.rank ? connect_self(tl)
-                                               : ibex_verbs_ep_connect(tl, peer, addr, addr_len);
+    ibex_tl_ep_t *ep = &tl->eps[peer];
+    ibex_status_t st = IBEX_OK;
+    if (ep->failed) {
+        st = ep->fail_status;
+    } else if (peer == tl->params.rank) {
+        if (ep->state != VERBS_EP_CONNECTED)
+            st = connect_self(ep);
+    } else if (ep->state == VERBS_EP_IDLE) {
+        /* the peer may have asked first: then its address came with its request */
+        if (!addr || addr_len < sizeof(verbs_addr_t)) {
+            ibex_error(TL, "rank %d on %s published no valid verbs address (%zu bytes)", peer,
+                       ibex_boot_peer_host(peer), addr_len);
+            return IBEX_ERR_UNREACHABLE;
+        }
+        memcpy(&ep->paddr, addr, sizeof(ep->paddr));
+        st = ibex_verbs_addr_check(tl, peer, &ep->paddr);
+        if (st == IBEX_OK) {
+            ep->have_addr = true;
+            st = ibex_verbs_cm_connect(ep);
+        }
+    }
     if (st != IBEX_OK)
         return st;
-    if (!tl->wired)
-        ibex_verbs_ep_connect_all(tl);
-    *ep_p = &tl->eps[peer];
+    *ep_p = ep;
     return IBEX_OK;
 }
 

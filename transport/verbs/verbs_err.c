@@ -76,11 +76,26 @@ const char *ibex_verbs_mtu_str(enum ibv_mtu mtu)
     return "?";
 }
 
+/* Marks the endpoint failed, fails its queued work and tells the runtime. */
+static void ep_mark_failed(ibex_tl_ep_t *ep, ibex_status_t status)
+{
+    ibex_tl_t *tl = ep->tl;
+    ep->failed = true;
+    ep->fail_status = status;
+    /* the send queue is flushed: its slots no longer limit other peers */
+    if (ep->state == VERBS_EP_CONNECTED)
+        tl->cq_room += (int)(VERBS_SQ_DEPTH - ep->sq_avail);
+    ep->sq_avail = 0;
+    ep->credits = 0;
+    ibex_verbs_rma_fail_queued(ep);
+    if (tl->params.peer_failed_cb)
+        tl->params.peer_failed_cb(tl->params.cb_arg, ep->peer, ep->fail_status);
+}
+
 ibex_status_t ibex_verbs_ep_fail(ibex_tl_ep_t *ep, enum ibv_wc_status st, const char *op)
 {
     if (ep->failed)
         return ep->fail_status;
-    ibex_tl_t *tl = ep->tl;
     const verbs_wc_cause_t *c = wc_cause(st);
     if (c)
         ibex_error(TL, "peer rank %d on %s %s (%s) during %s", ep->peer,
@@ -88,13 +103,14 @@ ibex_status_t ibex_verbs_ep_fail(ibex_tl_ep_t *ep, enum ibv_wc_status st, const 
     else
         ibex_error(TL, "peer rank %d on %s is unreachable: %s (status %d) during %s", ep->peer,
                    ibex_boot_peer_host(ep->peer), ibv_wc_status_str(st), (int)st, op);
-    ep->failed = true;
-    ep->fail_status = c ? c->status : IBEX_ERR_PEER_FAILED;
-    /* the send queue is flushed: its slots no longer limit other peers */
-    tl->cq_room += (int)(VERBS_SQ_DEPTH - ep->sq_avail);
-    ep->sq_avail = 0;
-    ibex_verbs_rma_fail_queued(ep);
-    if (tl->params.peer_failed_cb)
-        tl->params.peer_failed_cb(tl->params.cb_arg, ep->peer, ep->fail_status);
+    ep_mark_failed(ep, c ? c->status : IBEX_ERR_PEER_FAILED);
     return ep->fail_status;
+}
+
+void ibex_verbs_ep_unreachable(ibex_tl_ep_t *ep, const char *why)
+{
+    if (ep->failed)
+        return;
+    ibex_error(TL, "peer rank %d on %s %s", ep->peer, ibex_boot_peer_host(ep->peer), why);
+    ep_mark_failed(ep, IBEX_ERR_PEER_FAILED);
 }

@@ -1,6 +1,7 @@
 /*
- * The verbs transport instance: open (device, PD, CQ, SRQ, buffers, one QP per peer), the
- * published address, progress and close. One CQ serves sends and receives so progress polls once.
+ * The verbs transport instance: open (device, PD, CQ, SRQ, buffers, the connection manager's UD
+ * QP, the loopback QP), progress and close. One CQ serves sends and receives of every QP, the UD
+ * one included, so progress polls once.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -48,11 +49,11 @@ static ibex_status_t size_queues(ibex_tl_t *tl)
     if (tl->port_attr.max_msg_sz >= 4096 && tl->port_attr.max_msg_sz < tl->rma_frag)
         tl->rma_frag = tl->port_attr.max_msg_sz;
     tl->buf_size = ibex_config.verbs_buf_size >= 256 ? (size_t)ibex_config.verbs_buf_size : 256;
-    int extra = 4096 + 64;
+    int extra = 4096 + 64 + VERBS_CM_RECVS + VERBS_CM_SENDS;
     tl->cq_size = (int)tl->nrbufs + extra;
     if (tl->dev_attr.max_cqe > 0 && tl->cq_size > tl->dev_attr.max_cqe)
         tl->cq_size = tl->dev_attr.max_cqe;
-    tl->cq_room = tl->cq_size - (int)tl->nrbufs - 64;
+    tl->cq_room = tl->cq_size - (int)tl->nrbufs - 64 - VERBS_CM_RECVS - VERBS_CM_SENDS;
     if (tl->cq_room < 16) {
         ibex_error(TL, "the cq of %s is too small (%d entries)", tl->dev_name, tl->cq_size);
         return IBEX_ERR_NO_DEVICE;
@@ -87,13 +88,16 @@ static ibex_status_t resources_create(ibex_tl_t *tl)
     if (st == IBEX_OK)
         st = ibex_verbs_rcache_init(&tl->rcache, tl->pd, (size_t)ibex_config.verbs_rcache_max);
     if (st == IBEX_OK)
-        st = ibex_verbs_qps_create(tl);
+        st = ibex_verbs_eps_create(tl);
+    if (st == IBEX_OK)
+        st = ibex_verbs_cm_open(tl);
     return st;
 }
 
 static void resources_destroy(ibex_tl_t *tl)
 {
-    ibex_verbs_qps_destroy(tl);
+    ibex_verbs_cm_close(tl);
+    ibex_verbs_eps_destroy(tl);
     if (tl->rcache.pd)
         ibex_verbs_rcache_fini(&tl->rcache);
     if (tl->srq)
@@ -117,7 +121,7 @@ static void caps_fill(ibex_tl_t *tl, ibex_tl_caps_t *caps)
         .max_eager = tl->buf_size,
         .max_rma = tl->rma_frag,
         .rkey_size = 4,
-        .addr_size = sizeof(verbs_addr_t) + 4u * (size_t)tl->params.size,
+        .addr_size = sizeof(verbs_addr_t),
         .eager_limit_hint = tl->buf_size,
         .latency_ns = 1500,
         .bandwidth_mbs = 10000,
@@ -153,7 +157,7 @@ static ibex_status_t verbs_open(const ibex_tl_params_t *params, ibex_tl_t **tl_p
 
 static bool verbs_reachable(ibex_tl_t *tl, int peer)
 {
-    return peer >= 0 && peer < tl->params.size && tl->eps[peer].qp;
+    return peer >= 0 && peer < tl->params.size;
 }
 
 void ibex_verbs_work_add(ibex_tl_ep_t *ep)
@@ -194,11 +198,16 @@ static int work_run(ibex_tl_t *tl)
 
 static void wc_handle(ibex_tl_t *tl, const struct ibv_wc *wc)
 {
-    if (VERBS_WR_KIND(wc->wr_id) == VERBS_WR_RECV) {
+    unsigned kind = VERBS_WR_KIND(wc->wr_id);
+    if (kind == VERBS_WR_RECV) {
         if (__builtin_expect(wc->status == IBV_WC_SUCCESS, 1))
             ibex_verbs_recv_done(tl, wc);
         else
             ibex_verbs_recv_error(tl, wc);
+        return;
+    }
+    if (__builtin_expect(kind >= VERBS_WR_CM_RECV, 0)) {
+        ibex_verbs_cm_wc(tl, wc);
         return;
     }
     ibex_tl_ep_t *ep = ibex_verbs_ep_by_qpn(tl, wc->qp_num);
@@ -211,8 +220,8 @@ static void wc_handle(ibex_tl_t *tl, const struct ibv_wc *wc)
 static int verbs_progress(ibex_tl_t *tl)
 {
     struct ibv_wc wc[VERBS_POLL_BATCH];
-    if (__builtin_expect(!tl->wired, 0))
-        ibex_verbs_ep_connect_all(tl);
+    if (__builtin_expect(tl->cm_wait != NULL, 0))
+        ibex_verbs_cm_timers(tl);
     int n = ibv_poll_cq(tl->cq, VERBS_POLL_BATCH, wc);
     if (__builtin_expect(n < 0, 0)) {
         ibex_error(TL, "polling the cq of %s failed (%d)", tl->dev_name, n);

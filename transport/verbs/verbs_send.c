@@ -254,6 +254,8 @@ void ibex_verbs_recv_done(ibex_tl_t *tl, const struct ibv_wc *wc)
         srq_repost(tl, idx);
         return;
     }
+    if (__builtin_expect(ep->state != VERBS_EP_CONNECTED, 0))
+        ibex_verbs_ep_established(ep); /* the peer sends: it had our REP, its RTU is late */
     uint32_t imm = (wc->wc_flags & IBV_WC_WITH_IMM) ? ntohl(wc->imm_data) : 0;
     ep->credits += imm & VERBS_IMM_CREDITS_MASK;
     if (imm & VERBS_IMM_CREDIT_ONLY) {

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Transport-level tests of the verbs backend over softib: eager sizes, ordering, flood with a
-# refusing receiver, put / get 1 B .. 64 MiB, stale registrations, forced QP error, killed peer.
+# refusing receiver, put / get 1 B .. 64 MiB, stale registrations, forced QP error, killed peer,
+# connections on first use (a late peer, lost handshake datagrams, a peer that never answers).
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/../../.." && pwd)}"
 softib="$top_builddir/tests/softib/.libs/libsoftib.so"
@@ -28,7 +29,7 @@ fail() {
     rc=1
 }
 
-for t in eager order flood rma; do
+for t in eager order flood rma late; do
     run $t || fail "$t (exit $status)"
 done
 
@@ -42,5 +43,11 @@ grep -q "peer rank 1 on host-one stopped answering: retry count exceeded (IBV_WC
 run kill IBEX_VERBS_RC_TIMEOUT=10 IBEX_VERBS_RETRY_COUNT=3 || fail "killed peer (exit $status)"
 grep -q "peer rank 1 on host-one stopped answering" "$log" ||
     fail "killed peer: no message naming the peer"
+
+# connections on first use: lost handshake datagrams are repeated
+run eager SOFTIB_DROP_RATE=0.5 SOFTIB_SEED=3 || fail "eager with half the packets dropped (exit $status)"
+run cm_timeout IBEX_VERBS_CONNECT_TIMEOUT=1 || fail "connection timeout (exit $status)"
+grep -q "peer rank 1 on host-one did not answer connection requests for 1 s" "$log" ||
+    fail "connection timeout: no message naming the peer"
 
 exit $rc

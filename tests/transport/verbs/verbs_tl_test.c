@@ -3,12 +3,16 @@
  * child) drive the transport API directly over softib (run by test_verbs_tl.sh with LD_PRELOAD).
  * Addresses are exchanged through pipes; ibex_boot_get / ibex_boot_peer_host are stubbed here.
  *
- * usage: verbs_tl_test eager|order|flood|rma|stale|fail|kill|latency|bw
+ * Connections come up on first use through the backend's UD handshake: setup() progresses until
+ * the endpoint is connected (it reads the backend's internal state for that).
+ *
+ * usage: verbs_tl_test eager|order|flood|rma|stale|fail|kill|late|cm_timeout|latency|bw
  * Exits 0 on success; prints "FAIL: ..." and exits 1 otherwise.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,6 +28,7 @@
 #include "../../../runtime/ibex_config.h"
 #include "../../../runtime/ibex_log.h"
 #include "../../../transport/transport.h"
+#include "../../../transport/verbs/verbs.h"
 
 static int me;
 static int pipe_to[2][2]; /* pipe_to[r]: written by the other rank, read by rank r */
@@ -121,7 +126,18 @@ static void peer_failed(void *arg, int peer, ibex_status_t why)
     failed_why = why;
 }
 
-static void setup(void)
+/* Progresses until the connection to the peer is up (both sides call it). */
+static void wait_connected(void)
+{
+    double t0 = now_s();
+    while (ep->state != VERBS_EP_CONNECTED && !ep->failed && now_s() - t0 < 20)
+        ops->progress(tl);
+    if (ep->state != VERBS_EP_CONNECTED)
+        die("no connection to rank %d after 20 s (state %d)", 1 - me, (int)ep->state);
+}
+
+/* Opens the transport and creates the endpoint to the peer, without waiting for the handshake. */
+static void setup_nowait(void)
 {
     ibex_tl_params_t p = {.rank = me,
                           .size = 2,
@@ -148,7 +164,25 @@ static void setup(void)
     st = ops->ep_create(tl, 1 - me, peer, plen, &ep);
     if (st != IBEX_OK)
         die("ep_create: %s", ibex_status_str(st));
-    barrier();
+}
+
+/* A barrier that progresses while it waits: the peer may still need our answers (a lost RTU
+ * leaves it waiting for one after we are connected). */
+static void barrier_progress(void)
+{
+    char c = 'p';
+    xwrite(&c, 1);
+    struct pollfd pfd = {.fd = pipe_to[me][0], .events = POLLIN};
+    while (poll(&pfd, 1, 0) == 0)
+        ops->progress(tl);
+    xread(&c, 1);
+}
+
+static void setup(void)
+{
+    setup_nowait();
+    wait_connected();
+    barrier_progress();
 }
 
 static void teardown(void)
@@ -606,8 +640,66 @@ int verbs_test_fault(bool kill_peer)
     return 0;
 }
 
+/* ---- late: the peer makes no call for a second after creating its endpoint; the handshake
+ * waits for it (our sends see AGAIN meanwhile), then everything arrives in order ---- */
+#define LATE_N 1000
+static int test_late(void)
+{
+    handler = order_handler;
+    setup_nowait();
+    if (me == 1)
+        sleep(1);
+    char pl[512];
+    memset(pl, 'y', sizeof(pl));
+    double t0 = now_s();
+    long again = 0;
+    for (uint32_t s = 0; s < LATE_N; s++)
+        again += send_blocking(&s, 4, pl, (s * 37u) % 300u);
+    while (order_next < LATE_N && now_s() - t0 < 20)
+        ops->progress(tl);
+    CHECK(order_next == LATE_N);
+    CHECK(ep->state == VERBS_EP_CONNECTED);
+    if (me == 0)
+        CHECK(again > 0); /* the first send had to wait for the sleeping peer */
+    teardown();
+    printf("rank %d: late ok (%ld AGAIN while connecting)\n", me, again);
+    return 0;
+}
+
+/* ---- cm_timeout: the peer never answers; with IBEX_VERBS_CONNECT_TIMEOUT=1 the send fails
+ * after about a second, the peer is reported failed, nothing hangs ---- */
+static int test_cm_timeout(void)
+{
+    handler = order_handler;
+    setup_nowait();
+    if (me == 1) { /* silent until rank 0 is done */
+        barrier();
+        ops->close(tl);
+        return 0;
+    }
+    double t0 = now_s();
+    uint32_t s = 0;
+    ibex_status_t st;
+    while ((st = ops->send(ep, &s, 4, NULL, 0)) == IBEX_ERR_AGAIN && now_s() - t0 < 20)
+        ops->progress(tl);
+    double secs = now_s() - t0;
+    CHECK(st == IBEX_ERR_PEER_FAILED);
+    CHECK(failed_peer == 1 && failed_why == IBEX_ERR_PEER_FAILED);
+    CHECK(secs >= 0.9 && secs < 5);
+    ibex_tl_rma_t none = {0};
+    CHECK(ops->put(ep, &none) == IBEX_ERR_PEER_FAILED);
+    barrier();
+    ops->close(tl);
+    printf("rank 0: cm_timeout ok (failed after %.2f s)\n", secs);
+    return 0;
+}
+
 static int run(const char *name)
 {
+    if (!strcmp(name, "late"))
+        return test_late();
+    if (!strcmp(name, "cm_timeout"))
+        return test_cm_timeout();
     if (!strcmp(name, "eager"))
         return test_eager();
     if (!strcmp(name, "order"))
@@ -633,7 +725,9 @@ static int run(const char *name)
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: %s eager|order|flood|rma|bw|latency|stale|fail|kill\n", argv[0]);
+        fprintf(stderr,
+                "usage: %s eager|order|flood|rma|bw|latency|stale|fail|kill|late|cm_timeout\n",
+                argv[0]);
         return 2;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
