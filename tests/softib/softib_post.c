@@ -89,7 +89,15 @@ static int swqe_push(struct sib_qp *qp, const struct ibv_send_wr *wr)
     w->flags = wr->send_flags;
     w->imm = wr->imm_data;
     w->num_sge = (uint32_t)wr->num_sge;
-    if (wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP || wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+    if (sib_qp_is_ud(qp)) {
+        /* Other opcodes are accepted, as by mlx5, and fail at execution. */
+        if (!wr->wr.ud.ah)
+            return EINVAL;
+        w->ud.ah = (const struct sib_ah *)wr->wr.ud.ah;
+        w->ud.rqpn = wr->wr.ud.remote_qpn;
+        w->ud.rqkey = wr->wr.ud.remote_qkey;
+    } else if (wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+               wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
         w->raddr = wr->wr.atomic.remote_addr;
         w->rkey = wr->wr.atomic.rkey;
         w->cmp_add = wr->wr.atomic.compare_add;
@@ -152,7 +160,8 @@ void sib_sq_flush(struct sib_qp *qp)
         sq_complete(qp, sq_slot(qp, qp->sq_exec), IBV_WC_WR_FLUSH_ERR, 0);
 }
 
-static int local_iov(struct sib_qp *qp, struct sib_swqe *w, struct sib_res *res)
+/* The local buffers of w, checked against our MR table. */
+static inline int local_iov(struct sib_qp *qp, struct sib_swqe *w, struct sib_res *res)
 {
     struct sib_ctx *c = sib_ctx_of(qp->ibv.context);
     bool wr = w->opcode == IBV_WR_RDMA_READ || w->opcode >= IBV_WR_ATOMIC_CMP_AND_SWP;
@@ -169,22 +178,41 @@ static int local_iov(struct sib_qp *qp, struct sib_swqe *w, struct sib_res *res)
     return sib_sges_iov(&l, res->liov, &res->nl, &res->len);
 }
 
-/* Fault injection: true when this attempt is lost and must be retried later. */
-static bool fault_drop(struct sib_qp *qp, struct sib_swqe *w)
+/*
+ * Fault injection: true when this attempt is lost. RC retransmits it later;
+ * a UD datagram is gone and its send completes successfully.
+ */
+static inline bool fault_drop(struct sib_qp *qp, struct sib_swqe *w)
 {
+    bool ud;
+
     if (sib_cfg.drop_rate <= 0)
         return false;
     if ((double)(sib_rand(&qp->rng) >> 11) / 9007199254740992.0 >= sib_cfg.drop_rate)
         return false;
-    sib_log("qp 0x%x: dropped packet of wr_id 0x%llx, retransmitting", qp->ibv.qp_num,
-            (unsigned long long)w->wr_id);
-    w->not_before = sib_now_ns() + 20000;
+    ud = sib_qp_is_ud(qp);
+    sib_log("qp 0x%x: dropped packet of wr_id 0x%llx%s", qp->ibv.qp_num,
+            (unsigned long long)w->wr_id, ud ? " (UD: lost)" : ", retransmitting");
+    if (!ud)
+        w->not_before = sib_now_ns() + 20000;
     return true;
+}
+
+int sib_local_iov(struct sib_qp *qp, struct sib_swqe *w, struct sib_res *res)
+{
+    return local_iov(qp, w, res);
+}
+
+bool sib_fault_drop(struct sib_qp *qp, struct sib_swqe *w)
+{
+    return fault_drop(qp, w);
 }
 
 static int sq_exec_one(struct sib_qp *qp, struct sib_swqe *w, struct sib_res *res)
 {
     memset(res, 0, offsetof(struct sib_res, liov));
+    if (sib_qp_is_ud(qp))
+        return sib_ud_exec(qp, w, res);
     if (sib_cfg.fail_after && qp->ops >= sib_cfg.fail_after) {
         sib_log_write("qp 0x%x: injected failure after %llu operations", qp->ibv.qp_num,
                       (unsigned long long)qp->ops);
@@ -225,8 +253,9 @@ void sib_sq_progress(struct sib_qp *qp)
 
     while (qp->sq_exec != qp->sq_tail) {
         struct sib_swqe *w = sq_slot(qp, qp->sq_exec);
+        uint32_t s = atomic_load(&qp->sh->state);
 
-        if (atomic_load(&qp->sh->state) == IBV_QPS_ERR) {
+        if (s == IBV_QPS_ERR || s == IBV_QPS_SQE) {
             sib_sq_flush(qp);
             break;
         }
@@ -237,7 +266,9 @@ void sib_sq_progress(struct sib_qp *qp)
         qp->ops++;
         sq_complete(qp, w, res.status, res.byte_len);
         qp->sq_exec++;
-        if (res.status != IBV_WC_SUCCESS)
+        if (res.status != IBV_WC_SUCCESS && sib_qp_is_ud(qp))
+            sib_qp_set_sqe(qp);
+        else if (res.status != IBV_WC_SUCCESS)
             sib_qp_set_err(sib_ctx_of(qp->ibv.context)->self, qp->sh);
     }
     waiting_set(qp, qp->sq_exec != qp->sq_tail);
@@ -251,7 +282,7 @@ int sib_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_w
 
     pthread_mutex_lock(&qp->sq_lock);
     s = atomic_load(&qp->sh->state);
-    if (s != IBV_QPS_RTS && s != IBV_QPS_ERR)
+    if (s != IBV_QPS_RTS && s != IBV_QPS_ERR && s != IBV_QPS_SQE)
         rc = EINVAL;
     for (; wr && !rc; wr = rc ? wr : wr->next)
         rc = swqe_push(qp, wr);
