@@ -23,6 +23,12 @@
 /* Internal symbols stay out of the dynamic symbol table; ibv_* keep default. */
 #pragma GCC visibility push(hidden)
 
+/*
+ * Helpers of the RC hot path (post_send, poll_cq) that the UD path shares:
+ * inlined whatever the number of callers, so RC code stays as it was.
+ */
+#define SIB_HOT inline __attribute__((always_inline))
+
 /* Device limits advertised by ibv_query_device and enforced at creation. */
 #define SIB_MAX_QP_WR   16384
 #define SIB_MAX_SGE     30

@@ -283,30 +283,35 @@ void sib_recv_fail(const struct sib_peer *p, struct sib_cqe *e, enum ibv_wc_stat
         sib_qp_set_err(p->r, p->q);
 }
 
-/* Writes liov into the receive buffer riov, or into the CQE when small. */
-static inline int place(const struct sib_peer *p, const struct iovec *liov, int nl, uint64_t len,
-                        const struct iovec *riov, int nr, struct sib_cqe *e)
+/* Small payloads into at most two buffers of another process ride in the CQE. */
+static SIB_HOT bool place_tiny(const struct sib_peer *p, uint64_t len, int nr)
+{
+    return p->r->pid != sib_pid() && len <= SIB_TINY && nr <= SIB_TINY_SGE && !sib_cfg.stale_check;
+}
+
+static SIB_HOT void tiny_fill(struct sib_cqe *e, const struct iovec *liov, int nl, uint64_t len,
+                              const struct iovec *riov, int nr)
 {
     int i;
 
-    if (p->r->pid != sib_pid() && len <= SIB_TINY && nr <= SIB_TINY_SGE && !sib_cfg.stale_check) {
-        e->flags = SIB_CQE_TINY;
-        e->tiny_len = (uint32_t)len;
-        e->tiny_nsge = (uint32_t)nr;
-        for (i = 0; i < nr; i++) {
-            e->tiny_sge[i].addr = (uintptr_t)riov[i].iov_base;
-            e->tiny_sge[i].len = (uint32_t)riov[i].iov_len;
-        }
-        gather(liov, nl, e->tiny);
-        return 0;
+    e->flags = SIB_CQE_TINY;
+    e->tiny_len = (uint32_t)len;
+    e->tiny_nsge = (uint32_t)nr;
+    for (i = 0; i < nr; i++) {
+        e->tiny_sge[i].addr = (uintptr_t)riov[i].iov_base;
+        e->tiny_sge[i].len = (uint32_t)riov[i].iov_len;
     }
-    return sib_xfer(p->r->pid, liov, nl, riov, nr, true);
+    gather(liov, nl, e->tiny);
 }
 
+/* Writes liov (len bytes) into the receive buffer riov, or into the CQE when small. */
 int sib_place(const struct sib_peer *p, const struct iovec *liov, int nl, uint64_t len,
               const struct iovec *riov, int nr, struct sib_cqe *e)
 {
-    return place(p, liov, nl, len, riov, nr, e);
+    if (!place_tiny(p, len, nr))
+        return sib_xfer(p->r->pid, liov, nl, riov, nr, true);
+    tiny_fill(e, liov, nl, len, riov, nr);
+    return 0;
 }
 
 /* Places a SEND's payload into the posted buffer, or into the CQE when small. */
@@ -320,10 +325,13 @@ static int send_place(const struct sib_sgl *rl, const struct sib_peer *p, struct
     rc = sib_sges_iov(rl, riov, &nr, &got);
     if (rc)
         return rc;
-    return place(p, res->liov, res->nl, res->len, riov, nr, e);
+    if (!place_tiny(p, res->len, nr))
+        return sib_xfer(p->r->pid, res->liov, res->nl, riov, nr, true);
+    tiny_fill(e, res->liov, res->nl, res->len, riov, nr);
+    return 0;
 }
 
-static struct sib_wq_shm *peer_wq(const struct sib_peer *p)
+static SIB_HOT struct sib_wq_shm *peer_wq(const struct sib_peer *p)
 {
     return p->q->srq_off ? sib_at(p->r->seg, p->q->srq_off) : &p->q->rq;
 }
@@ -334,7 +342,7 @@ struct sib_wq_shm *sib_peer_wq(const struct sib_peer *p)
 }
 
 /* Takes the head receive descriptor; false if none is posted (RNR). */
-static inline bool wq_take(const struct sib_peer *p, struct sib_rwqe *rw, struct ibv_sge *sge)
+static SIB_HOT bool wq_take(const struct sib_peer *p, struct sib_rwqe *rw, struct ibv_sge *sge)
 {
     struct sib_wq_shm *wq = peer_wq(p);
     bool limit = false;

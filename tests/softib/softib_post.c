@@ -57,7 +57,8 @@ static bool inline_ok(enum ibv_wr_opcode op)
 }
 
 /* Inline data is copied now: the caller may reuse its buffer on return. */
-static int swqe_inline_copy(struct sib_qp *qp, struct sib_swqe *w, const struct ibv_send_wr *wr)
+static SIB_HOT int swqe_inline_copy(struct sib_qp *qp, struct sib_swqe *w,
+                                    const struct ibv_send_wr *wr)
 {
     uint8_t *d = swqe_inline(qp, w);
     uint64_t t = sge_total(wr->sg_list, wr->num_sge);
@@ -74,14 +75,17 @@ static int swqe_inline_copy(struct sib_qp *qp, struct sib_swqe *w, const struct 
     return 0;
 }
 
-static int swqe_push(struct sib_qp *qp, const struct ibv_send_wr *wr)
+/* The next free send slot, cleared, with the fields every transport uses; NULL and *rc. */
+static SIB_HOT struct sib_swqe *swqe_start(struct sib_qp *qp, const struct ibv_send_wr *wr, int *rc)
 {
     struct sib_swqe *w;
 
+    *rc = EINVAL;
     if (!opcode_ok(wr->opcode) || wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_send_sge)
-        return EINVAL;
+        return NULL;
+    *rc = ENOMEM;
     if (qp->sq_tail - atomic_load(&qp->sq_retired) >= qp->max_send_wr)
-        return ENOMEM;
+        return NULL;
     w = sq_slot(qp, qp->sq_tail);
     memset(w, 0, sizeof(*w));
     w->wr_id = wr->wr_id;
@@ -89,15 +93,30 @@ static int swqe_push(struct sib_qp *qp, const struct ibv_send_wr *wr)
     w->flags = wr->send_flags;
     w->imm = wr->imm_data;
     w->num_sge = (uint32_t)wr->num_sge;
-    if (sib_qp_is_ud(qp)) {
-        /* Other opcodes are accepted, as by mlx5, and fail at execution. */
-        if (!wr->wr.ud.ah)
-            return EINVAL;
-        w->ud.ah = (const struct sib_ah *)wr->wr.ud.ah;
-        w->ud.rqpn = wr->wr.ud.remote_qpn;
-        w->ud.rqkey = wr->wr.ud.remote_qkey;
-    } else if (wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
-               wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+    *rc = 0;
+    return w;
+}
+
+/* Copies the data (inline) or the SGEs and makes the request visible. */
+static SIB_HOT int swqe_finish(struct sib_qp *qp, struct sib_swqe *w, const struct ibv_send_wr *wr)
+{
+    if ((wr->send_flags & IBV_SEND_INLINE) && swqe_inline_copy(qp, w, wr))
+        return EINVAL;
+    if (!(wr->send_flags & IBV_SEND_INLINE))
+        memcpy(w->sge, wr->sg_list, (size_t)wr->num_sge * sizeof(struct ibv_sge));
+    qp->sq_tail++;
+    return 0;
+}
+
+static int swqe_push(struct sib_qp *qp, const struct ibv_send_wr *wr)
+{
+    struct sib_swqe *w;
+    int rc;
+
+    w = swqe_start(qp, wr, &rc);
+    if (!w)
+        return rc;
+    if (wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP || wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
         w->raddr = wr->wr.atomic.remote_addr;
         w->rkey = wr->wr.atomic.rkey;
         w->cmp_add = wr->wr.atomic.compare_add;
@@ -106,12 +125,24 @@ static int swqe_push(struct sib_qp *qp, const struct ibv_send_wr *wr)
         w->raddr = wr->wr.rdma.remote_addr;
         w->rkey = wr->wr.rdma.rkey;
     }
-    if ((wr->send_flags & IBV_SEND_INLINE) && swqe_inline_copy(qp, w, wr))
+    return swqe_finish(qp, w, wr);
+}
+
+/* UD: other opcodes than SEND are accepted, as by mlx5, and fail at execution. */
+static int ud_swqe_push(struct sib_qp *qp, const struct ibv_send_wr *wr)
+{
+    struct sib_swqe *w;
+    int rc;
+
+    w = swqe_start(qp, wr, &rc);
+    if (!w)
+        return rc;
+    if (!wr->wr.ud.ah)
         return EINVAL;
-    if (!(wr->send_flags & IBV_SEND_INLINE))
-        memcpy(w->sge, wr->sg_list, (size_t)wr->num_sge * sizeof(struct ibv_sge));
-    qp->sq_tail++;
-    return 0;
+    w->ud.ah = (const struct sib_ah *)wr->wr.ud.ah;
+    w->ud.rqpn = wr->wr.ud.remote_qpn;
+    w->ud.rqkey = wr->wr.ud.remote_qkey;
+    return swqe_finish(qp, w, wr);
 }
 
 static enum ibv_wc_opcode wc_opcode(uint32_t op)
@@ -132,8 +163,8 @@ static enum ibv_wc_opcode wc_opcode(uint32_t op)
 }
 
 /* Writes the send completion: always for errors, else when signalled. */
-static void sq_complete(struct sib_qp *qp, struct sib_swqe *w, enum ibv_wc_status st,
-                        uint32_t byte_len)
+static SIB_HOT void sq_complete(struct sib_qp *qp, struct sib_swqe *w, enum ibv_wc_status st,
+                                uint32_t byte_len)
 {
     struct sib_ctx *c = sib_ctx_of(qp->ibv.context);
     struct sib_cqe e;
@@ -161,7 +192,7 @@ void sib_sq_flush(struct sib_qp *qp)
 }
 
 /* The local buffers of w, checked against our MR table. */
-static inline int local_iov(struct sib_qp *qp, struct sib_swqe *w, struct sib_res *res)
+static SIB_HOT int local_iov(struct sib_qp *qp, struct sib_swqe *w, struct sib_res *res)
 {
     struct sib_ctx *c = sib_ctx_of(qp->ibv.context);
     bool wr = w->opcode == IBV_WR_RDMA_READ || w->opcode >= IBV_WR_ATOMIC_CMP_AND_SWP;
@@ -182,7 +213,7 @@ static inline int local_iov(struct sib_qp *qp, struct sib_swqe *w, struct sib_re
  * Fault injection: true when this attempt is lost. RC retransmits it later;
  * a UD datagram is gone and its send completes successfully.
  */
-static inline bool fault_drop(struct sib_qp *qp, struct sib_swqe *w)
+static SIB_HOT bool fault_drop(struct sib_qp *qp, struct sib_swqe *w)
 {
     bool ud;
 
@@ -211,8 +242,6 @@ bool sib_fault_drop(struct sib_qp *qp, struct sib_swqe *w)
 static int sq_exec_one(struct sib_qp *qp, struct sib_swqe *w, struct sib_res *res)
 {
     memset(res, 0, offsetof(struct sib_res, liov));
-    if (sib_qp_is_ud(qp))
-        return sib_ud_exec(qp, w, res);
     if (sib_cfg.fail_after && qp->ops >= sib_cfg.fail_after) {
         sib_log_write("qp 0x%x: injected failure after %llu operations", qp->ibv.qp_num,
                       (unsigned long long)qp->ops);
@@ -253,9 +282,8 @@ void sib_sq_progress(struct sib_qp *qp)
 
     while (qp->sq_exec != qp->sq_tail) {
         struct sib_swqe *w = sq_slot(qp, qp->sq_exec);
-        uint32_t s = atomic_load(&qp->sh->state);
 
-        if (s == IBV_QPS_ERR || s == IBV_QPS_SQE) {
+        if (atomic_load(&qp->sh->state) == IBV_QPS_ERR) {
             sib_sq_flush(qp);
             break;
         }
@@ -266,12 +294,53 @@ void sib_sq_progress(struct sib_qp *qp)
         qp->ops++;
         sq_complete(qp, w, res.status, res.byte_len);
         qp->sq_exec++;
-        if (res.status != IBV_WC_SUCCESS && sib_qp_is_ud(qp))
-            sib_qp_set_sqe(qp);
-        else if (res.status != IBV_WC_SUCCESS)
+        if (res.status != IBV_WC_SUCCESS)
             sib_qp_set_err(sib_ctx_of(qp->ibv.context)->self, qp->sh);
     }
     waiting_set(qp, qp->sq_exec != qp->sq_tail);
+}
+
+/*
+ * UD requests never wait: each is delivered, dropped or fails locally now, so
+ * a UD send queue is always empty after ibv_post_send. A local error puts the
+ * QP in SQE, which flushes what follows. Caller holds sq_lock.
+ */
+static void ud_sq_progress(struct sib_qp *qp)
+{
+    struct sib_res res;
+
+    for (; qp->sq_exec != qp->sq_tail; qp->sq_exec++) {
+        uint32_t s = atomic_load(&qp->sh->state);
+
+        if (s == IBV_QPS_ERR || s == IBV_QPS_SQE) {
+            sib_sq_flush(qp);
+            break;
+        }
+        memset(&res, 0, offsetof(struct sib_res, liov));
+        sib_ud_exec(qp, sq_slot(qp, qp->sq_exec), &res);
+        qp->ops++;
+        sq_complete(qp, sq_slot(qp, qp->sq_exec), res.status, 0);
+        if (res.status != IBV_WC_SUCCESS)
+            sib_qp_set_sqe(qp);
+    }
+}
+
+static int ud_post_send(struct sib_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+{
+    uint32_t s;
+    int rc = 0;
+
+    pthread_mutex_lock(&qp->sq_lock);
+    s = atomic_load(&qp->sh->state);
+    if (s != IBV_QPS_RTS && s != IBV_QPS_ERR && s != IBV_QPS_SQE)
+        rc = EINVAL;
+    for (; wr && !rc; wr = rc ? wr : wr->next)
+        rc = ud_swqe_push(qp, wr);
+    if (rc)
+        *bad = wr;
+    ud_sq_progress(qp);
+    pthread_mutex_unlock(&qp->sq_lock);
+    return rc;
 }
 
 int sib_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
@@ -280,9 +349,11 @@ int sib_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_w
     uint32_t s;
     int rc = 0;
 
+    if (sib_qp_is_ud(qp))
+        return ud_post_send(qp, wr, bad);
     pthread_mutex_lock(&qp->sq_lock);
     s = atomic_load(&qp->sh->state);
-    if (s != IBV_QPS_RTS && s != IBV_QPS_ERR && s != IBV_QPS_SQE)
+    if (s != IBV_QPS_RTS && s != IBV_QPS_ERR)
         rc = EINVAL;
     for (; wr && !rc; wr = rc ? wr : wr->next)
         rc = swqe_push(qp, wr);
