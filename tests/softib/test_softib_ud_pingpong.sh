@@ -1,11 +1,13 @@
 #!/bin/sh
 # rdma-core's unmodified ibv_ud_pingpong over softib: UD datagrams up to the
-# 4096-byte MTU, polling and CQ events (-e); RoCE mode with a RoCE v1 and a
-# RoCE v2 GID (-g), and without -g, which must fail: Ethernet needs a GRH.
+# 4096-byte MTU, polling and CQ events (-e), with a GRH on InfiniBand (-g 0);
+# RoCE mode with a RoCE v1 and a RoCE v2 GID (-g), and without -g, which must
+# fail: Ethernet needs a GRH.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/softib/softib_test_lib.sh"
 need_prog ibv_ud_pingpong
 
-for args in "-s 2048 -n 500" "-s 8 -n 500" "-e -s 4096 -n 300" "-s 1024 -n 300 -r 8"; do
+for args in "-s 2048 -n 500" "-s 8 -n 500" "-e -s 4096 -n 300" "-s 1024 -n 300 -r 8" \
+    "-g 0 -s 512 -n 200"; do
     echo "== ibv_ud_pingpong $args"
     # shellcheck disable=SC2086
     pingpong ibv_ud_pingpong $args || exit 1
