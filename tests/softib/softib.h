@@ -23,6 +23,12 @@
 /* Internal symbols stay out of the dynamic symbol table; ibv_* keep default. */
 #pragma GCC visibility push(hidden)
 
+/*
+ * Helpers of the RC hot path (post_send, poll_cq) that the UD path shares:
+ * inlined whatever the number of callers, so RC code stays as it was.
+ */
+#define SIB_HOT inline __attribute__((always_inline))
+
 /* Device limits advertised by ibv_query_device and enforced at creation. */
 #define SIB_MAX_QP_WR   16384
 #define SIB_MAX_SGE     30
@@ -38,6 +44,9 @@
 #define SIB_NAME_LEN    64
 #define SIB_SEG_SIZE    (256UL << 20) /* sparse tmpfs file: pages appear when touched */
 #define SIB_VENDOR_ID   0x02c9
+#define SIB_PORT_MTU    IBV_MTU_4096 /* active MTU: the largest UD message */
+#define SIB_MTU_BYTES   4096
+#define SIB_GRH_LEN     40 /* the head of every UD receive buffer */
 #define SIB_GUID_BASE   0x0002c9fffe000000ULL
 
 /* Per-segment magic; a peer refuses a segment whose header does not match. */
@@ -157,6 +166,8 @@ struct sib_qp_shm {
     uint32_t access;
     uint32_t min_rnr_timer;
     uint32_t dest_qpn;
+    uint32_t type; /* IBV_QPT_RC or IBV_QPT_UD */
+    uint32_t qkey; /* UD: datagrams carrying another Q_Key are dropped */
     uint64_t rcq_off;
     uint64_t srq_off;
     struct sib_wq_shm rq;
@@ -253,6 +264,14 @@ struct sib_srq {
 struct sib_pd {
     struct ibv_pd ibv;
     uint32_t handle;
+    _Atomic uint32_t nah; /* address handles: a PD holding some is busy */
+};
+
+/* An address handle: the attributes given and the host (LID) they name. */
+struct sib_ah {
+    struct ibv_ah ibv;
+    struct ibv_ah_attr attr;
+    uint32_t lid;
 };
 
 struct sib_mr {
@@ -267,14 +286,22 @@ struct sib_swqe {
     uint32_t opcode, flags;
     uint32_t imm;
     uint32_t num_sge;
-    uint64_t raddr;
-    uint32_t rkey;
     uint32_t inline_len;
-    uint64_t cmp_add, swap;
+    uint32_t rnr_count;
+    union {
+        struct { /* RC */
+            uint64_t raddr;
+            uint64_t cmp_add, swap;
+            uint32_t rkey;
+            uint32_t pad;
+        };
+        struct { /* UD: a UD request executes inside ibv_post_send, while ah is valid */
+            const struct sib_ah *ah;
+            uint32_t rqpn, rqkey;
+        } ud;
+    };
     uint64_t not_before; /* ns; retry time after RNR / drop / transport retry */
     uint64_t first_try;  /* ns; first failed transport attempt */
-    uint32_t rnr_count;
-    uint32_t pad;
     struct ibv_sge sge[];
     /* followed by inline data */
 };
@@ -292,12 +319,18 @@ struct sib_qp {
     _Atomic uint32_t sq_retired;
     bool sq_sig_all;
     struct ibv_qp_attr attr; /* as last set by modify_qp */
-    struct sib_rctx *peer;
+    struct sib_rctx *peer;   /* RC: the connected QP; UD: the last destination */
     uint64_t peer_off;
     uint64_t ops; /* work requests executed, for SOFTIB_FAIL_AFTER */
     uint64_t rng; /* fault-injection PRNG state */
     uint32_t lid;
+    uint32_t peer_qpn; /* UD: QPN of the cached destination */
 };
+
+static inline bool sib_qp_is_ud(const struct sib_qp *qp)
+{
+    return qp->ibv.qp_type == IBV_QPT_UD;
+}
 
 /* Configuration from SOFTIB_* variables, parsed once. */
 struct sib_config {
@@ -371,8 +404,16 @@ int sib_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 void sib_async_push(struct sib_rctx *r, uint32_t type, uint64_t obj_off);
 void sib_cq_forget_qp(struct sib_cq *cq, struct sib_qp *qp);
 
+/* softib_dev.c */
+int sib_gid_count(void);
+void sib_gid_of(uint32_t lid, int index, union ibv_gid *gid);
+int sib_gid_find(uint32_t lid, const union ibv_gid *gid);
+
 /* softib_qp.c */
+int sib_av_check(const struct ibv_ah_attr *ah);
+uint32_t sib_av_lid(const struct ibv_ah_attr *ah);
 void sib_qp_set_err(struct sib_rctx *r, struct sib_qp_shm *q);
+void sib_qp_set_sqe(struct sib_qp *qp);
 void sib_wq_flush(struct sib_rctx *r, struct sib_qp_shm *q, struct sib_wq_shm *wq);
 int sib_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
 int sib_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);

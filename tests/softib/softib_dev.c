@@ -189,6 +189,7 @@ static void dev_attr_fill(struct sib_ctx *c, struct ibv_device_attr *a)
     a->max_cqe = SIB_MAX_CQE;
     a->max_mr = SIB_MAX_MR;
     a->max_pd = 1 << 16;
+    a->max_ah = 1 << 16;
     a->max_qp_rd_atom = SIB_MAX_RD_ATOM;
     a->max_res_rd_atom = SIB_MAX_RD_ATOM * SIB_MAX_QP;
     a->max_qp_init_rd_atom = SIB_MAX_RD_ATOM;
@@ -211,8 +212,8 @@ static void port_attr_fill(struct sib_ctx *c, struct ibv_port_attr *a)
 {
     memset(a, 0, sizeof(*a));
     a->state = IBV_PORT_ACTIVE;
-    a->max_mtu = IBV_MTU_4096;
-    a->active_mtu = IBV_MTU_4096;
+    a->max_mtu = SIB_PORT_MTU;
+    a->active_mtu = SIB_PORT_MTU;
     a->gid_tbl_len = sib_cfg.roce ? 2 : 1;
     a->port_cap_flags = sib_cfg.roce ? 0 : IBV_PORT_SM;
     a->max_msg_sz = 0x80000000;
@@ -248,8 +249,14 @@ int ibv_query_port(struct ibv_context *context, uint8_t port_num,
                              offsetof(struct ibv_port_attr, port_cap_flags2));
 }
 
+/* Entries of the GID table: one on InfiniBand, RoCE v1 and v2 in RoCE mode. */
+int sib_gid_count(void)
+{
+    return sib_cfg.roce ? 2 : 1;
+}
+
 /* GIDs end with the host's LID so a GRH destination resolves to a host. */
-static void gid_fill(struct sib_ctx *c, int index, union ibv_gid *gid)
+void sib_gid_of(uint32_t lid, int index, union ibv_gid *gid)
 {
     memset(gid, 0, sizeof(*gid));
     if (sib_cfg.roce) {
@@ -257,17 +264,36 @@ static void gid_fill(struct sib_ctx *c, int index, union ibv_gid *gid)
         gid->raw[11] = 0xff;
         gid->raw[12] = 127;
         gid->raw[13] = (uint8_t)index;
-        gid->raw[14] = (uint8_t)(c->seg->lid >> 8);
-        gid->raw[15] = (uint8_t)c->seg->lid;
+        gid->raw[14] = (uint8_t)(lid >> 8);
+        gid->raw[15] = (uint8_t)lid;
         return;
     }
     gid->global.subnet_prefix = htobe64(0xfe80000000000000ull);
-    gid->global.interface_id = htobe64(guid_of(c->seg->lid));
+    gid->global.interface_id = htobe64(guid_of(lid));
+}
+
+/* The index of gid in the GID table of host lid, or -1 if it is none of them. */
+int sib_gid_find(uint32_t lid, const union ibv_gid *gid)
+{
+    union ibv_gid g;
+    int i;
+
+    for (i = 0; lid && i < sib_gid_count(); i++) {
+        sib_gid_of(lid, i, &g);
+        if (!memcmp(&g, gid, sizeof(g)))
+            return i;
+    }
+    return -1;
+}
+
+static void gid_fill(struct sib_ctx *c, int index, union ibv_gid *gid)
+{
+    sib_gid_of(c->seg->lid, index, gid);
 }
 
 int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index, union ibv_gid *gid)
 {
-    if (port_num != 1 || index < 0 || index >= (sib_cfg.roce ? 2 : 1))
+    if (port_num != 1 || index < 0 || index >= sib_gid_count())
         return EINVAL;
     gid_fill(sib_ctx_of(context), index, gid);
     return 0;

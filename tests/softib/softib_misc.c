@@ -93,43 +93,7 @@ const char *ibv_event_type_str(enum ibv_event_type event)
     return s[event];
 }
 
-/* Address handles and multicast serve UD only, which softib does not emulate. */
-struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
-{
-    (void)pd;
-    (void)attr;
-    errno = EOPNOTSUPP;
-    return NULL;
-}
-
-int ibv_destroy_ah(struct ibv_ah *ah)
-{
-    (void)ah;
-    return EOPNOTSUPP;
-}
-
-int ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num, struct ibv_wc *wc,
-                        struct ibv_grh *grh, struct ibv_ah_attr *ah_attr)
-{
-    (void)context;
-    (void)port_num;
-    (void)wc;
-    (void)grh;
-    (void)ah_attr;
-    return EOPNOTSUPP;
-}
-
-struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struct ibv_grh *grh,
-                                     uint8_t port_num)
-{
-    (void)pd;
-    (void)wc;
-    (void)grh;
-    (void)port_num;
-    errno = EOPNOTSUPP;
-    return NULL;
-}
-
+/* Multicast groups are not emulated. */
 int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 {
     (void)qp;

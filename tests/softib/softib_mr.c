@@ -38,7 +38,9 @@ int ibv_dealloc_pd(struct ibv_pd *pd)
     struct sib_qp *q;
     int i;
 
-    /* A PD still holding MRs or QPs is busy, as on a real device. */
+    /* A PD still holding MRs, QPs or address handles is busy, as on a real device. */
+    if (atomic_load(&((struct sib_pd *)pd)->nah))
+        return EBUSY;
     for (i = 0; i < SIB_MAX_MR; i++)
         if (atomic_load(&seg->mr[i].valid) && seg->mr[i].pd == pd->handle)
             return EBUSY;

@@ -20,10 +20,14 @@ static const uint32_t g_rnr_us[32] = {655360, 10,    20,    30,     40,     60, 
                                       2560,   3840,  5120,  7680,   10240,  15360,  20480,  30720,
                                       40960,  61440, 81920, 122880, 163840, 245760, 327680, 491520};
 
-struct sib_peer {
-    struct sib_rctx *r;
-    struct sib_qp_shm *q;
-};
+/* The QP directory's answer, if it is an RC QP: packets of other transports are dropped. */
+static struct sib_rctx *peer_lookup_rc(struct sib_qp *qp)
+{
+    struct sib_rctx *r = sib_qp_lookup(qp->lid, qp->attr.dest_qp_num, &qp->peer_off);
+    struct sib_qp_shm *q = r ? sib_at(r->seg, qp->peer_off) : NULL;
+
+    return q && q->type == IBV_QPT_RC ? r : NULL;
+}
 
 /* Resolves the connected QP; false when its packets would go nowhere. */
 static bool peer_get(struct sib_qp *qp, struct sib_peer *p, bool retry)
@@ -31,7 +35,7 @@ static bool peer_get(struct sib_qp *qp, struct sib_peer *p, bool retry)
     uint32_t s;
 
     if (!qp->peer)
-        qp->peer = sib_qp_lookup(qp->lid, qp->attr.dest_qp_num, &qp->peer_off);
+        qp->peer = peer_lookup_rc(qp);
     if (!qp->peer)
         return false;
     if (!sib_rctx_alive(qp->peer, retry)) {
@@ -268,13 +272,46 @@ static void recv_cqe(struct sib_qp *qp, struct sib_swqe *w, const struct sib_rwq
     }
 }
 
-static void recv_fail(const struct sib_peer *p, struct sib_cqe *e, enum ibv_wc_status st)
+/* Completes the taken receive in error; the responder QP goes to ERR if qp_err. */
+void sib_recv_fail(const struct sib_peer *p, struct sib_cqe *e, enum ibv_wc_status st, bool qp_err)
 {
     e->wc.status = st;
     e->wc.vendor_err = 0x80u + st;
     e->wc.byte_len = 0;
     sib_cq_push(p->r, sib_at(p->r->seg, p->q->rcq_off), e, false);
-    sib_qp_set_err(p->r, p->q);
+    if (qp_err)
+        sib_qp_set_err(p->r, p->q);
+}
+
+/* Small payloads into at most two buffers of another process ride in the CQE. */
+static SIB_HOT bool place_tiny(const struct sib_peer *p, uint64_t len, int nr)
+{
+    return p->r->pid != sib_pid() && len <= SIB_TINY && nr <= SIB_TINY_SGE && !sib_cfg.stale_check;
+}
+
+static SIB_HOT void tiny_fill(struct sib_cqe *e, const struct iovec *liov, int nl, uint64_t len,
+                              const struct iovec *riov, int nr)
+{
+    int i;
+
+    e->flags = SIB_CQE_TINY;
+    e->tiny_len = (uint32_t)len;
+    e->tiny_nsge = (uint32_t)nr;
+    for (i = 0; i < nr; i++) {
+        e->tiny_sge[i].addr = (uintptr_t)riov[i].iov_base;
+        e->tiny_sge[i].len = (uint32_t)riov[i].iov_len;
+    }
+    gather(liov, nl, e->tiny);
+}
+
+/* Writes liov (len bytes) into the receive buffer riov, or into the CQE when small. */
+int sib_place(const struct sib_peer *p, const struct iovec *liov, int nl, uint64_t len,
+              const struct iovec *riov, int nr, struct sib_cqe *e)
+{
+    if (!place_tiny(p, len, nr))
+        return sib_xfer(p->r->pid, liov, nl, riov, nr, true);
+    tiny_fill(e, liov, nl, len, riov, nr);
+    return 0;
 }
 
 /* Places a SEND's payload into the posted buffer, or into the CQE when small. */
@@ -283,33 +320,29 @@ static int send_place(const struct sib_sgl *rl, const struct sib_peer *p, struct
 {
     struct iovec riov[SIB_MAX_SGE];
     uint64_t got;
-    int nr, rc, i;
+    int nr, rc;
 
     rc = sib_sges_iov(rl, riov, &nr, &got);
     if (rc)
         return rc;
-    if (p->r->pid != sib_pid() && res->len <= SIB_TINY && nr <= SIB_TINY_SGE &&
-        !sib_cfg.stale_check) {
-        e->flags = SIB_CQE_TINY;
-        e->tiny_len = (uint32_t)res->len;
-        e->tiny_nsge = (uint32_t)nr;
-        for (i = 0; i < nr; i++) {
-            e->tiny_sge[i].addr = (uintptr_t)riov[i].iov_base;
-            e->tiny_sge[i].len = (uint32_t)riov[i].iov_len;
-        }
-        gather(res->liov, res->nl, e->tiny);
-        return 0;
-    }
-    return sib_xfer(p->r->pid, res->liov, res->nl, riov, nr, true);
+    if (!place_tiny(p, res->len, nr))
+        return sib_xfer(p->r->pid, res->liov, res->nl, riov, nr, true);
+    tiny_fill(e, res->liov, res->nl, res->len, riov, nr);
+    return 0;
 }
 
-static struct sib_wq_shm *peer_wq(const struct sib_peer *p)
+static SIB_HOT struct sib_wq_shm *peer_wq(const struct sib_peer *p)
 {
     return p->q->srq_off ? sib_at(p->r->seg, p->q->srq_off) : &p->q->rq;
 }
 
+struct sib_wq_shm *sib_peer_wq(const struct sib_peer *p)
+{
+    return peer_wq(p);
+}
+
 /* Takes the head receive descriptor; false if none is posted (RNR). */
-static bool wq_take(const struct sib_peer *p, struct sib_rwqe *rw, struct ibv_sge *sge)
+static SIB_HOT bool wq_take(const struct sib_peer *p, struct sib_rwqe *rw, struct ibv_sge *sge)
 {
     struct sib_wq_shm *wq = peer_wq(p);
     bool limit = false;
@@ -334,6 +367,11 @@ static bool wq_take(const struct sib_peer *p, struct sib_rwqe *rw, struct ibv_sg
     return true;
 }
 
+bool sib_wq_take(const struct sib_peer *p, struct sib_rwqe *rw, struct ibv_sge *sge)
+{
+    return wq_take(p, rw, sge);
+}
+
 static int two_sided_err(struct sib_qp *qp, struct sib_peer *p, struct sib_cqe *e,
                          struct sib_res *res, int rc)
 {
@@ -343,7 +381,7 @@ static int two_sided_err(struct sib_qp *qp, struct sib_peer *p, struct sib_cqe *
         return SIB_X_DONE;
     }
     sib_log("qp 0x%x: receive buffer at qpn 0x%x rejected", qp->ibv.qp_num, p->q->qpn);
-    recv_fail(p, e, IBV_WC_LOC_PROT_ERR);
+    sib_recv_fail(p, e, IBV_WC_LOC_PROT_ERR, true);
     res->status = IBV_WC_REM_OP_ERR;
     return SIB_X_DONE;
 }
@@ -367,7 +405,7 @@ static int op_two_sided(struct sib_qp *qp, struct sib_swqe *w, struct sib_peer *
     } else if (res->len > sge_sum(sge, rw.num_sge)) {
         sib_log("qp 0x%x: %llu bytes for a smaller receive", qp->ibv.qp_num,
                 (unsigned long long)res->len);
-        recv_fail(p, &e, IBV_WC_LOC_LEN_ERR);
+        sib_recv_fail(p, &e, IBV_WC_LOC_LEN_ERR, true);
         res->status = IBV_WC_REM_INV_REQ_ERR;
         return SIB_X_DONE;
     } else {

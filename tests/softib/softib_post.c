@@ -57,7 +57,8 @@ static bool inline_ok(enum ibv_wr_opcode op)
 }
 
 /* Inline data is copied now: the caller may reuse its buffer on return. */
-static int swqe_inline_copy(struct sib_qp *qp, struct sib_swqe *w, const struct ibv_send_wr *wr)
+static SIB_HOT int swqe_inline_copy(struct sib_qp *qp, struct sib_swqe *w,
+                                    const struct ibv_send_wr *wr)
 {
     uint8_t *d = swqe_inline(qp, w);
     uint64_t t = sge_total(wr->sg_list, wr->num_sge);
@@ -74,14 +75,17 @@ static int swqe_inline_copy(struct sib_qp *qp, struct sib_swqe *w, const struct 
     return 0;
 }
 
-static int swqe_push(struct sib_qp *qp, const struct ibv_send_wr *wr)
+/* The next free send slot, cleared, with the fields every transport uses; NULL and *rc. */
+static SIB_HOT struct sib_swqe *swqe_start(struct sib_qp *qp, const struct ibv_send_wr *wr, int *rc)
 {
     struct sib_swqe *w;
 
+    *rc = EINVAL;
     if (!opcode_ok(wr->opcode) || wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_send_sge)
-        return EINVAL;
+        return NULL;
+    *rc = ENOMEM;
     if (qp->sq_tail - atomic_load(&qp->sq_retired) >= qp->max_send_wr)
-        return ENOMEM;
+        return NULL;
     w = sq_slot(qp, qp->sq_tail);
     memset(w, 0, sizeof(*w));
     w->wr_id = wr->wr_id;
@@ -89,6 +93,29 @@ static int swqe_push(struct sib_qp *qp, const struct ibv_send_wr *wr)
     w->flags = wr->send_flags;
     w->imm = wr->imm_data;
     w->num_sge = (uint32_t)wr->num_sge;
+    *rc = 0;
+    return w;
+}
+
+/* Copies the data (inline) or the SGEs and makes the request visible. */
+static SIB_HOT int swqe_finish(struct sib_qp *qp, struct sib_swqe *w, const struct ibv_send_wr *wr)
+{
+    if ((wr->send_flags & IBV_SEND_INLINE) && swqe_inline_copy(qp, w, wr))
+        return EINVAL;
+    if (!(wr->send_flags & IBV_SEND_INLINE))
+        memcpy(w->sge, wr->sg_list, (size_t)wr->num_sge * sizeof(struct ibv_sge));
+    qp->sq_tail++;
+    return 0;
+}
+
+static int swqe_push(struct sib_qp *qp, const struct ibv_send_wr *wr)
+{
+    struct sib_swqe *w;
+    int rc;
+
+    w = swqe_start(qp, wr, &rc);
+    if (!w)
+        return rc;
     if (wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP || wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
         w->raddr = wr->wr.atomic.remote_addr;
         w->rkey = wr->wr.atomic.rkey;
@@ -98,12 +125,24 @@ static int swqe_push(struct sib_qp *qp, const struct ibv_send_wr *wr)
         w->raddr = wr->wr.rdma.remote_addr;
         w->rkey = wr->wr.rdma.rkey;
     }
-    if ((wr->send_flags & IBV_SEND_INLINE) && swqe_inline_copy(qp, w, wr))
+    return swqe_finish(qp, w, wr);
+}
+
+/* UD: other opcodes than SEND are accepted, as by mlx5, and fail at execution. */
+static int ud_swqe_push(struct sib_qp *qp, const struct ibv_send_wr *wr)
+{
+    struct sib_swqe *w;
+    int rc;
+
+    w = swqe_start(qp, wr, &rc);
+    if (!w)
+        return rc;
+    if (!wr->wr.ud.ah)
         return EINVAL;
-    if (!(wr->send_flags & IBV_SEND_INLINE))
-        memcpy(w->sge, wr->sg_list, (size_t)wr->num_sge * sizeof(struct ibv_sge));
-    qp->sq_tail++;
-    return 0;
+    w->ud.ah = (const struct sib_ah *)wr->wr.ud.ah;
+    w->ud.rqpn = wr->wr.ud.remote_qpn;
+    w->ud.rqkey = wr->wr.ud.remote_qkey;
+    return swqe_finish(qp, w, wr);
 }
 
 static enum ibv_wc_opcode wc_opcode(uint32_t op)
@@ -124,8 +163,8 @@ static enum ibv_wc_opcode wc_opcode(uint32_t op)
 }
 
 /* Writes the send completion: always for errors, else when signalled. */
-static void sq_complete(struct sib_qp *qp, struct sib_swqe *w, enum ibv_wc_status st,
-                        uint32_t byte_len)
+static SIB_HOT void sq_complete(struct sib_qp *qp, struct sib_swqe *w, enum ibv_wc_status st,
+                                uint32_t byte_len)
 {
     struct sib_ctx *c = sib_ctx_of(qp->ibv.context);
     struct sib_cqe e;
@@ -152,7 +191,8 @@ void sib_sq_flush(struct sib_qp *qp)
         sq_complete(qp, sq_slot(qp, qp->sq_exec), IBV_WC_WR_FLUSH_ERR, 0);
 }
 
-static int local_iov(struct sib_qp *qp, struct sib_swqe *w, struct sib_res *res)
+/* The local buffers of w, checked against our MR table. */
+static SIB_HOT int local_iov(struct sib_qp *qp, struct sib_swqe *w, struct sib_res *res)
 {
     struct sib_ctx *c = sib_ctx_of(qp->ibv.context);
     bool wr = w->opcode == IBV_WR_RDMA_READ || w->opcode >= IBV_WR_ATOMIC_CMP_AND_SWP;
@@ -169,17 +209,34 @@ static int local_iov(struct sib_qp *qp, struct sib_swqe *w, struct sib_res *res)
     return sib_sges_iov(&l, res->liov, &res->nl, &res->len);
 }
 
-/* Fault injection: true when this attempt is lost and must be retried later. */
-static bool fault_drop(struct sib_qp *qp, struct sib_swqe *w)
+/*
+ * Fault injection: true when this attempt is lost. RC retransmits it later;
+ * a UD datagram is gone and its send completes successfully.
+ */
+static SIB_HOT bool fault_drop(struct sib_qp *qp, struct sib_swqe *w)
 {
+    bool ud;
+
     if (sib_cfg.drop_rate <= 0)
         return false;
     if ((double)(sib_rand(&qp->rng) >> 11) / 9007199254740992.0 >= sib_cfg.drop_rate)
         return false;
-    sib_log("qp 0x%x: dropped packet of wr_id 0x%llx, retransmitting", qp->ibv.qp_num,
-            (unsigned long long)w->wr_id);
-    w->not_before = sib_now_ns() + 20000;
+    ud = sib_qp_is_ud(qp);
+    sib_log("qp 0x%x: dropped packet of wr_id 0x%llx%s", qp->ibv.qp_num,
+            (unsigned long long)w->wr_id, ud ? " (UD: lost)" : ", retransmitting");
+    if (!ud)
+        w->not_before = sib_now_ns() + 20000;
     return true;
+}
+
+int sib_local_iov(struct sib_qp *qp, struct sib_swqe *w, struct sib_res *res)
+{
+    return local_iov(qp, w, res);
+}
+
+bool sib_fault_drop(struct sib_qp *qp, struct sib_swqe *w)
+{
+    return fault_drop(qp, w);
 }
 
 static int sq_exec_one(struct sib_qp *qp, struct sib_swqe *w, struct sib_res *res)
@@ -243,12 +300,57 @@ void sib_sq_progress(struct sib_qp *qp)
     waiting_set(qp, qp->sq_exec != qp->sq_tail);
 }
 
+/*
+ * UD requests never wait: each is delivered, dropped or fails locally now, so
+ * a UD send queue is always empty after ibv_post_send. A local error puts the
+ * QP in SQE, which flushes what follows. Caller holds sq_lock.
+ */
+static void ud_sq_progress(struct sib_qp *qp)
+{
+    struct sib_res res;
+
+    for (; qp->sq_exec != qp->sq_tail; qp->sq_exec++) {
+        uint32_t s = atomic_load(&qp->sh->state);
+
+        if (s == IBV_QPS_ERR || s == IBV_QPS_SQE) {
+            sib_sq_flush(qp);
+            break;
+        }
+        memset(&res, 0, offsetof(struct sib_res, liov));
+        sib_ud_exec(qp, sq_slot(qp, qp->sq_exec), &res);
+        qp->ops++;
+        sq_complete(qp, sq_slot(qp, qp->sq_exec), res.status, 0);
+        if (res.status != IBV_WC_SUCCESS)
+            sib_qp_set_sqe(qp);
+    }
+}
+
+static int ud_post_send(struct sib_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+{
+    uint32_t s;
+    int rc = 0;
+
+    pthread_mutex_lock(&qp->sq_lock);
+    s = atomic_load(&qp->sh->state);
+    if (s != IBV_QPS_RTS && s != IBV_QPS_ERR && s != IBV_QPS_SQE)
+        rc = EINVAL;
+    for (; wr && !rc; wr = rc ? wr : wr->next)
+        rc = ud_swqe_push(qp, wr);
+    if (rc)
+        *bad = wr;
+    ud_sq_progress(qp);
+    pthread_mutex_unlock(&qp->sq_lock);
+    return rc;
+}
+
 int sib_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
 {
     struct sib_qp *qp = (struct sib_qp *)ibqp;
     uint32_t s;
     int rc = 0;
 
+    if (sib_qp_is_ud(qp))
+        return ud_post_send(qp, wr, bad);
     pthread_mutex_lock(&qp->sq_lock);
     s = atomic_load(&qp->sh->state);
     if (s != IBV_QPS_RTS && s != IBV_QPS_ERR)

@@ -1,7 +1,7 @@
 /*
- * softib queue pairs (RC only) and shared receive queues: creation, the state
- * machine with the attribute masks the IB spec requires per transition,
- * receive posting, error flushing.
+ * softib queue pairs (RC and UD) and shared receive queues: creation, the
+ * state machine with the attribute masks the IB spec requires per transition
+ * and transport, receive posting, error flushing.
  */
 #include "softib.h"
 
@@ -12,22 +12,33 @@
 #define M(x) IBV_QP_##x
 
 struct sib_trans {
+    enum ibv_qp_type type;
     enum ibv_qp_state from, to;
     int req, opt;
 };
 
-/* RC transitions (IB spec 10.3 / rdma-core's table); to RESET or ERR is always allowed. */
+/*
+ * RC and UD transitions (IB spec 10.3 / the kernel's qp_state_table); to RESET
+ * or ERR is always allowed. Only the HCA enters SQE (a UD send completed in
+ * error); modify_qp leaves it for RTS.
+ */
 static const struct sib_trans g_trans[] = {
-    {IBV_QPS_RESET, IBV_QPS_INIT, M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS), 0},
-    {IBV_QPS_INIT, IBV_QPS_INIT, 0, M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS)},
-    {IBV_QPS_INIT, IBV_QPS_RTR,
+    {IBV_QPT_RC, IBV_QPS_RESET, IBV_QPS_INIT, M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS), 0},
+    {IBV_QPT_RC, IBV_QPS_INIT, IBV_QPS_INIT, 0, M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS)},
+    {IBV_QPT_RC, IBV_QPS_INIT, IBV_QPS_RTR,
      M(AV) | M(PATH_MTU) | M(DEST_QPN) | M(RQ_PSN) | M(MAX_DEST_RD_ATOMIC) | M(MIN_RNR_TIMER),
      M(ALT_PATH) | M(ACCESS_FLAGS) | M(PKEY_INDEX)},
-    {IBV_QPS_RTR, IBV_QPS_RTS,
+    {IBV_QPT_RC, IBV_QPS_RTR, IBV_QPS_RTS,
      M(SQ_PSN) | M(TIMEOUT) | M(RETRY_CNT) | M(RNR_RETRY) | M(MAX_QP_RD_ATOMIC),
      M(CUR_STATE) | M(ALT_PATH) | M(ACCESS_FLAGS) | M(MIN_RNR_TIMER) | M(PATH_MIG_STATE)},
-    {IBV_QPS_RTS, IBV_QPS_RTS, 0,
+    {IBV_QPT_RC, IBV_QPS_RTS, IBV_QPS_RTS, 0,
      M(CUR_STATE) | M(ACCESS_FLAGS) | M(ALT_PATH) | M(PATH_MIG_STATE) | M(MIN_RNR_TIMER)},
+    {IBV_QPT_UD, IBV_QPS_RESET, IBV_QPS_INIT, M(PKEY_INDEX) | M(PORT) | M(QKEY), 0},
+    {IBV_QPT_UD, IBV_QPS_INIT, IBV_QPS_INIT, 0, M(PKEY_INDEX) | M(PORT) | M(QKEY)},
+    {IBV_QPT_UD, IBV_QPS_INIT, IBV_QPS_RTR, 0, M(PKEY_INDEX) | M(QKEY)},
+    {IBV_QPT_UD, IBV_QPS_RTR, IBV_QPS_RTS, M(SQ_PSN), M(CUR_STATE) | M(QKEY)},
+    {IBV_QPT_UD, IBV_QPS_RTS, IBV_QPS_RTS, 0, M(CUR_STATE) | M(QKEY)},
+    {IBV_QPT_UD, IBV_QPS_SQE, IBV_QPS_RTS, 0, M(CUR_STATE) | M(QKEY)},
 };
 
 static uint64_t g_qp_serial;
@@ -59,7 +70,7 @@ static int cap_check(struct ibv_qp_init_attr *a)
 {
     struct ibv_qp_cap *c = &a->cap;
 
-    if (a->qp_type != IBV_QPT_RC)
+    if (a->qp_type != IBV_QPT_RC && a->qp_type != IBV_QPT_UD)
         return EOPNOTSUPP;
     if (!a->send_cq || !a->recv_cq)
         return EINVAL;
@@ -98,6 +109,7 @@ static int qp_shm_init(struct sib_ctx *c, struct sib_qp *qp, struct ibv_qp_init_
         return ENOMEM;
     sh = qp->sh = sib_at(c->seg, qp->off);
     sh->pd = ((struct sib_pd *)pd)->handle;
+    sh->type = a->qp_type;
     sh->rcq_off = ((struct sib_cq *)a->recv_cq)->off;
     sh->srq_off = a->srq ? ((struct sib_srq *)a->srq)->off : 0;
     atomic_store(&sh->state, IBV_QPS_RESET);
@@ -162,15 +174,16 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
                               .handle = qp->sh->qpn,
                               .qp_num = qp->sh->qpn,
                               .state = IBV_QPS_RESET,
-                              .qp_type = IBV_QPT_RC};
+                              .qp_type = attr->qp_type};
     pthread_mutex_init(&qp->ibv.mutex, NULL);
     pthread_cond_init(&qp->ibv.cond, NULL);
     qp_link(sib_ctx_of(pd->context), qp);
-    sib_log("create_qp 0x%x", qp->sh->qpn);
+    sib_log("create_qp 0x%x (%s)", qp->sh->qpn, attr->qp_type == IBV_QPT_UD ? "UD" : "RC");
     return &qp->ibv;
 }
 
-static int trans_check(enum ibv_qp_state cur, enum ibv_qp_state next, int mask)
+static int trans_check(enum ibv_qp_type type, enum ibv_qp_state cur, enum ibv_qp_state next,
+                       int mask)
 {
     int extra = mask & ~IBV_QP_STATE;
     size_t i;
@@ -180,7 +193,7 @@ static int trans_check(enum ibv_qp_state cur, enum ibv_qp_state next, int mask)
     for (i = 0; i < sizeof(g_trans) / sizeof(g_trans[0]); i++) {
         const struct sib_trans *t = &g_trans[i];
 
-        if (t->from != cur || t->to != next)
+        if (t->type != type || t->from != cur || t->to != next)
             continue;
         if ((extra & t->req) != t->req || (extra & ~(t->req | t->opt)))
             return EINVAL;
@@ -189,13 +202,19 @@ static int trans_check(enum ibv_qp_state cur, enum ibv_qp_state next, int mask)
     return EINVAL;
 }
 
-static int av_check(const struct ibv_ah_attr *ah)
+/* An address vector (RC path or UD address handle) as hardware accepts it. */
+int sib_av_check(const struct ibv_ah_attr *ah)
 {
     if (ah->port_num != 1)
         return EINVAL;
     if (sib_cfg.roce && !ah->is_global)
         return EINVAL;
     if (!ah->is_global && ah->dlid == 0)
+        return EINVAL;
+    if (ah->is_global && ah->grh.sgid_index >= sib_gid_count())
+        return EINVAL;
+    /* RoCE resolves the destination GID to a neighbour: only the fabric's GIDs have one. */
+    if (sib_cfg.roce && sib_gid_find(sib_av_lid(ah), &ah->grh.dgid) < 0)
         return EINVAL;
     return 0;
 }
@@ -226,11 +245,11 @@ static int value_check(const struct ibv_qp_attr *a, int mask)
         (a->qp_access_flags & ~(unsigned)(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
                                           IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)))
         return EINVAL;
-    return (mask & M(AV)) ? av_check(&a->ah_attr) : 0;
+    return (mask & M(AV)) ? sib_av_check(&a->ah_attr) : 0;
 }
 
 /* A GRH destination names a host through the LID in the GID's last two bytes. */
-static uint32_t av_lid(const struct ibv_ah_attr *ah)
+uint32_t sib_av_lid(const struct ibv_ah_attr *ah)
 {
     if (ah->is_global)
         return (uint32_t)ah->grh.dgid.raw[14] << 8 | ah->grh.dgid.raw[15];
@@ -260,11 +279,13 @@ static void attr_apply(struct sib_qp *qp, const struct ibv_qp_attr *a, int mask)
     SET(RNR_RETRY, rnr_retry);
     SET(ALT_PATH, alt_ah_attr);
     SET(PATH_MIG_STATE, path_mig_state);
+    SET(QKEY, qkey);
 #undef SET
+    qp->sh->qkey = s->qkey;
     qp->sh->access = s->qp_access_flags;
     qp->sh->min_rnr_timer = s->min_rnr_timer;
     if (mask & (M(AV) | M(DEST_QPN))) {
-        qp->lid = av_lid(&s->ah_attr);
+        qp->lid = sib_av_lid(&s->ah_attr);
         qp->sh->dest_qpn = s->dest_qp_num;
         qp->peer = NULL; /* resolved on first use */
     }
@@ -283,6 +304,7 @@ static void qp_reset(struct sib_qp *qp)
     }
     memset(&qp->attr, 0, sizeof(qp->attr));
     qp->peer = NULL;
+    qp->peer_qpn = 0;
     /* Completions still in the CQ must not retire slots of the new queue. */
     sib_cq_forget_qp((struct sib_cq *)qp->ibv.send_cq, qp);
 }
@@ -303,6 +325,15 @@ static void state_enter(struct sib_qp *qp, enum ibv_qp_state next)
     qp->attr.qp_state = next;
 }
 
+/*
+ * A controlled Q_Key (high bit set) needs privilege: the kernel refuses it with
+ * EPERM unless the system allows it (rdma system set privileged-qkey on).
+ */
+static int qkey_check(const struct ibv_qp_attr *a, int mask)
+{
+    return (mask & M(QKEY)) && (a->qkey & 0x80000000u) ? EPERM : 0;
+}
+
 int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 {
     struct sib_qp *qp = (struct sib_qp *)ibqp;
@@ -312,7 +343,9 @@ int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
     pthread_mutex_lock(&qp->sq_lock);
     cur = (enum ibv_qp_state)atomic_load(&qp->sh->state);
     next = (attr_mask & IBV_QP_STATE) ? attr->qp_state : cur;
-    rc = trans_check(cur, next, attr_mask);
+    rc = qkey_check(attr, attr_mask);
+    if (!rc)
+        rc = trans_check(ibqp->qp_type, cur, next, attr_mask);
     if (!rc && (attr_mask & IBV_QP_CUR_STATE) && attr->cur_qp_state != cur)
         rc = EINVAL;
     if (!rc)
@@ -323,7 +356,7 @@ int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
     }
     pthread_mutex_unlock(&qp->sq_lock);
     sib_log("modify_qp 0x%x %d -> %d mask 0x%x: %s", ibqp->qp_num, cur, next, attr_mask,
-            rc ? "EINVAL" : "ok");
+            rc ? strerror(rc) : "ok");
     return rc;
 }
 
@@ -344,7 +377,7 @@ int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
     init_attr->recv_cq = ibqp->recv_cq;
     init_attr->srq = ibqp->srq;
     init_attr->cap = attr->cap;
-    init_attr->qp_type = IBV_QPT_RC;
+    init_attr->qp_type = ibqp->qp_type;
     init_attr->sq_sig_all = qp->sq_sig_all;
     return 0;
 }
@@ -402,6 +435,19 @@ void sib_wq_flush(struct sib_rctx *r, struct sib_qp_shm *q, struct sib_wq_shm *w
         sib_cq_push(r, cq, &e, false);
     }
     sib_spin_unlock(&wq->lock);
+}
+
+/*
+ * A UD send completed in error (IB spec 10.3.1): the QP enters SQE, the rest of
+ * its send queue is flushed, receives go on; modify_qp to RTS resumes sending.
+ * Caller holds sq_lock.
+ */
+void sib_qp_set_sqe(struct sib_qp *qp)
+{
+    uint32_t s = IBV_QPS_RTS;
+
+    if (atomic_compare_exchange_strong(&qp->sh->state, &s, IBV_QPS_SQE))
+        sib_log("qp 0x%x: send queue error, QP in SQE", qp->ibv.qp_num);
 }
 
 /* Moves a QP, ours or a peer's, to ERR and flushes its receive side. */
