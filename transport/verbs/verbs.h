@@ -21,6 +21,7 @@
 #define VERBS_RMA_FRAG     (1u << 20)  /* RDMA READ / WRITE fragment */
 #define VERBS_BOUNCE_COUNT 128         /* registered send bounce buffers */
 #define VERBS_ADDR_MAGIC   0x49425631u /* "IBV1" */
+#define VERBS_REPOST_BATCH 8           /* receive buffers reposted to the SRQ in one call */
 
 /* Immediate data of every SEND: credits returned to the receiver of the SEND (low 16 bits) and
  * whether the message is only that (no payload for recv_cb). */
@@ -111,6 +112,9 @@ struct ibex_tl_ep {
     uint32_t *backlog;   /* receive buffers recv_cb refused, in arrival order */
     uint32_t bl_head, bl_tail, bl_mask;
     struct ibex_tl_ep *work_next;
+    /* receive data path (verbs_send.c): buffers of this peer accepted by recv_cb and waiting in
+     * the repost batch; they earn credits only once reposted */
+    uint32_t held;
 };
 
 struct ibex_tl {
@@ -148,6 +152,13 @@ struct ibex_tl {
     ibex_tl_ep_t *work; /* eps with a backlog, queued RMA or owed credits */
     int rma_out;        /* RMA requests not yet completed, for close */
     verbs_rcache_t rcache;
+    /* receive data path (verbs_send.c): eager buffers lie rbuf_stride bytes apart (buf_size
+     * plus a cache line, so their first lines do not all fall in the same cache sets); accepted
+     * buffers are reposted VERBS_REPOST_BATCH at a time, with the peer each one earns a credit */
+    size_t rbuf_stride;
+    uint32_t nrepost;
+    uint32_t repost_idx[VERBS_REPOST_BATCH];
+    struct ibex_tl_ep *repost_ep[VERBS_REPOST_BATCH];
 };
 
 /* verbs_dev.c */
