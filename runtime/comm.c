@@ -19,12 +19,12 @@
 ibex_comm_t *ibex_comm_world;
 ibex_comm_t *ibex_comm_self;
 
-static ibex_handle_table_t comm_table;
+ibex_handle_table_t ibex_comm_handles;
 static int comm_live;
 
 ibex_comm_t *ibex_comm_get(MPI_Comm handle)
 {
-    return ibex_handle_get(&comm_table, handle);
+    return ibex_handle_get(&ibex_comm_handles, handle);
 }
 
 int ibex_comm_live_count(void)
@@ -59,7 +59,7 @@ static void comm_destroy(ibex_comm_t *comm)
     if (comm != ibex_comm_world && comm != ibex_comm_self)
         ibex_comm_ctx_release(comm->context_id);
     if (comm->handle != MPI_COMM_NULL)
-        ibex_handle_release(&comm_table, comm->handle);
+        ibex_handle_release(&ibex_comm_handles, comm->handle);
     ibex_group_release(comm->group);
     comm_live--;
     free(comm);
@@ -76,7 +76,7 @@ void ibex_comm_release(ibex_comm_t *comm)
 
 ibex_status_t ibex_comm_handle_alloc(ibex_comm_t *comm)
 {
-    int h = ibex_handle_alloc(&comm_table, comm);
+    int h = ibex_handle_alloc(&ibex_comm_handles, comm);
     if (h < 0) {
         ibex_error(CORE, "out of memory for a communicator handle");
         return IBEX_ERR_NO_MEMORY;
@@ -125,7 +125,7 @@ static ibex_status_t comm_predefined(ibex_group_t *group, uint32_t context_id, M
         return IBEX_ERR_NO_MEMORY;
     comm->handle = handle;
     snprintf(comm->name, sizeof(comm->name), "%s", name);
-    ibex_handle_set(&comm_table, IBEX_HANDLE_INDEX(handle), comm);
+    ibex_handle_set(&ibex_comm_handles, IBEX_HANDLE_INDEX(handle), comm);
     *comm_p = comm;
     return IBEX_OK;
 }
@@ -135,7 +135,8 @@ ibex_status_t ibex_comm_init(void)
     int size = ibex_rt.boot.size, me = ibex_rt.boot.rank;
     ibex_group_init();
     ibex_comm_ctx_init();
-    ibex_handle_table_init(&comm_table, IBEX_KIND_COMM, IBEX_HANDLE_INDEX(MPI_COMM_SELF) + 1);
+    ibex_handle_table_init(&ibex_comm_handles, IBEX_KIND_COMM,
+                           IBEX_HANDLE_INDEX(MPI_COMM_SELF) + 1);
     int *ranks = malloc((size_t)size * sizeof(int));
     if (!ranks)
         goto err_nomem;
@@ -157,7 +158,7 @@ err_world:
     ibex_comm_world = NULL;
 err_nomem:
     ibex_error(CORE, "out of memory creating MPI_COMM_WORLD / MPI_COMM_SELF (%d ranks)", size);
-    ibex_handle_table_fini(&comm_table);
+    ibex_handle_table_fini(&ibex_comm_handles);
     ibex_group_fini();
     return IBEX_ERR_NO_MEMORY;
 }
@@ -165,14 +166,14 @@ err_nomem:
 /* Communicators the program did not free go with the predefined ones. */
 void ibex_comm_fini(void)
 {
-    for (int i = comm_table.first_dynamic; i < comm_table.capacity; i++)
-        if (comm_table.objs[i])
-            comm_destroy(comm_table.objs[i]);
+    for (int i = ibex_comm_handles.first_dynamic; i < ibex_comm_handles.capacity; i++)
+        if (ibex_comm_handles.objs[i])
+            comm_destroy(ibex_comm_handles.objs[i]);
     if (ibex_comm_self)
         comm_destroy(ibex_comm_self);
     if (ibex_comm_world)
         comm_destroy(ibex_comm_world);
     ibex_comm_self = ibex_comm_world = NULL;
-    ibex_handle_table_fini(&comm_table);
+    ibex_handle_table_fini(&ibex_comm_handles);
     ibex_group_fini();
 }

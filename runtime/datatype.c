@@ -92,11 +92,11 @@ typedef struct dt_predef {
 } dt_predef_t;
 
 static dt_predef_t dt_predef[IBEX_DT_PREDEFINED_COUNT];
-static ibex_handle_table_t dt_table;
+ibex_handle_table_t ibex_dt_handles;
 
 ibex_dt_t *ibex_dt_get(MPI_Datatype handle)
 {
-    return ibex_handle_get(&dt_table, handle);
+    return ibex_handle_get(&ibex_dt_handles, handle);
 }
 
 static dt_predef_t *predef_begin(int index, const char *name, size_t align)
@@ -193,22 +193,22 @@ static void predef_build(void)
 
 ibex_status_t ibex_dt_init(void)
 {
-    ibex_handle_table_init(&dt_table, IBEX_KIND_DATATYPE, IBEX_DT_PREDEFINED_COUNT);
+    ibex_handle_table_init(&ibex_dt_handles, IBEX_KIND_DATATYPE, IBEX_DT_PREDEFINED_COUNT);
     predef_build();
     /* Index 0 is MPI_DATATYPE_NULL: left empty so that looking it up fails. */
     for (int i = 1; i < IBEX_DT_PREDEFINED_COUNT; i++)
-        ibex_handle_set(&dt_table, i, &dt_predef[i].dt);
+        ibex_handle_set(&ibex_dt_handles, i, &dt_predef[i].dt);
     return IBEX_OK;
 }
 
 void ibex_dt_fini(void)
 {
     /* Types the program never freed die with the table; nothing can use them after Finalize. */
-    for (int i = IBEX_DT_PREDEFINED_COUNT; i < dt_table.capacity; i++) {
-        if (dt_table.objs[i])
-            ibex_dt_destroy(dt_table.objs[i]);
+    for (int i = IBEX_DT_PREDEFINED_COUNT; i < ibex_dt_handles.capacity; i++) {
+        if (ibex_dt_handles.objs[i])
+            ibex_dt_destroy(ibex_dt_handles.objs[i]);
     }
-    ibex_handle_table_fini(&dt_table);
+    ibex_handle_table_fini(&ibex_dt_handles);
 }
 
 ibex_dt_t *ibex_dt_alloc(void)
@@ -251,7 +251,7 @@ bool ibex_dt_prefix_build(ibex_dt_t *dt)
 
 int ibex_dt_register(ibex_dt_t *dt)
 {
-    int handle = ibex_handle_alloc(&dt_table, dt);
+    int handle = ibex_handle_alloc(&ibex_dt_handles, dt);
     if (handle >= 0)
         dt->handle = handle;
     return handle;
@@ -261,7 +261,7 @@ void ibex_dt_unregister(ibex_dt_t *dt)
 {
     if (dt->predefined || dt->handle == MPI_DATATYPE_NULL)
         return;
-    ibex_handle_release(&dt_table, dt->handle);
+    ibex_handle_release(&ibex_dt_handles, dt->handle);
     dt->handle = MPI_DATATYPE_NULL;
 }
 

@@ -19,8 +19,8 @@ static ibex_tl_component_t *const tl_components[MAX_TL] = {&ibex_tl_self, &ibex_
                                                            &ibex_tl_verbs};
 static ibex_tl_inst_t tl_insts[MAX_TL];
 static int tl_count;
-static ibex_ep_t *eps;
-static int ep_total;
+ibex_ep_t *ibex_ep_table;
+int ibex_ep_table_size;
 static ibex_pending_t *pending_free;
 static int eps_backlogged; /* endpoints with a backlog: progress skips the scan when 0 */
 
@@ -79,6 +79,8 @@ static ibex_status_t tl_open_one(ibex_tl_component_t *comp, const ibex_tl_params
     }
     inst->comp = comp;
     inst->eager_limit = ibex_proto_eager_limit(&inst->caps);
+    inst->loopback = comp == &ibex_tl_self;
+    inst->queued = 0;
     tl_count++;
 
     char addr[65536];
@@ -121,26 +123,26 @@ ibex_status_t ibex_ep_open_transports(void)
         ibex_error(TL, "no transport could be opened (IBEX_TRANSPORTS=%s)", ibex_config.transports);
         return IBEX_ERR_NO_DEVICE;
     }
-    eps = calloc((size_t)b->size, sizeof(*eps));
-    if (!eps)
+    ibex_ep_table = calloc((size_t)b->size, sizeof(*ibex_ep_table));
+    if (!ibex_ep_table)
         return IBEX_ERR_NO_MEMORY;
-    ep_total = b->size;
+    ibex_ep_table_size = b->size;
     for (int i = 0; i < b->size; i++)
-        eps[i].world_rank = i;
+        ibex_ep_table[i].world_rank = i;
     return IBEX_OK;
 }
 
 void ibex_ep_close_transports(void)
 {
-    for (int i = 0; i < ep_total; i++)
-        if (eps[i].connected)
-            eps[i].tl->comp->ops.ep_destroy(eps[i].tl_ep);
+    for (int i = 0; i < ibex_ep_table_size; i++)
+        if (ibex_ep_table[i].connected)
+            ibex_ep_table[i].tl->comp->ops.ep_destroy(ibex_ep_table[i].tl_ep);
     for (int i = tl_count - 1; i >= 0; i--)
         tl_insts[i].comp->ops.close(tl_insts[i].tl);
     tl_count = 0;
-    free(eps);
-    eps = NULL;
-    ep_total = 0;
+    free(ibex_ep_table);
+    ibex_ep_table = NULL;
+    ibex_ep_table_size = 0;
     eps_backlogged = 0;
     while (pending_free) {
         ibex_pending_t *next = pending_free->next;
@@ -161,12 +163,7 @@ ibex_tl_inst_t *ibex_ep_transport(int i)
 
 int ibex_ep_count(void)
 {
-    return ep_total;
-}
-
-ibex_ep_t *ibex_ep_peek(int world_rank)
-{
-    return (world_rank >= 0 && world_rank < ep_total) ? &eps[world_rank] : NULL;
+    return ibex_ep_table_size;
 }
 
 /* The dispatch: the first open transport, in preference order, that reaches the peer. */
@@ -213,18 +210,16 @@ static ibex_status_t ep_connect(ibex_ep_t *ep)
     return IBEX_OK;
 }
 
-ibex_status_t ibex_ep_get(int world_rank, ibex_ep_t **ep_p)
+ibex_status_t ibex_ep_connect_first(int world_rank, ibex_ep_t **ep_p)
 {
-    ibex_ep_t *ep = &eps[world_rank];
-    if (!ep->connected) {
-        if (ep->failed)
-            return ep->fail_status;
-        ibex_status_t st = ep_connect(ep);
-        if (st != IBEX_OK) {
-            ep->failed = true;
-            ep->fail_status = st;
-            return st;
-        }
+    ibex_ep_t *ep = &ibex_ep_table[world_rank];
+    if (ep->failed)
+        return ep->fail_status;
+    ibex_status_t st = ep_connect(ep);
+    if (st != IBEX_OK) {
+        ep->failed = true;
+        ep->fail_status = st;
+        return st;
     }
     *ep_p = ep;
     return IBEX_OK;
@@ -265,7 +260,7 @@ ibex_status_t ibex_ep_send_ctl(ibex_ep_t *ep, const ibex_ctl_hdr_t *ctl)
         return ep->fail_status;
     size_t len = ctl_len(ctl);
     if (!ep->pending_head) {
-        ibex_status_t st = ep->tl->comp->ops.send(ep->tl_ep, ctl, len, NULL, 0);
+        ibex_status_t st = ibex_ep_tl_send(ep, ctl, len, NULL, 0);
         if (st != IBEX_ERR_AGAIN)
             return st;
     }
@@ -295,7 +290,7 @@ static int ep_flush(ibex_ep_t *ep)
         if (p->req)
             st = ibex_proto_send_match(p->req);
         else
-            st = ep->tl->comp->ops.send(ep->tl_ep, &p->ctl, p->len, NULL, 0);
+            st = ibex_ep_tl_send(ep, &p->ctl, p->len, NULL, 0);
         if (st == IBEX_ERR_AGAIN)
             break;
         ep->pending_head = p->next;
@@ -315,9 +310,9 @@ int ibex_ep_progress_pending(void)
     if (eps_backlogged == 0)
         return 0;
     int n = 0;
-    for (int i = 0; i < ep_total; i++)
-        if (eps[i].pending_head)
-            n += ep_flush(&eps[i]);
+    for (int i = 0; i < ibex_ep_table_size; i++)
+        if (ibex_ep_table[i].pending_head)
+            n += ep_flush(&ibex_ep_table[i]);
     return n;
 }
 
@@ -366,18 +361,29 @@ bool ibex_ep_busy(void)
 {
     if (eps_backlogged > 0)
         return true;
-    for (int i = 0; i < ep_total; i++)
-        if (eps[i].inflight)
+    for (int i = 0; i < ibex_ep_table_size; i++)
+        if (ibex_ep_table[i].inflight)
             return true;
     return false;
 }
 
 /* The progress engine's one loop: every open transport, then the backlogs. Here, next to the
- * transport table, because every wait spins on it. */
+ * transport table, because every wait spins on it. The loopback transport has nothing to deliver
+ * unless this process sent to itself, so an idle poll skips it. */
 int ibex_progress(void)
 {
     int n = 0;
-    for (int i = 0; i < tl_count; i++)
-        n += tl_insts[i].comp->ops.progress(tl_insts[i].tl);
+    for (int i = 0; i < tl_count; i++) {
+        ibex_tl_inst_t *inst = &tl_insts[i];
+        if (inst->loopback) {
+            if (inst->queued == 0)
+                continue;
+            int k = inst->comp->ops.progress(inst->tl);
+            inst->queued -= k;
+            n += k;
+            continue;
+        }
+        n += inst->comp->ops.progress(inst->tl);
+    }
     return eps_backlogged ? n + ibex_ep_progress_pending() : n;
 }

@@ -14,6 +14,7 @@
 
 #include <mpi.h>
 
+#include "ibex_handle.h"
 #include "ibex_status.h"
 
 #define IBEX_MAX_CONTEXT_IDS 8192
@@ -47,6 +48,8 @@ extern ibex_comm_t *ibex_comm_self;
 
 /* The communicator of a handle, or NULL if it is not a live communicator. */
 ibex_comm_t *ibex_comm_get(MPI_Comm handle);
+/* The communicator handle table behind ibex_comm_get, read inline by the p2p fast path. */
+extern ibex_handle_table_t ibex_comm_handles;
 ibex_group_t *ibex_group_get(MPI_Group handle);
 
 static inline int ibex_comm_world_rank(const ibex_comm_t *comm, int rank)

@@ -15,6 +15,7 @@
 
 #include <mpi.h>
 
+#include "ibex_handle.h"
 #include "ibex_status.h"
 
 typedef struct ibex_dt_block {
@@ -43,6 +44,8 @@ typedef struct ibex_dt {
 
 /* The datatype of a handle, or NULL if it is not a live datatype. */
 ibex_dt_t *ibex_dt_get(MPI_Datatype handle);
+/* The datatype handle table behind ibex_dt_get, read inline by the p2p fast path. */
+extern ibex_handle_table_t ibex_dt_handles;
 
 struct ibex_comm;
 /* Checks a datatype handle at the MPI boundary (live, and committed when need_commit); raises

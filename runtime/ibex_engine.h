@@ -13,6 +13,10 @@ typedef struct ibex_tl_inst {
     ibex_tl_t *tl;
     ibex_tl_caps_t caps;
     size_t eager_limit; /* payload bytes, from ibex_proto_eager_limit */
+    /* self delivers only what this process sent through it: progress polls it only while
+     * `queued` (sends accepted minus messages delivered) is above 0 */
+    bool loopback;
+    long queued;
 } ibex_tl_inst_t;
 
 /* A pending outgoing message: a request to (re)start, or a copied control message. */
@@ -57,9 +61,35 @@ typedef struct ibex_umsg {
 /* ep.c: the dispatch. */
 ibex_status_t ibex_ep_open_transports(void);
 void ibex_ep_close_transports(void);
+/* Endpoints by world rank (ep.c); read inline on the send path. */
+extern ibex_ep_t *ibex_ep_table;
+extern int ibex_ep_table_size;
+/* ibex_ep_get's first use of a peer: connect (or report why it cannot be reached). */
+ibex_status_t ibex_ep_connect_first(int world_rank, ibex_ep_t **ep_p);
 /* The endpoint of a world rank, connecting on first use. */
-ibex_status_t ibex_ep_get(int world_rank, ibex_ep_t **ep_p);
-ibex_ep_t *ibex_ep_peek(int world_rank);
+static inline ibex_status_t ibex_ep_get(int world_rank, ibex_ep_t **ep_p)
+{
+    ibex_ep_t *ep = &ibex_ep_table[world_rank];
+    if (__builtin_expect(!ep->connected, 0))
+        return ibex_ep_connect_first(world_rank, ep_p);
+    *ep_p = ep;
+    return IBEX_OK;
+}
+static inline ibex_ep_t *ibex_ep_peek(int world_rank)
+{
+    return (world_rank >= 0 && world_rank < ibex_ep_table_size) ? &ibex_ep_table[world_rank] : NULL;
+}
+/* Hands one message to the peer's transport (send() of transport.h: IBEX_ERR_AGAIN = nothing
+ * done). Every send of the engine goes through here, so the loopback count stays exact. */
+static inline ibex_status_t ibex_ep_tl_send(ibex_ep_t *ep, const void *hdr, size_t hdr_len,
+                                            const void *payload, size_t len)
+{
+    ibex_tl_inst_t *tl = ep->tl;
+    ibex_status_t st = tl->comp->ops.send(ep->tl_ep, hdr, hdr_len, payload, len);
+    if (tl->loopback && st == IBEX_OK)
+        tl->queued++;
+    return st;
+}
 /* Sends a control message (queued behind pending ones when the transport is full). */
 ibex_status_t ibex_ep_send_ctl(ibex_ep_t *ep, const ibex_ctl_hdr_t *ctl);
 /* Queues a request's match message behind the transport's backlog. */
@@ -87,6 +117,10 @@ int ibex_ep_num_transports(void);
  * Returns IBEX_OK when handed to the transport, IBEX_ERR_AGAIN when it must wait. */
 ibex_status_t ibex_proto_send_start(ibex_req_t *req);
 ibex_status_t ibex_proto_send_match(ibex_req_t *req);
+/* A blocking standard send done without a request when its eager message goes at once;
+ * IBEX_ERR_AGAIN (nothing done) sends the caller down the request path. */
+ibex_status_t ibex_proto_send_now(const void *buf, int count, ibex_dt_t *dt, int dest, int tag,
+                                  ibex_comm_t *comm);
 /* proto_recv.c: the transport's receive callback. */
 ibex_status_t ibex_proto_recv_cb(void *arg, int src_world, const void *data, size_t len);
 /* A receive took an unexpected message: move its data / start the rendezvous. Frees umsg. */

@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <mpi.h>
+
 typedef struct ibex_match_entry {
     struct ibex_match_entry *next, *prev;
     int src; /* a rank, or MPI_ANY_SOURCE for a posted receive */
@@ -33,7 +35,10 @@ typedef struct ibex_match_queue {
 void ibex_match_list_append(ibex_match_list_t *list, ibex_match_entry_t *entry);
 void ibex_match_list_remove(ibex_match_list_t *list, ibex_match_entry_t *entry);
 /* True when a receive (src, tag) — wildcards allowed — takes a message (msg_src, msg_tag). */
-bool ibex_match_fits(int src, int tag, int msg_src, int msg_tag);
+static inline bool ibex_match_fits(int src, int tag, int msg_src, int msg_tag)
+{
+    return (src == msg_src || src == MPI_ANY_SOURCE) && (tag == msg_tag || tag == MPI_ANY_TAG);
+}
 /* First posted receive that takes message (src, tag); removed from the queue. */
 ibex_match_entry_t *ibex_match_take_posted(ibex_match_queue_t *q, int src, int tag);
 /* First unexpected message that receive (src, tag) takes; removed if remove is true. */

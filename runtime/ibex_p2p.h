@@ -45,7 +45,14 @@ ibex_status_t ibex_coll_sendrecv(const void *sbuf, int scount, MPI_Datatype sdt,
 
 /* Matching state of a context id, created on first use (a message may arrive for a context
  * before this process has created the communicator). */
-struct ibex_match_queue *ibex_match_queue_get(uint32_t context_id);
+extern struct ibex_match_queue *ibex_match_queues[IBEX_MAX_CONTEXT_IDS];
+struct ibex_match_queue *ibex_match_queue_make(uint32_t context_id);
+static inline struct ibex_match_queue *ibex_match_queue_get(uint32_t context_id)
+{
+    if (__builtin_expect(context_id < IBEX_MAX_CONTEXT_IDS && ibex_match_queues[context_id], 1))
+        return ibex_match_queues[context_id];
+    return ibex_match_queue_make(context_id);
+}
 void ibex_match_queue_put(uint32_t context_id);
 
 /* MPI_Alloc_mem / Free_mem: memory the network transport can use without registering per

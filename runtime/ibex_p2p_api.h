@@ -7,11 +7,34 @@
 
 #include "ibex_engine.h"
 #include "ibex_err.h"
+#include "ibex_runtime.h"
 
 /* Checks (buf, count, datatype, peer, tag, comm) of a send or receive. */
 int ibex_p2p_check_args(const char *call, const void *buf, int count, MPI_Datatype datatype,
                         int peer, int tag, MPI_Comm comm, bool is_recv, ibex_comm_t **comm_p,
                         ibex_dt_t **dt_p);
+/* ibex_p2p_check_args for the common case, inline: when every check passes it costs two table
+ * loads and a few compares; at the first doubt the full check runs and raises the error (so the
+ * classes, their order and the messages are those of ibex_p2p_check_args). */
+static inline int ibex_p2p_args(const char *call, const void *buf, int count, MPI_Datatype datatype,
+                                int peer, int tag, MPI_Comm comm, bool is_recv,
+                                ibex_comm_t **comm_p, ibex_dt_t **dt_p)
+{
+    ibex_comm_t *c;
+    ibex_dt_t *dt;
+    if (__builtin_expect(ibex_rt.initialized && !ibex_rt.finalized, 1) &&
+        (c = ibex_handle_get(&ibex_comm_handles, comm)) != NULL &&
+        (dt = ibex_handle_get(&ibex_dt_handles, datatype)) != NULL && dt->committed && count >= 0 &&
+        (buf || count == 0 || !dt->predefined) &&
+        ((unsigned)tag <= (unsigned)ibex_tag_ub || (is_recv && tag == MPI_ANY_TAG)) &&
+        ((unsigned)peer < (unsigned)c->size || peer == MPI_PROC_NULL ||
+         (is_recv && peer == MPI_ANY_SOURCE))) {
+        *comm_p = c;
+        *dt_p = dt;
+        return MPI_SUCCESS;
+    }
+    return ibex_p2p_check_args(call, buf, count, datatype, peer, tag, comm, is_recv, comm_p, dt_p);
+}
 /* Raises the error of a completed request through its communicator's handler. */
 int ibex_p2p_req_error(ibex_req_t *req, const char *call);
 /* Copies a completed request's status out (st may be MPI_STATUS_IGNORE). */
@@ -26,6 +49,10 @@ int ibex_p2p_finish(ibex_req_t *req, MPI_Request *handle, MPI_Status *st, const 
 int ibex_p2p_send_req(const char *call, const void *buf, int count, MPI_Datatype datatype, int dest,
                       int tag, MPI_Comm comm, ibex_send_mode_t mode, bool start,
                       ibex_req_t **req_p);
+/* ibex_p2p_send_req with the arguments already checked (comm and datatype looked up). */
+int ibex_p2p_send_req_on(const char *call, const void *buf, int count, ibex_dt_t *dt, int dest,
+                         int tag, ibex_comm_t *comm, ibex_send_mode_t mode, bool start,
+                         ibex_req_t **req_p);
 int ibex_p2p_recv_req(const char *call, void *buf, int count, MPI_Datatype datatype, int src,
                       int tag, MPI_Comm comm, bool start, ibex_req_t **req_p);
 /* Starts an inactive request (MPI_Start, and the non-persistent calls). */

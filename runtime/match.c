@@ -15,7 +15,8 @@ void ibex_match_list_append(ibex_match_list_t *list, ibex_match_entry_t *entry)
     list->length++;
 }
 
-void ibex_match_list_remove(ibex_match_list_t *list, ibex_match_entry_t *entry)
+/* Static, so that the searches below inline it (exported functions cannot be, in a library). */
+static inline void list_unlink(ibex_match_list_t *list, ibex_match_entry_t *entry)
 {
     if (entry->prev)
         entry->prev->next = entry->next;
@@ -29,16 +30,16 @@ void ibex_match_list_remove(ibex_match_list_t *list, ibex_match_entry_t *entry)
     list->length--;
 }
 
-bool ibex_match_fits(int src, int tag, int msg_src, int msg_tag)
+void ibex_match_list_remove(ibex_match_list_t *list, ibex_match_entry_t *entry)
 {
-    return (src == msg_src || src == MPI_ANY_SOURCE) && (tag == msg_tag || tag == MPI_ANY_TAG);
+    list_unlink(list, entry);
 }
 
 ibex_match_entry_t *ibex_match_take_posted(ibex_match_queue_t *q, int src, int tag)
 {
     for (ibex_match_entry_t *e = q->posted.head; e; e = e->next) {
         if (ibex_match_fits(e->src, e->tag, src, tag)) {
-            ibex_match_list_remove(&q->posted, e);
+            list_unlink(&q->posted, e);
             return e;
         }
     }
@@ -50,7 +51,7 @@ ibex_match_entry_t *ibex_match_find_unexpected(ibex_match_queue_t *q, int src, i
     for (ibex_match_entry_t *e = q->unexpected.head; e; e = e->next) {
         if (ibex_match_fits(src, tag, e->src, e->tag)) {
             if (remove)
-                ibex_match_list_remove(&q->unexpected, e);
+                list_unlink(&q->unexpected, e);
             return e;
         }
     }

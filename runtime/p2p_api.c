@@ -12,11 +12,20 @@ static int wait_finish(ibex_req_t *req, MPI_Status *st, const char *call)
     return ibex_p2p_finish(req, NULL, st, call, true);
 }
 
-static int send_blocking(const char *call, const void *buf, int count, MPI_Datatype dt, int dest,
-                         int tag, MPI_Comm comm, ibex_send_mode_t mode)
+static int send_blocking(const char *call, const void *buf, int count, MPI_Datatype datatype,
+                         int dest, int tag, MPI_Comm comm, ibex_send_mode_t mode)
 {
+    ibex_comm_t *c;
+    ibex_dt_t *dt;
     ibex_req_t *req;
-    int rc = ibex_p2p_send_req(call, buf, count, dt, dest, tag, comm, mode, true, &req);
+    int rc = ibex_p2p_args(call, buf, count, datatype, dest, tag, comm, false, &c, &dt);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    /* a ready send is a standard one here: both may go out without a request */
+    if ((mode == IBEX_SEND_STANDARD || mode == IBEX_SEND_READY) &&
+        ibex_proto_send_now(buf, count, dt, dest, tag, c) == IBEX_OK)
+        return MPI_SUCCESS;
+    rc = ibex_p2p_send_req_on(call, buf, count, dt, dest, tag, c, mode, true, &req);
     if (rc != MPI_SUCCESS)
         return rc;
     return wait_finish(req, MPI_STATUS_IGNORE, call);

@@ -62,7 +62,7 @@ static void req_proc_null(ibex_req_t *req)
 
 static void recv_start(ibex_req_t *req)
 {
-    ibex_match_queue_t *q = ibex_match_queue_get(req->comm->context_id + (req->coll ? 1 : 0));
+    ibex_match_queue_t *q = req->coll ? req->comm->coll : req->comm->pt2pt;
     ibex_umsg_t *u = (ibex_umsg_t *)ibex_match_find_unexpected(q, req->peer, req->tag, true);
     if (u) {
         ibex_proto_recv_matched(req, u);
@@ -123,9 +123,16 @@ int ibex_p2p_send_req(const char *call, const void *buf, int count, MPI_Datatype
 {
     ibex_comm_t *c;
     ibex_dt_t *dt;
-    int rc = ibex_p2p_check_args(call, buf, count, datatype, dest, tag, comm, false, &c, &dt);
+    int rc = ibex_p2p_args(call, buf, count, datatype, dest, tag, comm, false, &c, &dt);
     if (rc != MPI_SUCCESS)
         return rc;
+    return ibex_p2p_send_req_on(call, buf, count, dt, dest, tag, c, mode, start, req_p);
+}
+
+int ibex_p2p_send_req_on(const char *call, const void *buf, int count, ibex_dt_t *dt, int dest,
+                         int tag, ibex_comm_t *c, ibex_send_mode_t mode, bool start,
+                         ibex_req_t **req_p)
+{
     ibex_req_t *req = req_fill(IBEX_REQ_SEND, buf, count, dt, dest, tag, c, false);
     if (!req)
         return ibex_mpi_error(c, MPI_ERR_NO_MEM, call, "out of memory for a request");
@@ -144,7 +151,7 @@ int ibex_p2p_recv_req(const char *call, void *buf, int count, MPI_Datatype datat
 {
     ibex_comm_t *c;
     ibex_dt_t *dt;
-    int rc = ibex_p2p_check_args(call, buf, count, datatype, src, tag, comm, true, &c, &dt);
+    int rc = ibex_p2p_args(call, buf, count, datatype, src, tag, comm, true, &c, &dt);
     if (rc != MPI_SUCCESS)
         return rc;
     ibex_req_t *req = req_fill(IBEX_REQ_RECV, buf, count, dt, src, tag, c, false);
@@ -156,13 +163,18 @@ int ibex_p2p_recv_req(const char *call, void *buf, int count, MPI_Datatype datat
     return MPI_SUCCESS;
 }
 
-void ibex_p2p_status_out(const ibex_req_t *req, MPI_Status *st)
+static inline void status_out(const ibex_req_t *req, MPI_Status *st)
 {
     if (st == MPI_STATUS_IGNORE)
         return;
     int err = st->MPI_ERROR; /* single-completion calls leave MPI_ERROR alone */
     *st = req->status;
     st->MPI_ERROR = err;
+}
+
+void ibex_p2p_status_out(const ibex_req_t *req, MPI_Status *st)
+{
+    status_out(req, st);
 }
 
 static const char *req_what(const ibex_req_t *req)
@@ -185,7 +197,13 @@ int ibex_p2p_req_error(ibex_req_t *req, const char *call)
 int ibex_p2p_finish(ibex_req_t *req, MPI_Request *handle, MPI_Status *st, const char *call,
                     bool raise)
 {
-    ibex_p2p_status_out(req, st);
+    status_out(req, st);
+    if (__builtin_expect(req->error == IBEX_OK && !req->persistent, 1)) {
+        ibex_req_release(req);
+        if (handle)
+            *handle = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+    }
     int cls = ibex_err_class_of(req->error);
     if (req->error != IBEX_OK && raise)
         cls = ibex_p2p_req_error(req, call);

@@ -21,23 +21,23 @@ const char *ibex_proto_hdr_name(int type)
 }
 
 /* Matching state per context id, made on first use. */
-static ibex_match_queue_t *ctx_queues[IBEX_MAX_CONTEXT_IDS];
+ibex_match_queue_t *ibex_match_queues[IBEX_MAX_CONTEXT_IDS];
 
-ibex_match_queue_t *ibex_match_queue_get(uint32_t context_id)
+ibex_match_queue_t *ibex_match_queue_make(uint32_t context_id)
 {
     ibex_assert(context_id < IBEX_MAX_CONTEXT_IDS);
-    if (!ctx_queues[context_id]) {
-        ctx_queues[context_id] = calloc(1, sizeof(ibex_match_queue_t));
-        ibex_assert(ctx_queues[context_id] != NULL);
+    if (!ibex_match_queues[context_id]) {
+        ibex_match_queues[context_id] = calloc(1, sizeof(ibex_match_queue_t));
+        ibex_assert(ibex_match_queues[context_id] != NULL);
     }
-    return ctx_queues[context_id];
+    return ibex_match_queues[context_id];
 }
 
 /* Queues live until finalize: a message for a freed communicator's context stays unexpected
  * (an erroneous program), and the context id can be reused safely once both queues drain. */
 void ibex_match_queue_put(uint32_t context_id)
 {
-    ibex_match_queue_t *q = ctx_queues[context_id];
+    ibex_match_queue_t *q = ibex_match_queues[context_id];
     if (q && q->unexpected.length > 0)
         ibex_warn(PROTO, "communicator with context %u freed with %zu unreceived messages",
                   context_id, q->unexpected.length);
@@ -46,7 +46,7 @@ void ibex_match_queue_put(uint32_t context_id)
 void ibex_proto_fail_posted(int world_rank, ibex_status_t why)
 {
     for (int i = 0; i < IBEX_MAX_CONTEXT_IDS; i++) {
-        ibex_match_queue_t *q = ctx_queues[i];
+        ibex_match_queue_t *q = ibex_match_queues[i];
         ibex_match_entry_t *e = q ? q->posted.head : NULL;
         while (e) {
             ibex_req_t *req = (ibex_req_t *)e;
@@ -63,7 +63,7 @@ void ibex_proto_fail_posted(int world_rank, ibex_status_t why)
 static void ctx_queues_free(void)
 {
     for (int i = 0; i < IBEX_MAX_CONTEXT_IDS; i++) {
-        ibex_match_queue_t *q = ctx_queues[i];
+        ibex_match_queue_t *q = ibex_match_queues[i];
         if (!q)
             continue;
         while (q->unexpected.head) {
@@ -72,7 +72,7 @@ static void ctx_queues_free(void)
             free(e);
         }
         free(q);
-        ctx_queues[i] = NULL;
+        ibex_match_queues[i] = NULL;
     }
 }
 

@@ -58,7 +58,7 @@ ibex_status_t ibex_proto_rndv_send_rts(ibex_req_t *req)
         tl->comp->ops.mem_pack_rkey(tl->tl, req->mem, rts.rkey);
     }
     size_t len = offsetof(ibex_rts_hdr_t, rkey) + rts.m.rkey_len;
-    ibex_status_t st = tl->comp->ops.send(req->ep->tl_ep, &rts, len, NULL, 0);
+    ibex_status_t st = ibex_ep_tl_send(req->ep, &rts, len, NULL, 0);
     if (st == IBEX_ERR_AGAIN)
         return st;
     if (st != IBEX_OK)

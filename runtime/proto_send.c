@@ -13,17 +13,17 @@
 static char *eager_scratch;
 static size_t eager_scratch_len;
 
-static const void *eager_payload(ibex_req_t *req)
+static const void *eager_payload(const void *buf, int count, ibex_dt_t *dt, size_t bytes)
 {
-    if (ibex_dt_is_contig(req->dt, req->count))
-        return (const char *)req->buf + req->dt->true_lb;
-    if (req->bytes > eager_scratch_len) {
-        char *p = realloc(eager_scratch, req->bytes);
+    if (ibex_dt_is_contig(dt, count))
+        return (const char *)buf + dt->true_lb;
+    if (bytes > eager_scratch_len) {
+        char *p = realloc(eager_scratch, bytes);
         ibex_assert(p != NULL);
         eager_scratch = p;
-        eager_scratch_len = req->bytes;
+        eager_scratch_len = bytes;
     }
-    ibex_dt_pack(req->buf, req->count, req->dt, 0, eager_scratch, req->bytes);
+    ibex_dt_pack(buf, count, dt, 0, eager_scratch, bytes);
     return eager_scratch;
 }
 
@@ -46,9 +46,9 @@ static ibex_status_t send_eager(ibex_req_t *req)
     match_hdr_fill(req, &h, IBEX_HDR_EAGER);
     if (req->mode == IBEX_SEND_SYNC)
         h.flags |= IBEX_HDR_FLAG_SYNC;
-    const void *payload = req->bytes ? eager_payload(req) : NULL;
-    ibex_status_t st =
-        req->ep->tl->comp->ops.send(req->ep->tl_ep, &h, sizeof(h), payload, req->bytes);
+    const void *payload =
+        req->bytes ? eager_payload(req->buf, req->count, req->dt, req->bytes) : NULL;
+    ibex_status_t st = ibex_ep_tl_send(req->ep, &h, sizeof(h), payload, req->bytes);
     if (st == IBEX_ERR_AGAIN)
         return st;
     if (st != IBEX_OK || req->mode != IBEX_SEND_SYNC)
@@ -95,7 +95,10 @@ ibex_status_t ibex_proto_send_start(ibex_req_t *req)
     }
     req->ep = ep;
     req->seq = ep->send_seq++;
-    req->proto = (uint8_t)ibex_proto_choose(&ep->tl->caps, req->bytes);
+    /* eager_limit is ibex_proto_eager_limit(caps), computed once when the transport opened */
+    req->proto = req->bytes <= ep->tl->eager_limit
+                     ? IBEX_PROTO_EAGER
+                     : (uint8_t)ibex_proto_choose(&ep->tl->caps, req->bytes);
     if (req->proto != IBEX_PROTO_EAGER) {
         st = rndv_prepare(req);
         if (st != IBEX_OK) {
@@ -110,5 +113,36 @@ ibex_status_t ibex_proto_send_start(ibex_req_t *req)
     if (!ibex_ep_has_backlog(ep) && ibex_proto_send_match(req) != IBEX_ERR_AGAIN)
         return IBEX_OK;
     ibex_ep_queue_req(ep, req);
+    return IBEX_OK;
+}
+
+/*
+ * A blocking standard send whose whole message is one eager send the transport takes at once
+ * needs no request: nothing waits for an answer (no ACK, CTS or FIN), and on IBEX_OK the
+ * transport no longer needs the buffer. Open MPI's ob1 does the same ("sendi"). Anything else
+ * (MPI_PROC_NULL, a peer not yet connected or failed, a backlog, rendezvous size, a full
+ * transport, an error) returns IBEX_ERR_AGAIN having done nothing: the caller then takes the
+ * request path, which handles and reports every case.
+ */
+ibex_status_t ibex_proto_send_now(const void *buf, int count, ibex_dt_t *dt, int dest, int tag,
+                                  ibex_comm_t *comm)
+{
+    if (dest < 0)
+        return IBEX_ERR_AGAIN;
+    ibex_ep_t *ep = &ibex_ep_table[ibex_comm_world_rank(comm, dest)];
+    size_t bytes = (size_t)count * dt->size;
+    if (!ep->connected || ep->failed || ibex_ep_has_backlog(ep) || bytes > ep->tl->eager_limit)
+        return IBEX_ERR_AGAIN;
+    ibex_match_hdr_t h = {.type = IBEX_HDR_EAGER,
+                          .ctx = comm->context_id,
+                          .src = comm->rank,
+                          .tag = tag,
+                          .seq = ep->send_seq};
+    const void *payload = bytes ? eager_payload(buf, count, dt, bytes) : NULL;
+    if (ibex_ep_tl_send(ep, &h, sizeof(h), payload, bytes) != IBEX_OK)
+        return IBEX_ERR_AGAIN;
+    ep->send_seq++;
+    ibex_trace(PROTO, "send %zu bytes to rank %d tag %d seq %u eager, no request", bytes,
+               ep->world_rank, tag, h.seq);
     return IBEX_OK;
 }

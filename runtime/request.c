@@ -89,8 +89,13 @@ void ibex_req_complete(ibex_req_t *req, ibex_status_t error)
 
 void ibex_req_release(ibex_req_t *req)
 {
-    ibex_comm_release(req->comm);
-    if (req->dt)
+    /* the last reference of a communicator or a derived datatype frees it, out of line */
+    ibex_comm_t *comm = req->comm;
+    if (comm && comm->refcount > 1)
+        comm->refcount--;
+    else
+        ibex_comm_release(comm);
+    if (req->dt && !req->dt->predefined)
         ibex_dt_release(req->dt);
     if (req->handle != MPI_REQUEST_NULL)
         ibex_handle_release(&req_table, req->handle);
@@ -117,7 +122,7 @@ void ibex_req_pool_fini(void)
 
 /* Spin while work may be near; yield the core when idle for a while, or at once when the node
  * runs more ranks than cores (a spinning rank would steal the core its peer needs). */
-void ibex_wait_step(int *idle_polls)
+static inline void wait_step(int *idle_polls)
 {
     if (ibex_progress() > 0) {
         *idle_polls = 0;
@@ -131,9 +136,14 @@ void ibex_wait_step(int *idle_polls)
         sched_yield();
 }
 
+void ibex_wait_step(int *idle_polls)
+{
+    wait_step(idle_polls);
+}
+
 void ibex_req_wait_complete(ibex_req_t *req)
 {
     int idle = 0;
     while (!req->complete)
-        ibex_wait_step(&idle);
+        wait_step(&idle);
 }

@@ -32,6 +32,7 @@
 #define VERBS_CM_GRH        40
 #define VERBS_CM_RETRY_NS   2000000ull   /* first retransmission of a handshake step */
 #define VERBS_CM_BACKOFF_NS 500000000ull /* longest interval between retransmissions */
+#define VERBS_REPOST_BATCH  8            /* receive buffers reposted to the SRQ in one call */
 
 /* Immediate data of every SEND: credits returned to the receiver of the SEND (low 16 bits) and
  * whether the message is only that (no payload for recv_cb). */
@@ -145,6 +146,9 @@ struct ibex_tl_ep {
     uint64_t cm_gap;               /* current retransmission interval */
     uint64_t cm_warned;            /* waited this long when we last warned */
     struct ibex_tl_ep *cm_next_ep; /* in tl->cm_wait */
+    /* receive data path (verbs_send.c): buffers of this peer accepted by recv_cb and waiting in
+     * the repost batch; they earn credits only once reposted */
+    uint32_t held;
 };
 
 struct ibex_tl {
@@ -187,6 +191,13 @@ struct ibex_tl {
     ibex_tl_ep_t *cm_wait;              /* eps in REQ_SENT or WAIT_RTU: retransmission timers */
     int rma_out;                        /* RMA requests not yet completed, for close */
     verbs_rcache_t rcache;
+    /* receive data path (verbs_send.c): eager buffers lie rbuf_stride bytes apart (buf_size
+     * plus a cache line, so their first lines do not all fall in the same cache sets); accepted
+     * buffers are reposted VERBS_REPOST_BATCH at a time, with the peer each one earns a credit */
+    size_t rbuf_stride;
+    uint32_t nrepost;
+    uint32_t repost_idx[VERBS_REPOST_BATCH];
+    struct ibex_tl_ep *repost_ep[VERBS_REPOST_BATCH];
 };
 
 /* verbs_dev.c */

@@ -7,6 +7,14 @@
  * Credits: the peer gives us `grant` credits (published in its address); each SEND costs one; a
  * credit comes back only once the message was accepted by recv_cb AND its buffer was reposted to
  * the SRQ, so the SRQ (sized peers * (grant + 2)) never runs dry and RNR never happens.
+ *
+ * Accepted buffers are reposted VERBS_REPOST_BATCH at a time (one ibv_post_srq_recv with a chain
+ * of WRs: the SRQ's lock and queue lines move between processes once per batch, not once per
+ * message). A held buffer has not earned its credit yet, so holding it only delays the credit;
+ * it counts towards the explicit-credit threshold (owed + held), and reaching the threshold
+ * reposts the batch first, so a peer waiting for credits is never left waiting on a batch that
+ * does not fill. Credit-only messages, which cost no credit, are reposted at once: their
+ * buffers are outside every peer's credit budget.
  */
 #include <arpa/inet.h>
 #include <stdlib.h>
@@ -19,14 +27,16 @@ ibex_status_t ibex_verbs_bufs_create(ibex_tl_t *tl)
 {
     size_t bsz = tl->buf_size;
     int access = IBV_ACCESS_LOCAL_WRITE;
-    if (posix_memalign((void **)&tl->rbufs, 4096, bsz * tl->nrbufs) ||
+    tl->rbuf_stride = bsz + 64;
+    tl->nrepost = 0;
+    if (posix_memalign((void **)&tl->rbufs, 4096, tl->rbuf_stride * tl->nrbufs) ||
         posix_memalign((void **)&tl->sbufs, 4096, bsz * VERBS_BOUNCE_COUNT))
         return IBEX_ERR_NO_MEMORY;
     tl->rlen = calloc(tl->nrbufs, sizeof(*tl->rlen));
     tl->bounce_all = calloc(VERBS_BOUNCE_COUNT, sizeof(*tl->bounce_all));
     if (!tl->rlen || !tl->bounce_all)
         return IBEX_ERR_NO_MEMORY;
-    tl->rbuf_mr = ibv_reg_mr(tl->pd, tl->rbufs, bsz * tl->nrbufs, access);
+    tl->rbuf_mr = ibv_reg_mr(tl->pd, tl->rbufs, tl->rbuf_stride * tl->nrbufs, access);
     tl->sbuf_mr = ibv_reg_mr(tl->pd, tl->sbufs, bsz * VERBS_BOUNCE_COUNT, access);
     if (!tl->rbuf_mr || !tl->sbuf_mr) {
         ibex_error(TL, "cannot register %zu bytes of eager buffers on %s: %m",
@@ -53,10 +63,15 @@ void ibex_verbs_bufs_destroy(ibex_tl_t *tl)
     free(tl->bounce_all);
 }
 
+static inline char *rbuf(const ibex_tl_t *tl, uint32_t idx)
+{
+    return tl->rbufs + (size_t)idx * tl->rbuf_stride;
+}
+
 static int srq_repost(ibex_tl_t *tl, uint32_t idx)
 {
     struct ibv_sge sge = {
-        .addr = (uintptr_t)(tl->rbufs + (size_t)idx * tl->buf_size),
+        .addr = (uintptr_t)rbuf(tl, idx),
         .length = (uint32_t)tl->buf_size,
         .lkey = tl->rbuf_mr->lkey,
     };
@@ -66,6 +81,48 @@ static int srq_repost(ibex_tl_t *tl, uint32_t idx)
         ibex_error(TL, "cannot repost eager buffer %u to the srq of %s: %s", idx, tl->dev_name,
                    strerror(rc));
     return rc;
+}
+
+/* Reposts the batch in one call; each reposted buffer earns its peer a credit. */
+static void repost_flush(ibex_tl_t *tl)
+{
+    uint32_t n = tl->nrepost;
+    struct ibv_sge sge[VERBS_REPOST_BATCH];
+    struct ibv_recv_wr wr[VERBS_REPOST_BATCH], *bad = NULL;
+    if (n == 0)
+        return;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t idx = tl->repost_idx[i];
+        sge[i] =
+            (struct ibv_sge){(uintptr_t)rbuf(tl, idx), (uint32_t)tl->buf_size, tl->rbuf_mr->lkey};
+        wr[i] = (struct ibv_recv_wr){.wr_id = VERBS_WR_RECV_ID(idx),
+                                     .next = i + 1 < n ? &wr[i + 1] : NULL,
+                                     .sg_list = &sge[i],
+                                     .num_sge = 1};
+    }
+    int rc = ibv_post_srq_recv(tl->srq, wr, &bad);
+    uint32_t posted = rc == 0 ? n : bad ? (uint32_t)(bad - wr) : 0;
+    if (rc)
+        ibex_error(TL, "cannot repost %u eager buffers to the srq of %s: %s", n - posted,
+                   tl->dev_name, strerror(rc));
+    for (uint32_t i = 0; i < n; i++) {
+        ibex_tl_ep_t *ep = tl->repost_ep[i];
+        ep->held--;
+        if (i < posted)
+            ep->owed++;
+    }
+    tl->nrepost = 0;
+}
+
+/* An accepted buffer joins the repost batch. */
+static void repost_hold(ibex_tl_ep_t *ep, uint32_t idx)
+{
+    ibex_tl_t *tl = ep->tl;
+    tl->repost_idx[tl->nrepost] = idx;
+    tl->repost_ep[tl->nrepost] = ep;
+    ep->held++;
+    if (++tl->nrepost == VERBS_REPOST_BATCH)
+        repost_flush(tl);
 }
 
 ibex_status_t ibex_verbs_srq_fill(ibex_tl_t *tl)
@@ -180,7 +237,7 @@ ibex_status_t ibex_verbs_send(ibex_tl_ep_t *ep, const void *hdr, size_t hdr_len,
 
 bool ibex_verbs_ep_credits_pending(const ibex_tl_ep_t *ep)
 {
-    return ep->owed >= ep->credit_thr;
+    return ep->owed + ep->held >= ep->credit_thr;
 }
 
 /* An explicit credit message: zero bytes, immediate data only. It costs no credit (the peer
@@ -233,15 +290,13 @@ static void backlog_push(ibex_tl_ep_t *ep, uint32_t idx)
 static ibex_status_t deliver(ibex_tl_ep_t *ep, uint32_t idx, uint32_t len)
 {
     ibex_tl_t *tl = ep->tl;
-    const char *data = tl->rbufs + (size_t)idx * tl->buf_size;
-    ibex_status_t st = tl->params.recv_cb(tl->params.cb_arg, ep->peer, data, len);
+    ibex_status_t st = tl->params.recv_cb(tl->params.cb_arg, ep->peer, rbuf(tl, idx), len);
     if (st == IBEX_ERR_AGAIN)
         return st;
     if (st != IBEX_OK)
         ibex_debug(TL, "recv_cb refused a %u-byte message from rank %d: %s", len, ep->peer,
                    ibex_status_str(st));
-    if (srq_repost(tl, idx) == 0)
-        ep->owed++;
+    repost_hold(ep, idx);
     return IBEX_OK;
 }
 
@@ -265,7 +320,7 @@ void ibex_verbs_recv_done(ibex_tl_t *tl, const struct ibv_wc *wc)
     if (ep->bl_head != ep->bl_tail || deliver(ep, idx, wc->byte_len) == IBEX_ERR_AGAIN) {
         tl->rlen[idx] = wc->byte_len;
         backlog_push(ep, idx);
-    } else if (ep->owed >= ep->credit_thr) {
+    } else if (ibex_verbs_ep_credits_pending(ep)) {
         ibex_verbs_work_add(ep);
     }
 }
@@ -291,7 +346,9 @@ int ibex_verbs_ep_work_recv(ibex_tl_ep_t *ep)
         ep->bl_head++;
         n++;
     }
-    if (ep->owed >= ep->credit_thr)
+    if (ibex_verbs_ep_credits_pending(ep)) {
+        repost_flush(ep->tl); /* held buffers first: their credits go in the same message */
         send_credits(ep);
+    }
     return n;
 }
