@@ -12,7 +12,12 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
 
 /* IB spec table 45: RNR NAK timer field to microseconds. */
 static const uint32_t g_rnr_us[32] = {655360, 10,    20,    30,     40,     60,     80,     120,
@@ -20,13 +25,41 @@ static const uint32_t g_rnr_us[32] = {655360, 10,    20,    30,     40,     60, 
                                       2560,   3840,  5120,  7680,   10240,  15360,  20480,  30720,
                                       40960,  61440, 81920, 122880, 163840, 245760, 327680, 491520};
 
+/* Maps [p, p + len) of a peer's segment into our page tables now. */
+static void prefault(void *p, size_t len)
+{
+    uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095, e = (uintptr_t)p + len;
+
+    if (len && madvise((void *)a, e - a, MADV_POPULATE_WRITE) != 0) {
+        for (; a < e; a += 4096) /* older kernels: a read maps a shared tmpfs page writable */
+            (void)*(volatile const char *)a;
+    }
+}
+
+/* An HCA's queues sit in pinned memory and its writes never fault. Ours are written through our
+ * mapping of the target's segment: map the target's receive ring and receive CQ ring into our
+ * page tables once, at connection, so the data path takes no page faults (a fault costs
+ * microseconds on a VM, and a large CQ would be faulted in one page at a time for thousands of
+ * messages). */
+static void peer_prefault(struct sib_rctx *r, const struct sib_qp_shm *q)
+{
+    const struct sib_wq_shm *wq = q->srq_off ? sib_at(r->seg, q->srq_off) : &q->rq;
+    const struct sib_cq_shm *cq = sib_at(r->seg, q->rcq_off);
+
+    prefault(sib_at(r->seg, wq->ring_off), (size_t)wq->max_wr * wq->stride);
+    prefault(sib_at(r->seg, cq->ring_off), (size_t)cq->cap * sizeof(struct sib_cqe));
+}
+
 /* The QP directory's answer, if it is an RC QP: packets of other transports are dropped. */
 static struct sib_rctx *peer_lookup_rc(struct sib_qp *qp)
 {
     struct sib_rctx *r = sib_qp_lookup(qp->lid, qp->attr.dest_qp_num, &qp->peer_off);
     struct sib_qp_shm *q = r ? sib_at(r->seg, qp->peer_off) : NULL;
 
-    return q && q->type == IBV_QPT_RC ? r : NULL;
+    if (!q || q->type != IBV_QPT_RC)
+        return NULL;
+    peer_prefault(r, q);
+    return r;
 }
 
 /* Resolves the connected QP; false when its packets would go nowhere. */

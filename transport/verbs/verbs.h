@@ -21,6 +21,7 @@
 #define VERBS_SIGNAL_EVERY 16          /* at most this many unsignalled WRs in a row */
 #define VERBS_RMA_FRAG     (1u << 20)  /* RDMA READ / WRITE fragment */
 #define VERBS_BOUNCE_COUNT 128         /* registered send bounce buffers */
+#define VERBS_CQ_SEND_ROOM 256         /* send WRs in flight over all QPs (CQ entries for them) */
 #define VERBS_ADDR_MAGIC   0x49425632u /* "IBV2" */
 
 /* Connection manager: one UD QP per process (verbs_cm.c). */
