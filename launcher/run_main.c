@@ -50,7 +50,11 @@ typedef struct run_job {
     int wake[2];
     int nreaped;
     int exit_code;
-    bool failed;             /* the one message has been printed */
+    bool failed; /* the one message has been printed */
+    bool held;   /* a failure waits to see whether a rank dies by a signal */
+    int held_code;
+    char held_msg[768];
+    long long held_until_ms;
     int idle_rank;           /* a rank that exited 0 without MPI_Init, or -1 */
     long long kill_at_ms;    /* SIGKILL deadline while stopping, 0: none */
     long long timeout_at_ms; /* --timeout deadline, 0: none */
@@ -104,6 +108,37 @@ static void run_fail(run_job_t *job, int code, int stop_sig, const char *fmt, ..
         run_now_ms() + (ibex_config.abort_grace_ms > 0 ? ibex_config.abort_grace_ms : 0);
 }
 
+/* A failure that may be the consequence of another: a rank that vanishes makes its peers' PMIx
+ * fence fail, and they may exit or abort before the vanished rank's process can be reaped (its
+ * PMIx connection closes early in its exit). So exits with a code and aborts are held for
+ * RUN_HOLD_MS while ibexrun keeps reaping; a rank killed by a signal meanwhile is reported
+ * instead, as the cause. Otherwise the first held failure is reported when the time is up (or
+ * when every rank is gone). */
+#define RUN_HOLD_MS 200
+
+static void run_fail_held(run_job_t *job, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void run_fail_held(run_job_t *job, int code, const char *fmt, ...)
+{
+    if (job->failed || job->held)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(job->held_msg, sizeof(job->held_msg), fmt, ap);
+    va_end(ap);
+    job->held = true;
+    job->held_code = code;
+    job->held_until_ms = run_now_ms() + RUN_HOLD_MS;
+}
+
+static void run_held_commit(run_job_t *job)
+{
+    if (!job->held)
+        return;
+    job->held = false;
+    run_fail(job, job->held_code, SIGTERM, "%s", job->held_msg);
+}
+
 /* ---- what the PMIx server saw ---- */
 
 static void run_check_abort(run_job_t *job)
@@ -114,8 +149,8 @@ static void run_check_abort(run_job_t *job)
         return;
     /* An exit code is 8 bits; an abort must never look like success. */
     int ec = code & 0xff ? code & 0xff : 1;
-    run_fail(job, ec, SIGTERM, "rank %d (pid %d) aborted the job with code %d%s%s%s", rank,
-             (int)job->ranks[rank].pid, code, msg[0] ? " (" : "", msg, msg[0] ? ")" : "");
+    run_fail_held(job, ec, "rank %d (pid %d) aborted the job with code %d%s%s%s", rank,
+                  (int)job->ranks[rank].pid, code, msg[0] ? " (" : "", msg, msg[0] ? ")" : "");
 }
 
 static void run_check_idle(run_job_t *job)
@@ -147,11 +182,10 @@ static void run_on_exit(run_job_t *job, ibex_run_rank_t *r)
         run_fail(job, 128 + sig, SIGTERM, "rank %d (pid %d) killed by signal %d (%s)", r->rank, pid,
                  sig, strsignal(sig));
     } else if (WEXITSTATUS(ws) != 0) {
-        run_fail(job, WEXITSTATUS(ws), SIGTERM, "rank %d (pid %d) exited with code %d", r->rank,
-                 pid, WEXITSTATUS(ws));
+        run_fail_held(job, WEXITSTATUS(ws), "rank %d (pid %d) exited with code %d", r->rank, pid,
+                      WEXITSTATUS(ws));
     } else if (st.connected && !st.finalized) {
-        run_fail(job, 1, SIGTERM, "rank %d (pid %d) exited without calling MPI_Finalize", r->rank,
-                 pid);
+        run_fail_held(job, 1, "rank %d (pid %d) exited without calling MPI_Finalize", r->rank, pid);
     } else if (!st.connected && job->idle_rank < 0) {
         job->idle_rank = r->rank;
         run_check_idle(job);
@@ -246,6 +280,8 @@ static void run_on_timeout(run_job_t *job)
 static void run_deadlines(run_job_t *job)
 {
     long long now = run_now_ms();
+    if (job->held && now >= job->held_until_ms)
+        run_held_commit(job);
     if (job->timeout_at_ms && now >= job->timeout_at_ms) {
         job->timeout_at_ms = 0;
         run_on_timeout(job);
@@ -264,6 +300,8 @@ static int run_poll_timeout(const run_job_t *job)
         next = job->timeout_at_ms;
     if (job->kill_at_ms && (!next || job->kill_at_ms < next))
         next = job->kill_at_ms;
+    if (job->held && (!next || job->held_until_ms < next))
+        next = job->held_until_ms;
     if (!next)
         return -1;
     return next <= now ? 0 : (int)(next - now);
@@ -350,6 +388,7 @@ static void run_loop(run_job_t *job)
         run_supervise(job);
         run_deadlines(job);
     }
+    run_held_commit(job); /* every rank is gone: nothing can outrank it now */
     /* Everything a rank wrote before it exited is still in its pipes. */
     for (int i = 0; i < 2 * job->n; i++)
         ibex_run_io_stream_drain(&job->streams[i]);

@@ -24,6 +24,16 @@ if [ -z "${PROG:-}" ]; then
     done
 fi
 
+# The same with a rank killed by a signal: ibexrun holds the peers' exits (consequences) for a
+# moment, so the killed rank is named every time.
+if [ -z "${PROG:-}" ]; then
+    for _ in 1 2 3 4 5; do
+        run 30 -n 4 "$P" killfence 2 "$MARK"
+        expect "killed during a fence" 137 "^ibexrun: rank 2 \(pid [0-9]+\) killed by signal 9 \(Killed\)"
+        [ "$(printf '%s\n' "$ERR" | grep -c '^ibexrun:')" -eq 1 ] || fail "killfence: messages: $ERR"
+    done
+fi
+
 run 30 -n 3 "$P" abort 7 1 "$MARK"
 expect "abort" 7 "^ibexrun: rank 1 \(pid [0-9]+\) aborted the job with code 7"
 

@@ -9,6 +9,8 @@
  *   pmix_client noinit RANK        RANK exits 0 before init; the others init and fence
  *   pmix_client cascade CODE RANK  RANK exits with CODE after init while the others are in a
  *                                  fence, which then fails: they exit 11 right after it
+ *   pmix_client killfence RANK     RANK kills itself with SIGKILL after init while the others
+ *                                  are in a fence, which then fails: they exit 11
  *   pmix_client sleep              every rank inits, prints "ready", then sleeps
  * "The others wait" in pause(), not in a fence: a fence fails in every rank once one client
  * vanishes, and which failure ibexrun reaps first would then be a race (see the README).
@@ -103,7 +105,10 @@ int main(int argc, char **argv)
         exit(0);
     } else if (is_target && strcmp(mode, "segv") == 0) {
         raise(SIGSEGV);
-    } else if (strcmp(mode, "noinit") == 0 || strcmp(mode, "cascade") == 0) {
+    } else if (is_target && strcmp(mode, "killfence") == 0) {
+        kill(getpid(), SIGKILL);
+    } else if (strcmp(mode, "noinit") == 0 || strcmp(mode, "cascade") == 0 ||
+               strcmp(mode, "killfence") == 0) {
         fence(); /* waits for a rank that never comes */
     } else {
         for (;;) /* the others: stuck until the launcher stops them */
