@@ -11,7 +11,9 @@
  * memory and the same virtual addresses later map other pages, a hit would make the adapter move
  * the old pages. Two measures close this:
  *  1. At load time (constructor) malloc is told never to give memory back to the kernel
- *     (M_MMAP_MAX = 0: no mmap'd chunks, all from the heap; M_TRIM_THRESHOLD = max: no trimming).
+ *     (M_MMAP_MAX = 0: no mmap'd chunks, all from the heap; M_TRIM_THRESHOLD = max: no trimming),
+ *     unless IBEX_TRANSPORTS names transports without verbs (then verbs never opens and the
+ *     program's malloc is left alone).
  *     A freed and reallocated buffer then keeps its pages, so its registration stays right.
  *     glibc's free() of an mmap'd chunk calls munmap internally, where no wrapper sees it: this is
  *     why mmap'd chunks are disabled rather than tracked.
@@ -42,8 +44,25 @@
 static verbs_rcache_t *_Atomic rcache_live; /* the cache the memory hooks invalidate */
 static __thread int rcache_busy;            /* this thread is inside the cache */
 
+/* Whether IBEX_TRANSPORTS (read before main, so straight from the environment) allows verbs. */
+static bool verbs_may_open(void)
+{
+    const char *s = getenv("IBEX_TRANSPORTS");
+    if (!s || !*s || strcmp(s, "auto") == 0)
+        return true;
+    for (const char *p = s; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n == 5 && strncmp(p, "verbs", 5) == 0)
+            return true;
+        p += n + (p[n] == ',');
+    }
+    return false;
+}
+
 __attribute__((constructor)) static void verbs_mr_malloc_init(void)
 {
+    if (!verbs_may_open())
+        return;
     mallopt(M_MMAP_MAX, 0);
     mallopt(M_TRIM_THRESHOLD, -1);
 }

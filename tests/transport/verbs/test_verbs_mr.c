@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -186,6 +187,29 @@ static void test_info(void **state)
     free(text);
 }
 
+/* Whether malloc serves a large block from the heap (the memory-release policy that keeps
+ * registrations right) or from its own mmap: glibc marks mmap'd chunks with bit 1 of the size
+ * word in front of the block. */
+static bool malloc_uses_mmap(void)
+{
+    size_t *p = malloc(4u << 20);
+    assert_non_null(p);
+    const size_t *size_word = (const size_t *)((uintptr_t)p - sizeof(size_t));
+    bool mmapped = (*size_word & 2u) != 0;
+    free(p);
+    return mmapped;
+}
+
+/* Run by test_verbs_mr.sh twice: with IBEX_TRANSPORTS unset (verbs may open: the heap policy)
+ * and with IBEX_TRANSPORTS=self,shm (verbs never opens: malloc left alone). */
+static void test_malloc_policy(void **state)
+{
+    (void)state;
+    const char *t = getenv("IBEX_TRANSPORTS");
+    bool without_verbs = t && strcmp(t, "self,shm") == 0;
+    assert_int_equal(malloc_uses_mmap(), without_verbs);
+}
+
 int main(void)
 {
     ibex_config_load();
@@ -197,7 +221,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_munmap_in_use, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mem_alloc, setup, teardown),
         cmocka_unit_test(test_info),
+        cmocka_unit_test(test_malloc_policy),
     };
+    if (getenv("MR_TEST_FILTER"))
+        cmocka_set_test_filter(getenv("MR_TEST_FILTER"));
     alarm(60);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
