@@ -19,5 +19,7 @@ done
 # four ranks: every pair brings its connection up on first use, often from both ends at once
 run_case 4 p2p_order $V MT_MAX_MB=4
 run_case 4 p2p_wildcard $V
+# RoCE addressing (GIDs, a GRH on every address handle and RC path)
+run_case 3 p2p_order $V SOFTIB_ROCE=1 MT_MAX_MB=4
 softib_sweep "$SOFTIB"
 mt_finish

@@ -46,6 +46,7 @@ grep -q "peer rank 1 on host-one stopped answering" "$log" ||
 
 # connections on first use: lost handshake datagrams are repeated
 run eager SOFTIB_DROP_RATE=0.5 SOFTIB_SEED=3 || fail "eager with half the packets dropped (exit $status)"
+run eager SOFTIB_ROCE=1 || fail "eager over RoCE addressing (exit $status)"
 run cm_timeout IBEX_VERBS_CONNECT_TIMEOUT=1 || fail "connection timeout (exit $status)"
 grep -q "peer rank 1 on host-one did not answer connection requests for 1 s" "$log" ||
     fail "connection timeout: no message naming the peer"
