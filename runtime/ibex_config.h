@@ -32,8 +32,9 @@ typedef struct ibex_config {
     int wait_policy; /* ibex_wait_policy_t */
     int spin_count;  /* progress polls before yielding */
     /* shared memory */
-    int shm_ring_slots;      /* slots per sender->receiver ring */
-    long long shm_slot_size; /* bytes per slot, header included */
+    int shm_ring_slots;       /* slots per sender->receiver ring */
+    long long shm_slot_size;  /* bytes per slot, header included */
+    long long shm_stream_min; /* payload bytes from which ring copies stream, 0: never */
     /* verbs */
     char *verbs_device;         /* "device[:port]" or "auto" */
     int verbs_srq_size;         /* receive buffers in the shared receive queue */

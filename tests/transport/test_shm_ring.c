@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,10 +154,41 @@ static void test_hold_keeps_order(void **state)
     ring_teardown(&f);
 }
 
+/* Non-temporal copies: every header length (destination alignment) and payload length around
+ * the cache-line boundaries arrives intact. */
+static void test_stream_copy(void **state)
+{
+    (void)state;
+    ring_fixture_t f;
+    ring_setup(&f, 4, 4096);
+    f.tx.stream_min = 1;
+    static const size_t hdr_lens[] = {0, 4, 12, 24, 40};
+    static const size_t lens[] = {1, 15, 63, 64, 65, 127, 128, 200, 1000, 2048, 3000};
+    unsigned char hdr[40], payload[4096];
+    for (size_t h = 0; h < sizeof(hdr_lens) / sizeof(hdr_lens[0]); h++) {
+        for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+            size_t hl = hdr_lens[h], len = lens[l];
+            for (size_t k = 0; k < hl; k++)
+                hdr[k] = (unsigned char)(0xa0 + k);
+            for (size_t k = 0; k < len; k++)
+                payload[k] = (unsigned char)(k * 31 + len + hl);
+            assert_int_equal(ibex_shm_ring_push(&f.tx, hdr, hl, payload, len), IBEX_OK);
+            const ibex_shm_slot_t *slot = ibex_shm_ring_peek(&f.rx);
+            assert_non_null(slot);
+            assert_int_equal(slot->len, hl + len);
+            assert_memory_equal(slot->data, hdr, hl);
+            assert_memory_equal(slot->data + hl, payload, len);
+            ibex_shm_ring_pop(&f.rx);
+        }
+    }
+    ring_teardown(&f);
+}
+
 /* A forked producer streams messages of varying size; the consumer checks order and content. */
 #define STREAM_COUNT 300000
-static void stream_produce(ring_fixture_t *f)
+static void stream_produce(ring_fixture_t *f, size_t stream_min)
 {
+    f->tx.stream_min = stream_min;
     unsigned char payload[256];
     alarm(30);
     for (uint64_t i = 0; i < STREAM_COUNT;) {
@@ -168,16 +200,17 @@ static void stream_produce(ring_fixture_t *f)
     _exit(0);
 }
 
-static void test_concurrent_stream(void **state)
+/* stream_min: from which payload size the producer uses non-temporal stores (SIZE_MAX: never);
+ * with them, the consumer must still never see the sequence word before the data. */
+static void concurrent_stream(size_t stream_min)
 {
-    (void)state;
     ring_fixture_t f;
     ring_setup(&f, 16, 320);
     fflush(NULL);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0)
-        stream_produce(&f);
+        stream_produce(&f, stream_min);
     alarm(30);
     uint64_t got, errors = 0;
     for (uint64_t want = 0; want < STREAM_COUNT;) {
@@ -187,7 +220,7 @@ static void test_concurrent_stream(void **state)
         memcpy(&got, slot->data, sizeof(got));
         size_t len = (want * 7) % (256 - sizeof(want));
         errors += got != want || slot->len != sizeof(got) + len;
-        for (size_t k = 0; k < len; k += 17)
+        for (size_t k = 0; k < len; k++)
             errors += slot->data[sizeof(got) + k] != (unsigned char)(want * 13);
         ibex_shm_ring_pop(&f.rx);
         want++;
@@ -201,12 +234,25 @@ static void test_concurrent_stream(void **state)
     ring_teardown(&f);
 }
 
+static void test_concurrent_stream(void **state)
+{
+    (void)state;
+    concurrent_stream(SIZE_MAX);
+}
+
+static void test_concurrent_stream_nt(void **state)
+{
+    (void)state;
+    concurrent_stream(64);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layout),           cmocka_unit_test(test_geometry_check),
         cmocka_unit_test(test_wraparound),       cmocka_unit_test(test_full_gives_again),
         cmocka_unit_test(test_hold_keeps_order), cmocka_unit_test(test_concurrent_stream),
+        cmocka_unit_test(test_stream_copy),      cmocka_unit_test(test_concurrent_stream_nt),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

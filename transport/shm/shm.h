@@ -66,6 +66,7 @@ struct ibex_tl {
     uint64_t cookie;
     uint32_t nslots;
     size_t slot_size;
+    size_t stream_min; /* IBEX_SHM_STREAM_MIN, SIZE_MAX when 0 (never stream) */
     bool cma_ok;
 };
 

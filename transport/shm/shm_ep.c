@@ -84,13 +84,20 @@ ibex_status_t ibex_shm_ep_send(ibex_tl_ep_t *ep, const void *hdr, size_t hdr_len
     return shm_ep_full(ep);
 }
 
+/* Our view of the ring we write into (in our segment for ourselves, in the peer's otherwise). */
+static void shm_ep_tx_attach(struct ibex_tl *tl, ibex_tl_ep_t *ep, void *ring)
+{
+    ibex_shm_ring_tx_init(&ep->tx, ring, tl->nslots, tl->slot_size);
+    ep->tx.stream_min = tl->stream_min;
+}
+
 /* Our own ring in our own segment; progress() starts polling it. */
 static void shm_ep_init_self(struct ibex_tl *tl, ibex_tl_ep_t *ep)
 {
     void *ring = (char *)tl->seg + ibex_shm_seg_ring_offset(tl->hdr, tl->local_rank);
     ep->is_self = true;
     ep->pid = getpid();
-    ibex_shm_ring_tx_init(&ep->tx, ring, tl->nslots, tl->slot_size);
+    shm_ep_tx_attach(tl, ep, ring);
     for (int i = 0; i < tl->npoll; i++)
         if (tl->rx[i].src_rank == tl->rank)
             return;
@@ -125,7 +132,7 @@ static ibex_status_t shm_ep_init_peer(struct ibex_tl *tl, ibex_tl_ep_t *ep, cons
         return IBEX_ERR_PEER_FAILED;
     if (status != IBEX_OK)
         return status;
-    ibex_shm_ring_tx_init(&ep->tx, ep->map, tl->nslots, tl->slot_size);
+    shm_ep_tx_attach(tl, ep, ep->map);
     return IBEX_OK;
 }
 

@@ -45,6 +45,8 @@ static ibex_status_t shm_open_params(ibex_tl_t *tl, const ibex_tl_params_t *para
     tl->memfd = -1;
     tl->nslots = (uint32_t)ibex_config.shm_ring_slots;
     tl->slot_size = (size_t)ibex_config.shm_slot_size;
+    tl->stream_min =
+        ibex_config.shm_stream_min > 0 ? (size_t)ibex_config.shm_stream_min : (size_t)SIZE_MAX;
     if (ibex_shm_ring_check(tl->nslots, tl->slot_size) != IBEX_OK)
         return IBEX_ERR_INVALID;
     if (params->local_size < 1 || !params->local_peers || params->local_rank < 0 ||
@@ -156,6 +158,9 @@ static inline int shm_poll_ring(ibex_tl_t *tl, ibex_shm_rx_t *rx)
     int events = 0;
     const ibex_shm_slot_t *slot;
     while (events < IBEX_SHM_POLL_BATCH && (slot = ibex_shm_ring_peek(&rx->ring)) != NULL) {
+        /* ask for every line at once: a streamed payload comes from memory, not a cache */
+        for (uint32_t off = IBEX_SHM_CACHE_LINE; off < slot->len; off += IBEX_SHM_CACHE_LINE)
+            __builtin_prefetch(slot->data + off, 0, 3);
         if (tl->recv_cb(tl->cb_arg, rx->src_rank, slot->data, slot->len) == IBEX_ERR_AGAIN)
             break;
         ibex_shm_ring_pop(&rx->ring);

@@ -41,6 +41,7 @@ void ibex_shm_ring_tx_init(ibex_shm_ring_tx_t *tx, void *mem, uint32_t nslots, s
     tx->nslots = nslots;
     tx->mask = nslots - 1;
     tx->slot_size = slot_size;
+    tx->stream_min = SIZE_MAX;
 }
 
 void ibex_shm_ring_rx_init(ibex_shm_ring_rx_t *rx, void *mem, uint32_t nslots, size_t slot_size)

@@ -15,6 +15,15 @@
  * The producer keeps a private copy of the tail and reloads the shared one only when its copy
  * says the ring is full, so the consumer's tail line moves between cores once per ring lap at
  * most. No locks, no syscalls; C11 acquire / release only.
+ *
+ * Payloads of at least `stream_min` bytes (IBEX_SHM_STREAM_MIN, 4 KiB) are written with
+ * non-temporal stores: whole cache lines straight to memory, then a store fence before the
+ * sequence word, and the consumer prefetches every line of a message before taking it. With
+ * ordinary stores every line moves from the producer's cache to the consumer's, and the sequence
+ * word becomes visible only after all of them; when the two cores share no cache (on these VMs,
+ * most of the time) a 4 KiB ping-pong took 1.13 us one way, streamed 0.83. When they share one,
+ * ordinary stores are faster (0.47 against 0.68 us); an automatic choice from timings taken in
+ * the ring was tried and could not see the difference, so the threshold is a tunable.
  */
 #ifndef IBEX_SHM_RING_H
 #define IBEX_SHM_RING_H
@@ -24,6 +33,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "../../runtime/ibex_status.h"
 
@@ -53,6 +65,7 @@ typedef struct ibex_shm_ring_tx {
     uint32_t nslots;
     uint32_t mask;
     size_t slot_size;
+    size_t stream_min; /* payload bytes from which the copy streams (SIZE_MAX: never) */
 } ibex_shm_ring_tx_t;
 
 /* Consumer's private view of a ring. */
@@ -80,6 +93,28 @@ static inline size_t ibex_shm_ring_max_data(const ibex_shm_ring_tx_t *tx)
     return tx->slot_size - IBEX_SHM_SLOT_HDR;
 }
 
+/* memcpy whose whole destination lines are written with non-temporal stores, then a store fence
+ * (so the release store that publishes the slot comes after them). */
+static inline void ibex_shm_copy_stream(unsigned char *d, const unsigned char *s, size_t n)
+{
+#if defined(__SSE2__)
+    size_t head = (size_t)(-(uintptr_t)d) & (IBEX_SHM_CACHE_LINE - 1);
+    if (head > n)
+        head = n;
+    memcpy(d, s, head);
+    d += head, s += head, n -= head;
+    for (; n >= IBEX_SHM_CACHE_LINE; n -= IBEX_SHM_CACHE_LINE) {
+        for (int k = 0; k < IBEX_SHM_CACHE_LINE; k += 16)
+            _mm_stream_si128((__m128i *)(d + k), _mm_loadu_si128((const __m128i *)(s + k)));
+        d += IBEX_SHM_CACHE_LINE, s += IBEX_SHM_CACHE_LINE;
+    }
+    memcpy(d, s, n);
+    _mm_sfence();
+#else
+    memcpy(d, s, n);
+#endif
+}
+
 /* Copies hdr + payload into the next slot. IBEX_ERR_AGAIN (nothing done) when the ring is full.
  * The caller checks hdr_len + len <= slot_size - IBEX_SHM_SLOT_HDR. */
 static inline ibex_status_t ibex_shm_ring_push(ibex_shm_ring_tx_t *tx, const void *hdr,
@@ -93,7 +128,9 @@ static inline ibex_status_t ibex_shm_ring_push(ibex_shm_ring_tx_t *tx, const voi
     }
     ibex_shm_slot_t *slot = (ibex_shm_slot_t *)(tx->slots + (head & tx->mask) * tx->slot_size);
     memcpy(slot->data, hdr, hdr_len);
-    if (len)
+    if (len >= tx->stream_min)
+        ibex_shm_copy_stream(slot->data + hdr_len, payload, len);
+    else if (len)
         memcpy(slot->data + hdr_len, payload, len);
     slot->len = (uint32_t)(hdr_len + len);
     atomic_store_explicit(&slot->seq, (uint32_t)(head + 1), memory_order_release);
