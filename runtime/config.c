@@ -45,7 +45,7 @@ static const ibex_cfg_entry_t config_table[] = {
      "bytes per shared-memory ring slot, header included; a multiple of 64"},
     {"SHM_STREAM_MIN", IBEX_CFG_SIZE, "4k", NULL, OFF(shm_stream_min),
      "eager payloads of at least this many bytes go into the shared-memory ring with "
-     "non-temporal stores (0: never); faster when the two cores share no cache"},
+     "non-temporal stores (0: never); faster when sender and receiver share no cache"},
     {"VERBS_DEVICE", IBEX_CFG_STRING, "auto", NULL, OFF(verbs_device),
      "RDMA device and port, as device[:port]; auto picks the active port nearest the rank"},
     {"VERBS_SRQ_SIZE", IBEX_CFG_INT, "512", NULL, OFF(verbs_srq_size),
