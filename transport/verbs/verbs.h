@@ -217,7 +217,8 @@ ibex_status_t ibex_verbs_ep_qp(ibex_tl_ep_t *ep);
 ibex_status_t ibex_verbs_ep_rts(ibex_tl_ep_t *ep, uint32_t dqpn);
 /* Sends are allowed from now on: credits and send-queue slots. */
 void ibex_verbs_ep_established(ibex_tl_ep_t *ep);
-ibex_status_t ibex_verbs_addr_check(ibex_tl_t *tl, int peer, const verbs_addr_t *pa);
+/* A peer's address (published, or carried by its handshake): size, magic, common link layer. */
+ibex_status_t ibex_verbs_addr_check(ibex_tl_t *tl, int peer, const void *addr, size_t len);
 ibex_status_t ibex_verbs_addr_pack(ibex_tl_t *tl, void *buf, size_t *len_p);
 ibex_tl_ep_t *ibex_verbs_ep_by_qpn(ibex_tl_t *tl, uint32_t qpn);
 ibex_status_t ibex_verbs_ep_create(ibex_tl_t *tl, int peer, const void *addr, size_t addr_len,

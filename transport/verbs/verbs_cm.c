@@ -217,14 +217,6 @@ static void cm_wait_add(ibex_tl_ep_t *ep)
     ep->tl->cm_wait = ep;
 }
 
-/* The peer could not be connected: fail it like a dead peer. */
-static void cm_fail(ibex_tl_ep_t *ep, const char *why)
-{
-    if (ep->failed)
-        return;
-    ibex_verbs_ep_unreachable(ep, why);
-}
-
 ibex_status_t ibex_verbs_cm_connect(ibex_tl_ep_t *ep)
 {
     ibex_status_t st = ibex_verbs_ep_qp(ep);
@@ -241,7 +233,7 @@ static bool cm_addr_take(ibex_tl_ep_t *ep, const verbs_cm_msg_t *m)
 {
     if (ep->have_addr)
         return ep->paddr.nonce == m->addr.nonce;
-    if (ibex_verbs_addr_check(ep->tl, ep->peer, &m->addr) != IBEX_OK)
+    if (ibex_verbs_addr_check(ep->tl, ep->peer, &m->addr, sizeof(m->addr)) != IBEX_OK)
         return false;
     ep->paddr = m->addr;
     ep->have_addr = true;
@@ -253,7 +245,7 @@ static bool cm_accept(ibex_tl_ep_t *ep, uint32_t qpn)
 {
     ibex_status_t st = ibex_verbs_ep_rts(ep, qpn);
     if (st != IBEX_OK) {
-        cm_fail(ep, "could not be connected: its queue pair was refused");
+        ibex_verbs_ep_unreachable(ep, "could not be connected: its queue pair was refused");
         return false;
     }
     return true;
@@ -264,7 +256,7 @@ static void cm_on_req(ibex_tl_ep_t *ep, const verbs_cm_msg_t *m)
     switch (ep->state) {
     case VERBS_EP_IDLE:
         if (ibex_verbs_ep_qp(ep) != IBEX_OK) {
-            cm_fail(ep, "could not be connected: no queue pair for it");
+            ibex_verbs_ep_unreachable(ep, "could not be connected: no queue pair for it");
             return;
         }
         if (!cm_accept(ep, m->qpn))
@@ -366,7 +358,7 @@ static void cm_tick(ibex_tl_ep_t *ep, uint64_t now)
     if (limit > 0 && waited >= (uint64_t)limit * 1000000000ull) {
         char why[128];
         snprintf(why, sizeof(why), "did not answer connection requests for %ld s", limit);
-        cm_fail(ep, why);
+        ibex_verbs_ep_unreachable(ep, why);
         return;
     }
     if (waited >= CM_WARN_FIRST_NS && waited >= 2 * ep->cm_warned) {

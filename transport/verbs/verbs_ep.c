@@ -73,12 +73,11 @@ static int qp_to_init(ibex_tl_t *tl, struct ibv_qp *qp)
                          IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
 }
 
-static ibex_status_t ep_init(ibex_tl_t *tl, ibex_tl_ep_t *ep, int peer)
+static void ep_init(ibex_tl_t *tl, ibex_tl_ep_t *ep, int peer)
 {
     ep->tl = tl;
     ep->peer = peer;
     ep->credit_thr = tl->grant / 2 ? tl->grant / 2 : 1;
-    return IBEX_OK;
 }
 
 ibex_status_t ibex_verbs_ep_qp(ibex_tl_ep_t *ep)
@@ -183,11 +182,12 @@ static int qp_to_rts(ibex_tl_ep_t *ep)
                              IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
-ibex_status_t ibex_verbs_addr_check(ibex_tl_t *tl, int peer, const verbs_addr_t *pa)
+ibex_status_t ibex_verbs_addr_check(ibex_tl_t *tl, int peer, const void *addr, size_t len)
 {
-    if (pa->magic != VERBS_ADDR_MAGIC) {
-        ibex_error(TL, "rank %d on %s published no valid verbs address", peer,
-                   ibex_boot_peer_host(peer));
+    const verbs_addr_t *pa = addr;
+    if (!addr || len < sizeof(*pa) || pa->magic != VERBS_ADDR_MAGIC) {
+        ibex_error(TL, "rank %d on %s published no valid verbs address (%zu bytes)", peer,
+                   ibex_boot_peer_host(peer), len);
         return IBEX_ERR_UNREACHABLE;
     }
     if (pa->is_roce != tl->addr.is_roce) {
@@ -269,15 +269,10 @@ ibex_status_t ibex_verbs_ep_create(ibex_tl_t *tl, int peer, const void *addr, si
         if (ep->state != VERBS_EP_CONNECTED)
             st = connect_self(ep);
     } else if (ep->state == VERBS_EP_IDLE) {
-        /* the peer may have asked first: then its address came with its request */
-        if (!addr || addr_len < sizeof(verbs_addr_t)) {
-            ibex_error(TL, "rank %d on %s published no valid verbs address (%zu bytes)", peer,
-                       ibex_boot_peer_host(peer), addr_len);
-            return IBEX_ERR_UNREACHABLE;
-        }
-        memcpy(&ep->paddr, addr, sizeof(ep->paddr));
-        st = ibex_verbs_addr_check(tl, peer, &ep->paddr);
+        /* (if the peer asked first, the handshake is under way and its address came with it) */
+        st = ibex_verbs_addr_check(tl, peer, addr, addr_len);
         if (st == IBEX_OK) {
+            memcpy(&ep->paddr, addr, sizeof(ep->paddr));
             ep->have_addr = true;
             st = ibex_verbs_cm_connect(ep);
         }
