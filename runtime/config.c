@@ -36,9 +36,11 @@ static const ibex_cfg_entry_t config_table[] = {
     {"UNEXPECTED_MAX", IBEX_CFG_SIZE, "256m", NULL, OFF(unexpected_max),
      "bytes of unexpected eager data buffered per process before senders are held back"},
     {"WAIT_POLICY", IBEX_CFG_ENUM, "auto", "auto|spin|yield", OFF(wait_policy),
-     "waiting: spin then yield (auto yields at once when the node is oversubscribed)"},
+     "blocking waits and polling calls (MPI_Test*, Iprobe): auto spins IBEX_SPIN_COUNT empty "
+     "polls then yields the core, and yields at once on an oversubscribed node (more local ranks "
+     "than hwloc's core count); spin never yields; yield yields after every empty poll"},
     {"SPIN_COUNT", IBEX_CFG_INT, "10000", NULL, OFF(spin_count),
-     "progress polls before a waiting rank starts to yield the core"},
+     "empty progress polls in a row before a waiting or polling rank starts to yield the core"},
     {"SHM_RING_SLOTS", IBEX_CFG_INT, "64", NULL, OFF(shm_ring_slots),
      "slots in each shared-memory ring (one ring per sender and receiver pair); a power of two"},
     {"SHM_SLOT_SIZE", IBEX_CFG_SIZE, "8k", NULL, OFF(shm_slot_size),

@@ -77,13 +77,14 @@ static void info_waiting(void)
     int p = ibex_config.wait_policy;
     printf("waiting policy: %s", p >= 0 && p < 3 ? policies[p] : "?");
     if (p == IBEX_WAIT_AUTO)
-        printf(" (spin for %d progress polls, then yield the core; yield at once when a node "
-               "runs more ranks than its %d cores)\n",
+        printf(" (blocking waits and polling calls such as MPI_Test and MPI_Iprobe spin for %d "
+               "empty progress polls, then yield the core; they yield at once when a node runs "
+               "more ranks than its %d cores)\n",
                ibex_config.spin_count, info_cores());
     else if (p == IBEX_WAIT_SPIN)
-        printf(" (spin for %d progress polls, then yield)\n", ibex_config.spin_count);
+        printf(" (waits and polls never yield the core)\n");
     else
-        printf(" (yield the core between progress polls)\n");
+        printf(" (waits and polls yield the core after every empty progress poll)\n");
 }
 
 static void info_node(void)

@@ -91,5 +91,11 @@ static inline void ibex_status_empty(MPI_Status *st)
 void ibex_req_wait_complete(ibex_req_t *req);
 /* One step of a wait loop: progress, then spin or yield by the policy. */
 void ibex_wait_step(int *idle_polls);
+/* One progress call from a call that polls without blocking (MPI_Test*, Iprobe, Improbe,
+ * Request_get_status): when it finds nothing, the same back-off as a blocking wait, counted over
+ * the program's consecutive polls. */
+void ibex_poll_step(void);
+/* Says at debug level which waiting policy this rank runs with and why. */
+void ibex_wait_policy_log(void);
 
 #endif

@@ -14,6 +14,7 @@
 #include "ibex_err.h"
 #include "ibex_log.h"
 #include "ibex_p2p.h"
+#include "ibex_request.h"
 #include "ibex_runtime.h"
 
 ibex_runtime_t ibex_rt;
@@ -87,9 +88,7 @@ static void init_identity(void)
     snprintf(who, sizeof(who), "rank %d", ibex_rt.boot.rank);
     ibex_log_set_identity(who);
     ibex_rt.oversubscribed = ibex_rt.boot.local_size > ibex_rt.boot.num_cores;
-    if (ibex_rt.oversubscribed)
-        ibex_debug(CORE, "%d ranks on %d cores: oversubscribed, waits yield at once",
-                   ibex_rt.boot.local_size, ibex_rt.boot.num_cores);
+    ibex_wait_policy_log();
 }
 
 static int init_start(const char *call, int required)

@@ -46,22 +46,28 @@ static void proc_null_status(MPI_Status *st)
     st->MPI_SOURCE = MPI_PROC_NULL;
 }
 
-/* One look: progress once, then search. Removes the message when take is true. */
-static ibex_umsg_t *probe_once(ibex_comm_t *c, int source, int tag, bool take)
+static ibex_umsg_t *probe_find(ibex_comm_t *c, int source, int tag, bool take)
 {
     ibex_match_queue_t *q = ibex_match_queue_get(c->context_id);
-    ibex_umsg_t *u = (ibex_umsg_t *)ibex_match_find_unexpected(q, source, tag, take);
+    return (ibex_umsg_t *)ibex_match_find_unexpected(q, source, tag, take);
+}
+
+/* One look for Iprobe / Improbe: search, poll progress once (backing off like any poll when it
+ * finds nothing), search again. Removes the message when take is true. */
+static ibex_umsg_t *probe_once(ibex_comm_t *c, int source, int tag, bool take)
+{
+    ibex_umsg_t *u = probe_find(c, source, tag, take);
     if (u)
         return u;
-    ibex_progress();
-    return (ibex_umsg_t *)ibex_match_find_unexpected(q, source, tag, take);
+    ibex_poll_step();
+    return probe_find(c, source, tag, take);
 }
 
 static ibex_umsg_t *probe_wait(ibex_comm_t *c, int source, int tag, bool take)
 {
     int idle = 0;
     ibex_umsg_t *u;
-    while (!(u = probe_once(c, source, tag, take)))
+    while (!(u = probe_find(c, source, tag, take)))
         ibex_wait_step(&idle);
     return u;
 }

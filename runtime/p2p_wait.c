@@ -81,7 +81,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
         return rc;
     }
     if (!req->complete)
-        ibex_progress();
+        ibex_poll_step();
     *flag = req->complete;
     if (!req->complete)
         return MPI_SUCCESS;
@@ -163,7 +163,7 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[]
     int live, done;
     scan(count, reqs, &live, &done);
     if (done < live) {
-        ibex_progress();
+        ibex_poll_step();
         scan(count, reqs, &live, &done);
     }
     *flag = done == live;
@@ -226,7 +226,7 @@ int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Statu
     int live = 0;
     int i = first_done(count, reqs, &live);
     if (i < 0 && live > 0) {
-        ibex_progress();
+        ibex_poll_step();
         i = first_done(count, reqs, &live);
     }
     if (i >= 0) {
@@ -249,7 +249,7 @@ static int some(const char *call, int incount, MPI_Request reqs[], int *outcount
     int live, done, idle = 0;
     scan(incount, reqs, &live, &done);
     if (done == 0 && live > 0) {
-        ibex_progress();
+        ibex_poll_step();
         scan(incount, reqs, &live, &done);
     }
     while (wait && done == 0 && live > 0) {
@@ -308,7 +308,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         return rc;
     }
     if (!req->complete)
-        ibex_progress();
+        ibex_poll_step();
     *flag = req->complete;
     if (req->complete)
         ibex_p2p_status_out(req, status);

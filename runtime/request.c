@@ -1,9 +1,11 @@
 /* The request pool, request handles, completion and the waiting policy. */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "ibex_request.h"
 
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ibex_config.h"
 #include "ibex_dt_ref.h"
@@ -120,25 +122,67 @@ void ibex_req_pool_fini(void)
     ibex_req_active_count = 0;
 }
 
-/* Spin while work may be near; yield the core when idle for a while, or at once when the node
- * runs more ranks than cores (a spinning rank would steal the core its peer needs). */
+/* The back-off rule, written once for blocking waits and polling calls alike: after a progress
+ * call that found nothing, should this rank give up its core? `idle_polls` counts the empty
+ * progress calls in a row. Under `auto` a rank yields at once when the node runs more ranks
+ * than cores (the rank it waits for may have no core until it does), else only after
+ * IBEX_SPIN_COUNT empty polls (work may be near; a yield would add a system call to it). */
+static inline bool idle_should_yield(int idle_polls)
+{
+    switch (ibex_config.wait_policy) {
+    case IBEX_WAIT_SPIN:
+        return false;
+    case IBEX_WAIT_YIELD:
+        return true;
+    default:
+        return ibex_rt.oversubscribed || idle_polls > ibex_config.spin_count;
+    }
+}
+
 static inline void wait_step(int *idle_polls)
 {
     if (ibex_progress() > 0) {
         *idle_polls = 0;
         return;
     }
-    int policy = ibex_config.wait_policy;
-    bool yield = policy == IBEX_WAIT_YIELD ||
-                 (policy == IBEX_WAIT_AUTO &&
-                  (ibex_rt.oversubscribed || ++*idle_polls > ibex_config.spin_count));
-    if (yield)
+    if (idle_should_yield(++*idle_polls))
         sched_yield();
 }
 
 void ibex_wait_step(int *idle_polls)
 {
     wait_step(idle_polls);
+}
+
+/* Empty polls in a row across the program's calls to MPI_Test, Iprobe and the like: a polling
+ * loop is many calls, so the count lives here and not in the caller's frame. */
+static int poll_idle;
+
+void ibex_poll_step(void)
+{
+    wait_step(&poll_idle);
+}
+
+/* CPUs this process may run on, or -1; fewer than the node has means it is bound. */
+static int allowed_cpus(void)
+{
+    cpu_set_t set;
+    return sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : -1;
+}
+
+void ibex_wait_policy_log(void)
+{
+    static const char *names[] = {"auto", "spin", "yield"};
+    int policy = ibex_config.wait_policy, cpus = allowed_cpus();
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *rule = policy == IBEX_WAIT_SPIN    ? "waits and polls never yield"
+                       : policy == IBEX_WAIT_YIELD ? "waits and polls yield when idle"
+                       : ibex_rt.oversubscribed    ? "oversubscribed: waits and polls yield at once"
+                                                   : "waits and polls yield after IBEX_SPIN_COUNT "
+                                                     "empty polls";
+    ibex_debug(CORE, "wait policy %s: %d local ranks on %d cores, %s (%d of %ld cpus): %s",
+               names[policy], ibex_rt.boot.local_size, ibex_rt.boot.num_cores,
+               cpus > 0 && cpus < online ? "bound" : "not bound", cpus, online, rule);
 }
 
 void ibex_req_wait_complete(ibex_req_t *req)
