@@ -69,7 +69,7 @@ typedef struct MPI_Status {
 #define MPI_ERRORS_RETURN    ((MPI_Errhandler)IBEX_HANDLE(IBEX_KIND_ERRHANDLER, 2))
 #define MPI_ERRORS_ABORT     ((MPI_Errhandler)IBEX_HANDLE(IBEX_KIND_ERRHANDLER, 3))
 
-/* Predefined datatypes: the index is the row in runtime/datatype.c's table. */
+/* Predefined datatypes: the index is the row in runtime/engine/datatype.c's table. */
 #define IBEX_DT(i)                  ((MPI_Datatype)IBEX_HANDLE(IBEX_KIND_DATATYPE, (i)))
 #define MPI_DATATYPE_NULL           IBEX_DT(0)
 #define MPI_CHAR                    IBEX_DT(1)

@@ -428,7 +428,7 @@ static ibex_status_t run_softib_find(char *path, size_t len)
     const char *dir = dirname(exe);
     char cands[3][PATH_MAX + 64];
     snprintf(cands[0], sizeof(cands[0]), "%s/../lib/libsoftib.so", dir);
-    snprintf(cands[1], sizeof(cands[1]), "%s/../tests/softib/.libs/libsoftib.so", dir);
+    snprintf(cands[1], sizeof(cands[1]), "%s/../softib/.libs/libsoftib.so", dir);
     snprintf(cands[2], sizeof(cands[2]), "%s/libsoftib.so", IBEX_RUN_LIBDIR);
     for (int i = 0; i < 3; i++) {
         if (access(cands[i], R_OK) == 0 && realpath(cands[i], path)) {

@@ -53,7 +53,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../runtime/ibex_status.h"
+#include "ibex_status.h"
 
 typedef struct ibex_tl ibex_tl_t;         /* an open transport instance (one per process) */
 typedef struct ibex_tl_ep ibex_tl_ep_t;   /* a connection to one peer, opaque to the runtime */

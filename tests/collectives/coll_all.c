@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../collectives/coll.h"
-#include "../mpi/comm_check.h"
+#include "coll.h"
+#include "comm_check.h"
 
 static int rank, size;
 static const int counts[] = {0, 1, 7, 1000, 70000};

@@ -92,7 +92,7 @@ leftovers "bindings"
 
 # --softib preloads libsoftib.so (or says clearly that it is missing).
 run 20 -n 1 --softib /usr/bin/env
-if [ -e "$B/tests/softib/.libs/libsoftib.so" ]; then
+if [ -e "$B/softib/.libs/libsoftib.so" ]; then
     printf '%s\n' "$OUT" | grep -q '^LD_PRELOAD=.*libsoftib.so' &&
         printf '%s\n' "$OUT" | grep -qx 'IBEX_TRANSPORTS=verbs' && pass "--softib" ||
         fail "--softib: exit $RC $OUT $ERR"

@@ -1,6 +1,6 @@
 /*
- * The bootstrap under a real PMIx server (runtime/boot.c): job facts on one node, put / commit /
- * fence / get of every peer's key, a lazy get (no fence) of a neighbour's key, peer host names.
+ * The bootstrap under a real PMIx server (runtime/boot/boot.c): job facts on one node, put / commit
+ * / fence / get of every peer's key, a lazy get (no fence) of a neighbour's key, peer host names.
  * Prints "base_boot: ok" per rank.
  */
 #include <mpi.h>

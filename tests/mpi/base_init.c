@@ -1,5 +1,5 @@
 /*
- * MPI start-up and environment calls (runtime/init.c, misc.c): thread level, flags, versions,
+ * MPI start-up and environment calls (runtime/mpi/init.c, misc.c): thread level, flags, versions,
  * timers, processor name, Alloc_mem, address arithmetic. Every rank prints "base_init: ok"
  * when all checks pass; any failure prints the check and exits 1.
  * Usage: base_init [single|funneled|serialized|multiple]   (the level to request)

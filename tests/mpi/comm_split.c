@@ -1,5 +1,5 @@
 /*
- * Comm_split / split_type and context ids (runtime/comm_api.c, comm_ctx.c): colours and keys
+ * Comm_split / split_type and context ids (runtime/mpi/comm_api.c, comm_ctx.c): colours and keys
  * order ranks right, MPI_UNDEFINED gives MPI_COMM_NULL while taking part in the agreement,
  * SHARED splits by node, messages with one tag on dup'd communicators never cross, and many
  * create / free cycles reuse context ids without running out or colliding (more cycles than

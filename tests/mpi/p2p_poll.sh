@@ -7,6 +7,6 @@ cores=$(nproc)
 run_case 2 p2p_poll
 run_case $((2 * cores)) p2p_poll
 run_case $((4 * cores)) p2p_poll
-SOFTIB="$top_builddir/tests/softib/.libs/libsoftib.so"
+SOFTIB="$top_builddir/softib/.libs/libsoftib.so"
 [ -f "$SOFTIB" ] && run_case $((2 * cores)) p2p_poll IBEX_TRANSPORTS=verbs LD_PRELOAD="$SOFTIB"
 mt_finish

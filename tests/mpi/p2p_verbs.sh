@@ -3,7 +3,7 @@
 # softib: default protocols, forced READ and WRITE rendezvous, and no eager data at all.
 . "$top_srcdir/tests/mpi/lib.sh"
 mt_require_ibexrun
-SOFTIB="$top_builddir/tests/softib/.libs/libsoftib.so"
+SOFTIB="$top_builddir/softib/.libs/libsoftib.so"
 [ -f "$SOFTIB" ] || { echo "softib not built at $SOFTIB"; exit 1; }
 V="IBEX_TRANSPORTS=verbs LD_PRELOAD=$SOFTIB"
 for np in 2 3; do

@@ -6,7 +6,7 @@
 # - a forced QP error ends the job quickly with a message naming the peer rank, nothing left.
 . "$top_srcdir/tests/mpi/lib.sh"
 mt_require_ibexrun
-SOFTIB="$top_builddir/tests/softib/.libs/libsoftib.so"
+SOFTIB="$top_builddir/softib/.libs/libsoftib.so"
 [ -f "$SOFTIB" ] || { echo "softib not built at $SOFTIB"; exit 1; }
 V="IBEX_TRANSPORTS=verbs LD_PRELOAD=$SOFTIB"
 

@@ -3,7 +3,7 @@
 #   SOFTIB_LIB      path of libsoftib.so (default: the libtool build output)
 
 : "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-SOFTIB_LIB=${SOFTIB_LIB:-$top_builddir/tests/softib/.libs/libsoftib.so}
+SOFTIB_LIB=${SOFTIB_LIB:-$top_builddir/softib/.libs/libsoftib.so}
 if [ ! -f "$SOFTIB_LIB" ]; then
     echo "libsoftib.so not found at $SOFTIB_LIB" >&2
     exit 99

@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../runtime/ibex_config.h"
+#include "ibex_config.h"
 #include "tl_harness.h"
 
 typedef struct bench {

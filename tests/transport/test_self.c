@@ -8,9 +8,9 @@
 
 #include <cmocka.h>
 
-#include "../../runtime/ibex_config.h"
-#include "../../runtime/ibex_log.h"
-#include "../../transport/transport.h"
+#include "ibex_config.h"
+#include "ibex_log.h"
+#include "transport.h"
 
 typedef struct self_fixture {
     ibex_tl_ops_t ops;

@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "../../runtime/ibex_config.h"
-#include "../../runtime/ibex_log.h"
+#include "ibex_config.h"
+#include "ibex_log.h"
 #include "tl_harness.h"
 
 typedef struct msg_hdr {

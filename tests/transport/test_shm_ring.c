@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "../../runtime/ibex_log.h"
-#include "../../transport/shm/shm_ring.h"
+#include "ibex_log.h"
+#include "shm_ring.h"
 
 typedef struct ring_fixture {
     void *mem;

@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "../../runtime/ibex_boot.h"
+#include "ibex_boot.h"
 
 int tlw_self_rank = -1;
 

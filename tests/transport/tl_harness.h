@@ -14,7 +14,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include "../../transport/transport.h"
+#include "transport.h"
 
 #define TLW_MAX      8
 #define TLW_ADDR_MAX 128

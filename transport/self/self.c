@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../runtime/ibex_log.h"
-#include "../transport.h"
+#include "ibex_log.h"
+#include "transport.h"
 
 #define SELF_BUF_BYTES  ((size_t)1 << 20) /* power of two */
 #define SELF_MAX_EAGER  ((size_t)64 << 10)

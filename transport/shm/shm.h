@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../transport.h"
+#include "transport.h"
 #include "shm_ring.h"
 
 #define IBEX_SHM_SEG_MAGIC  0x3173686d78656269ull /* "ibexshm1" */

@@ -11,8 +11,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "../../runtime/ibex_boot.h"
-#include "../../runtime/ibex_log.h"
+#include "ibex_boot.h"
+#include "ibex_log.h"
 #include "shm.h"
 
 /* Bytes per syscall: large enough to amortise the call, small enough to stay well under the

@@ -12,8 +12,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../../runtime/ibex_boot.h"
-#include "../../runtime/ibex_log.h"
+#include "ibex_boot.h"
+#include "ibex_log.h"
 #include "shm.h"
 
 int ibex_shm_local_index(const struct ibex_tl *tl, int rank)

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../runtime/ibex_config.h"
-#include "../../runtime/ibex_log.h"
+#include "ibex_config.h"
+#include "ibex_log.h"
 #include "shm.h"
 
 /* Measured with tests/transport/bench_shm on the 2-vCPU development VM (see README.md). */

@@ -1,7 +1,7 @@
 /* The SPSC ring's geometry and views; the hot push / peek / pop are inline in shm_ring.h. */
 #include "shm_ring.h"
 
-#include "../../runtime/ibex_log.h"
+#include "ibex_log.h"
 
 _Static_assert(offsetof(ibex_shm_ring_ctl_t, tail) - offsetof(ibex_shm_ring_ctl_t, head) >=
                    IBEX_SHM_CACHE_LINE,

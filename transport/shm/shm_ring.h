@@ -37,7 +37,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "../../runtime/ibex_status.h"
+#include "ibex_status.h"
 
 #define IBEX_SHM_CACHE_LINE 64
 /* head and tail 128 bytes apart: x86's adjacent-line prefetcher moves 64-byte lines in pairs. */

@@ -14,8 +14,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../../runtime/ibex_boot.h"
-#include "../../runtime/ibex_log.h"
+#include "ibex_boot.h"
+#include "ibex_log.h"
 #include "shm.h"
 
 static size_t page_size(void)

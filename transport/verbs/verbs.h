@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../transport.h"
+#include "transport.h"
 
 #define VERBS_POLL_BATCH   16
 #define VERBS_SQ_DEPTH     256         /* send WRs per QP */

@@ -28,9 +28,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../runtime/ibex_boot.h"
-#include "../../runtime/ibex_config.h"
-#include "../../runtime/ibex_log.h"
+#include "ibex_boot.h"
+#include "ibex_config.h"
+#include "ibex_log.h"
 #include "verbs.h"
 
 enum { CM_REQ = 1, CM_REP = 2, CM_RTU = 3 };

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../runtime/ibex_config.h"
-#include "../../runtime/ibex_log.h"
+#include "ibex_config.h"
+#include "ibex_log.h"
 #include "verbs.h"
 
 typedef struct verbs_pick {

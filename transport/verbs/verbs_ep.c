@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../runtime/ibex_boot.h"
-#include "../../runtime/ibex_config.h"
-#include "../../runtime/ibex_log.h"
+#include "ibex_boot.h"
+#include "ibex_config.h"
+#include "ibex_log.h"
 #include "verbs.h"
 
 static uint32_t qpn_hash(uint32_t qpn)

@@ -5,8 +5,8 @@
  */
 #include <stdio.h>
 
-#include "../../runtime/ibex_boot.h"
-#include "../../runtime/ibex_log.h"
+#include "ibex_boot.h"
+#include "ibex_log.h"
 #include "verbs.h"
 
 typedef struct verbs_wc_cause {

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../runtime/ibex_config.h"
-#include "../../runtime/ibex_log.h"
+#include "ibex_config.h"
+#include "ibex_log.h"
 #include "verbs.h"
 
 /* Whether IBEX_TRANSPORTS names verbs (then a missing device is an error, not a quiet skip). */

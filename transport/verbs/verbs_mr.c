@@ -36,7 +36,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../../runtime/ibex_log.h"
+#include "ibex_log.h"
 #include "verbs.h"
 
 #define PAGE 4096u

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../runtime/ibex_log.h"
+#include "ibex_log.h"
 #include "verbs.h"
 
 struct verbs_rma_req {

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../runtime/ibex_log.h"
+#include "ibex_log.h"
 #include "verbs.h"
 
 ibex_status_t ibex_verbs_bufs_create(ibex_tl_t *tl)

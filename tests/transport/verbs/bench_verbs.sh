@@ -1,7 +1,7 @@
 #!/bin/sh
 # Benchmark (not a test): raw RC ping-pong vs the transport's, and put / get bandwidth, on softib.
 : "${top_builddir:=$(cd "$(dirname "$0")/../../.." && pwd)}"
-softib="$top_builddir/tests/softib/.libs/libsoftib.so"
+softib="$top_builddir/softib/.libs/libsoftib.so"
 d="$top_builddir/tests/transport/verbs"
 for i in 1 2 3; do
     LD_PRELOAD="$softib" timeout 60 "$d/raw_pingpong"

@@ -18,9 +18,9 @@
 
 #include <cmocka.h>
 
-#include "../../../runtime/ibex_boot.h"
-#include "../../../runtime/ibex_config.h"
-#include "../../../transport/verbs/verbs.h"
+#include "ibex_boot.h"
+#include "ibex_config.h"
+#include "verbs.h"
 
 #define PG 4096u
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The registration-cache unit tests need a verbs device: run them over softib.
 : "${top_builddir:=$(cd "$(dirname "$0")/../../.." && pwd)}"
-softib="$top_builddir/tests/softib/.libs/libsoftib.so"
+softib="$top_builddir/softib/.libs/libsoftib.so"
 [ -f "$softib" ] || { echo "FAIL: $softib not built"; exit 1; }
 prog="$top_builddir/tests/transport/verbs/test_verbs_mr"
 LD_PRELOAD="$softib" timeout -k 5 60 "$prog" || exit 1

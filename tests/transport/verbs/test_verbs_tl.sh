@@ -4,7 +4,7 @@
 # connections on first use (a late peer, lost handshake datagrams, a peer that never answers).
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/../../.." && pwd)}"
-softib="$top_builddir/tests/softib/.libs/libsoftib.so"
+softib="$top_builddir/softib/.libs/libsoftib.so"
 prog="$top_builddir/tests/transport/verbs/verbs_tl_test"
 if [ ! -f "$softib" ]; then
     echo "FAIL: $softib not built"

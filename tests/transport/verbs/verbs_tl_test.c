@@ -24,11 +24,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../../runtime/ibex_boot.h"
-#include "../../../runtime/ibex_config.h"
-#include "../../../runtime/ibex_log.h"
-#include "../../../transport/transport.h"
-#include "../../../transport/verbs/verbs.h"
+#include "ibex_boot.h"
+#include "ibex_config.h"
+#include "ibex_log.h"
+#include "transport.h"
+#include "verbs.h"
 
 static int me;
 static int pipe_to[2][2]; /* pipe_to[r]: written by the other rank, read by rank r */

@@ -1,0 +1,78 @@
+/* Helpers shared by the algorithms: temporary buffers, local copies, reductions. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll.h"
+#include "ibex_datatype.h"
+#include "ibex_runtime.h"
+#include "ibex_log.h"
+
+#define COPY_CHUNK (64 * 1024)
+
+void *ibex_coll_tmp_alloc(MPI_Datatype dt, int count, void **base_p)
+{
+    const ibex_dt_t *d = ibex_dt_get(dt);
+    if (!d)
+        return NULL;
+    size_t span = count > 0 ? (size_t)d->true_extent + (size_t)(count - 1) * (size_t)d->extent : 0;
+    char *base = malloc(span ? span : 1);
+    if (!base) {
+        ibex_error(COLL, "out of memory for a %zu-byte temporary buffer", span);
+        return NULL;
+    }
+    *base_p = base;
+    return base - d->true_lb;
+}
+
+void *ibex_coll_block(const void *buf, MPI_Datatype dt, size_t index)
+{
+    const ibex_dt_t *d = ibex_dt_get(dt);
+    return (char *)buf + (ptrdiff_t)index * d->extent;
+}
+
+/* Non-contiguous on either side: pack a chunk, unpack it, until the sender's data ends. */
+static ibex_status_t copy_packed(const void *sbuf, int scount, const ibex_dt_t *s, void *rbuf,
+                                 int rcount, const ibex_dt_t *r, size_t bytes)
+{
+    char *chunk = malloc(bytes < COPY_CHUNK ? (bytes ? bytes : 1) : COPY_CHUNK);
+    if (!chunk)
+        return IBEX_ERR_NO_MEMORY;
+    for (size_t off = 0; off < bytes;) {
+        size_t len = bytes - off < COPY_CHUNK ? bytes - off : COPY_CHUNK;
+        len = ibex_dt_pack(sbuf, scount, s, off, chunk, len);
+        ibex_dt_unpack(rbuf, rcount, r, off, chunk, len);
+        off += len;
+        if (len == 0)
+            break;
+    }
+    free(chunk);
+    return IBEX_OK;
+}
+
+ibex_status_t ibex_coll_copy(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                             MPI_Datatype rdt)
+{
+    const ibex_dt_t *s = ibex_dt_get(sdt), *r = ibex_dt_get(rdt);
+    size_t sbytes = (size_t)scount * s->size, rbytes = (size_t)rcount * r->size;
+    if (sbytes > rbytes)
+        return IBEX_ERR_TRUNCATE;
+    if (sbytes == 0 || sbuf == rbuf)
+        return IBEX_OK;
+    if (ibex_dt_is_contig(s, scount) && ibex_dt_is_contig(r, rcount)) {
+        memcpy((char *)rbuf + r->true_lb, (const char *)sbuf + s->true_lb, sbytes);
+        return IBEX_OK;
+    }
+    return copy_packed(sbuf, scount, s, rbuf, rcount, r, sbytes);
+}
+
+ibex_status_t ibex_coll_apply(const ibex_op_t *op, const void *in, void *inout, int count,
+                              MPI_Datatype dt)
+{
+    int rc = ibex_op_apply(op, in, inout, count, dt);
+    if (rc != MPI_SUCCESS) {
+        ibex_error(COLL, "reduction op 0x%x failed on datatype 0x%x (class %d)", op->handle, dt,
+                   rc);
+        return IBEX_ERR_INVALID;
+    }
+    return IBEX_OK;
+}

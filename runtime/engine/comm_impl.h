@@ -1,0 +1,66 @@
+/*
+ * Internal to the communicator module (comm.c, comm_ctx.c, comm_api.c, group.c, group_api.c).
+ *
+ * Groups are immutable lists of world ranks, shared by reference count between the program's
+ * group handles and the communicators built on them. Context ids are allocated in even / odd
+ * pairs from a per-process bitmap of free pairs; a new communicator's pair is the lowest pair
+ * free on every member of the parent, found by AND-reducing the bitmaps over the parent's
+ * collective context (comm_ctx.c).
+ */
+#ifndef IBEX_COMM_IMPL_H
+#define IBEX_COMM_IMPL_H
+
+#include <stdint.h>
+
+#include "ibex_comm.h"
+#include "ibex_status.h"
+
+/* Tags on the parent's collective context used by communicator construction. The collectives
+ * use tags 1..63 (collectives/base/coll.h), so construction traffic never matches a collective's.
+ */
+#define IBEX_COMM_TAG_CTX   64 /* context id agreement (allreduce of free bitmaps) */
+#define IBEX_COMM_TAG_SPLIT 65 /* Comm_split: allgather of (colour, key) */
+
+#define IBEX_CTX_PAIRS (IBEX_MAX_CONTEXT_IDS / 2)
+#define IBEX_CTX_WORDS (IBEX_CTX_PAIRS / 64)
+
+/* ---- groups (group.c) ---- */
+ibex_status_t ibex_group_init(void);
+void ibex_group_fini(void);
+extern ibex_group_t ibex_group_empty_obj;
+/* A new group of n world ranks (copied); my_rank is computed from ibex_rt.boot.rank. */
+ibex_group_t *ibex_group_from_world(const int *world_ranks, int n);
+/* Gives the program a handle on group (one more reference); returns MPI_GROUP_NULL when out
+ * of memory. The empty group always has MPI_GROUP_EMPTY. */
+MPI_Group ibex_group_handle_new(ibex_group_t *group);
+/* Rank of world rank w in group, or MPI_UNDEFINED. */
+int ibex_group_rank_of(const ibex_group_t *group, int w);
+/* MPI_IDENT, MPI_SIMILAR or MPI_UNEQUAL. */
+int ibex_group_compare(const ibex_group_t *a, const ibex_group_t *b);
+
+/* ---- context ids (comm_ctx.c) ---- */
+/* Marks every pair free but those of MPI_COMM_WORLD (0, 1) and MPI_COMM_SELF (2, 3). */
+void ibex_comm_ctx_init(void);
+/* Agrees, collectively over parent, on a context id free on all its members and reserves it
+ * here. Every member of parent calls it, also those that will not be in the new communicator
+ * (they release the id again with ibex_comm_ctx_release). */
+ibex_status_t ibex_comm_ctx_agree(ibex_comm_t *parent, uint32_t *context_id_p);
+void ibex_comm_ctx_release(uint32_t context_id);
+/* Lowest pair set in every word of mask, as an even context id, or -1 if none. */
+int ibex_comm_ctx_lowest(const uint64_t *mask, int nwords);
+/* words[i] &= the same words of every member of comm (recursive doubling). */
+ibex_status_t ibex_comm_ctx_allreduce_band(ibex_comm_t *comm, uint64_t *words, int nwords);
+/* all[r * n + i] = member r's mine[i] for every member r of comm (ring). */
+ibex_status_t ibex_comm_ctx_allgather_int(ibex_comm_t *comm, const int *mine, int n, int *all);
+
+/* ---- communicators (comm.c) ---- */
+ibex_status_t ibex_comm_handle_alloc(ibex_comm_t *comm);
+/* Number of live communicators, for tests of Comm_free. */
+int ibex_comm_live_count(void);
+
+/* Comm_split's ordering (comm_ctx.c): from all[2 r] = colour and all[2 r + 1] = key of every
+ * parent rank r (n of them), the parent ranks of `colour` sorted by (key, parent rank) into
+ * ranks_out; returns how many, or -1 when out of memory. */
+int ibex_comm_split_members(const int *all, int n, int colour, int *ranks_out);
+
+#endif

@@ -1,0 +1,94 @@
+/*
+ * Datatype internals shared by datatype.c, dt_create.c, dt_pack.c, dt_api.c and op.c only.
+ *
+ * Every ibex_dt_t carries an ibex_dt_priv_t in its `priv` pointer: what packing at an
+ * arbitrary offset, MPI_Get_elements and reductions on derived types need beyond the public
+ * fields, plus the construction facts that later constructors depend on (alignment, explicit
+ * bounds from MPI_Type_create_resized).
+ */
+#ifndef IBEX_DT_PRIV_H
+#define IBEX_DT_PRIV_H
+
+#include <stdint.h>
+
+#include "ibex_datatype.h"
+#include "ibex_dt_ref.h"
+
+/* n basic elements of bsize bytes each, in packed order; adjacent runs of equal bsize merge. */
+typedef struct ibex_dt_run {
+    size_t n;
+    size_t bsize;
+} ibex_dt_run_t;
+
+typedef struct ibex_dt_priv {
+    size_t *prefix;      /* nblocks + 1 prefix sums of block lengths: packed offset of a block */
+    ibex_dt_run_t *runs; /* basic-element layout of one element (Get_elements on mixed types) */
+    int nruns;
+    size_t nelems; /* basic elements in one element */
+    int op_type;   /* predefined type handle the type is built of (for ops), or -1 */
+    size_t align;  /* largest alignment of its basic types (struct padding rule) */
+    bool sticky;   /* lb / ub are explicit markers (from create_resized) */
+    int combiner;  /* IBEX_DT_COMBINER_* */
+} ibex_dt_priv_t;
+
+enum {
+    IBEX_DT_COMBINER_NAMED,
+    IBEX_DT_COMBINER_DUP,
+    IBEX_DT_COMBINER_CONTIGUOUS,
+    IBEX_DT_COMBINER_VECTOR,
+    IBEX_DT_COMBINER_HVECTOR,
+    IBEX_DT_COMBINER_INDEXED,
+    IBEX_DT_COMBINER_HINDEXED,
+    IBEX_DT_COMBINER_INDEXED_BLOCK,
+    IBEX_DT_COMBINER_HINDEXED_BLOCK,
+    IBEX_DT_COMBINER_STRUCT,
+    IBEX_DT_COMBINER_RESIZED,
+};
+
+static inline ibex_dt_priv_t *ibex_dt_priv(const ibex_dt_t *dt)
+{
+    return (ibex_dt_priv_t *)dt->priv;
+}
+
+/* buf + disp without pointer arithmetic on NULL (MPI_BOTTOM with absolute displacements). */
+static inline char *ibex_dt_addr(const void *buf, ptrdiff_t disp)
+{
+    return (char *)((uintptr_t)buf + (uintptr_t)disp);
+}
+
+/* datatype.c: a new derived type (refcount 1, no handle yet) and its destruction. */
+ibex_dt_t *ibex_dt_alloc(void);
+void ibex_dt_destroy(ibex_dt_t *dt);
+/* Registers a built type in the handle table; returns the handle or -1. */
+int ibex_dt_register(ibex_dt_t *dt);
+/* Removes a derived type's handle (MPI_Type_free); the object lives while referenced. */
+void ibex_dt_unregister(ibex_dt_t *dt);
+/* Fills dt->priv's prefix sums from its blocks; false when out of memory. */
+bool ibex_dt_prefix_build(ibex_dt_t *dt);
+
+/* dt_api.c: the type of a handle for an MPI entry point, raising MPI_ERR_TYPE (through
+ * ibex_mpi_error) when it is not a live type; need_commit also rejects uncommitted types. */
+int ibex_dt_lookup(MPI_Datatype handle, const char *call, bool need_commit, ibex_dt_t **dt_p);
+
+/* dt_pack.c: packed bytes needed for `nelems` basic elements, or -1 when it is not a whole
+ * number of elements of the type's layout (MPI_Status_set_elements). */
+MPI_Count ibex_dt_elements_bytes(const ibex_dt_t *dt, MPI_Count nelems);
+
+/* The builder (dt_build.c): a constructor starts from a zeroed builder holding a fresh type,
+ * adds its members, then finishes (flattened blocks, bounds, prefix table). */
+typedef struct ibex_dt_build {
+    ibex_dt_t *dt;
+    const ibex_dt_t *first; /* first member's type: types of a type with no data */
+    size_t cap_blocks, cap_runs;
+    bool typed;           /* basic / op type taken from a member with data */
+    bool bounded, sticky; /* lb / ub seen; they come from markers */
+    ptrdiff_t lb, ub;
+    bool data; /* true_lb / true_ub seen */
+    ptrdiff_t tlb, tub;
+    int err; /* MPI error class of the first failure */
+} ibex_dt_build_t;
+void ibex_dt_build_add(ibex_dt_build_t *b, const ibex_dt_t *old, ptrdiff_t disp, size_t count);
+/* MPI_SUCCESS or the MPI error class of the first failure (MPI_ERR_NO_MEM, MPI_ERR_ARG). */
+int ibex_dt_build_finish(ibex_dt_build_t *b, bool pad);
+
+#endif

@@ -1,0 +1,68 @@
+/*
+ * Communicators and groups (runtime/engine/comm.c, runtime/engine/group.c).
+ *
+ * Every communicator owns two context ids: context_id for point-to-point and context_id + 1
+ * for collectives, so collective traffic never matches a user receive. Ids are allocated in
+ * pairs and agreed collectively over the parent (a bitmap AND-reduced over the parent's
+ * collective context), so no two live communicators share one.
+ */
+#ifndef IBEX_COMM_H
+#define IBEX_COMM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <mpi.h>
+
+#include "ibex_handle.h"
+#include "ibex_status.h"
+
+#define IBEX_MAX_CONTEXT_IDS 8192
+
+typedef struct ibex_group {
+    int handle;
+    int refcount;
+    int size;
+    int my_rank;      /* rank of this process in the group, or MPI_UNDEFINED */
+    int *world_ranks; /* group rank -> world rank */
+} ibex_group_t;
+
+struct ibex_match_queue; /* runtime/engine/ibex_match.h */
+
+typedef struct ibex_comm {
+    int handle;
+    int refcount;
+    uint32_t context_id; /* even; context_id + 1 is the collective context */
+    int rank, size;
+    ibex_group_t *group;
+    int errhandler;                 /* MPI_Errhandler handle */
+    bool errhandler_set;            /* set explicitly by the program */
+    struct ibex_match_queue *pt2pt; /* matching state of context_id */
+    struct ibex_match_queue *coll;  /* matching state of context_id + 1 */
+    int coll_tag;                   /* sequence for internal collective tags */
+    char name[MPI_MAX_OBJECT_NAME];
+} ibex_comm_t;
+
+extern ibex_comm_t *ibex_comm_world;
+extern ibex_comm_t *ibex_comm_self;
+
+/* The communicator of a handle, or NULL if it is not a live communicator. */
+ibex_comm_t *ibex_comm_get(MPI_Comm handle);
+/* The communicator handle table behind ibex_comm_get, read inline by the p2p fast path. */
+extern ibex_handle_table_t ibex_comm_handles;
+ibex_group_t *ibex_group_get(MPI_Group handle);
+
+static inline int ibex_comm_world_rank(const ibex_comm_t *comm, int rank)
+{
+    return comm->group->world_ranks[rank];
+}
+
+/* Creates a communicator over `group` with an agreed context id, collectively over `parent`
+ * (every member of parent calls it; those not in group pass NULL and get NULL back). */
+ibex_status_t ibex_comm_create_from(ibex_comm_t *parent, ibex_group_t *group, ibex_comm_t **comm_p);
+void ibex_comm_release(ibex_comm_t *comm);
+
+ibex_group_t *ibex_group_new(int size);
+void ibex_group_release(ibex_group_t *group);
+
+#endif

@@ -1,0 +1,101 @@
+/*
+ * Requests (runtime/engine/request.c): one struct for every send and receive, user-visible or
+ * internal (collectives), taken from a pool so the fast path does not call malloc. A user-visible
+ * request also has an MPI_Request handle.
+ */
+#ifndef IBEX_REQUEST_H
+#define IBEX_REQUEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mpi.h>
+
+#include "ibex_comm.h"
+#include "ibex_datatype.h"
+#include "ibex_match.h"
+#include "ibex_p2p.h"
+#include "ibex_proto.h"
+
+typedef enum { IBEX_REQ_SEND, IBEX_REQ_RECV } ibex_req_kind_t;
+
+struct ibex_ep;
+struct ibex_umsg;
+
+struct ibex_req {
+    ibex_match_entry_t match;       /* first: a posted receive sits in a match queue by this */
+    struct ibex_req *pnext;         /* pending-send queue of its endpoint */
+    struct ibex_req *inext, *iprev; /* in flight: waits for a message from its peer */
+    struct ibex_ep *inflight_ep;
+    int handle;    /* MPI_Request, or MPI_REQUEST_NULL for internal ones */
+    uint8_t kind;  /* ibex_req_kind_t */
+    uint8_t mode;  /* ibex_send_mode_t */
+    uint8_t proto; /* ibex_proto_t of a send */
+    bool complete;
+    bool persistent; /* made by *_init: survives completion */
+    bool active;     /* persistent: started and not yet completed */
+    bool freed;      /* MPI_Request_free'd while active: release on completion */
+    bool coll;       /* on the collective context */
+    bool in_posted;  /* sits in a posted queue (cancellable) */
+    ibex_comm_t *comm;
+    void *buf;
+    int count;
+    ibex_dt_t *dt;
+    size_t bytes; /* count * dt->size */
+    int peer;     /* rank in comm (or MPI_ANY_SOURCE / MPI_PROC_NULL) */
+    int tag;
+    MPI_Status status;
+    ibex_status_t error; /* set once, at completion */
+    /* protocol state */
+    struct ibex_ep *ep;
+    uint32_t seq;
+    int pending;     /* SPLIT: own copy and the peer's FIN still to come */
+    bool split;      /* a SPLIT rendezvous */
+    void *staging;   /* packed copy of non-contiguous data */
+    void *rma_local; /* the contiguous bytes a rendezvous moves */
+    size_t rma_len;
+    ibex_tl_mem_t *mem;  /* registration of rma_local */
+    uint64_t peer_req;   /* the other side's request id */
+    ibex_tl_comp_t comp; /* put / get completion */
+    int rma_outstanding;
+    ibex_status_t rma_status;
+    /* hooks */
+    void (*on_complete)(struct ibex_req *req); /* e.g. Bsend releases its buffer */
+    void *hook_arg;
+};
+
+/* Takes a request from the pool (zeroed); handle is MPI_REQUEST_NULL until published. */
+ibex_req_t *ibex_req_alloc(ibex_req_kind_t kind);
+/* Gives the request an MPI_Request handle. */
+int ibex_req_publish(ibex_req_t *req, MPI_Request *handle_p);
+ibex_req_t *ibex_req_from_handle(MPI_Request handle);
+/* Marks the request complete with a status (IBEX_OK, IBEX_ERR_TRUNCATE, ...). */
+void ibex_req_complete(ibex_req_t *req, ibex_status_t error);
+/* Returns the request to the pool (and its handle, if any). */
+void ibex_req_release(ibex_req_t *req);
+/* Requests not yet complete (MPI_Finalize waits for the internal ones). */
+extern long ibex_req_active_count;
+void ibex_req_pool_fini(void);
+
+static inline void ibex_status_empty(MPI_Status *st)
+{
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->MPI_ERROR = MPI_SUCCESS;
+    st->ibex_cancelled = 0;
+    st->ibex_count = 0;
+}
+
+/* Waits until req completes, driving progress with the waiting policy. */
+void ibex_req_wait_complete(ibex_req_t *req);
+/* One step of a wait loop: progress, then spin or yield by the policy. */
+void ibex_wait_step(int *idle_polls);
+/* One progress call from a call that polls without blocking (MPI_Test*, Iprobe, Improbe,
+ * Request_get_status): when it finds nothing, the same back-off as a blocking wait, counted over
+ * the program's consecutive polls. */
+void ibex_poll_step(void);
+/* Says at debug level which waiting policy this rank runs with and why. */
+void ibex_wait_policy_log(void);
+
+#endif

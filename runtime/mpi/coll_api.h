@@ -1,0 +1,14 @@
+/* What the collectives' entry points (coll_api.c, coll_api_data.c) share. */
+#ifndef IBEX_COLL_API_H
+#define IBEX_COLL_API_H
+
+#include <mpi.h>
+
+#include "ibex_comm.h"
+
+/* One (buffer, count, datatype) triple of a collective: count >= 0, a committed datatype, a
+ * buffer (MPI_IN_PLACE is not allowed; MPI_BOTTOM is, for derived types). */
+int ibex_check_triple(ibex_comm_t *c, const char *call, const void *buf, int count,
+                      MPI_Datatype dt);
+
+#endif

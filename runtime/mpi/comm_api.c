@@ -1,0 +1,319 @@
+/*
+ * MPI communicator entry points: Comm_rank, size, dup, split, split_type, create, free,
+ * compare, group, test_inter, get_attr, set_name, get_name.
+ *
+ * Every constructor ends in ibex_comm_create_from(), which agrees on the context id over the
+ * whole parent, so every member of the parent takes part also when it gets MPI_COMM_NULL.
+ * Argument errors are detected from arguments every member passes alike (same group, same
+ * split type), so members fail together rather than leaving others in the agreement.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm_impl.h"
+#include "ibex_err.h"
+#include "ibex_log.h"
+#include "ibex_runtime.h"
+
+extern const int ibex_tag_ub; /* runtime/mpi/errhandler_check.c */
+
+static int comm_fail(ibex_comm_t *comm, const char *call, ibex_status_t st)
+{
+    return ibex_mpi_error(comm, ibex_err_class_of(st), call, "communicator creation failed: %s",
+                          ibex_status_str(st));
+}
+
+IBEX_WEAK_ALIAS(Comm_rank)
+int PMPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+    ibex_comm_t *c = NULL;
+    int rc = ibex_comm_enter(comm, "MPI_Comm_rank", &c);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!rank)
+        return ibex_mpi_error(c, MPI_ERR_ARG, "MPI_Comm_rank", "rank is NULL");
+    *rank = c->rank;
+    return MPI_SUCCESS;
+}
+
+IBEX_WEAK_ALIAS(Comm_size)
+int PMPI_Comm_size(MPI_Comm comm, int *size)
+{
+    ibex_comm_t *c = NULL;
+    int rc = ibex_comm_enter(comm, "MPI_Comm_size", &c);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!size)
+        return ibex_mpi_error(c, MPI_ERR_ARG, "MPI_Comm_size", "size is NULL");
+    *size = c->size;
+    return MPI_SUCCESS;
+}
+
+/* Creates over parent with group (NULL: this process gets MPI_COMM_NULL). */
+static int comm_create_common(ibex_comm_t *parent, ibex_group_t *group, const char *call,
+                              MPI_Comm *newcomm)
+{
+    ibex_comm_t *comm;
+    ibex_status_t st = ibex_comm_create_from(parent, group, &comm);
+    if (st != IBEX_OK)
+        return comm_fail(parent, call, st);
+    *newcomm = comm ? comm->handle : MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+IBEX_WEAK_ALIAS(Comm_dup)
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    ibex_comm_t *c = NULL;
+    int rc = ibex_comm_enter(comm, "MPI_Comm_dup", &c);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!newcomm)
+        return ibex_mpi_error(c, MPI_ERR_ARG, "MPI_Comm_dup", "newcomm is NULL");
+    return comm_create_common(c, c->group, "MPI_Comm_dup", newcomm);
+}
+
+/* The group of this process's colour from every member's (colour, key), or NULL. */
+static ibex_group_t *split_group(ibex_comm_t *parent, const int *all, int colour)
+{
+    int *ranks = malloc((size_t)parent->size * sizeof(int));
+    ibex_group_t *group = NULL;
+    if (!ranks)
+        return NULL;
+    int n = ibex_comm_split_members(all, parent->size, colour, ranks);
+    if (n >= 0) {
+        for (int i = 0; i < n; i++)
+            ranks[i] = ibex_comm_world_rank(parent, ranks[i]);
+        group = ibex_group_from_world(ranks, n);
+    }
+    free(ranks);
+    return group;
+}
+
+static int comm_split_core(ibex_comm_t *parent, int colour, int key, const char *call,
+                           MPI_Comm *newcomm)
+{
+    int mine[2] = {colour, key};
+    int *all = malloc((size_t)parent->size * 2 * sizeof(int));
+    if (!all)
+        return comm_fail(parent, call, IBEX_ERR_NO_MEMORY);
+    ibex_status_t st = ibex_comm_ctx_allgather_int(parent, mine, 2, all);
+    if (st != IBEX_OK) {
+        free(all);
+        return comm_fail(parent, call, st);
+    }
+    ibex_group_t *group = colour == MPI_UNDEFINED ? NULL : split_group(parent, all, colour);
+    free(all);
+    bool oom = colour != MPI_UNDEFINED && !group;
+    int rc = comm_create_common(parent, group, call, newcomm);
+    ibex_group_release(group);
+    if (rc == MPI_SUCCESS && oom) {
+        *newcomm = MPI_COMM_NULL;
+        rc = comm_fail(parent, call, IBEX_ERR_NO_MEMORY);
+    }
+    return rc;
+}
+
+IBEX_WEAK_ALIAS(Comm_split)
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    const char *call = "MPI_Comm_split";
+    ibex_comm_t *c = NULL;
+    int rc = ibex_comm_enter(comm, call, &c);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!newcomm)
+        return ibex_mpi_error(c, MPI_ERR_ARG, call, "newcomm is NULL");
+    if (color < 0 && color != MPI_UNDEFINED)
+        return ibex_mpi_error(c, MPI_ERR_ARG, call, "colour %d is negative", color);
+    return comm_split_core(c, color, key, call, newcomm);
+}
+
+/* MPI_COMM_TYPE_SHARED splits by node; any other type (MPI_UNDEFINED or one this library does
+ * not know) gives MPI_COMM_NULL, as the standard allows. */
+IBEX_WEAK_ALIAS(Comm_split_type)
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    const char *call = "MPI_Comm_split_type";
+    ibex_comm_t *c = NULL;
+    int rc = ibex_comm_enter(comm, call, &c);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!newcomm)
+        return ibex_mpi_error(c, MPI_ERR_ARG, call, "newcomm is NULL");
+    int colour = MPI_UNDEFINED;
+    if (split_type == MPI_COMM_TYPE_SHARED)
+        colour = ibex_rt.boot.node_of ? ibex_rt.boot.node_of[ibex_rt.boot.rank] : 0;
+    else if (split_type != MPI_UNDEFINED)
+        ibex_debug(CORE, "split type %d not supported: MPI_COMM_NULL", split_type);
+    return comm_split_core(c, colour, key, call, newcomm);
+}
+
+/* group must be a subset of comm's group; every member of comm passes the same group. */
+IBEX_WEAK_ALIAS(Comm_create)
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    const char *call = "MPI_Comm_create";
+    ibex_comm_t *c = NULL;
+    int rc = ibex_comm_enter(comm, call, &c);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    ibex_group_t *g = ibex_group_get(group);
+    if (!g)
+        return ibex_mpi_error(c, MPI_ERR_GROUP, call, "invalid group handle 0x%x", group);
+    if (!newcomm)
+        return ibex_mpi_error(c, MPI_ERR_ARG, call, "newcomm is NULL");
+    for (int i = 0; i < g->size; i++)
+        if (ibex_group_rank_of(c->group, g->world_ranks[i]) == MPI_UNDEFINED)
+            return ibex_mpi_error(c, MPI_ERR_GROUP, call,
+                                  "group rank %d (world rank %d) is not in the communicator", i,
+                                  g->world_ranks[i]);
+    bool member = g->my_rank != MPI_UNDEFINED;
+    return comm_create_common(c, member ? g : NULL, call, newcomm);
+}
+
+IBEX_WEAK_ALIAS(Comm_free)
+int PMPI_Comm_free(MPI_Comm *comm)
+{
+    const char *call = "MPI_Comm_free";
+    if (!comm)
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "comm is NULL");
+    ibex_comm_t *c = NULL;
+    int rc = ibex_comm_enter(*comm, call, &c);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (c == ibex_comm_world || c == ibex_comm_self)
+        return ibex_mpi_error(c, MPI_ERR_COMM, call, "%s cannot be freed", c->name);
+    ibex_comm_release(c);
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+IBEX_WEAK_ALIAS(Comm_compare)
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+    const char *call = "MPI_Comm_compare";
+    ibex_comm_t *a = NULL, *b = NULL;
+    int rc = ibex_comm_enter(comm1, call, &a);
+    if (rc == MPI_SUCCESS)
+        rc = ibex_comm_enter(comm2, call, &b);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!result)
+        return ibex_mpi_error(a, MPI_ERR_ARG, call, "result is NULL");
+    if (a == b) {
+        *result = MPI_IDENT;
+        return MPI_SUCCESS;
+    }
+    int g = ibex_group_compare(a->group, b->group);
+    *result = g == MPI_IDENT ? MPI_CONGRUENT : g;
+    return MPI_SUCCESS;
+}
+
+IBEX_WEAK_ALIAS(Comm_group)
+int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
+{
+    const char *call = "MPI_Comm_group";
+    ibex_comm_t *c = NULL;
+    int rc = ibex_comm_enter(comm, call, &c);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!group)
+        return ibex_mpi_error(c, MPI_ERR_ARG, call, "group is NULL");
+    MPI_Group h = ibex_group_handle_new(c->group);
+    if (h == MPI_GROUP_NULL)
+        return ibex_mpi_error(c, MPI_ERR_NO_MEM, call, "out of group handles");
+    *group = h;
+    return MPI_SUCCESS;
+}
+
+IBEX_WEAK_ALIAS(Comm_test_inter)
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+    ibex_comm_t *c = NULL;
+    int rc = ibex_comm_enter(comm, "MPI_Comm_test_inter", &c);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!flag)
+        return ibex_mpi_error(c, MPI_ERR_ARG, "MPI_Comm_test_inter", "flag is NULL");
+    *flag = 0; /* only intracommunicators exist */
+    return MPI_SUCCESS;
+}
+
+/* Values of the predefined attributes; Comm_get_attr hands out pointers to them. */
+static int attr_tag_ub;
+static int attr_host = MPI_PROC_NULL;
+static int attr_io = MPI_ANY_SOURCE; /* every rank can do I/O */
+static int attr_wtime_is_global = 0;
+static int attr_universe_size;
+static int attr_appnum = 0;
+
+static int *comm_attr_value(int keyval)
+{
+    switch (keyval) {
+    case MPI_TAG_UB:
+        attr_tag_ub = ibex_tag_ub;
+        return &attr_tag_ub;
+    case MPI_HOST:
+        return &attr_host;
+    case MPI_IO:
+        return &attr_io;
+    case MPI_WTIME_IS_GLOBAL:
+        return &attr_wtime_is_global;
+    case MPI_UNIVERSE_SIZE:
+        attr_universe_size = ibex_rt.boot.size;
+        return &attr_universe_size;
+    case MPI_APPNUM:
+        return &attr_appnum;
+    default:
+        return NULL;
+    }
+}
+
+IBEX_WEAK_ALIAS(Comm_get_attr)
+int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+{
+    const char *call = "MPI_Comm_get_attr";
+    ibex_comm_t *c = NULL;
+    int rc = ibex_comm_enter(comm, call, &c);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!attribute_val || !flag)
+        return ibex_mpi_error(c, MPI_ERR_ARG, call, "attribute_val or flag is NULL");
+    int *value = comm_attr_value(comm_keyval);
+    if (!value)
+        return ibex_mpi_error(c, MPI_ERR_KEYVAL, call, "unknown keyval 0x%x", comm_keyval);
+    *(int **)attribute_val = value;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+/* Names longer than MPI_MAX_OBJECT_NAME - 1 characters are truncated. */
+IBEX_WEAK_ALIAS(Comm_set_name)
+int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
+{
+    ibex_comm_t *c = NULL;
+    int rc = ibex_comm_enter(comm, "MPI_Comm_set_name", &c);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!comm_name)
+        return ibex_mpi_error(c, MPI_ERR_ARG, "MPI_Comm_set_name", "comm_name is NULL");
+    snprintf(c->name, sizeof(c->name), "%s", comm_name);
+    return MPI_SUCCESS;
+}
+
+IBEX_WEAK_ALIAS(Comm_get_name)
+int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
+{
+    ibex_comm_t *c = NULL;
+    int rc = ibex_comm_enter(comm, "MPI_Comm_get_name", &c);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!comm_name || !resultlen)
+        return ibex_mpi_error(c, MPI_ERR_ARG, "MPI_Comm_get_name",
+                              "comm_name or resultlen is NULL");
+    snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s", c->name);
+    *resultlen = (int)strlen(comm_name);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,273 @@
+/*
+ * The datatype constructors' entry points: MPI_Type_contiguous ... MPI_Type_dup. Each checks its
+ * arguments, then describes the new type to the builder (runtime/engine/dt_build.c) as members
+ * "count copies of oldtype at byte displacement disp".
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dt_priv.h"
+#include "ibex_err.h"
+#include "ibex_log.h"
+#include "ibex_runtime.h"
+
+/* Argument checks shared by every constructor; on success *b holds a fresh type. */
+static int create_begin(const char *call, int count, MPI_Datatype *newtype, ibex_dt_build_t *b)
+{
+    memset(b, 0, sizeof(*b));
+    if (count < 0)
+        return ibex_mpi_error(NULL, MPI_ERR_COUNT, call, "negative count %d", count);
+    if (!newtype)
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "newtype is NULL");
+    b->dt = ibex_dt_alloc();
+    if (!b->dt)
+        return ibex_mpi_error(NULL, MPI_ERR_NO_MEM, call, "out of memory for a datatype");
+    return MPI_SUCCESS;
+}
+
+static int create_end(const char *call, ibex_dt_build_t *b, int combiner, bool pad,
+                      MPI_Datatype *out)
+{
+    int rc = ibex_dt_build_finish(b, pad);
+    if (rc != MPI_SUCCESS)
+        goto err_destroy;
+    ibex_dt_priv(b->dt)->combiner = combiner;
+    int handle = ibex_dt_register(b->dt);
+    if (handle < 0) {
+        rc = MPI_ERR_NO_MEM;
+        goto err_destroy;
+    }
+    *out = handle;
+    return MPI_SUCCESS;
+err_destroy:
+    ibex_dt_destroy(b->dt);
+    return ibex_mpi_error(NULL, rc, call, "%s",
+                          rc == MPI_ERR_ARG ? "datatype size overflows"
+                                            : "out of memory for a datatype");
+}
+
+static int create_fail(ibex_dt_build_t *b, int rc)
+{
+    ibex_dt_destroy(b->dt);
+    return rc;
+}
+
+static int check_blocklen(const char *call, int len)
+{
+    if (len < 0)
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "negative blocklength %d", len);
+    return MPI_SUCCESS;
+}
+
+static int check_array(const char *call, int count, const void *arr, const char *what)
+{
+    if (count > 0 && !arr)
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "%s is NULL", what);
+    return MPI_SUCCESS;
+}
+
+IBEX_WEAK_ALIAS(Type_contiguous)
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_contiguous";
+    ibex_dt_t *old = NULL;
+    ibex_dt_build_t b;
+    int rc = create_begin(call, count, newtype, &b);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if ((rc = ibex_dt_lookup(oldtype, call, false, &old)) != MPI_SUCCESS)
+        return create_fail(&b, rc);
+    ibex_dt_build_add(&b, old, 0, (size_t)count);
+    return create_end(call, &b, IBEX_DT_COMBINER_CONTIGUOUS, false, newtype);
+}
+
+/* vector and hvector: stride in bytes. */
+static int create_hvector(const char *call, int count, int blocklength, MPI_Aint stride,
+                          MPI_Datatype oldtype, int combiner, MPI_Datatype *newtype)
+{
+    ibex_dt_t *old = NULL;
+    ibex_dt_build_t b;
+    int rc = create_begin(call, count, newtype, &b);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if ((rc = check_blocklen(call, blocklength)) != MPI_SUCCESS ||
+        (rc = ibex_dt_lookup(oldtype, call, false, &old)) != MPI_SUCCESS)
+        return create_fail(&b, rc);
+    if (combiner == IBEX_DT_COMBINER_VECTOR)
+        stride *= old->extent;
+    for (int i = 0; i < count; i++)
+        ibex_dt_build_add(&b, old, (ptrdiff_t)i * stride, (size_t)blocklength);
+    return create_end(call, &b, combiner, false, newtype);
+}
+
+IBEX_WEAK_ALIAS(Type_vector)
+int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                     MPI_Datatype *newtype)
+{
+    return create_hvector("MPI_Type_vector", count, blocklength, stride, oldtype,
+                          IBEX_DT_COMBINER_VECTOR, newtype);
+}
+
+IBEX_WEAK_ALIAS(Type_create_hvector)
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                             MPI_Datatype *newtype)
+{
+    return create_hvector("MPI_Type_create_hvector", count, blocklength, stride, oldtype,
+                          IBEX_DT_COMBINER_HVECTOR, newtype);
+}
+
+/* The indexed family: blocklengths (or one constant blocklength for the _block variants) and
+ * displacements in old extents (idisps) or bytes (adisps). */
+typedef struct indexed_args {
+    int count;
+    bool block;
+    const int *lens;
+    int len;
+    const int *idisps;
+    const MPI_Aint *adisps;
+    int combiner;
+} indexed_args_t;
+
+static int create_indexed(const char *call, const indexed_args_t *a, MPI_Datatype oldtype,
+                          MPI_Datatype *newtype)
+{
+    ibex_dt_t *old = NULL;
+    ibex_dt_build_t b;
+    int rc = create_begin(call, a->count, newtype, &b);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    const void *disps = a->idisps ? (const void *)a->idisps : (const void *)a->adisps;
+    if ((rc = check_array(call, a->count, disps, "array_of_displacements")) != MPI_SUCCESS ||
+        (a->block && (rc = check_blocklen(call, a->len)) != MPI_SUCCESS) ||
+        (!a->block && (rc = check_array(call, a->count, a->lens, "array_of_blocklengths"))) ||
+        (rc = ibex_dt_lookup(oldtype, call, false, &old)) != MPI_SUCCESS)
+        return create_fail(&b, rc);
+    for (int i = 0; i < a->count; i++) {
+        int len = a->block ? a->len : a->lens[i];
+        if ((rc = check_blocklen(call, len)) != MPI_SUCCESS)
+            return create_fail(&b, rc);
+        ptrdiff_t d = a->idisps ? (ptrdiff_t)a->idisps[i] * old->extent : a->adisps[i];
+        ibex_dt_build_add(&b, old, d, (size_t)len);
+    }
+    return create_end(call, &b, a->combiner, false, newtype);
+}
+
+IBEX_WEAK_ALIAS(Type_indexed)
+int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
+                      const int array_of_displacements[], MPI_Datatype oldtype,
+                      MPI_Datatype *newtype)
+{
+    indexed_args_t a = {count,
+                        false,
+                        array_of_blocklengths,
+                        0,
+                        array_of_displacements,
+                        NULL,
+                        IBEX_DT_COMBINER_INDEXED};
+    return create_indexed("MPI_Type_indexed", &a, oldtype, newtype);
+}
+
+IBEX_WEAK_ALIAS(Type_create_hindexed)
+int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+                              const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                              MPI_Datatype *newtype)
+{
+    indexed_args_t a = {count,
+                        false,
+                        array_of_blocklengths,
+                        0,
+                        NULL,
+                        array_of_displacements,
+                        IBEX_DT_COMBINER_HINDEXED};
+    return create_indexed("MPI_Type_create_hindexed", &a, oldtype, newtype);
+}
+
+IBEX_WEAK_ALIAS(Type_create_indexed_block)
+int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+                                   MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    indexed_args_t a = {count,
+                        true,
+                        NULL,
+                        blocklength,
+                        array_of_displacements,
+                        NULL,
+                        IBEX_DT_COMBINER_INDEXED_BLOCK};
+    return create_indexed("MPI_Type_create_indexed_block", &a, oldtype, newtype);
+}
+
+IBEX_WEAK_ALIAS(Type_create_hindexed_block)
+int PMPI_Type_create_hindexed_block(int count, int blocklength,
+                                    const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                                    MPI_Datatype *newtype)
+{
+    indexed_args_t a = {count,
+                        true,
+                        NULL,
+                        blocklength,
+                        NULL,
+                        array_of_displacements,
+                        IBEX_DT_COMBINER_HINDEXED_BLOCK};
+    return create_indexed("MPI_Type_create_hindexed_block", &a, oldtype, newtype);
+}
+
+IBEX_WEAK_ALIAS(Type_create_struct)
+int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
+                            const MPI_Aint array_of_displacements[],
+                            const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_create_struct";
+    ibex_dt_t *old = NULL;
+    ibex_dt_build_t b;
+    int rc = create_begin(call, count, newtype, &b);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if ((rc = check_array(call, count, array_of_blocklengths, "array_of_blocklengths")) ||
+        (rc = check_array(call, count, array_of_displacements, "array_of_displacements")) ||
+        (rc = check_array(call, count, array_of_types, "array_of_types")))
+        return create_fail(&b, rc);
+    for (int i = 0; i < count; i++) {
+        if ((rc = check_blocklen(call, array_of_blocklengths[i])) != MPI_SUCCESS ||
+            (rc = ibex_dt_lookup(array_of_types[i], call, false, &old)) != MPI_SUCCESS)
+            return create_fail(&b, rc);
+        ibex_dt_build_add(&b, old, array_of_displacements[i], (size_t)array_of_blocklengths[i]);
+    }
+    return create_end(call, &b, IBEX_DT_COMBINER_STRUCT, true, newtype);
+}
+
+IBEX_WEAK_ALIAS(Type_create_resized)
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                             MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_create_resized";
+    ibex_dt_t *old = NULL;
+    ibex_dt_build_t b;
+    int rc = create_begin(call, 0, newtype, &b);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if ((rc = ibex_dt_lookup(oldtype, call, false, &old)) != MPI_SUCCESS)
+        return create_fail(&b, rc);
+    ibex_dt_build_add(&b, old, 0, 1);
+    /* The new bounds are markers: they stick through later constructors. */
+    b.bounded = b.sticky = true;
+    b.lb = lb;
+    b.ub = lb + extent;
+    return create_end(call, &b, IBEX_DT_COMBINER_RESIZED, false, newtype);
+}
+
+IBEX_WEAK_ALIAS(Type_dup)
+int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_dup";
+    ibex_dt_t *old = NULL;
+    ibex_dt_build_t b;
+    int rc = create_begin(call, 0, newtype, &b);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if ((rc = ibex_dt_lookup(oldtype, call, false, &old)) != MPI_SUCCESS)
+        return create_fail(&b, rc);
+    ibex_dt_build_add(&b, old, 0, 1);
+    b.dt->committed = old->committed;
+    return create_end(call, &b, IBEX_DT_COMBINER_DUP, false, newtype);
+}

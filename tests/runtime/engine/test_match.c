@@ -1,0 +1,104 @@
+/* Unit tests for MPI matching (runtime/engine/match.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include <mpi.h>
+
+#include "ibex_match.h"
+
+static ibex_match_entry_t entry(int src, int tag)
+{
+    ibex_match_entry_t e = {.src = src, .tag = tag};
+    return e;
+}
+
+static void test_fits(void **state)
+{
+    (void)state;
+    assert_true(ibex_match_fits(1, 5, 1, 5));
+    assert_false(ibex_match_fits(1, 5, 2, 5));
+    assert_false(ibex_match_fits(1, 5, 1, 6));
+    assert_true(ibex_match_fits(MPI_ANY_SOURCE, 5, 7, 5));
+    assert_true(ibex_match_fits(3, MPI_ANY_TAG, 3, 99));
+    assert_true(ibex_match_fits(MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0));
+    assert_false(ibex_match_fits(MPI_ANY_SOURCE, 4, 0, 5));
+}
+
+/* A message takes the earliest posted receive that fits, not the most specific one. */
+static void test_posted_order(void **state)
+{
+    (void)state;
+    ibex_match_queue_t q = {0};
+    ibex_match_entry_t a = entry(MPI_ANY_SOURCE, 7), b = entry(2, 7), c = entry(2, MPI_ANY_TAG);
+    ibex_match_list_append(&q.posted, &a);
+    ibex_match_list_append(&q.posted, &b);
+    ibex_match_list_append(&q.posted, &c);
+    assert_ptr_equal(ibex_match_take_posted(&q, 2, 7), &a);
+    assert_ptr_equal(ibex_match_take_posted(&q, 2, 7), &b);
+    assert_null(ibex_match_take_posted(&q, 3, 7));
+    assert_ptr_equal(ibex_match_take_posted(&q, 2, 9), &c);
+    assert_int_equal(q.posted.length, 0);
+    assert_null(q.posted.head);
+    assert_null(q.posted.tail);
+}
+
+/* ANY_SOURCE takes unexpected messages in arrival order across senders. */
+static void test_unexpected_arrival_order(void **state)
+{
+    (void)state;
+    ibex_match_queue_t q = {0};
+    ibex_match_entry_t m[4] = {entry(3, 1), entry(1, 1), entry(2, 2), entry(1, 1)};
+    for (int i = 0; i < 4; i++)
+        ibex_match_list_append(&q.unexpected, &m[i]);
+    assert_ptr_equal(ibex_match_find_unexpected(&q, MPI_ANY_SOURCE, 1, false), &m[0]);
+    assert_int_equal(q.unexpected.length, 4); /* a probe does not remove */
+    assert_ptr_equal(ibex_match_find_unexpected(&q, 1, 1, true), &m[1]);
+    assert_ptr_equal(ibex_match_find_unexpected(&q, 1, 1, true), &m[3]);
+    assert_ptr_equal(ibex_match_find_unexpected(&q, MPI_ANY_SOURCE, MPI_ANY_TAG, true), &m[0]);
+    assert_ptr_equal(ibex_match_find_unexpected(&q, 2, MPI_ANY_TAG, true), &m[2]);
+    assert_null(ibex_match_find_unexpected(&q, MPI_ANY_SOURCE, MPI_ANY_TAG, true));
+}
+
+/* An unexpected message's own (src, tag) is never a wildcard: ANY in a message matches nothing
+ * special. */
+static void test_no_wildcard_in_messages(void **state)
+{
+    (void)state;
+    ibex_match_queue_t q = {0};
+    ibex_match_entry_t m = entry(4, 8);
+    ibex_match_list_append(&q.unexpected, &m);
+    assert_null(ibex_match_find_unexpected(&q, 5, 8, false));
+    assert_null(ibex_match_find_unexpected(&q, 4, 9, false));
+    assert_ptr_equal(ibex_match_find_unexpected(&q, 4, 8, false), &m);
+}
+
+static void test_remove_middle(void **state)
+{
+    (void)state;
+    ibex_match_list_t l = {0};
+    ibex_match_entry_t e[3] = {entry(0, 0), entry(1, 1), entry(2, 2)};
+    for (int i = 0; i < 3; i++)
+        ibex_match_list_append(&l, &e[i]);
+    ibex_match_list_remove(&l, &e[1]);
+    assert_ptr_equal(l.head, &e[0]);
+    assert_ptr_equal(e[0].next, &e[2]);
+    assert_ptr_equal(e[2].prev, &e[0]);
+    ibex_match_list_remove(&l, &e[2]);
+    assert_ptr_equal(l.tail, &e[0]);
+    assert_int_equal(l.length, 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fits),
+        cmocka_unit_test(test_posted_order),
+        cmocka_unit_test(test_unexpected_arrival_order),
+        cmocka_unit_test(test_no_wildcard_in_messages),
+        cmocka_unit_test(test_remove_middle),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

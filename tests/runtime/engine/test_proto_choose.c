@@ -1,0 +1,118 @@
+/* Unit tests for the protocol choice (runtime/engine/proto_choose.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "ibex_config.h"
+#include "ibex_proto.h"
+
+static const size_t HDR = sizeof(ibex_match_hdr_t);
+
+static ibex_tl_caps_t caps_rw(size_t max_eager, size_t hint)
+{
+    ibex_tl_caps_t c = {.flags = IBEX_TL_CAP_SEND | IBEX_TL_CAP_PUT | IBEX_TL_CAP_GET,
+                        .max_eager = max_eager,
+                        .eager_limit_hint = hint};
+    return c;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    unsetenv("IBEX_EAGER_LIMIT");
+    unsetenv("IBEX_RNDV_SCHEME");
+    return ibex_config_load() == IBEX_OK ? 0 : -1;
+}
+
+/* auto: the transport's hint, but never more than one send minus the header can carry */
+static void test_auto_limit(void **state)
+{
+    (void)state;
+    ibex_tl_caps_t c = caps_rw(8192, 4096);
+    assert_int_equal(ibex_proto_eager_limit(&c), 4096);
+    c.eager_limit_hint = 100000;
+    assert_int_equal(ibex_proto_eager_limit(&c), 8192 - HDR);
+    c.eager_limit_hint = 0; /* no hint: as much as fits */
+    assert_int_equal(ibex_proto_eager_limit(&c), 8192 - HDR);
+    c.max_eager = HDR / 2; /* cannot even carry a header */
+    assert_int_equal(ibex_proto_eager_limit(&c), 0);
+}
+
+static void test_forced_limit(void **state)
+{
+    (void)state;
+    ibex_tl_caps_t c = caps_rw(8192, 4096);
+    ibex_config.eager_limit = 1024;
+    assert_int_equal(ibex_proto_eager_limit(&c), 1024);
+    ibex_config.eager_limit = 1 << 20; /* forcing more than the transport carries is capped */
+    assert_int_equal(ibex_proto_eager_limit(&c), 8192 - HDR);
+    ibex_config.eager_limit = 0;
+    assert_int_equal(ibex_proto_choose(&c, 0), IBEX_PROTO_EAGER);
+    assert_int_equal(ibex_proto_choose(&c, 1), IBEX_PROTO_RNDV_READ);
+    ibex_config.eager_limit = IBEX_SIZE_AUTO;
+}
+
+static void test_boundary(void **state)
+{
+    (void)state;
+    ibex_tl_caps_t c = caps_rw(8192, 4096);
+    assert_int_equal(ibex_proto_choose(&c, 4096), IBEX_PROTO_EAGER);
+    assert_int_equal(ibex_proto_choose(&c, 4097), IBEX_PROTO_RNDV_READ);
+}
+
+static void test_scheme(void **state)
+{
+    (void)state;
+    ibex_tl_caps_t c = caps_rw(8192, 4096);
+    ibex_config.rndv_scheme = IBEX_RNDV_WRITE;
+    assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_WRITE);
+    ibex_config.rndv_scheme = IBEX_RNDV_READ;
+    assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_READ);
+    /* a transport that can only put gets WRITE even when READ is asked for */
+    c.flags &= ~(uint32_t)IBEX_TL_CAP_GET;
+    assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_WRITE);
+    /* and one that can only get gets READ even when WRITE is asked for */
+    c.flags = IBEX_TL_CAP_SEND | IBEX_TL_CAP_GET;
+    ibex_config.rndv_scheme = IBEX_RNDV_WRITE;
+    assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_READ);
+    ibex_config.rndv_scheme = IBEX_RNDV_AUTO;
+    c.flags |= IBEX_TL_CAP_PUT;
+    assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_READ);
+}
+
+/* SPLIT: auto scheme only, CPU-copy transports only, from IBEX_RNDV_SPLIT_MIN on */
+static void test_split(void **state)
+{
+    (void)state;
+    ibex_tl_caps_t c = caps_rw(8192, 4096);
+    c.flags |= IBEX_TL_CAP_CPU_RMA;
+    ibex_config.rndv_split_min = 65536;
+    assert_int_equal(ibex_proto_choose(&c, 4096), IBEX_PROTO_EAGER);
+    assert_int_equal(ibex_proto_choose(&c, 65535), IBEX_PROTO_RNDV_READ);
+    assert_int_equal(ibex_proto_choose(&c, 65536), IBEX_PROTO_RNDV_SPLIT);
+    ibex_config.rndv_scheme = IBEX_RNDV_READ; /* a forced scheme is obeyed */
+    assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_READ);
+    ibex_config.rndv_scheme = IBEX_RNDV_WRITE;
+    assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_WRITE);
+    ibex_config.rndv_scheme = IBEX_RNDV_AUTO;
+    c.flags &= ~(uint32_t)IBEX_TL_CAP_CPU_RMA; /* offloaded RMA (verbs): no split */
+    assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_READ);
+    c.flags |= IBEX_TL_CAP_CPU_RMA;
+    c.flags &= ~(uint32_t)IBEX_TL_CAP_PUT; /* needs both directions */
+    assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_READ);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_auto_limit, setup),
+        cmocka_unit_test_setup(test_forced_limit, setup),
+        cmocka_unit_test_setup(test_boundary, setup),
+        cmocka_unit_test_setup(test_scheme, setup),
+        cmocka_unit_test_setup(test_split, setup),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
