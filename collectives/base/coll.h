@@ -11,8 +11,8 @@
  * Tags: each collective kind has its own tag on the communicator's collective context
  * (IBEX_COLL_TAG). Messages on one (context, peer) are matched in send order, and every member
  * calls the collectives of a communicator in the same order, so successive collectives on one
- * communicator cannot take each other's messages. Tags 64 and up belong to communicator
- * construction (runtime/engine/comm_impl.h).
+ * communicator cannot take each other's messages. Communicator construction
+ * (runtime/comm/comm_ctx.c) uses these collectives too, on the parent communicator.
  */
 #ifndef IBEX_COLL_H
 #define IBEX_COLL_H

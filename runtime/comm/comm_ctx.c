@@ -1,5 +1,5 @@
 /*
- * Context id allocation and agreement (DESIGN.md lesson 11).
+ * Context id allocation and agreement.
  *
  * Each process keeps a bitmap of free context id pairs (bit set = free; pair p is ids 2p for
  * point-to-point and 2p + 1 for collectives). To build a communicator, every member of the
@@ -10,15 +10,18 @@
  * Communicators from one Comm_split with different colours share an id: their member sets
  * are disjoint, so matching on (context, source) keeps them apart.
  *
- * The two small collectives here (AND-allreduce of words, allgather of ints) are written
- * directly on ibex_coll_sendrecv so communicator construction does not depend on collectives/.
+ * The two collectives this needs (AND-allreduce of the bitmaps, allgather of ints) are the
+ * ones in collectives/, run on the parent's collective context like any other collective:
+ * every member builds communicators in the same order, so they cannot take each other's
+ * messages.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll.h"
 #include "comm_impl.h"
 #include "ibex_log.h"
-#include "ibex_p2p.h"
+#include "ibex_op.h"
 
 static uint64_t ctx_free[IBEX_CTX_WORDS];
 
@@ -44,71 +47,29 @@ int ibex_comm_ctx_lowest(const uint64_t *mask, int nwords)
     return -1;
 }
 
-static void words_and(uint64_t *inout, const uint64_t *in, int nwords)
-{
-    for (int i = 0; i < nwords; i++)
-        inout[i] &= in[i];
-}
-
-/* Recursive doubling over the largest power of two; the first 2 * rem ranks pair up first
- * (odd ranks hold the pair's value) and the even ones get the result back at the end. */
-static ibex_status_t band_exchange(ibex_comm_t *comm, uint64_t *words, uint64_t *tmp, int n)
-{
-    int bytes = n * (int)sizeof(uint64_t), rank = comm->rank, pof2 = 1;
-    while (pof2 * 2 <= comm->size)
-        pof2 *= 2;
-    int rem = comm->size - pof2, newrank = rank - rem;
-    ibex_status_t st = IBEX_OK;
-    if (rank < 2 * rem) {
-        newrank = rank / 2;
-        if (rank % 2 == 0) {
-            st = ibex_coll_send(words, bytes, MPI_BYTE, rank + 1, IBEX_COMM_TAG_CTX, comm);
-            newrank = -1;
-        } else {
-            st = ibex_coll_recv(tmp, bytes, MPI_BYTE, rank - 1, IBEX_COMM_TAG_CTX, comm);
-            words_and(words, tmp, n);
-        }
-    }
-    for (int mask = 1; st == IBEX_OK && newrank >= 0 && mask < pof2; mask <<= 1) {
-        int peer = newrank ^ mask;
-        peer = peer < rem ? peer * 2 + 1 : peer + rem;
-        st = ibex_coll_sendrecv(words, bytes, MPI_BYTE, peer, tmp, bytes, MPI_BYTE, peer,
-                                IBEX_COMM_TAG_CTX, comm);
-        words_and(words, tmp, n);
-    }
-    if (st != IBEX_OK || rank >= 2 * rem)
-        return st;
-    if (rank % 2 == 0)
-        return ibex_coll_recv(words, bytes, MPI_BYTE, rank + 1, IBEX_COMM_TAG_CTX, comm);
-    return ibex_coll_send(words, bytes, MPI_BYTE, rank - 1, IBEX_COMM_TAG_CTX, comm);
-}
-
+/* The bitmaps travel as ints: AND is bitwise, so the word size does not matter. */
 ibex_status_t ibex_comm_ctx_allreduce_band(ibex_comm_t *comm, uint64_t *words, int nwords)
 {
-    if (comm->size == 1)
-        return IBEX_OK;
-    uint64_t *tmp = malloc((size_t)nwords * sizeof(uint64_t));
-    if (!tmp)
-        return IBEX_ERR_NO_MEMORY;
-    ibex_status_t st = band_exchange(comm, words, tmp, nwords);
-    free(tmp);
-    return st;
+    int count = nwords * (int)(sizeof(uint64_t) / sizeof(int));
+    ibex_coll_args_t a = {.comm = comm,
+                          .sbuf = MPI_IN_PLACE,
+                          .rbuf = words,
+                          .rcount = count,
+                          .rdt = MPI_INT,
+                          .op = ibex_op_get(MPI_BAND)};
+    return ibex_coll_run(IBEX_COLL_ALLREDUCE, &a, (size_t)count * sizeof(int));
 }
 
 ibex_status_t ibex_comm_ctx_allgather_int(ibex_comm_t *comm, const int *mine, int n, int *all)
 {
-    int size = comm->size, rank = comm->rank;
-    int right = (rank + 1) % size, left = (rank - 1 + size) % size;
-    memcpy(all + (size_t)rank * n, mine, (size_t)n * sizeof(int));
-    for (int i = 0; i < size - 1; i++) {
-        int sblock = (rank - i + size) % size, rblock = (rank - i - 1 + size) % size;
-        ibex_status_t st = ibex_coll_sendrecv(all + (size_t)sblock * n, n, MPI_INT, right,
-                                              all + (size_t)rblock * n, n, MPI_INT, left,
-                                              IBEX_COMM_TAG_SPLIT, comm);
-        if (st != IBEX_OK)
-            return st;
-    }
-    return IBEX_OK;
+    ibex_coll_args_t a = {.comm = comm,
+                          .sbuf = mine,
+                          .scount = n,
+                          .sdt = MPI_INT,
+                          .rbuf = all,
+                          .rcount = n,
+                          .rdt = MPI_INT};
+    return ibex_coll_run(IBEX_COLL_ALLGATHER, &a, (size_t)n * sizeof(int));
 }
 
 typedef struct split_entry {

@@ -38,6 +38,12 @@ static ibex_comm_t *comm_new(ibex_group_t *group, uint32_t context_id, int errha
     ibex_comm_t *comm = calloc(1, sizeof(*comm));
     if (!comm)
         return NULL;
+    comm->pt2pt = ibex_match_queue_get(context_id);
+    comm->coll = ibex_match_queue_get(context_id + 1);
+    if (!comm->pt2pt || !comm->coll) { /* out of memory: the queues made stay for reuse */
+        free(comm);
+        return NULL;
+    }
     comm->handle = MPI_COMM_NULL;
     comm->refcount = 1;
     comm->context_id = context_id;
@@ -46,8 +52,6 @@ static ibex_comm_t *comm_new(ibex_group_t *group, uint32_t context_id, int errha
     comm->group = group;
     group->refcount++;
     comm->errhandler = errhandler;
-    comm->pt2pt = ibex_match_queue_get(context_id);
-    comm->coll = ibex_match_queue_get(context_id + 1);
     comm_live++;
     return comm;
 }

@@ -15,12 +15,6 @@
 #include "ibex_comm.h"
 #include "ibex_status.h"
 
-/* Tags on the parent's collective context used by communicator construction. The collectives
- * use tags 1..63 (collectives/base/coll.h), so construction traffic never matches a collective's.
- */
-#define IBEX_COMM_TAG_CTX   64 /* context id agreement (allreduce of free bitmaps) */
-#define IBEX_COMM_TAG_SPLIT 65 /* Comm_split: allgather of (colour, key) */
-
 #define IBEX_CTX_PAIRS (IBEX_MAX_CONTEXT_IDS / 2)
 #define IBEX_CTX_WORDS (IBEX_CTX_PAIRS / 64)
 

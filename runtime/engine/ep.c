@@ -233,7 +233,8 @@ static ibex_pending_t *pending_new(void)
         return p;
     }
     p = malloc(sizeof(*p));
-    ibex_assert(p != NULL);
+    if (!p)
+        ibex_error(PROTO, "out of memory for a message waiting for transport room");
     return p;
 }
 
@@ -265,6 +266,8 @@ ibex_status_t ibex_ep_send_ctl(ibex_ep_t *ep, const ibex_ctl_hdr_t *ctl)
             return st;
     }
     ibex_pending_t *p = pending_new();
+    if (!p)
+        return IBEX_ERR_NO_MEMORY;
     p->req = NULL;
     p->len = len;
     memcpy(&p->ctl, ctl, len);
@@ -272,12 +275,15 @@ ibex_status_t ibex_ep_send_ctl(ibex_ep_t *ep, const ibex_ctl_hdr_t *ctl)
     return IBEX_OK;
 }
 
-void ibex_ep_queue_req(ibex_ep_t *ep, ibex_req_t *req)
+ibex_status_t ibex_ep_queue_req(ibex_ep_t *ep, ibex_req_t *req)
 {
     ibex_pending_t *p = pending_new();
+    if (!p)
+        return IBEX_ERR_NO_MEMORY;
     p->req = req;
     p->len = 0;
     pending_push(ep, p);
+    return IBEX_OK;
 }
 
 /* Sends what waits for this peer, in order, until the transport is full again. */

@@ -93,7 +93,7 @@ static inline ibex_status_t ibex_ep_tl_send(ibex_ep_t *ep, const void *hdr, size
 /* Sends a control message (queued behind pending ones when the transport is full). */
 ibex_status_t ibex_ep_send_ctl(ibex_ep_t *ep, const ibex_ctl_hdr_t *ctl);
 /* Queues a request's match message behind the transport's backlog. */
-void ibex_ep_queue_req(ibex_ep_t *ep, ibex_req_t *req);
+ibex_status_t ibex_ep_queue_req(ibex_ep_t *ep, ibex_req_t *req);
 /* True when messages to this peer already wait: a new one must queue behind them. */
 static inline bool ibex_ep_has_backlog(const ibex_ep_t *ep)
 {

@@ -43,7 +43,8 @@ ibex_status_t ibex_coll_sendrecv(const void *sbuf, int scount, MPI_Datatype sdt,
                                  void *rbuf, int rcount, MPI_Datatype rdt, int src, int tag,
                                  ibex_comm_t *comm);
 
-/* Matching state of a context id, created on first use (a message may arrive for a context
+/* Matching state of a context id, created on first use, NULL when out of memory (a message
+ * may arrive for a context
  * before this process has created the communicator). */
 extern struct ibex_match_queue *ibex_match_queues[IBEX_MAX_CONTEXT_IDS];
 struct ibex_match_queue *ibex_match_queue_make(uint32_t context_id);

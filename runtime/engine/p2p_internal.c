@@ -1,5 +1,5 @@
 /* Point-to-point for the library's own use: collectives and communicator construction run on a
- * communicator's collective context with internal requests. Also MPI_Alloc_mem's memory. */
+ * communicator's collective context with internal requests. */
 #include <stdlib.h>
 
 #include "ibex_engine.h"
@@ -63,35 +63,4 @@ ibex_status_t ibex_coll_sendrecv(const void *sbuf, int scount, MPI_Datatype sdt,
         return st;
     }
     return ibex_p2p_waitall(2, reqs);
-}
-
-/* The first open transport that wants registered memory provides it; else plain malloc. */
-ibex_status_t ibex_p2p_mem_alloc(size_t len, void **ptr_p)
-{
-    for (int i = 0; i < ibex_ep_num_transports(); i++) {
-        ibex_tl_inst_t *inst = ibex_ep_transport(i);
-        if (!(inst->caps.flags & IBEX_TL_CAP_NEED_REG))
-            continue;
-        if (inst->comp->ops.mem_alloc(inst->tl, len, ptr_p) == IBEX_OK)
-            return IBEX_OK;
-    }
-    void *p = malloc(len ? len : 1);
-    if (!p)
-        return IBEX_ERR_NO_MEMORY;
-    *ptr_p = p;
-    return IBEX_OK;
-}
-
-ibex_status_t ibex_p2p_mem_free(void *ptr)
-{
-    if (!ptr)
-        return IBEX_OK;
-    for (int i = 0; i < ibex_ep_num_transports(); i++) {
-        ibex_tl_inst_t *inst = ibex_ep_transport(i);
-        if ((inst->caps.flags & IBEX_TL_CAP_NEED_REG) &&
-            inst->comp->ops.mem_free(inst->tl, ptr) == IBEX_OK)
-            return IBEX_OK;
-    }
-    free(ptr);
-    return IBEX_OK;
 }

@@ -28,7 +28,8 @@ ibex_match_queue_t *ibex_match_queue_make(uint32_t context_id)
     ibex_assert(context_id < IBEX_MAX_CONTEXT_IDS);
     if (!ibex_match_queues[context_id]) {
         ibex_match_queues[context_id] = calloc(1, sizeof(ibex_match_queue_t));
-        ibex_assert(ibex_match_queues[context_id] != NULL);
+        if (!ibex_match_queues[context_id])
+            ibex_error(PROTO, "out of memory for the matching state of context %u", context_id);
     }
     return ibex_match_queues[context_id];
 }

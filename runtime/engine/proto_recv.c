@@ -31,7 +31,9 @@ static void send_ack(int world_src, uint64_t sreq)
     if (ibex_ep_get(world_src, &ep) != IBEX_OK)
         return;
     ibex_ctl_hdr_t ack = {.type = IBEX_HDR_ACK, .req = sreq};
-    ibex_ep_send_ctl(ep, &ack);
+    if (ibex_ep_send_ctl(ep, &ack) == IBEX_ERR_NO_MEMORY)
+        ibex_error(PROTO, "rank %d's synchronous send will not complete: no memory for its ACK",
+                   world_src);
 }
 
 /* A matched eager message: data in place (from the transport) or in an unexpected copy. */
@@ -93,19 +95,27 @@ static ibex_status_t recv_match_now(int world_src, const void *data, size_t len)
 {
     const ibex_match_hdr_t *h = data;
     ibex_match_queue_t *q = ibex_match_queue_get(h->ctx);
+    if (!q)
+        return IBEX_ERR_AGAIN; /* out of memory: the transport keeps it, we retry later */
+    /* a rendezvous header is kept whether it matches or not: allocate before taking a receive
+     * out of the posted queue, so that running out of memory loses nothing */
+    ibex_umsg_t *rts = h->type == IBEX_HDR_EAGER ? NULL : umsg_new(world_src, data, len);
+    if (h->type != IBEX_HDR_EAGER && !rts)
+        return IBEX_ERR_AGAIN;
     ibex_req_t *req = (ibex_req_t *)ibex_match_take_posted(q, h->src, h->tag);
     if (req) {
         req->in_posted = false;
-        if (h->type == IBEX_HDR_EAGER) {
+        if (rts)
+            ibex_proto_recv_matched(req, rts);
+        else
             recv_eager(req, world_src, h, h + 1, len - sizeof(*h));
-        } else {
-            ibex_umsg_t *u = umsg_new(world_src, data, len);
-            ibex_assert(u != NULL);
-            ibex_proto_recv_matched(req, u);
-        }
         return IBEX_OK;
     }
-    size_t payload = h->type == IBEX_HDR_EAGER ? len - sizeof(*h) : 0;
+    if (rts) {
+        ibex_match_list_append(&q->unexpected, &rts->match);
+        return IBEX_OK;
+    }
+    size_t payload = len - sizeof(*h);
     /* Over budget: leave it with the transport, which holds the sender back. */
     if (payload > 0 && ibex_unexpected_bytes > 0 &&
         ibex_unexpected_bytes + payload > (size_t)ibex_config.unexpected_max)
@@ -119,15 +129,17 @@ static ibex_status_t recv_match_now(int world_src, const void *data, size_t len)
 }
 
 /* Early arrivals (a sequence number ahead of the expected one) wait in the endpoint, sorted. */
-static void hold_early(ibex_ep_t *ep, int world_src, const void *data, size_t len)
+static ibex_status_t hold_early(ibex_ep_t *ep, int world_src, const void *data, size_t len)
 {
     ibex_umsg_t *u = umsg_new(world_src, data, len);
-    ibex_assert(u != NULL);
+    if (!u)
+        return IBEX_ERR_AGAIN; /* the transport keeps it; it comes back later */
     ibex_umsg_t **pp = &ep->early;
     while (*pp && (int32_t)((*pp)->seq - u->seq) < 0)
         pp = (ibex_umsg_t **)&(*pp)->match.next;
     u->match.next = (ibex_match_entry_t *)*pp;
     *pp = u;
+    return IBEX_OK;
 }
 
 /* Rebuilds the wire form of a held message and matches it. */
@@ -135,8 +147,10 @@ static void release_early(ibex_ep_t *ep)
 {
     while (ep->early && ep->early->seq == ep->recv_seq) {
         ibex_umsg_t *u = ep->early;
-        ep->early = (ibex_umsg_t *)u->match.next;
         ibex_match_queue_t *q = ibex_match_queue_get(u->ctx);
+        if (!q)
+            return; /* out of memory: released by the next message from this peer */
+        ep->early = (ibex_umsg_t *)u->match.next;
         ibex_req_t *req = (ibex_req_t *)ibex_match_take_posted(q, u->match.src, u->match.tag);
         if (req) {
             req->in_posted = false;
@@ -160,8 +174,7 @@ static ibex_status_t recv_match(int world_src, const void *data, size_t len)
     if (h->seq != ep->recv_seq) {
         ibex_debug(PROTO, "rank %d seq %u arrived early (expected %u)", world_src, h->seq,
                    ep->recv_seq);
-        hold_early(ep, world_src, data, len);
-        return IBEX_OK;
+        return hold_early(ep, world_src, data, len);
     }
     ibex_status_t st = recv_match_now(world_src, data, len);
     if (st != IBEX_OK)

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ibex_boot.h"
 #include "ibex_config.h"
@@ -152,6 +153,16 @@ static void rma_issue(ibex_req_t *req, char *local, size_t total, uint64_t remot
     rma_frag_done(&req->comp, IBEX_OK);
 }
 
+static size_t page_size(void)
+{
+    static size_t page;
+    if (!page) {
+        long v = sysconf(_SC_PAGESIZE);
+        page = v > 0 ? (size_t)v : 4096;
+    }
+    return page;
+}
+
 void ibex_proto_rndv_recv_start(ibex_req_t *req, ibex_umsg_t *msg)
 {
     req->status.MPI_SOURCE = msg->match.src;
@@ -174,7 +185,7 @@ void ibex_proto_rndv_recv_start(ibex_req_t *req, ibex_umsg_t *msg)
     ibex_ep_inflight_add(req->ep, req);
     /* WRITE: the sender writes everything; SPLIT: it writes from `half` on while we read the
      * first half (page-aligned, so the two copies touch different pages). */
-    size_t half = (msg->flags & IBEX_HDR_FLAG_SPLIT) ? (n / 2) & ~(size_t)4095 : 0;
+    size_t half = (msg->flags & IBEX_HDR_FLAG_SPLIT) ? (n / 2) & ~(page_size() - 1) : 0;
     if (msg->flags & (IBEX_HDR_FLAG_WRITE | IBEX_HDR_FLAG_SPLIT)) {
         ibex_ctl_hdr_t cts = {.type = IBEX_HDR_CTS,
                               .req = msg->sreq,
@@ -186,7 +197,11 @@ void ibex_proto_rndv_recv_start(ibex_req_t *req, ibex_umsg_t *msg)
             cts.rkey_len = (uint16_t)req->ep->tl->caps.rkey_size;
             req->ep->tl->comp->ops.mem_pack_rkey(req->ep->tl->tl, req->mem, cts.rkey);
         }
-        ibex_ep_send_ctl(req->ep, &cts);
+        if (ibex_ep_send_ctl(req->ep, &cts) == IBEX_ERR_NO_MEMORY) {
+            req->rma_status = IBEX_ERR_NO_MEMORY;
+            rndv_recv_done(req);
+            return;
+        }
     }
     if (msg->flags & IBEX_HDR_FLAG_WRITE)
         return; /* completes on FIN */

@@ -19,7 +19,10 @@ static const void *eager_payload(const void *buf, int count, ibex_dt_t *dt, size
         return (const char *)buf + dt->true_lb;
     if (bytes > eager_scratch_len) {
         char *p = realloc(eager_scratch, bytes);
-        ibex_assert(p != NULL);
+        if (!p) {
+            ibex_error(PROTO, "out of memory packing a %zu-byte eager message", bytes);
+            return NULL;
+        }
         eager_scratch = p;
         eager_scratch_len = bytes;
     }
@@ -48,6 +51,10 @@ static ibex_status_t send_eager(ibex_req_t *req)
         h.flags |= IBEX_HDR_FLAG_SYNC;
     const void *payload =
         req->bytes ? eager_payload(req->buf, req->count, req->dt, req->bytes) : NULL;
+    if (req->bytes && !payload) {
+        ibex_req_complete(req, IBEX_ERR_NO_MEMORY);
+        return IBEX_OK;
+    }
     ibex_status_t st = ibex_ep_tl_send(req->ep, &h, sizeof(h), payload, req->bytes);
     if (st == IBEX_ERR_AGAIN)
         return st;
@@ -112,8 +119,10 @@ ibex_status_t ibex_proto_send_start(ibex_req_t *req)
                req->tag, req->seq, req->proto);
     if (!ibex_ep_has_backlog(ep) && ibex_proto_send_match(req) != IBEX_ERR_AGAIN)
         return IBEX_OK;
-    ibex_ep_queue_req(ep, req);
-    return IBEX_OK;
+    st = ibex_ep_queue_req(ep, req);
+    if (st != IBEX_OK)
+        ibex_req_complete(req, st);
+    return st;
 }
 
 /*
@@ -139,8 +148,8 @@ ibex_status_t ibex_proto_send_now(const void *buf, int count, ibex_dt_t *dt, int
                           .tag = tag,
                           .seq = ep->send_seq};
     const void *payload = bytes ? eager_payload(buf, count, dt, bytes) : NULL;
-    if (ibex_ep_tl_send(ep, &h, sizeof(h), payload, bytes) != IBEX_OK)
-        return IBEX_ERR_AGAIN;
+    if ((bytes && !payload) || ibex_ep_tl_send(ep, &h, sizeof(h), payload, bytes) != IBEX_OK)
+        return IBEX_ERR_AGAIN; /* the request path retries, and reports what fails there */
     ep->send_seq++;
     ibex_trace(PROTO, "send %zu bytes to rank %d tag %d seq %u eager, no request", bytes,
                ep->world_rank, tag, h.seq);

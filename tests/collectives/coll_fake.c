@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ibex_datatype.h"
 #include "ibex_p2p.h"
 
 typedef struct fake_msg {
@@ -74,6 +75,49 @@ ibex_status_t ibex_coll_sendrecv(const void *sbuf, int scount, MPI_Datatype sdt,
 {
     ibex_status_t st = ibex_coll_send(sbuf, scount, sdt, dest, tag, comm);
     return st != IBEX_OK ? st : ibex_coll_recv(rbuf, rcount, rdt, src, tag, comm);
+}
+
+/* The request-based calls (gather / scatter algorithms) on the same mailboxes, contiguous
+ * datatypes only: a send is buffered at once; a receive happens in ibex_p2p_waitall. */
+struct ibex_req {
+    void *buf;
+    size_t len;
+    int src, tag;
+    ibex_comm_t *comm;
+};
+
+ibex_status_t ibex_p2p_isend(const void *buf, int count, ibex_dt_t *dt, int dest, int tag,
+                             ibex_comm_t *comm, bool coll, ibex_req_t **req_p)
+{
+    *req_p = NULL;
+    return ibex_coll_send((const char *)buf + dt->true_lb, (int)((size_t)count * dt->size),
+                          MPI_BYTE, dest, tag, comm);
+}
+
+ibex_status_t ibex_p2p_irecv(void *buf, int count, ibex_dt_t *dt, int src, int tag,
+                             ibex_comm_t *comm, bool coll, ibex_req_t **req_p)
+{
+    ibex_req_t *r = malloc(sizeof(*r));
+    if (!r)
+        return IBEX_ERR_NO_MEMORY;
+    *r = (ibex_req_t){(char *)buf + dt->true_lb, (size_t)count * dt->size, src, tag, comm};
+    *req_p = r;
+    return IBEX_OK;
+}
+
+ibex_status_t ibex_p2p_waitall(int n, ibex_req_t **reqs)
+{
+    ibex_status_t first = IBEX_OK;
+    for (int i = 0; i < n; i++) {
+        ibex_req_t *r = reqs[i];
+        if (!r)
+            continue;
+        ibex_status_t st = ibex_coll_recv(r->buf, (int)r->len, MPI_BYTE, r->src, r->tag, r->comm);
+        if (first == IBEX_OK)
+            first = st;
+        free(r);
+    }
+    return first;
 }
 
 typedef struct fake_rank {

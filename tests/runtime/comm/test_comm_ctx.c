@@ -1,8 +1,9 @@
 /*
  * Unit tests of runtime/comm/comm_ctx.c: the context id bitmap, the agreement collectives
- * (AND-allreduce by recursive doubling, ring allgather) run on threads as ranks over a fake
- * collective layer (tests/collectives/coll_fake.c) at 1..9 ranks, including non-powers of two,
- * and Comm_split's member ordering.
+ * (the AND-allreduce with every allreduce algorithm of collectives/, the allgather) run on
+ * threads as ranks over a fake collective-context point-to-point layer
+ * (tests/collectives/coll_fake.c) at 1..9 ranks, including non-powers of two, and Comm_split's
+ * member ordering.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,8 +14,11 @@
 
 #include <cmocka.h>
 
+#include "coll.h"
 #include "coll_fake.h"
 #include "comm_impl.h"
+#include "ibex_datatype.h"
+#include "ibex_runtime.h"
 
 static void test_lowest(void **state)
 {
@@ -53,7 +57,22 @@ static void band_rank(ibex_comm_t *comm, void *arg)
     c->result[comm->rank] = ibex_comm_ctx_lowest(w, IBEX_CTX_WORDS);
 }
 
+static void allreduce_band_cases(void);
+
+/* Every allreduce algorithm, forced in turn, must agree on the same context id. */
 static void test_allreduce_band(void **state)
+{
+    int algos = ibex_coll_algo_count(IBEX_COLL_ALLREDUCE);
+    assert_true(algos >= 2);
+    for (int i = 0; i < algos; i++) {
+        const char *name = ibex_coll_algo_at(IBEX_COLL_ALLREDUCE, i)->name;
+        assert_int_equal(ibex_coll_force(IBEX_COLL_ALLREDUCE, name), IBEX_OK);
+        allreduce_band_cases();
+    }
+    assert_int_equal(ibex_coll_force(IBEX_COLL_ALLREDUCE, "auto"), IBEX_OK);
+}
+
+static void allreduce_band_cases(void)
 {
     for (int n = 1; n <= 9; n++) {
         band_case_t c = {.nranks = n};
@@ -143,6 +162,19 @@ static void test_agree_alloc(void **state)
     assert_int_equal(id, 4);
 }
 
+/* The collectives run on the real datatype and op engine. */
+static int engine_setup(void **state)
+{
+    return ibex_dt_init() == IBEX_OK && ibex_op_init() == IBEX_OK ? 0 : -1;
+}
+
+static int engine_teardown(void **state)
+{
+    ibex_op_fini();
+    ibex_dt_fini();
+    return 0;
+}
+
 int main(void)
 {
     alarm(60);
@@ -151,5 +183,5 @@ int main(void)
         cmocka_unit_test(test_allgather_int), cmocka_unit_test(test_split_members),
         cmocka_unit_test(test_agree_alloc),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, engine_setup, engine_teardown);
 }
