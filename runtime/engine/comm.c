@@ -56,7 +56,7 @@ static ibex_comm_t *comm_new(ibex_group_t *group, uint32_t context_id, int errha
     return comm;
 }
 
-static void comm_destroy(ibex_comm_t *comm)
+void ibex_comm_destroy(ibex_comm_t *comm)
 {
     ibex_match_queue_put(comm->context_id);
     ibex_match_queue_put(comm->context_id + 1);
@@ -67,15 +67,6 @@ static void comm_destroy(ibex_comm_t *comm)
     ibex_group_release(comm->group);
     comm_live--;
     free(comm);
-}
-
-void ibex_comm_release(ibex_comm_t *comm)
-{
-    if (!comm)
-        return;
-    ibex_assert(comm->refcount > 0);
-    if (--comm->refcount == 0)
-        comm_destroy(comm);
 }
 
 ibex_status_t ibex_comm_handle_alloc(ibex_comm_t *comm)
@@ -158,7 +149,7 @@ ibex_status_t ibex_comm_init(void)
     return IBEX_OK;
 
 err_world:
-    comm_destroy(ibex_comm_world);
+    ibex_comm_destroy(ibex_comm_world);
     ibex_comm_world = NULL;
 err_nomem:
     ibex_error(CORE, "out of memory creating MPI_COMM_WORLD / MPI_COMM_SELF (%d ranks)", size);
@@ -172,11 +163,11 @@ void ibex_comm_fini(void)
 {
     for (int i = ibex_comm_handles.first_dynamic; i < ibex_comm_handles.capacity; i++)
         if (ibex_comm_handles.objs[i])
-            comm_destroy(ibex_comm_handles.objs[i]);
+            ibex_comm_destroy(ibex_comm_handles.objs[i]);
     if (ibex_comm_self)
-        comm_destroy(ibex_comm_self);
+        ibex_comm_destroy(ibex_comm_self);
     if (ibex_comm_world)
-        comm_destroy(ibex_comm_world);
+        ibex_comm_destroy(ibex_comm_world);
     ibex_comm_self = ibex_comm_world = NULL;
     ibex_handle_table_fini(&ibex_comm_handles);
     ibex_group_fini();

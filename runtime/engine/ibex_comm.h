@@ -60,7 +60,20 @@ static inline int ibex_comm_world_rank(const ibex_comm_t *comm, int rank)
 /* Creates a communicator over `group` with an agreed context id, collectively over `parent`
  * (every member of parent calls it; those not in group pass NULL and get NULL back). */
 ibex_status_t ibex_comm_create_from(ibex_comm_t *parent, ibex_group_t *group, ibex_comm_t **comm_p);
-void ibex_comm_release(ibex_comm_t *comm);
+/* Frees a communicator whose last reference went (out of line: the release is on the hot path). */
+void ibex_comm_destroy(ibex_comm_t *comm);
+
+/* References: the program's handle, and every request on the communicator until released. */
+static inline void ibex_comm_retain(ibex_comm_t *comm)
+{
+    comm->refcount++;
+}
+
+static inline void ibex_comm_release(ibex_comm_t *comm)
+{
+    if (comm && --comm->refcount == 0)
+        ibex_comm_destroy(comm);
+}
 
 ibex_group_t *ibex_group_new(int size);
 void ibex_group_release(ibex_group_t *group);

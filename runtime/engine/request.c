@@ -91,12 +91,7 @@ void ibex_req_complete(ibex_req_t *req, ibex_status_t error)
 
 void ibex_req_release(ibex_req_t *req)
 {
-    /* the last reference of a communicator or a derived datatype frees it, out of line */
-    ibex_comm_t *comm = req->comm;
-    if (comm && comm->refcount > 1)
-        comm->refcount--;
-    else
-        ibex_comm_release(comm);
+    ibex_comm_release(req->comm); /* the last reference frees it */
     if (req->dt && !req->dt->predefined)
         ibex_dt_release(req->dt);
     if (req->handle != MPI_REQUEST_NULL)
