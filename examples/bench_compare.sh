@@ -7,6 +7,8 @@
 #   examples/bench_compare.sh [ROUNDS] [ARGS...]
 #   BENCH=pingpong (default): ARGS are sizes (8 4k 64k 1m), 2 ranks
 #   BENCH=pollring NPROCS="2 4 8": ARGS are modes (testall test iprobe waitall), ranks per NPROCS
+#   IBEX_BASELINE=DIR: also run the same benchmark from another Ibex build directory (as
+#   "ibex-base"), e.g. the last release, to show a change is within noise
 # Each program prints lines "METRIC KEY VALUE"; the table has one median per
 # (implementation, metric, key, ranks).
 set -u
@@ -34,6 +36,9 @@ cores=$(nproc)
 run_ibex() {
     "$top_builddir/launcher/ibexrun" -n "$1" "$top_builddir/examples/$BENCH" $ARGS
 }
+run_base() {
+    "$IBEX_BASELINE/launcher/ibexrun" -n "$1" "$IBEX_BASELINE/examples/$BENCH" $ARGS
+}
 run_ompi() {
     bind="--bind-to core"
     [ "$1" -gt "$cores" ] && bind="--oversubscribe --bind-to none"
@@ -54,6 +59,7 @@ run_mpich() {
 for r in $(seq "$ROUNDS"); do
     for np in $NPROCS; do
         run_ibex "$np" 2>/dev/null | sed "s/^/ibex $np /" >>"$tmp/all"
+        [ -n "${IBEX_BASELINE:-}" ] && run_base "$np" 2>/dev/null | sed "s/^/ibex-base $np /" >>"$tmp/all"
         [ $have_ompi = 1 ] && run_ompi "$np" 2>/dev/null | sed "s/^/ompi $np /" >>"$tmp/all"
         [ $have_mpich = 1 ] && run_mpich "$np" 2>/dev/null | sed "s/^/mpich $np /" >>"$tmp/all"
     done
@@ -63,11 +69,11 @@ done
 sort -k1,1 -k3,3 -k2,2n -k4,4n -k5,5g "$tmp/all" | awk '
     { key = $1 " " $2 " " $3 " " $4; v[key, ++n[key]] = $5; if (!(key in seen)) { seen[key] = 1; order[++k] = key } }
     END {
-        printf "%-6s %5s %-8s %10s %12s   (median of %s interleaved runs; times in us, bw in MB/s)\n", "mpi", "ranks", "what", "key", "median", n[order[1]]
+        printf "%-9s %5s %-8s %10s %12s   (median of %s interleaved runs; times in us, bw in MB/s)\n", "mpi", "ranks", "what", "key", "median", n[order[1]]
         for (i = 1; i <= k; i++) {
             key = order[i]; c = n[key]
             m = (c % 2) ? v[key, (c + 1) / 2] : (v[key, c / 2] + v[key, c / 2 + 1]) / 2
             split(key, f, " ")
-            printf "%-6s %5s %-8s %10s %12.3f\n", f[1], f[2], f[3], f[4], m
+            printf "%-9s %5s %-8s %10s %12.3f\n", f[1], f[2], f[3], f[4], m
         }
     }'
