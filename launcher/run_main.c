@@ -31,6 +31,7 @@
 #include "ibex_config.h"
 #include "ibex_config_auto.h"
 #include "ibex_log.h"
+#include "run_config.h"
 
 extern char **environ;
 
@@ -104,8 +105,7 @@ static void run_fail(run_job_t *job, int code, int stop_sig, const char *fmt, ..
     job->exit_code = code;
     run_say("%s%s", msg, run_running(job) > 0 ? "; stopping the job" : "");
     ibex_run_proc_signal_all(job->ranks, job->n, stop_sig);
-    job->kill_at_ms =
-        run_now_ms() + (ibex_config.abort_grace_ms > 0 ? ibex_config.abort_grace_ms : 0);
+    job->kill_at_ms = run_now_ms() + (ibex_run_abort_grace_ms > 0 ? ibex_run_abort_grace_ms : 0);
 }
 
 /* A failure that may be the consequence of another: a rank that vanishes makes its peers' PMIx
@@ -715,7 +715,9 @@ int main(int argc, char **argv)
 {
     run_job_t job = {.sig_fd = -1, .wake = {-1, -1}, .in = {.src = -1, .dst = -1}};
     ibex_log_set_identity("ibexrun");
-    ibex_config_load(); /* a bad IBEX_ value is reported and its default kept */
+    /* A bad IBEX_ value is reported and its default kept. Only ibexrun's own tables: the ranks
+     * check the rest of the environment they inherit. */
+    ibex_config_load_own();
     run_raise_fd_limit();
     int code = run_parse(&job, argc, argv);
     if (code < 0) {

@@ -1,5 +1,78 @@
-/* Typed "not supported" stubs for ops a backend leaves unset. */
+/* The transport registry (the components of the "ibex_tl" section, in priority order) and the
+ * typed "not supported" stubs for ops a backend leaves unset. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "transport.h"
+
+/* Defined by the linker around the "ibex_tl" section of the program or library holding this
+ * file; weak, since a program that links no backend has no such section. */
+extern ibex_tl_component_t *const __start_ibex_tl[] __attribute__((weak));
+extern ibex_tl_component_t *const __stop_ibex_tl[] __attribute__((weak));
+
+#define MAX_COMPONENTS 16
+
+static ibex_tl_component_t *sorted[MAX_COMPONENTS];
+static int sorted_count = -1; /* -1: not built yet */
+
+static int component_cmp(const void *a, const void *b)
+{
+    const ibex_tl_component_t *x = *(ibex_tl_component_t *const *)a;
+    const ibex_tl_component_t *y = *(ibex_tl_component_t *const *)b;
+    if (x->priority != y->priority)
+        return x->priority < y->priority ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* The section is in link order, which means nothing: sort it once by priority. */
+static void registry_build(void)
+{
+    if (sorted_count >= 0)
+        return;
+    int n = __start_ibex_tl ? (int)(__stop_ibex_tl - __start_ibex_tl) : 0;
+    if (n > MAX_COMPONENTS)
+        n = MAX_COMPONENTS; /* MAX_COMPONENTS is far above any build: not worth an error path */
+    for (int i = 0; i < n; i++)
+        sorted[i] = __start_ibex_tl[i];
+    qsort(sorted, (size_t)n, sizeof(sorted[0]), component_cmp);
+    sorted_count = n;
+}
+
+int ibex_tl_component_count(void)
+{
+    registry_build();
+    return sorted_count;
+}
+
+ibex_tl_component_t *ibex_tl_component(int i)
+{
+    registry_build();
+    return (i >= 0 && i < sorted_count) ? sorted[i] : NULL;
+}
+
+ibex_tl_component_t *ibex_tl_component_find(const char *name)
+{
+    ibex_tl_component_t *comp;
+    for (int i = 0; (comp = ibex_tl_component(i)) != NULL; i++)
+        if (strcmp(comp->name, name) == 0)
+            return comp;
+    return NULL;
+}
+
+void ibex_tl_component_names(char *buf, size_t len)
+{
+    ibex_tl_component_t *comp;
+    size_t used = 0;
+    if (len > 0)
+        buf[0] = '\0';
+    for (int i = 0; (comp = ibex_tl_component(i)) != NULL && used < len; i++) {
+        int n = snprintf(buf + used, len - used, "%s%s", i ? "," : "", comp->name);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+}
 
 static ibex_status_t stub_open(const ibex_tl_params_t *p, ibex_tl_t **t, ibex_tl_caps_t *c)
 {

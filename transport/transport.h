@@ -1,5 +1,6 @@
 /*
- * The transport interface: the one contract every backend (self, shm, verbs) implements.
+ * The transport interface: the one contract every backend (each folder under transport/)
+ * implements, and the registry through which the runtime finds the backends without naming them.
  *
  * A transport moves bytes between this process and peer processes, identified by their world
  * rank. It knows nothing of communicators, tags or matching: the runtime (runtime/proto*.c)
@@ -91,6 +92,7 @@ typedef struct ibex_tl_params {
     int size;                   /* world size */
     int local_rank, local_size; /* on this node */
     const int *local_peers;     /* world ranks on this node, local_size of them */
+    bool requested; /* named in IBEX_TRANSPORTS: failing to open is an error, not a quiet skip */
     ibex_tl_recv_cb_t recv_cb;
     ibex_tl_peer_failed_cb_t peer_failed_cb;
     void *cb_arg;
@@ -142,14 +144,36 @@ typedef struct ibex_tl_ops {
     void (*info)(void *out_file);
 } ibex_tl_ops_t;
 
+enum {
+    /* Reaches only this process (a loopback queue): the progress loop polls it only while this
+     * process has sent itself something. */
+    IBEX_TL_COMP_LOOPBACK = 1u << 0,
+};
+
 typedef struct ibex_tl_component {
-    const char *name; /* "self", "shm", "verbs": the names of IBEX_TRANSPORTS */
+    const char *name; /* the name IBEX_TRANSPORTS uses; also the address key ibex.tl.<name> */
+    int priority;     /* lower first: the order transports are opened and tried for a peer */
+    uint32_t flags;   /* IBEX_TL_COMP_* */
     ibex_tl_ops_t ops;
 } ibex_tl_component_t;
 
-extern ibex_tl_component_t ibex_tl_self;
-extern ibex_tl_component_t ibex_tl_shm;
-extern ibex_tl_component_t ibex_tl_verbs;
+/*
+ * The registry. A backend registers its component from its own folder with
+ * IBEX_TL_REGISTER(component): a pointer to it goes into the "ibex_tl" ELF section, which
+ * transport.c walks; there is no list of backends anywhere else. A program sees exactly the
+ * backends it links.
+ */
+#define IBEX_TL_REGISTER(comp)                                                                     \
+    static ibex_tl_component_t *ibex_tl_reg_##comp                                                 \
+        __attribute__((used, section("ibex_tl"), aligned(sizeof(void *)))) = &(comp)
+
+/* Registered components in priority order (ties by name): the i-th, or NULL past the end. */
+ibex_tl_component_t *ibex_tl_component(int i);
+int ibex_tl_component_count(void);
+/* The component registered under name, or NULL. */
+ibex_tl_component_t *ibex_tl_component_find(const char *name);
+/* "self,shm,verbs": the registered names in priority order, comma-separated, for messages. */
+void ibex_tl_component_names(char *buf, size_t len);
 
 /* Replaces NULL ops with "not supported" stubs (transport/transport.c). */
 void ibex_tl_fill_stubs(ibex_tl_ops_t *ops);

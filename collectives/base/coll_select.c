@@ -3,7 +3,8 @@
  * algorithm, read top to bottom, first fit wins. Each collective has one algorithm today; a
  * new algorithm is a new file, one line in `algorithms` and the rules that choose it.
  * Any algorithm can be forced by name (ibex_coll_force), which the tests use to run every
- * algorithm; IBEX_COLL_<KIND> variables in the config table are meant to call the same.
+ * algorithm; the IBEX_COLL_<KIND> variables (one per collective, from IBEX_COLL_KIND_LIST) call
+ * the same.
  */
 #include <ctype.h>
 #include <limits.h>
@@ -27,6 +28,20 @@ static const ibex_coll_algo_t algorithms[] = {
     {"pairwise", IBEX_COLL_ALLTOALL, ibex_coll_alltoall_pairwise},
 };
 #define ALGO_COUNT ((int)(sizeof(algorithms) / sizeof(algorithms[0])))
+
+/* IBEX_COLL_<KIND>: an algorithm name per collective, or "auto". */
+static char *coll_algo[IBEX_COLL_KIND_COUNT];
+
+#define COLL_CFG_ROW(name, text)                                                                   \
+    {"COLL_" #name,                                                                                \
+     IBEX_CFG_STRING,                                                                              \
+     "auto",                                                                                       \
+     NULL,                                                                                         \
+     &coll_algo[IBEX_COLL_##name],                                                                 \
+     text " algorithm: auto (chosen by communicator size and bytes) or a name from ibex_info"},
+static const ibex_cfg_entry_t coll_table[] = {IBEX_COLL_KIND_LIST(COLL_CFG_ROW)};
+#undef COLL_CFG_ROW
+IBEX_CFG_MODULE(coll, "coll", IBEX_CFG_LAYER_COLL, coll_table);
 
 typedef struct coll_rule {
     ibex_coll_kind_t kind;
@@ -96,15 +111,12 @@ ibex_status_t ibex_coll_force(ibex_coll_kind_t kind, const char *name)
     return IBEX_OK;
 }
 
-/* Applies IBEX_COLL_<KIND> (the config table's coll_algo[], in IBEX_COLL_KIND_LIST order). */
+/* Applies IBEX_COLL_<KIND> (coll_algo[], loaded by ibex_config_load). */
 ibex_status_t ibex_coll_init(void)
 {
-    _Static_assert(sizeof(ibex_config.coll_algo) / sizeof(ibex_config.coll_algo[0]) ==
-                       IBEX_COLL_KIND_COUNT,
-                   "one IBEX_COLL_ variable per collective");
     ibex_status_t result = IBEX_OK;
     for (int k = 0; k < IBEX_COLL_KIND_COUNT; k++) {
-        const char *name = ibex_config.coll_algo[k];
+        const char *name = coll_algo[k];
         if (ibex_coll_force((ibex_coll_kind_t)k, name) == IBEX_OK)
             continue;
         char var[32];

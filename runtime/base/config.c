@@ -1,4 +1,5 @@
-/* The tunables table and its parser. See ibex_config.h. */
+/* The tunables registry (the tables of the "ibex_cfg" section) and its parser. See
+ * ibex_config.h. */
 #include "ibex_config.h"
 
 #include <ctype.h>
@@ -11,96 +12,93 @@
 
 #include "ibex_log.h"
 
-ibex_config_t ibex_config;
+/* The base layer's own tunables: logging. */
+static int log_level;
+static char *log_subsys;
 
-#define OFF(field) offsetof(ibex_config_t, field)
-
-static const ibex_cfg_entry_t config_table[] = {
-    {"LOG", IBEX_CFG_LOGLEVEL, "warn", NULL, OFF(log_level),
+static const ibex_cfg_entry_t base_table[] = {
+    {"LOG", IBEX_CFG_LOGLEVEL, "warn", NULL, &log_level,
      "log level: error, warn, info, debug or trace"},
-    {"LOG_SUBSYS", IBEX_CFG_STRING, "all", NULL, OFF(log_subsys),
+    {"LOG_SUBSYS", IBEX_CFG_STRING, "all", NULL, &log_subsys,
      "subsystems to log: all, or a list of core,boot,tl,proto,coll,launch,mem"},
-    {"TRANSPORTS", IBEX_CFG_STRING, "auto", NULL, OFF(transports),
-     "transports to use: auto, or a list of self,shm,verbs (self and shm inside a node, verbs "
-     "between nodes; auto uses every one that opens)"},
-    {"EAGER_LIMIT", IBEX_CFG_SIZE_AUTO, "auto", NULL, OFF(eager_limit),
-     "largest payload sent eagerly; larger messages use rendezvous (auto: from the transport)"},
-    {"RNDV_SCHEME", IBEX_CFG_ENUM, "auto", "auto|read|write", OFF(rndv_scheme),
-     "rendezvous scheme: read (receiver pulls), write (sender pushes after CTS), auto"},
-    {"RNDV_FRAG_SIZE", IBEX_CFG_SIZE, "4m", NULL, OFF(rndv_frag_size),
-     "rendezvous transfers are split into fragments of this size"},
-    {"RNDV_SPLIT_MIN", IBEX_CFG_SIZE, "128k", NULL, OFF(rndv_split_min),
-     "auto scheme, on transports whose put / get are CPU copies (shm): from this size the "
-     "receiver reads the first half while the sender writes the second, so both sides copy "
-     "(set it above any message size to turn it off)"},
-    {"UNEXPECTED_MAX", IBEX_CFG_SIZE, "256m", NULL, OFF(unexpected_max),
-     "bytes of unexpected eager data buffered per process before senders are held back"},
-    {"WAIT_POLICY", IBEX_CFG_ENUM, "auto", "auto|spin|yield", OFF(wait_policy),
-     "blocking waits and polling calls (MPI_Test*, Iprobe): auto spins IBEX_SPIN_COUNT empty "
-     "polls then yields the core, and yields at once on an oversubscribed node (more local ranks "
-     "than hwloc's core count); spin never yields; yield yields after every empty poll"},
-    {"SPIN_COUNT", IBEX_CFG_INT, "10000", NULL, OFF(spin_count),
-     "empty progress polls in a row before a waiting or polling rank starts to yield the core"},
-    {"SHM_RING_SLOTS", IBEX_CFG_INT, "64", NULL, OFF(shm_ring_slots),
-     "slots in each shared-memory ring (one ring per sender and receiver pair); a power of two"},
-    {"SHM_SLOT_SIZE", IBEX_CFG_SIZE, "8k", NULL, OFF(shm_slot_size),
-     "bytes per shared-memory ring slot, header included; a multiple of 64"},
-    {"SHM_STREAM_MIN", IBEX_CFG_SIZE, "4k", NULL, OFF(shm_stream_min),
-     "eager payloads of at least this many bytes go into the shared-memory ring with "
-     "non-temporal stores (0: never); faster when sender and receiver share no cache"},
-    {"VERBS_DEVICE", IBEX_CFG_STRING, "auto", NULL, OFF(verbs_device),
-     "RDMA device and port, as device[:port]; auto picks the active port nearest the rank"},
-    {"VERBS_SRQ_SIZE", IBEX_CFG_INT, "512", NULL, OFF(verbs_srq_size),
-     "eager receive buffers posted to the shared receive queue"},
-    {"VERBS_BUF_SIZE", IBEX_CFG_SIZE, "8k", NULL, OFF(verbs_buf_size),
-     "bytes per eager receive buffer, header included"},
-    {"VERBS_CREDITS", IBEX_CFG_INT, "32", NULL, OFF(verbs_credits),
-     "eager messages in flight to one peer before the sender waits for credits"},
-    {"VERBS_RC_TIMEOUT", IBEX_CFG_INT, "14", NULL, OFF(verbs_rc_timeout),
-     "RC local ack timeout exponent: 4.096 us * 2^n"},
-    {"VERBS_RETRY_COUNT", IBEX_CFG_INT, "7", NULL, OFF(verbs_retry_count),
-     "RC transport retries before a peer is declared unreachable"},
-    {"VERBS_RCACHE_MAX", IBEX_CFG_SIZE, "1g", NULL, OFF(verbs_rcache_max),
-     "bytes kept registered by the registration cache (least recently used evicted)"},
-    {"VERBS_CONNECT_TIMEOUT", IBEX_CFG_INT, "0", NULL, OFF(verbs_connect_timeout),
-     "seconds a peer may leave a connection request unanswered before it is declared unreachable "
-     "(0: wait, warning from 10 s on)"},
-    {"VERBS_FORK", IBEX_CFG_BOOL, "0", NULL, OFF(verbs_fork),
-     "call ibv_fork_init() at start-up so the program may fork() safely"},
-    {"COLL_BARRIER", IBEX_CFG_STRING, "auto", NULL, OFF(coll_algo[0]),
-     "barrier algorithm: auto (chosen by communicator size and bytes) or a name from ibex_info"},
-    {"COLL_BCAST", IBEX_CFG_STRING, "auto", NULL, OFF(coll_algo[1]),
-     "bcast algorithm: auto (chosen by communicator size and bytes) or a name from ibex_info"},
-    {"COLL_REDUCE", IBEX_CFG_STRING, "auto", NULL, OFF(coll_algo[2]),
-     "reduce algorithm: auto (chosen by communicator size and bytes) or a name from ibex_info"},
-    {"COLL_ALLREDUCE", IBEX_CFG_STRING, "auto", NULL, OFF(coll_algo[3]),
-     "allreduce algorithm: auto (chosen by communicator size and bytes) or a name from ibex_info"},
-    {"COLL_GATHER", IBEX_CFG_STRING, "auto", NULL, OFF(coll_algo[4]),
-     "gather algorithm: auto (chosen by communicator size and bytes) or a name from ibex_info"},
-    {"COLL_SCATTER", IBEX_CFG_STRING, "auto", NULL, OFF(coll_algo[5]),
-     "scatter algorithm: auto (chosen by communicator size and bytes) or a name from ibex_info"},
-    {"COLL_ALLGATHER", IBEX_CFG_STRING, "auto", NULL, OFF(coll_algo[6]),
-     "allgather algorithm: auto (chosen by communicator size and bytes) or a name from ibex_info"},
-    {"COLL_ALLTOALL", IBEX_CFG_STRING, "auto", NULL, OFF(coll_algo[7]),
-     "alltoall algorithm: auto (chosen by communicator size and bytes) or a name from ibex_info"},
-    {"ABORT_GRACE_MS", IBEX_CFG_INT, "1000", NULL, OFF(abort_grace_ms),
-     "ibexrun: milliseconds between SIGTERM and SIGKILL when stopping ranks"},
 };
+IBEX_CFG_MODULE(base, "base", IBEX_CFG_LAYER_BASE, base_table);
 
-#define CONFIG_COUNT ((int)(sizeof(config_table) / sizeof(config_table[0])))
+/* The linker defines these around the "ibex_cfg" section of the program or library that holds
+ * this file. Weak: a program that links no table at all has no such section and no symbols. */
+extern const ibex_cfg_module_t *const __start_ibex_cfg[] __attribute__((weak));
+extern const ibex_cfg_module_t *const __stop_ibex_cfg[] __attribute__((weak));
+
+#define MAX_MODULES 64
+
+/* The registered tables in print order (layer, then name; the link order is no order). */
+static struct {
+    bool ready;
+    int nmod, nentries;
+    const ibex_cfg_module_t *mod[MAX_MODULES];
+    int first[MAX_MODULES + 1]; /* index of each module's first entry; first[nmod] = total */
+} reg;
+
+static int module_cmp(const void *a, const void *b)
+{
+    const ibex_cfg_module_t *x = *(const ibex_cfg_module_t *const *)a;
+    const ibex_cfg_module_t *y = *(const ibex_cfg_module_t *const *)b;
+    if (x->layer != y->layer)
+        return x->layer < y->layer ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static void registry_build(void)
+{
+    if (reg.ready)
+        return;
+    size_t n = __start_ibex_cfg ? (size_t)(__stop_ibex_cfg - __start_ibex_cfg) : 0;
+    ibex_assert(n <= MAX_MODULES);
+    for (size_t i = 0; i < n; i++)
+        reg.mod[i] = __start_ibex_cfg[i];
+    qsort(reg.mod, n, sizeof(reg.mod[0]), module_cmp);
+    reg.nmod = (int)n;
+    reg.nentries = 0;
+    for (int i = 0; i < reg.nmod; i++) {
+        reg.first[i] = reg.nentries;
+        reg.nentries += reg.mod[i]->count;
+    }
+    reg.first[reg.nmod] = reg.nentries;
+    reg.ready = true;
+}
+
+/* The module holding entry i (0 <= i < nentries). */
+static int registry_module_of(int i)
+{
+    int m = 0;
+    while (reg.first[m + 1] <= i)
+        m++;
+    return m;
+}
+
+const ibex_cfg_module_t *ibex_config_entry_module(int i)
+{
+    registry_build();
+    return (i >= 0 && i < reg.nentries) ? reg.mod[registry_module_of(i)] : NULL;
+}
 
 const ibex_cfg_entry_t *ibex_config_entry(int i)
 {
-    return (i >= 0 && i < CONFIG_COUNT) ? &config_table[i] : NULL;
+    registry_build();
+    if (i < 0 || i >= reg.nentries)
+        return NULL;
+    int m = registry_module_of(i);
+    return &reg.mod[m]->entries[i - reg.first[m]];
 }
 
 const ibex_cfg_entry_t *ibex_config_find(const char *name)
 {
     if (strncmp(name, "IBEX_", 5) == 0)
         name += 5;
-    for (int i = 0; i < CONFIG_COUNT; i++)
-        if (strcmp(config_table[i].name, name) == 0)
-            return &config_table[i];
+    const ibex_cfg_entry_t *e;
+    for (int i = 0; (e = ibex_config_entry(i)) != NULL; i++)
+        if (strcmp(e->name, name) == 0)
+            return e;
     return NULL;
 }
 
@@ -245,8 +243,7 @@ static const char *type_hint(const ibex_cfg_entry_t *e)
 
 ibex_status_t ibex_config_set(const ibex_cfg_entry_t *entry, const char *value)
 {
-    void *field = (char *)&ibex_config + entry->offset;
-    if (parse_value(entry, value, field) != 0) {
+    if (parse_value(entry, value, entry->addr) != 0) {
         ibex_error(CORE, "IBEX_%s='%s' is not valid: expected %s", entry->name, value,
                    type_hint(entry));
         return IBEX_ERR_INVALID;
@@ -256,9 +253,9 @@ ibex_status_t ibex_config_set(const ibex_cfg_entry_t *entry, const char *value)
 
 static void config_defaults(void)
 {
-    for (int i = 0; i < CONFIG_COUNT; i++) {
-        void *field = (char *)&ibex_config + config_table[i].offset;
-        int rc = parse_value(&config_table[i], config_table[i].defval, field);
+    const ibex_cfg_entry_t *e;
+    for (int i = 0; (e = ibex_config_entry(i)) != NULL; i++) {
+        int rc = parse_value(e, e->defval, e->addr);
         ibex_assert(rc == 0);
     }
 }
@@ -281,32 +278,44 @@ static void config_check_unknown(void)
     }
 }
 
-ibex_status_t ibex_config_load(void)
+static ibex_status_t config_load(bool check_unknown)
 {
     ibex_status_t status = IBEX_OK;
+    const ibex_cfg_entry_t *e;
     config_defaults();
-    for (int i = 0; i < CONFIG_COUNT; i++) {
+    for (int i = 0; (e = ibex_config_entry(i)) != NULL; i++) {
         char var[128];
-        snprintf(var, sizeof(var), "IBEX_%s", config_table[i].name);
+        snprintf(var, sizeof(var), "IBEX_%s", e->name);
         const char *value = getenv(var);
-        if (value && ibex_config_set(&config_table[i], value) != IBEX_OK)
+        if (value && ibex_config_set(e, value) != IBEX_OK)
             status = IBEX_ERR_INVALID;
-        /* Apply logging at once so that later messages obey it. */
-        if (i == 0)
-            ibex_log_level = ibex_config.log_level;
+        /* Apply the level at once (LOG sorts first) so that later messages obey it. */
+        if (e->addr == &log_level)
+            ibex_log_level = log_level;
     }
-    ibex_log_level = ibex_config.log_level;
-    if (ibex_log_subsys_parse(ibex_config.log_subsys, &ibex_log_subsys_mask) != 0) {
-        ibex_error(CORE, "IBEX_LOG_SUBSYS='%s' names an unknown subsystem", ibex_config.log_subsys);
+    ibex_log_level = log_level;
+    if (ibex_log_subsys_parse(log_subsys, &ibex_log_subsys_mask) != 0) {
+        ibex_error(CORE, "IBEX_LOG_SUBSYS='%s' names an unknown subsystem", log_subsys);
         status = IBEX_ERR_INVALID;
     }
-    config_check_unknown();
+    if (check_unknown)
+        config_check_unknown();
     return status;
+}
+
+ibex_status_t ibex_config_load(void)
+{
+    return config_load(true);
+}
+
+ibex_status_t ibex_config_load_own(void)
+{
+    return config_load(false);
 }
 
 void ibex_config_format(const ibex_cfg_entry_t *e, char *buf, size_t len)
 {
-    const void *field = (const char *)&ibex_config + e->offset;
+    const void *field = e->addr;
     static const char *levels[] = {"error", "warn", "info", "debug", "trace"};
     long long sv;
     switch (e->type) {
@@ -343,10 +352,10 @@ void ibex_config_format(const ibex_cfg_entry_t *e, char *buf, size_t len)
 
 void ibex_config_print(FILE *out)
 {
-    for (int i = 0; i < CONFIG_COUNT; i++) {
+    const ibex_cfg_entry_t *e;
+    for (int i = 0; (e = ibex_config_entry(i)) != NULL; i++) {
         char value[64];
-        ibex_config_format(&config_table[i], value, sizeof(value));
-        fprintf(out, "IBEX_%s=%s (default %s)\n    %s\n", config_table[i].name, value,
-                config_table[i].defval, config_table[i].doc);
+        ibex_config_format(e, value, sizeof(value));
+        fprintf(out, "IBEX_%s=%s (default %s)\n    %s\n", e->name, value, e->defval, e->doc);
     }
 }

@@ -3,20 +3,20 @@
  * and the per-peer backlog of messages waiting for transport room (kept in order, so MPI's
  * non-overtaking rule holds even when a ring or the credits run out).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ibex_boot.h"
-#include "ibex_config.h"
+#include "ibex_engine_cfg.h"
 #include "ibex_engine.h"
 #include "ibex_log.h"
 #include "ibex_runtime.h"
 
-#define MAX_TL 3
+#define MAX_TL 16
 
-/* In preference order: the first one that is selected, open and reaches a peer is used. */
-static ibex_tl_component_t *const tl_components[MAX_TL] = {&ibex_tl_self, &ibex_tl_shm,
-                                                           &ibex_tl_verbs};
+/* Open transports in the registry's priority order: the first one that is selected, open and
+ * reaches a peer is used. */
 static ibex_tl_inst_t tl_insts[MAX_TL];
 static int tl_count;
 ibex_ep_t *ibex_ep_table;
@@ -27,7 +27,7 @@ static int eps_backlogged; /* endpoints with a backlog: progress skips the scan 
 /* "auto" selects everything; otherwise a comma list of component names. */
 static bool tl_selected(const char *name, bool *explicit_p)
 {
-    const char *list = ibex_config.transports;
+    const char *list = ibex_engine_cfg.transports;
     *explicit_p = strcmp(list, "auto") != 0;
     if (!*explicit_p)
         return true;
@@ -43,18 +43,18 @@ static bool tl_selected(const char *name, bool *explicit_p)
 
 static ibex_status_t tl_check_names(void)
 {
-    const char *list = ibex_config.transports;
+    const char *list = ibex_engine_cfg.transports;
     if (strcmp(list, "auto") == 0)
         return IBEX_OK;
     for (const char *p = list; *p;) {
         size_t len = strcspn(p, ",");
-        bool known = false;
-        for (int i = 0; i < MAX_TL; i++)
-            known |= strlen(tl_components[i]->name) == len &&
-                     strncmp(p, tl_components[i]->name, len) == 0;
-        if (!known) {
-            ibex_error(TL, "IBEX_TRANSPORTS='%s': unknown transport '%.*s' (known: self,shm,verbs)",
-                       list, (int)len, p);
+        char name[64];
+        snprintf(name, sizeof(name), "%.*s", (int)len, p);
+        if (len >= sizeof(name) || !ibex_tl_component_find(name)) {
+            char known[256];
+            ibex_tl_component_names(known, sizeof(known));
+            ibex_error(TL, "IBEX_TRANSPORTS='%s': unknown transport '%.*s' (known: %s)", list,
+                       (int)len, p, known);
             return IBEX_ERR_INVALID;
         }
         p += len + (p[len] == ',');
@@ -66,12 +66,14 @@ static ibex_status_t tl_open_one(ibex_tl_component_t *comp, const ibex_tl_params
                                  bool explicit)
 {
     ibex_tl_inst_t *inst = &tl_insts[tl_count];
+    ibex_tl_params_t mine = *params;
+    mine.requested = explicit;
     ibex_tl_fill_stubs(&comp->ops);
-    ibex_status_t st = comp->ops.open(params, &inst->tl, &inst->caps);
+    ibex_status_t st = comp->ops.open(&mine, &inst->tl, &inst->caps);
     if (st != IBEX_OK) {
         if (explicit) {
             ibex_error(TL, "transport %s was requested (IBEX_TRANSPORTS=%s) but cannot open: %s",
-                       comp->name, ibex_config.transports, ibex_status_str(st));
+                       comp->name, ibex_engine_cfg.transports, ibex_status_str(st));
             return st;
         }
         ibex_debug(TL, "transport %s not available: %s", comp->name, ibex_status_str(st));
@@ -79,7 +81,7 @@ static ibex_status_t tl_open_one(ibex_tl_component_t *comp, const ibex_tl_params
     }
     inst->comp = comp;
     inst->eager_limit = ibex_proto_eager_limit(&inst->caps);
-    inst->loopback = comp == &ibex_tl_self;
+    inst->loopback = (comp->flags & IBEX_TL_COMP_LOOPBACK) != 0;
     inst->queued = 0;
     tl_count++;
 
@@ -111,16 +113,18 @@ ibex_status_t ibex_ep_open_transports(void)
         .peer_failed_cb = ibex_proto_peer_failed,
         .cb_arg = NULL,
     };
-    for (int i = 0; i < MAX_TL; i++) {
+    ibex_tl_component_t *comp;
+    for (int i = 0; (comp = ibex_tl_component(i)) != NULL && tl_count < MAX_TL; i++) {
         bool explicit;
-        if (!tl_selected(tl_components[i]->name, &explicit))
+        if (!tl_selected(comp->name, &explicit))
             continue;
-        st = tl_open_one(tl_components[i], &params, explicit);
+        st = tl_open_one(comp, &params, explicit);
         if (st != IBEX_OK)
             return st;
     }
     if (tl_count == 0) {
-        ibex_error(TL, "no transport could be opened (IBEX_TRANSPORTS=%s)", ibex_config.transports);
+        ibex_error(TL, "no transport could be opened (IBEX_TRANSPORTS=%s)",
+                   ibex_engine_cfg.transports);
         return IBEX_ERR_NO_DEVICE;
     }
     ibex_ep_table = calloc((size_t)b->size, sizeof(*ibex_ep_table));
@@ -182,7 +186,7 @@ static ibex_status_t ep_connect(ibex_ep_t *ep)
     ibex_tl_inst_t *inst = ep_choose(ep->world_rank);
     if (!inst) {
         ibex_error(TL, "no transport reaches rank %d on %s (IBEX_TRANSPORTS=%s)", ep->world_rank,
-                   ibex_boot_peer_host(ep->world_rank), ibex_config.transports);
+                   ibex_boot_peer_host(ep->world_rank), ibex_engine_cfg.transports);
         return IBEX_ERR_UNREACHABLE;
     }
     char key[64];

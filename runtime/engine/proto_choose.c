@@ -2,7 +2,7 @@
  * The one place that chooses how a message travels (eager, rendezvous READ or WRITE): from the
  * transport's capabilities and the configuration only, so it is unit-tested on its own.
  */
-#include "ibex_config.h"
+#include "ibex_engine_cfg.h"
 #include "ibex_proto.h"
 
 size_t ibex_proto_eager_limit(const ibex_tl_caps_t *caps)
@@ -10,8 +10,8 @@ size_t ibex_proto_eager_limit(const ibex_tl_caps_t *caps)
     size_t hdr = sizeof(ibex_match_hdr_t);
     size_t max = caps->max_eager > hdr ? caps->max_eager - hdr : 0;
     size_t want;
-    if (ibex_config.eager_limit != IBEX_SIZE_AUTO)
-        want = (size_t)ibex_config.eager_limit;
+    if (ibex_engine_cfg.eager_limit != IBEX_SIZE_AUTO)
+        want = (size_t)ibex_engine_cfg.eager_limit;
     else
         want = caps->eager_limit_hint ? caps->eager_limit_hint : max;
     return want < max ? want : max;
@@ -30,10 +30,10 @@ ibex_proto_t ibex_proto_choose(const ibex_tl_caps_t *caps, size_t bytes)
     bool can_read = caps->flags & IBEX_TL_CAP_GET;
     bool can_write = caps->flags & IBEX_TL_CAP_PUT;
     /* When the CPUs copy (no offload), two copying at once halve a large transfer's time. */
-    if (ibex_config.rndv_scheme == IBEX_RNDV_AUTO && can_read && can_write &&
-        (caps->flags & IBEX_TL_CAP_CPU_RMA) && bytes >= (size_t)ibex_config.rndv_split_min)
+    if (ibex_engine_cfg.rndv_scheme == IBEX_RNDV_AUTO && can_read && can_write &&
+        (caps->flags & IBEX_TL_CAP_CPU_RMA) && bytes >= (size_t)ibex_engine_cfg.rndv_split_min)
         return IBEX_PROTO_RNDV_SPLIT;
-    if (ibex_config.rndv_scheme == IBEX_RNDV_WRITE && can_write)
+    if (ibex_engine_cfg.rndv_scheme == IBEX_RNDV_WRITE && can_write)
         return IBEX_PROTO_RNDV_WRITE;
     return can_read ? IBEX_PROTO_RNDV_READ : IBEX_PROTO_RNDV_WRITE;
 }

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ibex_config.h"
+#include "ibex_engine_cfg.h"
 #include "ibex_engine.h"
 #include "ibex_log.h"
 
@@ -118,7 +118,7 @@ static ibex_status_t recv_match_now(int world_src, const void *data, size_t len)
     size_t payload = len - sizeof(*h);
     /* Over budget: leave it with the transport, which holds the sender back. */
     if (payload > 0 && ibex_unexpected_bytes > 0 &&
-        ibex_unexpected_bytes + payload > (size_t)ibex_config.unexpected_max)
+        ibex_unexpected_bytes + payload > (size_t)ibex_engine_cfg.unexpected_max)
         return IBEX_ERR_AGAIN;
     ibex_umsg_t *u = umsg_new(world_src, data, len);
     if (!u)

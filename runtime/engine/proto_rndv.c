@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "ibex_boot.h"
-#include "ibex_config.h"
+#include "ibex_engine_cfg.h"
 #include "ibex_engine.h"
 #include "ibex_log.h"
 
@@ -133,7 +133,7 @@ static void rma_issue(ibex_req_t *req, char *local, size_t total, uint64_t remot
                       const uint8_t *rkey, bool write)
 {
     ibex_tl_inst_t *tl = req->ep->tl;
-    size_t frag = (size_t)ibex_config.rndv_frag_size;
+    size_t frag = (size_t)ibex_engine_cfg.rndv_frag_size;
     size_t nfrags = (total + frag - 1) / frag;
     req->comp.cb = rma_frag_done;
     req->rma_outstanding = (int)nfrags + 1; /* +1 held until every fragment is issued */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ibex_config.h"
+#include "ibex_engine_cfg.h"
 #include "ibex_dt_ref.h"
 #include "ibex_engine.h"
 #include "ibex_handle.h"
@@ -124,13 +124,13 @@ void ibex_req_pool_fini(void)
  * IBEX_SPIN_COUNT empty polls (work may be near; a yield would add a system call to it). */
 static inline bool idle_should_yield(int idle_polls)
 {
-    switch (ibex_config.wait_policy) {
+    switch (ibex_engine_cfg.wait_policy) {
     case IBEX_WAIT_SPIN:
         return false;
     case IBEX_WAIT_YIELD:
         return true;
     default:
-        return ibex_rt.oversubscribed || idle_polls > ibex_config.spin_count;
+        return ibex_rt.oversubscribed || idle_polls > ibex_engine_cfg.spin_count;
     }
 }
 
@@ -168,7 +168,7 @@ static int allowed_cpus(void)
 void ibex_wait_policy_log(void)
 {
     static const char *names[] = {"auto", "spin", "yield"};
-    int policy = ibex_config.wait_policy, cpus = allowed_cpus();
+    int policy = ibex_engine_cfg.wait_policy, cpus = allowed_cpus();
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     const char *rule = policy == IBEX_WAIT_SPIN    ? "waits and polls never yield"
                        : policy == IBEX_WAIT_YIELD ? "waits and polls yield when idle"

@@ -15,14 +15,9 @@
 
 #include "ibex_config.h"
 #include "ibex_config_auto.h"
+#include "ibex_engine_cfg.h"
 #include "ibex_log.h"
 #include "transport.h"
-
-/* Weak: a transport left out of the build shows as "not compiled in" instead of failing the
- * link. */
-#pragma weak ibex_tl_self
-#pragma weak ibex_tl_shm
-#pragma weak ibex_tl_verbs
 
 static void info_usage(FILE *out)
 {
@@ -43,14 +38,10 @@ static void info_version(void)
     printf("build configuration: %s\n", IBEX_BUILD_CONFIG);
 }
 
-static void info_transport(const char *name, const ibex_tl_component_t *tl)
+/* Every transport the library registers, in its priority order: only those compiled in exist. */
+static void info_transport(const ibex_tl_component_t *tl)
 {
-    printf("transport %s: ", name);
-    if (!tl) {
-        printf("not compiled in\n");
-        return;
-    }
-    printf("compiled in\n");
+    printf("transport %s: compiled in\n", tl->name);
     fflush(stdout);
     if (tl->ops.info)
         tl->ops.info(stdout);
@@ -74,13 +65,13 @@ static int info_cores(void)
 static void info_waiting(void)
 {
     static const char *policies[] = {"auto", "spin", "yield"};
-    int p = ibex_config.wait_policy;
+    int p = ibex_engine_cfg.wait_policy;
     printf("waiting policy: %s", p >= 0 && p < 3 ? policies[p] : "?");
     if (p == IBEX_WAIT_AUTO)
         printf(" (blocking waits and polling calls such as MPI_Test and MPI_Iprobe spin for %d "
                "empty progress polls, then yield the core; they yield at once when a node runs "
                "more ranks than its %d cores)\n",
-               ibex_config.spin_count, info_cores());
+               ibex_engine_cfg.spin_count, info_cores());
     else if (p == IBEX_WAIT_SPIN)
         printf(" (waits and polls never yield the core)\n");
     else
@@ -154,9 +145,9 @@ int main(int argc, char **argv)
     if (all)
         info_node();
     printf("\n");
-    info_transport("self", &ibex_tl_self ? &ibex_tl_self : NULL);
-    info_transport("shm", &ibex_tl_shm ? &ibex_tl_shm : NULL);
-    info_transport("verbs", &ibex_tl_verbs ? &ibex_tl_verbs : NULL);
+    const ibex_tl_component_t *tl;
+    for (int i = 0; (tl = ibex_tl_component(i)) != NULL; i++)
+        info_transport(tl);
     printf("\n");
     info_waiting();
     printf("\ntunables (set in the environment as IBEX_NAME=value):\n");

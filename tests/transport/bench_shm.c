@@ -179,7 +179,7 @@ static void bench_open(bench_t *b, int rfd, int wfd)
                                .local_peers = peers,
                                .recv_cb = bench_cb,
                                .cb_arg = b};
-    b->ops = ibex_tl_shm.ops;
+    b->ops = ibex_tl_component_find("shm")->ops;
     ibex_tl_fill_stubs(&b->ops);
     if (b->ops.open(&params, &b->tl, &b->caps) != IBEX_OK)
         _exit(2);
@@ -226,8 +226,9 @@ static void bench_run(bench_t *b, int repeats)
         double m = median(v[i], repeats); /* sorts v[i] */
         printf("%-32s %8.3f %8.3f\n", names[i], m, i >= 6 ? v[i][repeats - 1] : v[i][0]);
     }
-    printf("(max_eager %zu; slots %d x %lld)\n", max, ibex_config.shm_ring_slots,
-           ibex_config.shm_slot_size);
+    printf("(max_eager %zu; slots %d x %lld)\n", max,
+           *(const int *)ibex_config_find("SHM_RING_SLOTS")->addr,
+           *(const long long *)ibex_config_find("SHM_SLOT_SIZE")->addr);
 }
 
 int main(int argc, char **argv)

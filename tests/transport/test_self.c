@@ -80,7 +80,9 @@ static int setup(void **state)
                                .recv_cb = self_recv,
                                .cb_arg = f};
     assert_int_equal(ibex_config_load(), IBEX_OK);
-    f->ops = ibex_tl_self.ops;
+    const ibex_tl_component_t *self = ibex_tl_component_find("self");
+    assert_non_null(self);
+    f->ops = self->ops;
     ibex_tl_fill_stubs(&f->ops);
     assert_int_equal(f->ops.open(&params, &f->tl, &f->caps), IBEX_OK);
     assert_int_equal(f->ops.ep_create(f->tl, 0, NULL, 0, &f->ep), IBEX_OK);
@@ -197,9 +199,21 @@ static void test_put_get(void **state)
     free(b);
 }
 
+/* This program links one backend: the registry holds exactly that one. */
+static void test_registry_subset(void **state)
+{
+    (void)state;
+    assert_int_equal(ibex_tl_component_count(), 1);
+    assert_string_equal(ibex_tl_component(0)->name, "self");
+    assert_null(ibex_tl_component(1));
+    assert_null(ibex_tl_component_find("shm"));
+    assert_true(ibex_tl_component(0)->flags & IBEX_TL_COMP_LOOPBACK);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_registry_subset),
         cmocka_unit_test_setup_teardown(test_caps_and_reach, setup, teardown),
         cmocka_unit_test_setup_teardown(test_order_not_reentrant, setup, teardown),
         cmocka_unit_test_setup_teardown(test_again_holds, setup, teardown),

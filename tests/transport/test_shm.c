@@ -17,6 +17,22 @@
 #include "ibex_log.h"
 #include "tl_harness.h"
 
+/* The backend under test, found as the runtime finds it: through the registry. */
+static ibex_tl_component_t *shm_comp(void)
+{
+    return ibex_tl_component_find("shm");
+}
+
+/* The shm tunables, read where the registry keeps them. */
+static long long cfg_size(const char *name)
+{
+    return *(const long long *)ibex_config_find(name)->addr;
+}
+static int cfg_int(const char *name)
+{
+    return *(const int *)ibex_config_find(name)->addr;
+}
+
 typedef struct msg_hdr {
     uint32_t src;
     uint32_t pad;
@@ -127,13 +143,13 @@ static void test_single_and_self(void **state)
     tl_world_t w = {.n = 1};
     tl_proc_t p = {.w = &w, .rank = 0, .failed_peer = -1};
     rx_state_t rx = {.p = &p};
-    tlw_open(&p, &ibex_tl_shm, rx_cb, &rx, true);
+    tlw_open(&p, shm_comp(), rx_cb, &rx, true);
     assert_true(p.caps.flags & IBEX_TL_CAP_SEND);
     assert_true(p.caps.flags & IBEX_TL_CAP_GET);
     assert_true(p.caps.flags & IBEX_TL_CAP_PUT);
     assert_false(p.caps.flags & IBEX_TL_CAP_NEED_REG);
     assert_int_equal(p.caps.rkey_size, 0);
-    assert_int_equal(p.caps.max_eager, (size_t)ibex_config.shm_slot_size - 8);
+    assert_int_equal(p.caps.max_eager, (size_t)cfg_size("SHM_SLOT_SIZE") - 8);
     assert_false(p.ops.reachable(p.tl, 1));
     assert_int_equal(tlw_dev_shm_mappings(), 0); /* memfd: nothing named in /dev/shm */
     assert_true(count_maps("memfd:ibex-shm") > 0);
@@ -162,7 +178,7 @@ static void test_single_and_self(void **state)
 static void order_body(tl_proc_t *p)
 {
     rx_state_t rx = {.p = p};
-    tlw_open(p, &ibex_tl_shm, rx_cb, &rx, false);
+    tlw_open(p, shm_comp(), rx_cb, &rx, false);
     int n = p->w->n;
     uint64_t per_peer = ORDER_COUNT / (uint64_t)(n - 1);
     for (uint64_t i = 0; i < per_peer; i++)
@@ -192,7 +208,7 @@ static void test_order_3(void **state)
 static void flood_body(tl_proc_t *p)
 {
     rx_state_t rx = {.p = p};
-    tlw_open(p, &ibex_tl_shm, rx_cb, &rx, false);
+    tlw_open(p, shm_comp(), rx_cb, &rx, false);
     if (p->rank == 0) {
         uint64_t agains = 0;
         for (uint64_t i = 0; i < FLOOD_COUNT; i++)
@@ -235,7 +251,7 @@ static void fill_pattern(unsigned char *buf, size_t len, unsigned seed)
 
 static void rma_body(tl_proc_t *p)
 {
-    tlw_open(p, &ibex_tl_shm, rx_cb, NULL, false);
+    tlw_open(p, shm_comp(), rx_cb, NULL, false);
     unsigned char *src = malloc(RMA_MAX), *dst = malloc(RMA_MAX);
     TLW_CHECK(src && dst);
     tl_world_t *w = p->w;
@@ -290,7 +306,7 @@ static void test_put_get(void **state)
  * 2 gone. */
 static void dead_body(tl_proc_t *p)
 {
-    tlw_open(p, &ibex_tl_shm, rx_cb, NULL, false);
+    tlw_open(p, shm_comp(), rx_cb, NULL, false);
     static char buf[4096];
     if (p->rank != 0) {
         p->w->scratch[p->rank] = (uintptr_t)buf;
@@ -323,7 +339,7 @@ static void dead_body(tl_proc_t *p)
         TLW_CHECK(status == IBEX_OK || status == IBEX_ERR_AGAIN);
         sent += status == IBEX_OK;
     }
-    TLW_CHECK(sent == (uint64_t)ibex_config.shm_ring_slots);
+    TLW_CHECK(sent == (uint64_t)cfg_int("SHM_RING_SLOTS"));
     TLW_CHECK(p->failed_peer == 2);
     p->ops.ep_destroy(p->ep[2]);
     p->ops.close(p->tl);
@@ -340,9 +356,9 @@ static void test_dead_peer(void **state)
 static void attach_body(tl_proc_t *p)
 {
     if (p->rank == 2)
-        ibex_config.shm_slot_size = 4096;
+        TLW_CHECK(ibex_config_set(ibex_config_find("SHM_SLOT_SIZE"), "4096") == IBEX_OK);
     p->no_connect = true;
-    tlw_open(p, &ibex_tl_shm, rx_cb, NULL, false);
+    tlw_open(p, shm_comp(), rx_cb, NULL, false);
     if (p->rank == 0) {
         tl_world_t *w = p->w;
         unsigned char addr[TLW_ADDR_MAX];
@@ -386,17 +402,17 @@ static void test_reachable_subset(void **state)
     ibex_tl_t *tl;
     ibex_tl_caps_t caps;
     ibex_tl_ep_t *ep;
-    assert_int_equal(ibex_tl_shm.ops.open(&params, &tl, &caps), IBEX_OK);
-    assert_true(ibex_tl_shm.ops.reachable(tl, 1));
-    assert_true(ibex_tl_shm.ops.reachable(tl, 3));
-    assert_false(ibex_tl_shm.ops.reachable(tl, 0));
-    assert_false(ibex_tl_shm.ops.reachable(tl, 2));
+    assert_int_equal(shm_comp()->ops.open(&params, &tl, &caps), IBEX_OK);
+    assert_true(shm_comp()->ops.reachable(tl, 1));
+    assert_true(shm_comp()->ops.reachable(tl, 3));
+    assert_false(shm_comp()->ops.reachable(tl, 0));
+    assert_false(shm_comp()->ops.reachable(tl, 2));
     ibex_log_level = -1;
-    assert_int_equal(ibex_tl_shm.ops.ep_create(tl, 2, NULL, 0, &ep), IBEX_ERR_UNREACHABLE);
+    assert_int_equal(shm_comp()->ops.ep_create(tl, 2, NULL, 0, &ep), IBEX_ERR_UNREACHABLE);
     peers[0] = 2; /* local_peers[local_rank] must be this rank */
-    assert_int_equal(ibex_tl_shm.ops.open(&params, &tl, &caps), IBEX_ERR_INVALID);
+    assert_int_equal(shm_comp()->ops.open(&params, &tl, &caps), IBEX_ERR_INVALID);
     ibex_log_level = IBEX_LOG_WARN;
-    ibex_tl_shm.ops.close(tl);
+    shm_comp()->ops.close(tl);
 }
 
 static int count_fds(void)
@@ -415,7 +431,7 @@ static void fd_body(tl_proc_t *p)
 {
     int before = count_fds();
     for (int round = 0; round < 3; round++) {
-        tlw_open(p, &ibex_tl_shm, rx_cb, NULL, true);
+        tlw_open(p, shm_comp(), rx_cb, NULL, true);
         tlw_close(p);
         memset(p->ep, 0, sizeof(p->ep));
     }
@@ -431,7 +447,7 @@ static void test_no_fd_leak(void **state)
 static int group_setup(void **state)
 {
     (void)state;
-    return ibex_config_load() == IBEX_OK ? 0 : -1;
+    return ibex_config_load() == IBEX_OK && shm_comp() ? 0 : -1;
 }
 
 int main(void)

@@ -184,8 +184,11 @@ static void self_info(void *out_file)
             SELF_BUF_BYTES >> 10, SELF_MAX_EAGER);
 }
 
-ibex_tl_component_t ibex_tl_self = {
+/* First: a message to oneself never leaves the process. */
+static ibex_tl_component_t self_component = {
     .name = "self",
+    .priority = 10,
+    .flags = IBEX_TL_COMP_LOOPBACK,
     .ops =
         {
             .open = self_open,
@@ -201,3 +204,4 @@ ibex_tl_component_t ibex_tl_self = {
             .info = self_info,
         },
 };
+IBEX_TL_REGISTER(self_component);

@@ -12,6 +12,24 @@
 #include "ibex_log.h"
 #include "shm.h"
 
+/* The IBEX_SHM_* tunables, filled by ibex_config_load. */
+static struct {
+    int ring_slots;       /* slots per sender->receiver ring */
+    long long slot_size;  /* bytes per slot, header included */
+    long long stream_min; /* payload bytes from which ring copies stream, 0: never */
+} shm_cfg;
+
+static const ibex_cfg_entry_t shm_table[] = {
+    {"SHM_RING_SLOTS", IBEX_CFG_INT, "64", NULL, &shm_cfg.ring_slots,
+     "slots in each shared-memory ring (one ring per sender and receiver pair); a power of two"},
+    {"SHM_SLOT_SIZE", IBEX_CFG_SIZE, "8k", NULL, &shm_cfg.slot_size,
+     "bytes per shared-memory ring slot, header included; a multiple of 64"},
+    {"SHM_STREAM_MIN", IBEX_CFG_SIZE, "4k", NULL, &shm_cfg.stream_min,
+     "eager payloads of at least this many bytes go into the shared-memory ring with "
+     "non-temporal stores (0: never); faster when sender and receiver share no cache"},
+};
+IBEX_CFG_MODULE(shm, "shm", IBEX_CFG_LAYER_TRANSPORT, shm_table);
+
 /* Measured with tests/transport/bench_shm on the 2-vCPU development VM (see README.md). */
 #define SHM_LATENCY_NS    250.0
 #define SHM_BANDWIDTH_MBS 15000.0
@@ -43,10 +61,9 @@ static ibex_status_t shm_open_params(ibex_tl_t *tl, const ibex_tl_params_t *para
     tl->local_rank = params->local_rank;
     tl->local_size = params->local_size;
     tl->memfd = -1;
-    tl->nslots = (uint32_t)ibex_config.shm_ring_slots;
-    tl->slot_size = (size_t)ibex_config.shm_slot_size;
-    tl->stream_min =
-        ibex_config.shm_stream_min > 0 ? (size_t)ibex_config.shm_stream_min : (size_t)SIZE_MAX;
+    tl->nslots = (uint32_t)shm_cfg.ring_slots;
+    tl->slot_size = (size_t)shm_cfg.slot_size;
+    tl->stream_min = shm_cfg.stream_min > 0 ? (size_t)shm_cfg.stream_min : (size_t)SIZE_MAX;
     if (ibex_shm_ring_check(tl->nslots, tl->slot_size) != IBEX_OK)
         return IBEX_ERR_INVALID;
     if (params->local_size < 1 || !params->local_peers || params->local_rank < 0 ||
@@ -186,8 +203,8 @@ static int shm_progress(ibex_tl_t *tl)
 static void shm_info(void *out_file)
 {
     FILE *out = out_file;
-    size_t slot = (size_t)ibex_config.shm_slot_size;
-    int slots = ibex_config.shm_ring_slots;
+    size_t slot = (size_t)shm_cfg.slot_size;
+    int slots = shm_cfg.ring_slots;
     fprintf(out,
             "shm: eager rings of %d slots x %zu bytes (%zu KiB per sender and receiver "
             "pair), max eager %zu bytes\n",
@@ -197,8 +214,10 @@ static void shm_info(void *out_file)
             ibex_shm_cma_probe() ? "available" : "NOT available");
 }
 
-ibex_tl_component_t ibex_tl_shm = {
+/* After self, before any network: every peer on this node. */
+static ibex_tl_component_t shm_component = {
     .name = "shm",
+    .priority = 20,
     .ops =
         {
             .open = shm_open,
@@ -214,3 +233,4 @@ ibex_tl_component_t ibex_tl_shm = {
             .info = shm_info,
         },
 };
+IBEX_TL_REGISTER(shm_component);

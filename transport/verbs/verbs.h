@@ -56,6 +56,20 @@ enum {
 
 /* Published address (a fixed size, whatever the job size): where our connection manager's UD QP
  * listens, and what a peer needs to bring an RC QP to RTR against ours. */
+/* The IBEX_VERBS_* tunables, filled by ibex_config_load from the table in verbs_iface.c. */
+typedef struct verbs_cfg {
+    char *device;         /* "device[:port]" or "auto" */
+    int srq_size;         /* receive buffers in the shared receive queue */
+    long long buf_size;   /* bytes per eager receive buffer */
+    int credits;          /* eager sends in flight per peer */
+    int rc_timeout;       /* IB local ack timeout exponent (4.096 us * 2^n) */
+    int retry_count;      /* transport retries before a peer is declared dead */
+    long long rcache_max; /* registration cache limit in bytes */
+    int connect_timeout;  /* seconds a connection request may go unanswered, 0: no limit */
+    int fork;             /* call ibv_fork_init() at start-up */
+} verbs_cfg_t;
+extern verbs_cfg_t ibex_verbs_cfg;
+
 typedef struct verbs_addr {
     uint32_t magic;
     uint32_t ud_qpn; /* the connection manager's UD QP */

@@ -22,6 +22,7 @@
  * the connection (a warning says so every doubling from 10 s); IBEX_VERBS_CONNECT_TIMEOUT (s)
  * turns the wait into a failure of that peer.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -29,7 +30,6 @@
 #include <unistd.h>
 
 #include "ibex_boot.h"
-#include "ibex_config.h"
 #include "ibex_log.h"
 #include "verbs.h"
 
@@ -354,7 +354,7 @@ static void cm_tick(ibex_tl_ep_t *ep, uint64_t now)
     if (now < ep->cm_next)
         return;
     uint64_t waited = now - ep->cm_start;
-    long limit = ibex_config.verbs_connect_timeout;
+    long limit = ibex_verbs_cfg.connect_timeout;
     if (limit > 0 && waited >= (uint64_t)limit * 1000000000ull) {
         char why[128];
         snprintf(why, sizeof(why), "did not answer connection requests for %ld s", limit);

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ibex_config.h"
 #include "ibex_log.h"
 #include "verbs.h"
 
@@ -130,7 +129,7 @@ static int pick_named(struct ibv_device **list, int n, const char *spec, verbs_p
 
 static int pick_port(struct ibv_device **list, int n, verbs_pick_t *pick)
 {
-    const char *spec = ibex_config.verbs_device ? ibex_config.verbs_device : "auto";
+    const char *spec = ibex_verbs_cfg.device ? ibex_verbs_cfg.device : "auto";
     if (strcmp(spec, "auto") == 0 || spec[0] == '\0')
         return pick_auto(list, n, pick);
     return pick_named(list, n, spec, pick);

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "ibex_boot.h"
-#include "ibex_config.h"
 #include "ibex_log.h"
 #include "verbs.h"
 
@@ -171,8 +170,8 @@ static int qp_to_rts(ibex_tl_ep_t *ep)
 {
     struct ibv_qp_attr a = {
         .qp_state = IBV_QPS_RTS,
-        .timeout = (uint8_t)ibex_config.verbs_rc_timeout,
-        .retry_cnt = (uint8_t)ibex_config.verbs_retry_count,
+        .timeout = (uint8_t)ibex_verbs_cfg.rc_timeout,
+        .retry_cnt = (uint8_t)ibex_verbs_cfg.retry_count,
         .rnr_retry = 7, /* credits make RNR impossible; 7 = retry forever if it happens */
         .sq_psn = 0,
         .max_rd_atomic = (uint8_t)ep->rd_max,

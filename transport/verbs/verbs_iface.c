@@ -11,26 +11,38 @@
 #include "ibex_log.h"
 #include "verbs.h"
 
-/* Whether IBEX_TRANSPORTS names verbs (then a missing device is an error, not a quiet skip). */
-static bool verbs_explicit(void)
-{
-    const char *s = ibex_config.transports;
-    size_t n = strlen("verbs");
-    for (; s && *s; s++) {
-        if (strncmp(s, "verbs", n) == 0 && (s[n] == '\0' || s[n] == ',') &&
-            (s == ibex_config.transports || s[-1] == ','))
-            return true;
-    }
-    return false;
-}
+verbs_cfg_t ibex_verbs_cfg;
+
+static const ibex_cfg_entry_t verbs_table[] = {
+    {"VERBS_DEVICE", IBEX_CFG_STRING, "auto", NULL, &ibex_verbs_cfg.device,
+     "RDMA device and port, as device[:port]; auto picks the active port nearest the rank"},
+    {"VERBS_SRQ_SIZE", IBEX_CFG_INT, "512", NULL, &ibex_verbs_cfg.srq_size,
+     "eager receive buffers posted to the shared receive queue"},
+    {"VERBS_BUF_SIZE", IBEX_CFG_SIZE, "8k", NULL, &ibex_verbs_cfg.buf_size,
+     "bytes per eager receive buffer, header included"},
+    {"VERBS_CREDITS", IBEX_CFG_INT, "32", NULL, &ibex_verbs_cfg.credits,
+     "eager messages in flight to one peer before the sender waits for credits"},
+    {"VERBS_RC_TIMEOUT", IBEX_CFG_INT, "14", NULL, &ibex_verbs_cfg.rc_timeout,
+     "RC local ack timeout exponent: 4.096 us * 2^n"},
+    {"VERBS_RETRY_COUNT", IBEX_CFG_INT, "7", NULL, &ibex_verbs_cfg.retry_count,
+     "RC transport retries before a peer is declared unreachable"},
+    {"VERBS_RCACHE_MAX", IBEX_CFG_SIZE, "1g", NULL, &ibex_verbs_cfg.rcache_max,
+     "bytes kept registered by the registration cache (least recently used evicted)"},
+    {"VERBS_CONNECT_TIMEOUT", IBEX_CFG_INT, "0", NULL, &ibex_verbs_cfg.connect_timeout,
+     "seconds a peer may leave a connection request unanswered before it is declared unreachable "
+     "(0: wait, warning from 10 s on)"},
+    {"VERBS_FORK", IBEX_CFG_BOOL, "0", NULL, &ibex_verbs_cfg.fork,
+     "call ibv_fork_init() at start-up so the program may fork() safely"},
+};
+IBEX_CFG_MODULE(verbs, "verbs", IBEX_CFG_LAYER_TRANSPORT, verbs_table);
 
 /* SRQ buffers and the credits each peer gets: the SRQ holds peers * (grant + 2) buffers, the 2
  * for explicit credit messages, which cost the sender no credit. */
 static ibex_status_t size_queues(ibex_tl_t *tl)
 {
     uint32_t npeers = (uint32_t)tl->params.size; /* ourselves included: loopback QP */
-    uint32_t want = ibex_config.verbs_srq_size > 0 ? (uint32_t)ibex_config.verbs_srq_size : 512;
-    uint32_t credits = ibex_config.verbs_credits > 0 ? (uint32_t)ibex_config.verbs_credits : 1;
+    uint32_t want = ibex_verbs_cfg.srq_size > 0 ? (uint32_t)ibex_verbs_cfg.srq_size : 512;
+    uint32_t credits = ibex_verbs_cfg.credits > 0 ? (uint32_t)ibex_verbs_cfg.credits : 1;
     uint32_t maxwr = (uint32_t)tl->dev_attr.max_srq_wr;
     if (want < npeers * 3)
         want = npeers * 3;
@@ -48,7 +60,7 @@ static ibex_status_t size_queues(ibex_tl_t *tl)
     tl->rma_frag = VERBS_RMA_FRAG;
     if (tl->port_attr.max_msg_sz >= 4096 && tl->port_attr.max_msg_sz < tl->rma_frag)
         tl->rma_frag = tl->port_attr.max_msg_sz;
-    tl->buf_size = ibex_config.verbs_buf_size >= 256 ? (size_t)ibex_config.verbs_buf_size : 256;
+    tl->buf_size = ibex_verbs_cfg.buf_size >= 256 ? (size_t)ibex_verbs_cfg.buf_size : 256;
     /* A small CQ: its entries are a ring the device writes and we read. Measured on softib,
      * 4096 entries of send room made the first ~7k 8-byte round trips 40% slower than 256 (the
      * ring's first laps run cold); more room buys nothing: fragments are 1 MiB, and eager sends
@@ -90,7 +102,7 @@ static ibex_status_t resources_create(ibex_tl_t *tl)
     if (st == IBEX_OK)
         st = ibex_verbs_srq_fill(tl);
     if (st == IBEX_OK)
-        st = ibex_verbs_rcache_init(&tl->rcache, tl->pd, (size_t)ibex_config.verbs_rcache_max);
+        st = ibex_verbs_rcache_init(&tl->rcache, tl->pd, (size_t)ibex_verbs_cfg.rcache_max);
     if (st == IBEX_OK)
         st = ibex_verbs_eps_create(tl);
     if (st == IBEX_OK)
@@ -135,7 +147,7 @@ static void caps_fill(ibex_tl_t *tl, ibex_tl_caps_t *caps)
 static ibex_status_t verbs_open(const ibex_tl_params_t *params, ibex_tl_t **tl_p,
                                 ibex_tl_caps_t *caps_p)
 {
-    if (ibex_config.verbs_fork) {
+    if (ibex_verbs_cfg.fork) {
         int rc = ibv_fork_init();
         if (rc)
             ibex_warn(TL, "ibv_fork_init failed: %s; fork() after MPI_Init is unsafe",
@@ -145,7 +157,7 @@ static ibex_status_t verbs_open(const ibex_tl_params_t *params, ibex_tl_t **tl_p
     if (!tl)
         return IBEX_ERR_NO_MEMORY;
     tl->params = *params;
-    ibex_status_t st = ibex_verbs_dev_open(tl, verbs_explicit());
+    ibex_status_t st = ibex_verbs_dev_open(tl, params->requested);
     if (st == IBEX_OK)
         st = resources_create(tl);
     if (st != IBEX_OK) {
@@ -265,8 +277,10 @@ static void verbs_close(ibex_tl_t *tl)
     resources_destroy(tl);
 }
 
-ibex_tl_component_t ibex_tl_verbs = {
+/* Last: reaches every peer, but the others are faster where they reach. */
+static ibex_tl_component_t verbs_component = {
     .name = "verbs",
+    .priority = 30,
     .ops =
         {
             .open = verbs_open,
@@ -287,3 +301,4 @@ ibex_tl_component_t ibex_tl_verbs = {
             .info = ibex_verbs_dev_info,
         },
 };
+IBEX_TL_REGISTER(verbs_component);

@@ -6,7 +6,7 @@
 
 #include <cmocka.h>
 
-#include "ibex_config.h"
+#include "ibex_engine_cfg.h"
 #include "ibex_proto.h"
 
 static const size_t HDR = sizeof(ibex_match_hdr_t);
@@ -45,14 +45,14 @@ static void test_forced_limit(void **state)
 {
     (void)state;
     ibex_tl_caps_t c = caps_rw(8192, 4096);
-    ibex_config.eager_limit = 1024;
+    ibex_engine_cfg.eager_limit = 1024;
     assert_int_equal(ibex_proto_eager_limit(&c), 1024);
-    ibex_config.eager_limit = 1 << 20; /* forcing more than the transport carries is capped */
+    ibex_engine_cfg.eager_limit = 1 << 20; /* forcing more than the transport carries is capped */
     assert_int_equal(ibex_proto_eager_limit(&c), 8192 - HDR);
-    ibex_config.eager_limit = 0;
+    ibex_engine_cfg.eager_limit = 0;
     assert_int_equal(ibex_proto_choose(&c, 0), IBEX_PROTO_EAGER);
     assert_int_equal(ibex_proto_choose(&c, 1), IBEX_PROTO_RNDV_READ);
-    ibex_config.eager_limit = IBEX_SIZE_AUTO;
+    ibex_engine_cfg.eager_limit = IBEX_SIZE_AUTO;
 }
 
 static void test_boundary(void **state)
@@ -67,18 +67,18 @@ static void test_scheme(void **state)
 {
     (void)state;
     ibex_tl_caps_t c = caps_rw(8192, 4096);
-    ibex_config.rndv_scheme = IBEX_RNDV_WRITE;
+    ibex_engine_cfg.rndv_scheme = IBEX_RNDV_WRITE;
     assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_WRITE);
-    ibex_config.rndv_scheme = IBEX_RNDV_READ;
+    ibex_engine_cfg.rndv_scheme = IBEX_RNDV_READ;
     assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_READ);
     /* a transport that can only put gets WRITE even when READ is asked for */
     c.flags &= ~(uint32_t)IBEX_TL_CAP_GET;
     assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_WRITE);
     /* and one that can only get gets READ even when WRITE is asked for */
     c.flags = IBEX_TL_CAP_SEND | IBEX_TL_CAP_GET;
-    ibex_config.rndv_scheme = IBEX_RNDV_WRITE;
+    ibex_engine_cfg.rndv_scheme = IBEX_RNDV_WRITE;
     assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_READ);
-    ibex_config.rndv_scheme = IBEX_RNDV_AUTO;
+    ibex_engine_cfg.rndv_scheme = IBEX_RNDV_AUTO;
     c.flags |= IBEX_TL_CAP_PUT;
     assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_READ);
 }
@@ -89,15 +89,15 @@ static void test_split(void **state)
     (void)state;
     ibex_tl_caps_t c = caps_rw(8192, 4096);
     c.flags |= IBEX_TL_CAP_CPU_RMA;
-    ibex_config.rndv_split_min = 65536;
+    ibex_engine_cfg.rndv_split_min = 65536;
     assert_int_equal(ibex_proto_choose(&c, 4096), IBEX_PROTO_EAGER);
     assert_int_equal(ibex_proto_choose(&c, 65535), IBEX_PROTO_RNDV_READ);
     assert_int_equal(ibex_proto_choose(&c, 65536), IBEX_PROTO_RNDV_SPLIT);
-    ibex_config.rndv_scheme = IBEX_RNDV_READ; /* a forced scheme is obeyed */
+    ibex_engine_cfg.rndv_scheme = IBEX_RNDV_READ; /* a forced scheme is obeyed */
     assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_READ);
-    ibex_config.rndv_scheme = IBEX_RNDV_WRITE;
+    ibex_engine_cfg.rndv_scheme = IBEX_RNDV_WRITE;
     assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_WRITE);
-    ibex_config.rndv_scheme = IBEX_RNDV_AUTO;
+    ibex_engine_cfg.rndv_scheme = IBEX_RNDV_AUTO;
     c.flags &= ~(uint32_t)IBEX_TL_CAP_CPU_RMA; /* offloaded RMA (verbs): no split */
     assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_READ);
     c.flags |= IBEX_TL_CAP_CPU_RMA;

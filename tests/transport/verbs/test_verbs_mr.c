@@ -37,7 +37,7 @@ ibex_status_t ibex_boot_get(int rank, const char *key, void **data_p, size_t *le
     return IBEX_ERR_UNSUPPORTED;
 }
 
-static const ibex_tl_ops_t *ops = &ibex_tl_verbs.ops;
+static const ibex_tl_ops_t *ops;
 
 static ibex_status_t no_recv(void *arg, int src, const void *data, size_t len)
 {
@@ -50,7 +50,7 @@ static int setup(void **state)
     ibex_tl_params_t p = {.rank = 0, .size = 1, .local_size = 1, .recv_cb = no_recv};
     ibex_tl_caps_t caps;
     ibex_tl_t *tl;
-    ibex_config.verbs_rcache_max = 8 * PG; /* small, to see evictions */
+    ibex_verbs_cfg.rcache_max = 8 * PG; /* small, to see evictions */
     if (ops->open(&p, &tl, &caps) != IBEX_OK)
         return -1;
     *state = tl;
@@ -213,7 +213,11 @@ static void test_malloc_policy(void **state)
 int main(void)
 {
     ibex_config_load();
-    ibex_tl_fill_stubs(&ibex_tl_verbs.ops);
+    ibex_tl_component_t *verbs = ibex_tl_component_find("verbs");
+    if (!verbs)
+        return 1;
+    ibex_tl_fill_stubs(&verbs->ops);
+    ops = &verbs->ops;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_hit_and_subrange, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lru_eviction, setup, teardown),

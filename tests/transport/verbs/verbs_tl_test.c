@@ -35,7 +35,7 @@ static int pipe_to[2][2]; /* pipe_to[r]: written by the other rank, read by rank
 static ibex_tl_t *tl;
 static ibex_tl_caps_t caps;
 static ibex_tl_ep_t *ep;
-static const ibex_tl_ops_t *ops = &ibex_tl_verbs.ops;
+static const ibex_tl_ops_t *ops; /* the registered verbs component's, stubs filled */
 static int failed_peer = -1;
 static ibex_status_t failed_why;
 
@@ -145,7 +145,6 @@ static void setup_nowait(void)
                           .local_size = 2,
                           .recv_cb = recv_cb,
                           .peer_failed_cb = peer_failed};
-    ibex_tl_fill_stubs(&ibex_tl_verbs.ops);
     ibex_status_t st = ops->open(&p, &tl, &caps);
     if (st != IBEX_OK)
         die("open: %s", ibex_status_str(st));
@@ -731,8 +730,11 @@ int main(int argc, char **argv)
         return 2;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (ibex_config_load() != IBEX_OK)
+    ibex_tl_component_t *verbs = ibex_tl_component_find("verbs");
+    if (ibex_config_load() != IBEX_OK || !verbs)
         return 1;
+    ibex_tl_fill_stubs(&verbs->ops);
+    ops = &verbs->ops;
     CHECK(pipe(pipe_to[0]) == 0 && pipe(pipe_to[1]) == 0);
     pid_t pid = fork();
     CHECK(pid >= 0);

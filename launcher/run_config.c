@@ -1,0 +1,16 @@
+/*
+ * ibexrun's table of tunables (see ibex_config.h for how tables register). libibex links this
+ * file too: ranks inherit ibexrun's environment, so they must know the name (no "not an Ibex
+ * variable" warning for it), and ibex_info, which reads libibex's tables, lists it.
+ */
+#include "run_config.h"
+
+#include "ibex_config.h"
+
+int ibex_run_abort_grace_ms;
+
+static const ibex_cfg_entry_t launcher_table[] = {
+    {"ABORT_GRACE_MS", IBEX_CFG_INT, "1000", NULL, &ibex_run_abort_grace_ms,
+     "ibexrun: milliseconds between SIGTERM and SIGKILL when stopping ranks"},
+};
+IBEX_CFG_MODULE(launcher, "launcher", IBEX_CFG_LAYER_LAUNCHER, launcher_table);

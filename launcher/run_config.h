@@ -1,0 +1,7 @@
+/* ibexrun's tunables, filled by ibex_config_load from the table in run_config.c. */
+#ifndef IBEX_RUN_CONFIG_H
+#define IBEX_RUN_CONFIG_H
+
+extern int ibex_run_abort_grace_ms; /* SIGTERM -> SIGKILL grace when stopping ranks */
+
+#endif

@@ -1,0 +1,30 @@
+/* The engine's table of tunables (see ibex_config.h for how tables register). */
+#include "ibex_config.h"
+#include "ibex_engine_cfg.h"
+
+ibex_engine_cfg_t ibex_engine_cfg;
+
+static const ibex_cfg_entry_t engine_table[] = {
+    {"TRANSPORTS", IBEX_CFG_STRING, "auto", NULL, &ibex_engine_cfg.transports,
+     "transports to use: auto, or a list of self,shm,verbs (self and shm inside a node, verbs "
+     "between nodes; auto uses every one that opens)"},
+    {"EAGER_LIMIT", IBEX_CFG_SIZE_AUTO, "auto", NULL, &ibex_engine_cfg.eager_limit,
+     "largest payload sent eagerly; larger messages use rendezvous (auto: from the transport)"},
+    {"RNDV_SCHEME", IBEX_CFG_ENUM, "auto", "auto|read|write", &ibex_engine_cfg.rndv_scheme,
+     "rendezvous scheme: read (receiver pulls), write (sender pushes after CTS), auto"},
+    {"RNDV_FRAG_SIZE", IBEX_CFG_SIZE, "4m", NULL, &ibex_engine_cfg.rndv_frag_size,
+     "rendezvous transfers are split into fragments of this size"},
+    {"RNDV_SPLIT_MIN", IBEX_CFG_SIZE, "128k", NULL, &ibex_engine_cfg.rndv_split_min,
+     "auto scheme, on transports whose put / get are CPU copies (shm): from this size the "
+     "receiver reads the first half while the sender writes the second, so both sides copy "
+     "(set it above any message size to turn it off)"},
+    {"UNEXPECTED_MAX", IBEX_CFG_SIZE, "256m", NULL, &ibex_engine_cfg.unexpected_max,
+     "bytes of unexpected eager data buffered per process before senders are held back"},
+    {"WAIT_POLICY", IBEX_CFG_ENUM, "auto", "auto|spin|yield", &ibex_engine_cfg.wait_policy,
+     "blocking waits and polling calls (MPI_Test*, Iprobe): auto spins IBEX_SPIN_COUNT empty "
+     "polls then yields the core, and yields at once on an oversubscribed node (more local ranks "
+     "than hwloc's core count); spin never yields; yield yields after every empty poll"},
+    {"SPIN_COUNT", IBEX_CFG_INT, "10000", NULL, &ibex_engine_cfg.spin_count,
+     "empty progress polls in a row before a waiting or polling rank starts to yield the core"},
+};
+IBEX_CFG_MODULE(engine, "engine", IBEX_CFG_LAYER_ENGINE, engine_table);
