@@ -32,6 +32,7 @@
 #include "ibex_boot.h"
 #include "ibex_log.h"
 #include "verbs.h"
+#include "verbs_memhooks.h"
 
 enum { CM_REQ = 1, CM_REP = 2, CM_RTU = 3 };
 
@@ -105,7 +106,7 @@ static uint64_t make_nonce(void)
 ibex_status_t ibex_verbs_cm_open(ibex_tl_t *tl)
 {
     size_t bytes = (size_t)(VERBS_CM_RECVS + VERBS_CM_SENDS) * VERBS_CM_SLOT;
-    if (posix_memalign((void **)&tl->cm_bufs, 4096, bytes))
+    if (posix_memalign((void **)&tl->cm_bufs, ibex_verbs_page_size(), bytes))
         return IBEX_ERR_NO_MEMORY;
     memset(tl->cm_bufs, 0, bytes);
     tl->cm_mr = ibv_reg_mr(tl->pd, tl->cm_bufs, bytes, IBV_ACCESS_LOCAL_WRITE);

@@ -7,64 +7,40 @@
  * are evicted oldest first once the cache holds more than IBEX_VERBS_RCACHE_MAX bytes. An entry in
  * use is never evicted.
  *
- * Stale registrations: a cached registration pins the physical pages it saw. If the program frees
- * memory and the same virtual addresses later map other pages, a hit would make the adapter move
- * the old pages. Two measures close this:
- *  1. At load time (constructor) malloc is told never to give memory back to the kernel
- *     (M_MMAP_MAX = 0: no mmap'd chunks, all from the heap; M_TRIM_THRESHOLD = max: no trimming),
- *     unless IBEX_TRANSPORTS names transports without verbs (then verbs never opens and the
- *     program's malloc is left alone).
- *     A freed and reallocated buffer then keeps its pages, so its registration stays right.
- *     glibc's free() of an mmap'd chunk calls munmap internally, where no wrapper sees it: this is
- *     why mmap'd chunks are disabled rather than tracked.
- *  2. munmap, mremap, madvise(DONTNEED / FREE / REMOVE) and mmap made by the program are wrapped
- *     here: they invalidate every cached entry overlapping the range before the system call. An
- *     invalidated entry still in use is deregistered when its last reference goes.
- * The wrappers may run on any thread (PMIx's, the program's), so the cache has a mutex; verbs
- * calls that themselves unmap (providers) run with a thread-local flag that makes the wrappers
+ * Stale registrations (memory freed and its addresses mapped to other pages) are kept out by the
+ * memory hooks (verbs_memhooks.c): malloc never returns pages to the kernel, and the program's
+ * unmapping calls report their range here, which invalidates every cached entry overlapping it
+ * before the system call. An invalidated entry still in use is deregistered when its last
+ * reference goes. Where the hooks are off (IBEX_TRANSPORTS excluded verbs at load time), nothing
+ * unused is kept: every registration is dropped at its last release.
+ * The hooks may run on any thread (PMIx's, the program's), so the cache has a mutex; verbs
+ * calls that themselves unmap (providers) run with a thread-local flag that makes the report
  * skip the cache, and deregistration of invalidated entries is left to the owner thread.
- * Known gap: memory returned by malloc_trim() or sbrk() called directly by the program.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <malloc.h>
-#include <stdarg.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "ibex_log.h"
 #include "verbs.h"
+#include "verbs_memhooks.h"
 
-#define PAGE 4096u
+#define RCACHE_ENTS_FIRST 64 /* first capacity of the entry array, doubled as needed */
+#define RCACHE_DEAD_FIRST 16 /* first capacity of the invalidated-entry list */
+#define RCACHE_LOOKBACK   8  /* entries starting at or below an address checked for cover */
 
-static verbs_rcache_t *_Atomic rcache_live; /* the cache the memory hooks invalidate */
-static __thread int rcache_busy;            /* this thread is inside the cache */
+static __thread int rcache_busy;      /* this thread is inside the cache */
+static verbs_rcache_t *rcache_hooked; /* the cache the memory hooks report to (owner thread) */
 
-/* Whether IBEX_TRANSPORTS (read before main, so straight from the environment) allows verbs. */
-static bool verbs_may_open(void)
+static uintptr_t page_down(uintptr_t a)
 {
-    const char *s = getenv("IBEX_TRANSPORTS");
-    if (!s || !*s || strcmp(s, "auto") == 0)
-        return true;
-    for (const char *p = s; *p;) {
-        size_t n = strcspn(p, ",");
-        if (n == 5 && strncmp(p, "verbs", 5) == 0)
-            return true;
-        p += n + (p[n] == ',');
-    }
-    return false;
+    return a & ~(uintptr_t)(ibex_verbs_page_size() - 1);
 }
 
-__attribute__((constructor)) static void verbs_mr_malloc_init(void)
+static uintptr_t page_up(uintptr_t a)
 {
-    if (!verbs_may_open())
-        return;
-    mallopt(M_MMAP_MAX, 0);
-    mallopt(M_TRIM_THRESHOLD, -1);
+    return page_down(a + ibex_verbs_page_size() - 1);
 }
 
 static void lru_remove(verbs_rcache_t *rc, ibex_tl_mem_t *m)
@@ -117,13 +93,13 @@ static void ents_remove(verbs_rcache_t *rc, ibex_tl_mem_t *m)
     m->cached = false;
 }
 
-static int ents_insert(verbs_rcache_t *rc, ibex_tl_mem_t *m)
+static ibex_status_t ents_insert(verbs_rcache_t *rc, ibex_tl_mem_t *m)
 {
     if (rc->n == rc->cap) {
-        size_t cap = rc->cap ? rc->cap * 2 : 64;
+        size_t cap = rc->cap ? rc->cap * 2 : RCACHE_ENTS_FIRST;
         ibex_tl_mem_t **e = realloc(rc->ents, cap * sizeof(*e));
         if (!e)
-            return -1;
+            return IBEX_ERR_NO_MEMORY;
         rc->ents = e;
         rc->cap = cap;
     }
@@ -135,7 +111,7 @@ static int ents_insert(verbs_rcache_t *rc, ibex_tl_mem_t *m)
     if (m->end - m->start > rc->max_len)
         rc->max_len = m->end - m->start;
     m->cached = true;
-    return 0;
+    return IBEX_OK;
 }
 
 static void mem_destroy(ibex_tl_mem_t *m)
@@ -160,7 +136,7 @@ static void rcache_drop(verbs_rcache_t *rc, ibex_tl_mem_t *m, bool from_hook)
         return;
     }
     if (rc->ndead == rc->dead_cap) {
-        size_t cap = rc->dead_cap ? rc->dead_cap * 2 : 16;
+        size_t cap = rc->dead_cap ? rc->dead_cap * 2 : RCACHE_DEAD_FIRST;
         ibex_tl_mem_t **d = realloc(rc->dead, cap * sizeof(*d));
         if (!d) {
             m->refcnt = 1; /* leak rather than deregister on a foreign thread */
@@ -186,11 +162,11 @@ static void rcache_evict(verbs_rcache_t *rc)
     }
 }
 
-/* Invalidates every entry overlapping [addr, addr + len): the memory hook. */
-static void rcache_invalidate(uintptr_t addr, size_t len)
+/* Invalidates every entry overlapping [addr, addr + len): the memory hooks' callback. */
+static void rcache_unmapped(void *arg, uintptr_t addr, size_t len)
 {
-    verbs_rcache_t *rc = atomic_load_explicit(&rcache_live, memory_order_acquire);
-    if (!rc || rcache_busy || len == 0)
+    verbs_rcache_t *rc = arg;
+    if (rcache_busy)
         return;
     rcache_busy++;
     pthread_mutex_lock(&rc->lock);
@@ -213,7 +189,7 @@ static ibex_tl_mem_t *rcache_find(verbs_rcache_t *rc, uintptr_t addr, uintptr_t 
 {
     size_t i = ents_upper(rc, addr);
     /* entries may overlap: look back over a few that start at or below addr */
-    for (size_t k = 0; i > 0 && k < 8; k++, i--) {
+    for (size_t k = 0; i > 0 && k < RCACHE_LOOKBACK; k++, i--) {
         ibex_tl_mem_t *m = rc->ents[i - 1];
         if (m->end >= end)
             return m;
@@ -258,11 +234,10 @@ ibex_status_t ibex_verbs_rcache_get(verbs_rcache_t *rc, void *addr, size_t len,
             lru_remove(rc, m);
     } else {
         rc->st.misses++;
-        st = mem_create(rc, a & ~(uintptr_t)(PAGE - 1), (end + PAGE - 1) & ~(uintptr_t)(PAGE - 1),
-                        &m);
+        st = mem_create(rc, page_down(a), page_up(end), &m);
         if (st == IBEX_OK) {
             m->refcnt = 1;
-            if (ents_insert(rc, m) == 0)
+            if (ents_insert(rc, m) == IBEX_OK)
                 rcache_evict(rc);
         }
     }
@@ -296,13 +271,26 @@ ibex_status_t ibex_verbs_rcache_init(verbs_rcache_t *rc, struct ibv_pd *pd, size
     pthread_mutex_init(&rc->lock, NULL);
     rc->pd = pd;
     rc->max = max;
-    atomic_store_explicit(&rcache_live, rc, memory_order_release);
+    ibex_status_t st = ibex_verbs_memhooks_register(rcache_unmapped, rc);
+    if (st == IBEX_OK) {
+        rcache_hooked = rc;
+        return IBEX_OK;
+    }
+    /* nothing reports unmapped memory to this cache: a kept registration could go stale */
+    ibex_warn(MEM, "registrations are not cached: %s",
+              st == IBEX_ERR_UNSUPPORTED ? "memory hooks are off (IBEX_TRANSPORTS excluded verbs "
+                                           "when the program started)"
+                                         : "another cache holds the memory hooks");
+    rc->max = 0;
     return IBEX_OK;
 }
 
 void ibex_verbs_rcache_fini(verbs_rcache_t *rc)
 {
-    atomic_store_explicit(&rcache_live, NULL, memory_order_release);
+    if (rcache_hooked == rc) {
+        ibex_verbs_memhooks_unregister();
+        rcache_hooked = NULL;
+    }
     rcache_busy++;
     pthread_mutex_lock(&rc->lock);
     rcache_reap(rc);
@@ -355,21 +343,21 @@ ibex_status_t ibex_verbs_mem_pack_rkey(ibex_tl_t *tl, ibex_tl_mem_t *mem, void *
 ibex_status_t ibex_verbs_mem_alloc(ibex_tl_t *tl, size_t len, void **ptr_p)
 {
     verbs_rcache_t *rc = &tl->rcache;
-    size_t rlen = (len + PAGE - 1) & ~(size_t)(PAGE - 1);
+    size_t pg = ibex_verbs_page_size();
+    size_t rlen = len ? page_up(len) : pg;
     void *p;
-    if (posix_memalign(&p, PAGE, rlen ? rlen : PAGE))
+    if (posix_memalign(&p, pg, rlen))
         return IBEX_ERR_NO_MEMORY;
     rcache_busy++;
     pthread_mutex_lock(&rc->lock);
     ibex_tl_mem_t *m;
-    ibex_status_t st = mem_create(rc, (uintptr_t)p, (uintptr_t)p + (rlen ? rlen : PAGE), &m);
+    ibex_status_t st = mem_create(rc, (uintptr_t)p, (uintptr_t)p + rlen, &m);
     if (st == IBEX_OK) {
         m->refcnt = 1;
         m->pinned = true;
-        if (ents_insert(rc, m)) {
+        st = ents_insert(rc, m);
+        if (st != IBEX_OK)
             mem_destroy(m);
-            st = IBEX_ERR_NO_MEMORY;
-        }
     }
     pthread_mutex_unlock(&rc->lock);
     rcache_busy--;
@@ -408,42 +396,4 @@ ibex_status_t ibex_verbs_mem_free(ibex_tl_t *tl, void *ptr)
         return IBEX_ERR_INVALID;
     free(ptr);
     return IBEX_OK;
-}
-
-/* ---- memory hooks: wrappers of the program's unmapping calls ---- */
-
-int munmap(void *addr, size_t len)
-{
-    rcache_invalidate((uintptr_t)addr, len);
-    return (int)syscall(SYS_munmap, addr, len);
-}
-
-void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
-{
-    void *new_addr = NULL;
-    if (flags & MREMAP_FIXED) {
-        va_list ap;
-        va_start(ap, flags);
-        new_addr = va_arg(ap, void *);
-        va_end(ap);
-        rcache_invalidate((uintptr_t)new_addr, new_len);
-    }
-    rcache_invalidate((uintptr_t)old, old_len);
-    return (void *)syscall(SYS_mremap, old, old_len, new_len, flags, new_addr);
-}
-
-int madvise(void *addr, size_t len, int advice)
-{
-    if (advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE)
-        rcache_invalidate((uintptr_t)addr, len);
-    return (int)syscall(SYS_madvise, addr, len, advice);
-}
-
-void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
-{
-    void *p = (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
-    /* a new mapping where a cached range was means that range was unmapped unseen */
-    if (p != MAP_FAILED)
-        rcache_invalidate((uintptr_t)p, len);
-    return p;
 }

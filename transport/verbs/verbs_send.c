@@ -22,6 +22,7 @@
 
 #include "ibex_log.h"
 #include "verbs.h"
+#include "verbs_memhooks.h"
 
 ibex_status_t ibex_verbs_bufs_create(ibex_tl_t *tl)
 {
@@ -29,8 +30,8 @@ ibex_status_t ibex_verbs_bufs_create(ibex_tl_t *tl)
     int access = IBV_ACCESS_LOCAL_WRITE;
     tl->rbuf_stride = bsz + 64;
     tl->nrepost = 0;
-    if (posix_memalign((void **)&tl->rbufs, 4096, tl->rbuf_stride * tl->nrbufs) ||
-        posix_memalign((void **)&tl->sbufs, 4096, bsz * VERBS_BOUNCE_COUNT))
+    if (posix_memalign((void **)&tl->rbufs, ibex_verbs_page_size(), tl->rbuf_stride * tl->nrbufs) ||
+        posix_memalign((void **)&tl->sbufs, ibex_verbs_page_size(), bsz * VERBS_BOUNCE_COUNT))
         return IBEX_ERR_NO_MEMORY;
     tl->rlen = calloc(tl->nrbufs, sizeof(*tl->rlen));
     tl->bounce_all = calloc(VERBS_BOUNCE_COUNT, sizeof(*tl->bounce_all));

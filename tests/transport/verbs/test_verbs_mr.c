@@ -1,8 +1,10 @@
 /*
- * Unit tests of the registration cache (transport/verbs/verbs_mr.c): hits, sub-range hits, LRU
- * eviction under the size limit, in-use entries never evicted, invalidation by munmap, and
- * MPI_Alloc_mem memory. One process with the transport open on softib (test_verbs_mr.sh preloads
- * it).
+ * Unit tests of the registration cache (transport/verbs/verbs_mr.c) and its memory hooks
+ * (verbs_memhooks.c): hits, sub-range hits, LRU eviction under the size limit, in-use entries
+ * never evicted, invalidation by munmap, MPI_Alloc_mem memory, a heap buffer from before the
+ * transport opened freed and reused, and the policy tests (test_policy_*): what the hooks do with
+ * and without verbs in IBEX_TRANSPORTS. One process with the transport open on softib
+ * (test_verbs_mr.sh preloads it, with SOFTIB_STALE_CHECK=1).
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -21,8 +23,11 @@
 #include "ibex_boot.h"
 #include "ibex_config.h"
 #include "verbs.h"
+#include "verbs_memhooks.h"
 
 #define PG 4096u
+/* above glibc's largest dynamic mmap threshold (32 MiB): always mmap'd under its default policy */
+#define BIG (40u << 20)
 
 const char *ibex_boot_peer_host(int rank)
 {
@@ -187,12 +192,102 @@ static void test_info(void **state)
     free(text);
 }
 
-/* Whether malloc serves a large block from the heap (the memory-release policy that keeps
+/* Whether the transport opened here keeps registrations it no longer uses. */
+static ibex_tl_t *open_with_room(size_t rcache_max)
+{
+    ibex_tl_params_t p = {.rank = 0, .size = 1, .local_size = 1, .recv_cb = no_recv};
+    ibex_tl_caps_t caps;
+    ibex_tl_t *tl = NULL;
+    ibex_verbs_cfg.rcache_max = (long long)rcache_max;
+    assert_int_equal(ops->open(&p, &tl, &caps), IBEX_OK);
+    return tl;
+}
+
+typedef struct {
+    ibex_tl_comp_t comp;
+    bool done;
+    ibex_status_t status;
+} waiter_t;
+
+static void waiter_cb(ibex_tl_comp_t *comp, ibex_status_t status)
+{
+    waiter_t *w = (waiter_t *)comp;
+    w->done = true;
+    w->status = status;
+}
+
+/* Reads [src, src + len) through its registration over the loopback connection, as a peer's
+ * RDMA READ would: softib (SOFTIB_STALE_CHECK=1) fails the read if the registration's pages are
+ * not the buffer's any more. */
+static void check_read(ibex_tl_t *tl, ibex_tl_mem_t *src_mem, const unsigned char *src, size_t len)
+{
+    ibex_tl_ep_t *ep;
+    assert_int_equal(ops->ep_create(tl, 0, NULL, 0, &ep), IBEX_OK);
+    unsigned char *dst = calloc(1, len);
+    ibex_tl_mem_t *dst_mem;
+    uint32_t rkey;
+    assert_int_equal(ops->mem_reg(tl, dst, len, &dst_mem), IBEX_OK);
+    assert_int_equal(ops->mem_pack_rkey(tl, src_mem, &rkey), IBEX_OK);
+    waiter_t w = {.comp.cb = waiter_cb};
+    ibex_tl_rma_t d = {.local = dst,
+                       .len = len,
+                       .local_mem = dst_mem,
+                       .remote = (uintptr_t)src,
+                       .rkey = &rkey,
+                       .comp = &w.comp};
+    ibex_status_t st = ops->get(ep, &d);
+    while (st == IBEX_INPROGRESS && !w.done)
+        ops->progress(tl);
+    assert_int_equal(st == IBEX_INPROGRESS ? w.status : st, IBEX_OK);
+    assert_memory_equal(dst, src, len);
+    ops->mem_dereg(tl, dst_mem);
+    free(dst);
+}
+
+/* A buffer malloc'd before the transport opens, registered, freed, and the memory malloc'd again
+ * with other contents: the cache must not hand back a registration of pages the buffer no longer
+ * has. Without the load-time malloc policy glibc serves this size with mmap and its free unmaps
+ * it where no hook sees, and the read below fails with softib's STALE REGISTRATION. */
+static void test_reuse_before_open(void **state)
+{
+    (void)state;
+    unsigned char *buf = malloc(BIG);
+    assert_non_null(buf);
+    memset(buf, 0xa1, BIG);
+    ibex_tl_t *tl = open_with_room(4 * (size_t)BIG); /* room: the entry stays cached */
+    ibex_tl_mem_t *a, *b;
+    assert_int_equal(ops->mem_reg(tl, buf, BIG, &a), IBEX_OK);
+    ops->mem_dereg(tl, a);
+    uintptr_t old = (uintptr_t)buf;
+    free(buf);
+    buf = malloc(BIG);
+    assert_non_null(buf);
+    memset(buf, 0x5c, BIG);
+    unsigned long misses = stats(tl).misses;
+    assert_int_equal(ops->mem_reg(tl, buf, BIG, &b), IBEX_OK);
+    /* a hit is right only if the pages stayed: then the data read must be the new data */
+    if (b == a)
+        assert_int_equal(stats(tl).misses, misses);
+    check_read(tl, b, buf, BIG);
+    ops->mem_dereg(tl, b);
+    ops->close(tl);
+    free(buf);
+    print_message("same address again: %s, %s\n", (uintptr_t)buf == old ? "yes" : "no",
+                  b == a ? "cache hit" : "new registration");
+}
+
+static bool policy_without_verbs(void)
+{
+    const char *t = getenv("IBEX_TRANSPORTS");
+    return t && strcmp(t, "self,shm") == 0;
+}
+
+/* Whether malloc serves a block of len bytes from the heap (the memory-release policy that keeps
  * registrations right) or from its own mmap: glibc marks mmap'd chunks with bit 1 of the size
  * word in front of the block. */
-static bool malloc_uses_mmap(void)
+static bool malloc_uses_mmap(size_t len)
 {
-    size_t *p = malloc(4u << 20);
+    size_t *p = malloc(len);
     assert_non_null(p);
     const size_t *size_word = (const size_t *)((uintptr_t)p - sizeof(size_t));
     bool mmapped = (*size_word & 2u) != 0;
@@ -201,13 +296,87 @@ static bool malloc_uses_mmap(void)
 }
 
 /* Run by test_verbs_mr.sh twice: with IBEX_TRANSPORTS unset (verbs may open: the heap policy)
- * and with IBEX_TRANSPORTS=self,shm (verbs never opens: malloc left alone). */
-static void test_malloc_policy(void **state)
+ * and with IBEX_TRANSPORTS=self,shm (verbs never opens: malloc left alone, its default mmap
+ * threshold of 128 KiB included). */
+static void test_policy_malloc(void **state)
 {
     (void)state;
-    const char *t = getenv("IBEX_TRANSPORTS");
-    bool without_verbs = t && strcmp(t, "self,shm") == 0;
-    assert_int_equal(malloc_uses_mmap(), without_verbs);
+    bool without_verbs = policy_without_verbs();
+    assert_int_equal(malloc_uses_mmap(256u << 10), without_verbs);
+    assert_int_equal(malloc_uses_mmap(BIG), without_verbs);
+}
+
+static unsigned long reports;
+
+static void count_report(void *arg, uintptr_t addr, size_t len)
+{
+    (void)arg, (void)addr, (void)len;
+    reports++;
+}
+
+/* With verbs allowed the wrapped calls report what they unmap; without, they only forward. */
+static void test_policy_hooks(void **state)
+{
+    (void)state;
+    bool without_verbs = policy_without_verbs();
+    assert_int_equal(ibex_verbs_memhooks_active(), !without_verbs);
+    assert_int_equal(ibex_verbs_memhooks_register(count_report, NULL),
+                     without_verbs ? IBEX_ERR_UNSUPPORTED : IBEX_OK);
+    if (!without_verbs)
+        assert_int_equal(ibex_verbs_memhooks_register(count_report, NULL), IBEX_ERR_INVALID);
+    reports = 0;
+    char *p = mmap(NULL, 4 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(p != MAP_FAILED);
+    p[0] = 1;
+    assert_int_equal(madvise(p, PG, MADV_DONTNEED), 0);
+    assert_int_equal(p[0], 0);                          /* forwarded: the page was dropped */
+    assert_int_equal(madvise(p, PG, MADV_WILLNEED), 0); /* never reported */
+    assert_int_equal(munmap(p, 4 * PG), 0);
+    assert_int_equal(munmap(NULL, 0), -1);            /* the system call's answer comes back */
+    assert_int_equal(reports, without_verbs ? 0 : 3); /* mmap, madvise(DONTNEED), munmap */
+    ibex_verbs_memhooks_unregister();
+    munmap(mmap(NULL, PG, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), PG);
+    assert_int_equal(reports, without_verbs ? 0 : 3); /* unregistered: nobody told */
+}
+
+/* Verbs opened in a process whose IBEX_TRANSPORTS excluded it at load time: no hooks, so the
+ * cache keeps no registration it does not use. */
+static void test_policy_cache(void **state)
+{
+    (void)state;
+    if (!policy_without_verbs())
+        skip();
+    ibex_tl_t *tl = open_with_room(64 * PG);
+    char *buf = aligned_alloc(PG, 4 * PG);
+    ibex_tl_mem_t *a, *b;
+    assert_int_equal(ops->mem_reg(tl, buf, 4 * PG, &a), IBEX_OK);
+    assert_int_equal(ops->mem_reg(tl, buf, PG, &b), IBEX_OK);
+    assert_ptr_equal(a, b); /* in use: still found */
+    ops->mem_dereg(tl, b);
+    ops->mem_dereg(tl, a);
+    assert_int_equal(ops->mem_reg(tl, buf, 4 * PG, &b), IBEX_OK);
+    assert_int_equal(stats(tl).misses, 2); /* unused: dropped */
+    ops->mem_dereg(tl, b);
+    ops->close(tl);
+    free(buf);
+}
+
+/* The one early read of IBEX_TRANSPORTS parses as the tunables table and the transport
+ * selection do. */
+static void test_policy_wanted(void **state)
+{
+    (void)state;
+    assert_true(ibex_verbs_memhooks_wanted(NULL)); /* unset: the default, auto */
+    assert_true(ibex_verbs_memhooks_wanted("auto"));
+    assert_true(ibex_verbs_memhooks_wanted("verbs"));
+    assert_true(ibex_verbs_memhooks_wanted("self,shm,verbs"));
+    assert_true(ibex_verbs_memhooks_wanted("verbs,self"));
+    assert_true(ibex_verbs_memhooks_wanted("shm,verbs,"));
+    assert_false(ibex_verbs_memhooks_wanted("")); /* selects nothing */
+    assert_false(ibex_verbs_memhooks_wanted("self,shm"));
+    assert_false(ibex_verbs_memhooks_wanted("verbsx,xverbs,verb"));
+    assert_false(ibex_verbs_memhooks_wanted("AUTO")); /* names are compared exactly */
+    assert_false(ibex_verbs_memhooks_wanted(" verbs"));
 }
 
 int main(void)
@@ -225,7 +394,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_munmap_in_use, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mem_alloc, setup, teardown),
         cmocka_unit_test(test_info),
-        cmocka_unit_test(test_malloc_policy),
+        cmocka_unit_test(test_reuse_before_open),
+        cmocka_unit_test(test_policy_malloc),
+        cmocka_unit_test(test_policy_hooks),
+        cmocka_unit_test(test_policy_cache),
+        cmocka_unit_test(test_policy_wanted),
     };
     if (getenv("MR_TEST_FILTER"))
         cmocka_set_test_filter(getenv("MR_TEST_FILTER"));

@@ -9,9 +9,11 @@
  * not read, the launcher stops reading its own stdin instead of blocking. When rank 0 has gone
  * (EPIPE; SIGPIPE is ignored) what is left is dropped.
  */
-#include "ibexrun.h"
+#include "ibex_launch.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,7 @@
 
 static bool io_tag_output;
 static bool io_dest_dead[3]; /* our stdout / stderr is gone: keep draining, stop writing */
+static const char *io_say_name = "ibexrun"; /* ibex_run_say's prefix */
 
 void ibex_run_io_setup(bool tag_output)
 {
@@ -42,6 +45,32 @@ bool ibex_run_io_write_all(int fd, const char *buf, size_t len)
         len -= (size_t)w;
     }
     return true;
+}
+
+void ibex_run_say_set_name(const char *name)
+{
+    io_say_name = name;
+}
+
+/* The same room for the text as ibexrun always had (1022 bytes), after the name. */
+#define SAY_NAME_MAX 64
+#define SAY_TEXT_MAX 1024
+
+void ibex_run_say(const char *fmt, ...)
+{
+    char buf[SAY_NAME_MAX + SAY_TEXT_MAX];
+    int head = snprintf(buf, SAY_NAME_MAX, "%s: ", io_say_name);
+    head = head > 0 && head < SAY_NAME_MAX ? head : 0;
+    char *msg = buf + head;
+    va_list ap;
+    va_start(ap, fmt);
+    int len = vsnprintf(msg, SAY_TEXT_MAX - 1, fmt, ap);
+    va_end(ap);
+    if (len < 0)
+        return;
+    len = len > SAY_TEXT_MAX - 2 ? SAY_TEXT_MAX - 2 : len;
+    msg[len++] = '\n';
+    ibex_run_io_write_all(2, buf, (size_t)(head + len)); /* one write: lines never mix */
 }
 
 /* One line (or piece) of a rank, tagged if asked, in one write. */

@@ -4,7 +4,7 @@
  * and exec the child only makes async-signal-safe calls: the launcher has a PMIx thread, and a
  * lock held by that thread at fork time would never be released in the child.
  */
-#include "ibexrun.h"
+#include "ibex_launch.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -10,7 +10,7 @@
  * releases the client, so by the time a rank has exited the main loop can see everything that
  * rank told the server.
  */
-#include "ibexrun.h"
+#include "ibex_launch.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -410,7 +410,7 @@ void ibex_run_pmix_fini(ibex_run_pmix_t *s, bool clean)
      * can block forever on an internal lock (seen here) or crash. The process is about to end
      * and everything the server created lives in our temporary directory, which we remove
      * ourselves (first, so that even a hang in finalize leaves nothing behind), so a failed
-     * job skips the library's finalize. run_main.c bounds a clean finalize with alarm(). */
+     * job skips the library's finalize. ibexrun's main bounds a clean finalize with alarm(). */
     if (s->tmpdir[0])
         nftw(s->tmpdir, run_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     if (s->server_up && clean)

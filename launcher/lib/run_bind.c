@@ -4,7 +4,7 @@
  * exec. The child does not call hwloc itself: the launcher has a PMIx progress thread, so only
  * async-signal-safe calls are allowed after fork, and hwloc allocates.
  */
-#include "ibexrun.h"
+#include "ibex_launch.h"
 
 #include <hwloc.h>
 #include <hwloc/glibc-sched.h>

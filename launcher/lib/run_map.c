@@ -5,7 +5,7 @@
  * they are left to the scheduler (and Ibex's waits yield). An explicit --bind-to core binds
  * round-robin even then, because the user asked for it.
  */
-#include "ibexrun.h"
+#include "ibex_launch.h"
 
 #include <stdio.h>
 #include <string.h>

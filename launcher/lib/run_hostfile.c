@@ -4,10 +4,10 @@
  *     node01 slots=4
  *     node02 slots=2 max_slots=8   # a comment
  * Pure: parses text, so every malformed line is unit-tested; errors name the line.
- * ibexrun does not start ranks on other hosts yet: run_main.c accepts a host file that names
+ * ibexrun does not start ranks on other hosts yet: its run_prepare.c accepts a host file that names
  * only this node and rejects any other host with a clear message.
  */
-#include "ibexrun.h"
+#include "ibex_launch.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "ibexrun.h"
+#include "ibex_launch.h"
 
 static char err[512];
 

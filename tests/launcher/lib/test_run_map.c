@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "ibexrun.h"
+#include "ibex_launch.h"
 
 static void test_fit_binds_round_robin(void **state)
 {

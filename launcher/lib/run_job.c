@@ -1,0 +1,252 @@
+/*
+ * A job: n ranks of one program on this node under the embedded PMIx server, their I/O
+ * forwarded, supervised (run_supervise.c) until every rank is gone.
+ *
+ * One thread runs everything here: poll() over the ranks' pipes, a signalfd (SIGCHLD, SIGINT,
+ * SIGTERM, SIGHUP, SIGQUIT are blocked and read from it) and the wake-up pipe of the PMIx
+ * upcalls.
+ */
+#include "run_job.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "ibex_log.h"
+
+/* ---- the loop ---- */
+
+enum { WHO_SIG = -1, WHO_WAKE = -2, WHO_STDIN = -3, WHO_RANK0_IN = -4 };
+
+static int run_poll_set(ibex_run_job_t *job, struct pollfd *pfd, int *who)
+{
+    int k = 0;
+    pfd[k] = (struct pollfd){.fd = job->sig_fd, .events = POLLIN};
+    who[k++] = WHO_SIG;
+    pfd[k] = (struct pollfd){.fd = job->wake[0], .events = POLLIN};
+    who[k++] = WHO_WAKE;
+    for (int i = 0; i < 2 * job->n; i++) {
+        if (job->streams[i].fd < 0)
+            continue;
+        pfd[k] = (struct pollfd){.fd = job->streams[i].fd, .events = POLLIN};
+        who[k++] = i;
+    }
+    if (ibex_run_io_stdin_src_events(&job->in)) {
+        pfd[k] = (struct pollfd){.fd = job->in.src, .events = POLLIN};
+        who[k++] = WHO_STDIN;
+    }
+    if (ibex_run_io_stdin_dst_events(&job->in)) {
+        pfd[k] = (struct pollfd){.fd = job->in.dst, .events = POLLOUT};
+        who[k++] = WHO_RANK0_IN;
+    }
+    return k;
+}
+
+static void run_drain_wake(ibex_run_job_t *job)
+{
+    char buf[256];
+    while (read(job->wake[0], buf, sizeof(buf)) > 0)
+        ;
+}
+
+static void run_dispatch(ibex_run_job_t *job, struct pollfd *pfd, const int *who, int k)
+{
+    for (int j = 0; j < k; j++) {
+        if (!pfd[j].revents)
+            continue;
+        if (who[j] == WHO_SIG)
+            ibex_run_job_on_signal(job);
+        else if (who[j] == WHO_WAKE)
+            run_drain_wake(job);
+        else if (who[j] == WHO_STDIN)
+            ibex_run_io_stdin_on_src(&job->in);
+        else if (who[j] == WHO_RANK0_IN)
+            ibex_run_io_stdin_on_dst(&job->in);
+        else
+            ibex_run_io_stream_read(&job->streams[who[j]]);
+    }
+}
+
+static void run_loop(ibex_run_job_t *job)
+{
+    struct pollfd *pfd = calloc((size_t)(2 * job->n + 4), sizeof(*pfd));
+    int *who = calloc((size_t)(2 * job->n + 4), sizeof(*who));
+    if (!pfd || !who) {
+        ibex_run_job_fail(job, IBEX_RUN_EXIT_INTERNAL, SIGKILL, "out of memory");
+        job->kill_at_ms = 0;
+    }
+    while (ibex_run_job_running(job) > 0) {
+        int k = pfd && who ? run_poll_set(job, pfd, who) : 0;
+        int rc = k ? poll(pfd, (nfds_t)k, ibex_run_job_poll_timeout(job)) : (usleep(10000), 0);
+        if (rc < 0 && errno != EINTR) {
+            ibex_run_job_fail(job, IBEX_RUN_EXIT_INTERNAL, SIGKILL, "poll failed: %s",
+                              strerror(errno));
+            usleep(10000);
+        }
+        if (rc > 0)
+            run_dispatch(job, pfd, who, k);
+        ibex_run_job_supervise(job);
+        ibex_run_job_deadlines(job);
+    }
+    ibex_run_job_held_commit(job); /* every rank is gone: nothing can outrank it now */
+    /* Everything a rank wrote before it exited is still in its pipes. */
+    for (int i = 0; i < 2 * job->n; i++)
+        ibex_run_io_stream_drain(&job->streams[i]);
+    free(pfd);
+    free(who);
+}
+
+/* ---- binding ---- */
+
+static ibex_status_t run_plan_bindings(ibex_run_job_t *job)
+{
+    int ncores = 0;
+    if (job->p.bind != IBEX_RUN_BIND_NONE && ibex_run_bind_init(&ncores) != IBEX_OK)
+        ncores = 0; /* no topology: run unbound rather than not at all */
+    int *core_of = malloc((size_t)job->n * sizeof(*core_of));
+    if (!core_of)
+        return IBEX_ERR_NO_MEMORY;
+    ibex_run_map_plan(job->n, ncores, job->p.bind, core_of);
+    for (int i = 0; i < job->n; i++) {
+        ibex_run_rank_t *r = &job->ranks[i];
+        char cpus[64] = "";
+        r->core = core_of[i];
+        if (r->core >= 0 && ibex_run_bind_cpuset(r->core, &r->cpus, cpus, sizeof(cpus)) != 0)
+            r->core = -1;
+        if (!job->p.report_bindings)
+            continue;
+        if (r->core >= 0)
+            ibex_run_say("rank %d bound to core %d (cpus %s)", i, r->core, cpus);
+        else
+            ibex_run_say("rank %d not bound (%s)", i,
+                         job->p.bind == IBEX_RUN_BIND_NONE ? "--bind-to none"
+                         : ncores > 0                      ? "more ranks than cores"
+                                                           : "no core topology");
+    }
+    free(core_of);
+    ibex_run_bind_fini();
+    return IBEX_OK;
+}
+
+/* ---- start-up ---- */
+
+static bool run_stdin_forwardable(void)
+{
+    if (fcntl(0, F_GETFD) < 0)
+        return false;
+    /* A launcher in the background must not stop on SIGTTIN by reading the terminal. */
+    return !isatty(0) || tcgetpgrp(0) == getpgrp();
+}
+
+static ibex_status_t run_start_rank(ibex_run_job_t *job, int i)
+{
+    ibex_run_rank_t *r = &job->ranks[i];
+    char **env = ibex_run_env_dup(job->p.env);
+    if (!env)
+        return IBEX_ERR_NO_MEMORY;
+    ibex_status_t st = ibex_run_pmix_setup_rank(job->pmix, i, &env);
+    if (st == IBEX_OK)
+        st = ibex_run_proc_spawn(r, job->p.path, job->p.argv, env, i == 0);
+    ibex_run_env_free(env);
+    if (st != IBEX_OK)
+        return st;
+    ibex_run_io_stream_init(&job->streams[2 * i], r->out_fd, i, 1);
+    ibex_run_io_stream_init(&job->streams[2 * i + 1], r->err_fd, i, 2);
+    if (i == 0)
+        ibex_run_io_stdin_init(&job->in, run_stdin_forwardable() ? 0 : -1, r->in_fd);
+    return IBEX_OK;
+}
+
+static void run_start_all(ibex_run_job_t *job)
+{
+    if (job->p.timeout_s)
+        job->timeout_at_ms = ibex_run_now_ms() + 1000LL * job->p.timeout_s;
+    for (int i = 0; i < job->n; i++) {
+        if (job->failed || run_start_rank(job, i) != IBEX_OK) {
+            /* never started: counts as gone */
+            for (int k = i; k < job->n; k++)
+                job->ranks[k].reaped = true;
+            job->nreaped += job->n - i;
+            ibex_run_job_fail(job, IBEX_RUN_EXIT_INTERNAL, SIGTERM, "cannot start rank %d", i);
+            return;
+        }
+        /* An early failure (rank 0 dies at once) stops the launch at the next rank. */
+        ibex_run_job_supervise(job);
+    }
+}
+
+static ibex_status_t run_job_init(ibex_run_job_t *job)
+{
+    job->n = job->p.nranks;
+    job->idle_rank = -1;
+    job->sig_fd = job->wake[0] = job->wake[1] = -1;
+    job->in.src = job->in.dst = -1;
+    job->ranks = calloc((size_t)job->n, sizeof(*job->ranks));
+    job->streams = calloc(2 * (size_t)job->n, sizeof(*job->streams));
+    job->batch = calloc((size_t)job->n, sizeof(*job->batch));
+    if (!job->ranks || !job->streams || !job->batch)
+        return IBEX_ERR_NO_MEMORY;
+    for (int i = 0; i < job->n; i++) {
+        job->ranks[i] = (ibex_run_rank_t){.rank = i, .out_fd = -1, .err_fd = -1, .in_fd = -1};
+        job->streams[2 * i].fd = job->streams[2 * i + 1].fd = -1;
+    }
+    if (pipe2(job->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+        ibex_error(LAUNCH, "pipe failed: %m");
+        return IBEX_ERR_IO;
+    }
+    return IBEX_OK;
+}
+
+void ibex_run_job_destroy(ibex_run_job_t *job, bool clean)
+{
+    if (!job)
+        return;
+    ibex_run_pmix_fini(job->pmix, clean);
+    ibex_run_io_stdin_close(&job->in);
+    ibex_run_env_free(job->p.env);
+    for (int i = 0; i < 2; i++)
+        if (job->wake[i] >= 0)
+            close(job->wake[i]);
+    if (job->sig_fd >= 0)
+        close(job->sig_fd);
+    free(job->ranks);
+    free(job->streams);
+    free(job->batch);
+    free(job);
+}
+
+ibex_status_t ibex_run_job_create(const ibex_run_job_params_t *params, ibex_run_job_t **job_p)
+{
+    ibex_run_job_t *job = calloc(1, sizeof(*job));
+    if (!job) {
+        ibex_run_env_free(params->env);
+        return IBEX_ERR_NO_MEMORY;
+    }
+    job->p = *params;
+    *job_p = job;
+    ibex_status_t st = run_job_init(job);
+    if (st == IBEX_OK)
+        st = run_plan_bindings(job);
+    if (st == IBEX_OK)
+        st = ibex_run_job_signals_setup(job);
+    if (st == IBEX_OK)
+        st = ibex_run_pmix_init(job->n, job->wake[1], &job->pmix);
+    return st;
+}
+
+int ibex_run_job_run(ibex_run_job_t *job)
+{
+    run_start_all(job);
+    run_loop(job);
+    return job->exit_code;
+}
+
+bool ibex_run_job_failed(const ibex_run_job_t *job)
+{
+    return job && job->failed;
+}
