@@ -71,7 +71,8 @@ void tlw_progress_until(tl_proc_t *p, bool (*pred)(void *arg), void *arg);
 double tlw_now(void);
 uint32_t tlw_fnv(const void *buf, size_t len);
 /* Mappings of /dev/shm files in this process: a transport that names its segments there could
- * leave them behind when killed. (Counting /dev/shm itself races with other programs.) */
+ * leave them behind when killed. (Counting /dev/shm itself races with other programs.) softib's
+ * segments are the RDMA device's, not a transport's, and are not counted. */
 int tlw_dev_shm_mappings(void);
 
 #endif
