@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "ibex_request.h"
 
+#include <limits.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,7 +141,9 @@ static inline void wait_step(int *idle_polls)
         *idle_polls = 0;
         return;
     }
-    if (idle_should_yield(++*idle_polls))
+    if (*idle_polls < INT_MAX) /* saturate: a wait of minutes must keep yielding */
+        ++*idle_polls;
+    if (idle_should_yield(*idle_polls))
         sched_yield();
 }
 
