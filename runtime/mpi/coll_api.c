@@ -12,6 +12,7 @@
 #include "ibex_datatype.h"
 #include "ibex_err.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 static int check_root(ibex_comm_t *c, const char *call, int root)
 {
@@ -53,7 +54,6 @@ static int coll_run(ibex_coll_kind_t kind, const ibex_coll_args_t *a, size_t byt
                           ibex_coll_kind_name(kind), ibex_status_str(st));
 }
 
-IBEX_WEAK_ALIAS(Barrier)
 int PMPI_Barrier(MPI_Comm comm)
 {
     ibex_comm_t *c = NULL;
@@ -64,7 +64,6 @@ int PMPI_Barrier(MPI_Comm comm)
     return coll_run(IBEX_COLL_BARRIER, &a, 0, "MPI_Barrier");
 }
 
-IBEX_WEAK_ALIAS(Bcast)
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     const char *call = "MPI_Bcast";
@@ -101,7 +100,6 @@ static int reduce_common(ibex_coll_kind_t kind, const ibex_coll_args_t *in, MPI_
     return coll_run(kind, &a, coll_bytes(a.rdt, a.rcount), call);
 }
 
-IBEX_WEAK_ALIAS(Reduce)
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 int root, MPI_Comm comm)
 {
@@ -110,7 +108,6 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     return reduce_common(IBEX_COLL_REDUCE, &a, op, comm, "MPI_Reduce");
 }
 
-IBEX_WEAK_ALIAS(Allreduce)
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm)
 {
@@ -133,3 +130,5 @@ int ibex_check_triple(ibex_comm_t *c, const char *call, const void *buf, int cou
     /* MPI_BOTTOM (NULL) is a valid base for absolute displacements of derived types */
     return d->predefined ? ibex_check_buffer(c, call, buf, count) : MPI_SUCCESS;
 }
+
+IBEX_MPI_ALIASES(coll_api)

@@ -8,6 +8,7 @@
 #include "ibex_datatype.h"
 #include "ibex_err.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 static int data_run(ibex_coll_kind_t kind, const ibex_coll_args_t *a, MPI_Datatype dt, int count,
                     const char *call)
@@ -54,7 +55,6 @@ static int rooted(ibex_coll_kind_t kind, ibex_coll_args_t *a, MPI_Comm comm, con
     return data_run(kind, a, use_send ? a->sdt : a->rdt, use_send ? a->scount : a->rcount, call);
 }
 
-IBEX_WEAK_ALIAS(Gather)
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
@@ -68,7 +68,6 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     return rooted(IBEX_COLL_GATHER, &a, comm, "MPI_Gather");
 }
 
-IBEX_WEAK_ALIAS(Scatter)
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
@@ -95,7 +94,6 @@ static int all_common(ibex_coll_kind_t kind, ibex_coll_args_t *a, MPI_Comm comm,
     return data_run(kind, a, a->rdt, a->rcount, call);
 }
 
-IBEX_WEAK_ALIAS(Allgather)
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -108,7 +106,6 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     return all_common(IBEX_COLL_ALLGATHER, &a, comm, "MPI_Allgather");
 }
 
-IBEX_WEAK_ALIAS(Alltoall)
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -120,3 +117,5 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                           .rdt = recvtype};
     return all_common(IBEX_COLL_ALLTOALL, &a, comm, "MPI_Alltoall");
 }
+
+IBEX_MPI_ALIASES(coll_api_data)

@@ -15,6 +15,7 @@
 #include "ibex_err.h"
 #include "ibex_log.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 extern const int ibex_tag_ub; /* runtime/mpi/errhandler_check.c */
 
@@ -24,7 +25,6 @@ static int comm_fail(ibex_comm_t *comm, const char *call, ibex_status_t st)
                           ibex_status_str(st));
 }
 
-IBEX_WEAK_ALIAS(Comm_rank)
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
     ibex_comm_t *c = NULL;
@@ -37,7 +37,6 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Comm_size)
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
     ibex_comm_t *c = NULL;
@@ -62,7 +61,6 @@ static int comm_create_common(ibex_comm_t *parent, ibex_group_t *group, const ch
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Comm_dup)
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     ibex_comm_t *c = NULL;
@@ -115,7 +113,6 @@ static int comm_split_core(ibex_comm_t *parent, int colour, int key, const char 
     return rc;
 }
 
-IBEX_WEAK_ALIAS(Comm_split)
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     const char *call = "MPI_Comm_split";
@@ -132,7 +129,6 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 
 /* MPI_COMM_TYPE_SHARED splits by node; any other type (MPI_UNDEFINED or one this library does
  * not know) gives MPI_COMM_NULL, as the standard allows. */
-IBEX_WEAK_ALIAS(Comm_split_type)
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     const char *call = "MPI_Comm_split_type";
@@ -151,7 +147,6 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
 }
 
 /* group must be a subset of comm's group; every member of comm passes the same group. */
-IBEX_WEAK_ALIAS(Comm_create)
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     const char *call = "MPI_Comm_create";
@@ -173,7 +168,6 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     return comm_create_common(c, member ? g : NULL, call, newcomm);
 }
 
-IBEX_WEAK_ALIAS(Comm_free)
 int PMPI_Comm_free(MPI_Comm *comm)
 {
     const char *call = "MPI_Comm_free";
@@ -190,7 +184,6 @@ int PMPI_Comm_free(MPI_Comm *comm)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Comm_compare)
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
     const char *call = "MPI_Comm_compare";
@@ -211,7 +204,6 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Comm_group)
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
     const char *call = "MPI_Comm_group";
@@ -228,7 +220,6 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Comm_test_inter)
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
     ibex_comm_t *c = NULL;
@@ -271,7 +262,6 @@ static int *comm_attr_value(int keyval)
     }
 }
 
-IBEX_WEAK_ALIAS(Comm_get_attr)
 int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
     const char *call = "MPI_Comm_get_attr";
@@ -290,7 +280,6 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
 }
 
 /* Names longer than MPI_MAX_OBJECT_NAME - 1 characters are truncated. */
-IBEX_WEAK_ALIAS(Comm_set_name)
 int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
     ibex_comm_t *c = NULL;
@@ -303,7 +292,6 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Comm_get_name)
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
     ibex_comm_t *c = NULL;
@@ -317,3 +305,5 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
     *resultlen = (int)strlen(comm_name);
     return MPI_SUCCESS;
 }
+
+IBEX_MPI_ALIASES(comm_api)

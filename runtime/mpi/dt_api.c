@@ -7,6 +7,7 @@
 #include "dt_priv.h"
 #include "ibex_err.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 int ibex_dt_lookup_on(struct ibex_comm *comm, MPI_Datatype handle, const char *call,
                       bool need_commit, ibex_dt_t **dt_p)
@@ -35,7 +36,6 @@ static int check_out(const char *call, const void *p, const char *what)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Type_size_x)
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
     static const char call[] = "MPI_Type_size_x";
@@ -47,7 +47,6 @@ int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Type_size)
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
     static const char call[] = "MPI_Type_size";
@@ -59,7 +58,6 @@ int PMPI_Type_size(MPI_Datatype datatype, int *size)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Type_get_extent)
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
     static const char call[] = "MPI_Type_get_extent";
@@ -73,7 +71,6 @@ int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Type_get_true_extent)
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
     static const char call[] = "MPI_Type_get_true_extent";
@@ -88,7 +85,6 @@ int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Type_get_name)
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
     static const char call[] = "MPI_Type_get_name";
@@ -102,7 +98,6 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Type_set_name)
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
     static const char call[] = "MPI_Type_set_name";
@@ -116,7 +111,6 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Type_commit)
 int PMPI_Type_commit(MPI_Datatype *datatype)
 {
     static const char call[] = "MPI_Type_commit";
@@ -130,7 +124,6 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Type_free)
 int PMPI_Type_free(MPI_Datatype *datatype)
 {
     static const char call[] = "MPI_Type_free";
@@ -156,7 +149,6 @@ static int status_check(const char *call, const MPI_Status *status, MPI_Datatype
     return ibex_dt_lookup(datatype, call, false, dt_p);
 }
 
-IBEX_WEAK_ALIAS(Get_count)
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
     static const char call[] = "MPI_Get_count";
@@ -174,7 +166,6 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Get_elements_x)
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
     static const char call[] = "MPI_Get_elements_x";
@@ -186,7 +177,6 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Get_elements)
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
     static const char call[] = "MPI_Get_elements";
@@ -199,7 +189,6 @@ int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *coun
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Status_set_elements)
 int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
 {
     static const char call[] = "MPI_Status_set_elements";
@@ -213,7 +202,6 @@ int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int coun
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Status_set_cancelled)
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
     static const char call[] = "MPI_Status_set_cancelled";
@@ -222,3 +210,5 @@ int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
     status->ibex_cancelled = flag != 0;
     return MPI_SUCCESS;
 }
+
+IBEX_MPI_ALIASES(dt_api)

@@ -11,6 +11,7 @@
 #include "ibex_err.h"
 #include "ibex_log.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 /* Argument checks shared by every constructor; on success *b holds a fresh type. */
 static int create_begin(const char *call, int count, MPI_Datatype *newtype, ibex_dt_build_t *b)
@@ -67,7 +68,6 @@ static int check_array(const char *call, int count, const void *arr, const char 
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Type_contiguous)
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char call[] = "MPI_Type_contiguous";
@@ -101,7 +101,6 @@ static int create_hvector(const char *call, int count, int blocklength, MPI_Aint
     return create_end(call, &b, combiner, false, newtype);
 }
 
-IBEX_WEAK_ALIAS(Type_vector)
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
                      MPI_Datatype *newtype)
 {
@@ -109,7 +108,6 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
                           IBEX_DT_COMBINER_VECTOR, newtype);
 }
 
-IBEX_WEAK_ALIAS(Type_create_hvector)
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                              MPI_Datatype *newtype)
 {
@@ -153,7 +151,6 @@ static int create_indexed(const char *call, const indexed_args_t *a, MPI_Datatyp
     return create_end(call, &b, a->combiner, false, newtype);
 }
 
-IBEX_WEAK_ALIAS(Type_indexed)
 int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
                       const int array_of_displacements[], MPI_Datatype oldtype,
                       MPI_Datatype *newtype)
@@ -168,7 +165,6 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
     return create_indexed("MPI_Type_indexed", &a, oldtype, newtype);
 }
 
-IBEX_WEAK_ALIAS(Type_create_hindexed)
 int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
                               const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                               MPI_Datatype *newtype)
@@ -183,7 +179,6 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
     return create_indexed("MPI_Type_create_hindexed", &a, oldtype, newtype);
 }
 
-IBEX_WEAK_ALIAS(Type_create_indexed_block)
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
                                    MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -197,7 +192,6 @@ int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_o
     return create_indexed("MPI_Type_create_indexed_block", &a, oldtype, newtype);
 }
 
-IBEX_WEAK_ALIAS(Type_create_hindexed_block)
 int PMPI_Type_create_hindexed_block(int count, int blocklength,
                                     const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                                     MPI_Datatype *newtype)
@@ -212,7 +206,6 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
     return create_indexed("MPI_Type_create_hindexed_block", &a, oldtype, newtype);
 }
 
-IBEX_WEAK_ALIAS(Type_create_struct)
 int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
                             const MPI_Aint array_of_displacements[],
                             const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
@@ -236,7 +229,6 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
     return create_end(call, &b, IBEX_DT_COMBINER_STRUCT, true, newtype);
 }
 
-IBEX_WEAK_ALIAS(Type_create_resized)
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                              MPI_Datatype *newtype)
 {
@@ -256,7 +248,6 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     return create_end(call, &b, IBEX_DT_COMBINER_RESIZED, false, newtype);
 }
 
-IBEX_WEAK_ALIAS(Type_dup)
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char call[] = "MPI_Type_dup";
@@ -271,3 +262,5 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     b.dt->committed = old->committed;
     return create_end(call, &b, IBEX_DT_COMBINER_DUP, false, newtype);
 }
+
+IBEX_MPI_ALIASES(dt_create)

@@ -2,6 +2,7 @@
 #include "dt_priv.h"
 #include "ibex_err.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 /* Checks shared by MPI_Pack and MPI_Unpack; gives the packed size of the message. */
 static int pack_check(const char *call, int count, MPI_Datatype datatype, const int *position,
@@ -18,7 +19,6 @@ static int pack_check(const char *call, int count, MPI_Datatype datatype, const 
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Pack)
 int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
               int *position, MPI_Comm comm)
 {
@@ -37,7 +37,6 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbu
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Unpack)
 int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
                 MPI_Datatype datatype, MPI_Comm comm)
 {
@@ -56,7 +55,6 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Pack_size)
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
     static const char call[] = "MPI_Pack_size";
@@ -74,3 +72,5 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
     *size = (int)bytes;
     return MPI_SUCCESS;
 }
+
+IBEX_MPI_ALIASES(dt_pack_api)

@@ -26,6 +26,7 @@
 #include "ibex_handle.h"
 #include "ibex_log.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 typedef struct ibex_errhandler {
     MPI_Comm_errhandler_function *fn;
@@ -139,7 +140,6 @@ int ibex_mpi_error(struct ibex_comm *comm, int errclass, const char *call, const
     err_fatal(comm, eh, errclass, msg);
 }
 
-IBEX_WEAK_ALIAS(Comm_create_errhandler)
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
     static const char call[] = "MPI_Comm_create_errhandler";
@@ -161,7 +161,6 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Comm_set_errhandler)
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
     static const char call[] = "MPI_Comm_set_errhandler";
@@ -178,7 +177,6 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Comm_get_errhandler)
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
     static const char call[] = "MPI_Comm_get_errhandler";
@@ -196,7 +194,6 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Comm_call_errhandler)
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
     static const char call[] = "MPI_Comm_call_errhandler";
@@ -210,7 +207,6 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Errhandler_free)
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
     static const char call[] = "MPI_Errhandler_free";
@@ -229,3 +225,5 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
     *errhandler = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;
 }
+
+IBEX_MPI_ALIASES(errhandler)

@@ -9,6 +9,7 @@
 #include "ibex_err.h"
 #include "ibex_err_internal.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 #define IBEX_ERR_CLASS_LIST(X)                                                                     \
     X(MPI_SUCCESS, "no error")                                                                     \
@@ -134,7 +135,6 @@ int ibex_err_class_of(ibex_status_t status)
 
 /* Codes outside the range still get a string (not an error): a program that prints a code it
  * got from elsewhere should see what it was, not abort in its error path. */
-IBEX_WEAK_ALIAS(Error_string)
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     if (!string || !resultlen)
@@ -151,7 +151,6 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Error_class)
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
     if (!errorclass)
@@ -162,3 +161,5 @@ int PMPI_Error_class(int errorcode, int *errorclass)
     *errorclass = errorcode;
     return MPI_SUCCESS;
 }
+
+IBEX_MPI_ALIASES(errhandler_str)

@@ -9,6 +9,7 @@
 #include "comm_impl.h"
 #include "ibex_err.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 /* index[w] = rank of world rank w in g, or MPI_UNDEFINED; NULL when out of memory. */
 static int *group_world_index(const ibex_group_t *g)
@@ -49,7 +50,6 @@ static int group_publish(ibex_group_t *g, const char *call, MPI_Group *newgroup)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Group_size)
 int PMPI_Group_size(MPI_Group group, int *size)
 {
     ibex_group_t *g = NULL;
@@ -62,7 +62,6 @@ int PMPI_Group_size(MPI_Group group, int *size)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Group_rank)
 int PMPI_Group_rank(MPI_Group group, int *rank)
 {
     ibex_group_t *g = NULL;
@@ -98,7 +97,6 @@ static int group_check_ranks(const ibex_group_t *g, int n, const int *ranks, con
     return rc;
 }
 
-IBEX_WEAK_ALIAS(Group_incl)
 int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
     const char *call = "MPI_Group_incl";
@@ -119,7 +117,6 @@ int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
     return group_publish(ng, call, newgroup);
 }
 
-IBEX_WEAK_ALIAS(Group_excl)
 int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
     const char *call = "MPI_Group_excl";
@@ -145,7 +142,6 @@ int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
     return group_publish(ng, call, newgroup);
 }
 
-IBEX_WEAK_ALIAS(Group_translate_ranks)
 int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
                                int ranks2[])
 {
@@ -172,7 +168,6 @@ int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Group_compare)
 int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
     const char *call = "MPI_Group_compare";
@@ -230,19 +225,16 @@ static int group_set_api(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup
     return group_publish(group_set_op(g1, g2, op), call, newgroup);
 }
 
-IBEX_WEAK_ALIAS(Group_union)
 int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     return group_set_api(group1, group2, newgroup, SET_UNION, "MPI_Group_union");
 }
 
-IBEX_WEAK_ALIAS(Group_intersection)
 int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     return group_set_api(group1, group2, newgroup, SET_INTERSECTION, "MPI_Group_intersection");
 }
 
-IBEX_WEAK_ALIAS(Group_difference)
 int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     return group_set_api(group1, group2, newgroup, SET_DIFFERENCE, "MPI_Group_difference");
@@ -250,7 +242,6 @@ int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgrou
 
 /* Freeing MPI_GROUP_EMPTY is allowed (Group_incl with n = 0 returns it) and only nulls the
  * handle; the object is predefined. */
-IBEX_WEAK_ALIAS(Group_free)
 int PMPI_Group_free(MPI_Group *group)
 {
     const char *call = "MPI_Group_free";
@@ -264,3 +255,5 @@ int PMPI_Group_free(MPI_Group *group)
     *group = MPI_GROUP_NULL;
     return MPI_SUCCESS;
 }
+
+IBEX_MPI_ALIASES(group_api)

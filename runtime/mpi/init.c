@@ -16,6 +16,7 @@
 #include "ibex_p2p.h"
 #include "ibex_request.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 ibex_runtime_t ibex_rt;
 
@@ -127,13 +128,11 @@ err_busy:
     return errclass;
 }
 
-IBEX_WEAK_ALIAS(Init)
 int PMPI_Init(int *argc, char ***argv)
 {
     return init_start("MPI_Init", MPI_THREAD_SINGLE);
 }
 
-IBEX_WEAK_ALIAS(Init_thread)
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     if (!provided)
@@ -144,7 +143,6 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     return rc;
 }
 
-IBEX_WEAK_ALIAS(Finalize)
 int PMPI_Finalize(void)
 {
     static const char call[] = "MPI_Finalize";
@@ -171,7 +169,6 @@ int PMPI_Finalize(void)
     return errclass;
 }
 
-IBEX_WEAK_ALIAS(Initialized)
 int PMPI_Initialized(int *flag)
 {
     if (!flag)
@@ -180,7 +177,6 @@ int PMPI_Initialized(int *flag)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Finalized)
 int PMPI_Finalized(int *flag)
 {
     if (!flag)
@@ -201,7 +197,6 @@ static const char *init_comm_name(MPI_Comm comm)
 
 /* The whole job ends, whatever the communicator: the launcher can only end whole jobs, which
  * MPI allows. The launcher exits with errorcode. */
-IBEX_WEAK_ALIAS(Abort)
 int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
     char msg[512];
@@ -215,7 +210,6 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
     ibex_boot_abort(errorcode, msg);
 }
 
-IBEX_WEAK_ALIAS(Query_thread)
 int PMPI_Query_thread(int *provided)
 {
     static const char call[] = "MPI_Query_thread";
@@ -227,7 +221,6 @@ int PMPI_Query_thread(int *provided)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Is_thread_main)
 int PMPI_Is_thread_main(int *flag)
 {
     static const char call[] = "MPI_Is_thread_main";
@@ -238,3 +231,5 @@ int PMPI_Is_thread_main(int *flag)
     *flag = pthread_equal(pthread_self(), ibex_rt.main_thread) != 0;
     return MPI_SUCCESS;
 }
+
+IBEX_MPI_ALIASES(init)

@@ -10,10 +10,10 @@
 #include "ibex_err.h"
 #include "ibex_p2p.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 /* CLOCK_MONOTONIC: never steps backwards with NTP; not synchronised between nodes
  * (MPI_WTIME_IS_GLOBAL is false). */
-IBEX_WEAK_ALIAS(Wtime)
 double PMPI_Wtime(void)
 {
     struct timespec ts;
@@ -21,7 +21,6 @@ double PMPI_Wtime(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-IBEX_WEAK_ALIAS(Wtick)
 double PMPI_Wtick(void)
 {
     struct timespec res;
@@ -40,7 +39,6 @@ static int misc_copy_string(char *dst, int max, const char *src)
     return len;
 }
 
-IBEX_WEAK_ALIAS(Get_processor_name)
 int PMPI_Get_processor_name(char *name, int *resultlen)
 {
     static const char call[] = "MPI_Get_processor_name";
@@ -54,7 +52,6 @@ int PMPI_Get_processor_name(char *name, int *resultlen)
 }
 
 /* May be called at any time, also before MPI_Init (MPI-4 8.1.1). */
-IBEX_WEAK_ALIAS(Get_version)
 int PMPI_Get_version(int *version, int *subversion)
 {
     if (!version || !subversion)
@@ -65,7 +62,6 @@ int PMPI_Get_version(int *version, int *subversion)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Get_library_version)
 int PMPI_Get_library_version(char *version, int *resultlen)
 {
     if (!version || !resultlen)
@@ -79,7 +75,6 @@ int PMPI_Get_library_version(char *version, int *resultlen)
 }
 
 /* Errors here are not tied to a communicator: MPI_COMM_SELF's or MPI_COMM_WORLD's handler. */
-IBEX_WEAK_ALIAS(Alloc_mem)
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
     static const char call[] = "MPI_Alloc_mem";
@@ -98,7 +93,6 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Free_mem)
 int PMPI_Free_mem(void *base)
 {
     static const char call[] = "MPI_Free_mem";
@@ -113,7 +107,6 @@ int PMPI_Free_mem(void *base)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Get_address)
 int PMPI_Get_address(const void *location, MPI_Aint *address)
 {
     if (!address)
@@ -123,14 +116,14 @@ int PMPI_Get_address(const void *location, MPI_Aint *address)
 }
 
 /* Address arithmetic in unsigned integers: defined on wrap-around, unlike pointer arithmetic. */
-IBEX_WEAK_ALIAS(Aint_add)
 MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
 {
     return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
 }
 
-IBEX_WEAK_ALIAS(Aint_diff)
 MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 {
     return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
 }
+
+IBEX_MPI_ALIASES(misc)

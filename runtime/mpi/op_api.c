@@ -3,6 +3,7 @@
 #include "ibex_err.h"
 #include "ibex_runtime.h"
 #include "op_priv.h"
+#include "ibex_entry.h"
 
 static int op_lookup(MPI_Op handle, const char *call, ibex_op_t **op_p)
 {
@@ -13,7 +14,6 @@ static int op_lookup(MPI_Op handle, const char *call, ibex_op_t **op_p)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Op_create)
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
     static const char call[] = "MPI_Op_create";
@@ -26,7 +26,6 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Op_free)
 int PMPI_Op_free(MPI_Op *op)
 {
     static const char call[] = "MPI_Op_free";
@@ -43,7 +42,6 @@ int PMPI_Op_free(MPI_Op *op)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Op_commutative)
 int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
     static const char call[] = "MPI_Op_commutative";
@@ -57,7 +55,6 @@ int PMPI_Op_commutative(MPI_Op op, int *commute)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Reduce_local)
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
                       MPI_Op op)
 {
@@ -75,3 +72,5 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
                               dt->name[0] ? dt->name : "(derived)");
     return MPI_SUCCESS;
 }
+
+IBEX_MPI_ALIASES(op_api)

@@ -4,6 +4,7 @@
 
 #include "ibex_p2p_api.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 /* Blocking = start, wait, finish: one path for every blocking call. */
 static int wait_finish(ibex_req_t *req, MPI_Status *st, const char *call)
@@ -45,31 +46,26 @@ static int send_nonblocking(const char *call, const void *buf, int count, MPI_Da
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Send)
 int PMPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
     return send_blocking("MPI_Send", buf, count, dt, dest, tag, comm, IBEX_SEND_STANDARD);
 }
 
-IBEX_WEAK_ALIAS(Ssend)
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
     return send_blocking("MPI_Ssend", buf, count, dt, dest, tag, comm, IBEX_SEND_SYNC);
 }
 
-IBEX_WEAK_ALIAS(Rsend)
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
     return send_blocking("MPI_Rsend", buf, count, dt, dest, tag, comm, IBEX_SEND_READY);
 }
 
-IBEX_WEAK_ALIAS(Bsend)
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
     return send_blocking("MPI_Bsend", buf, count, dt, dest, tag, comm, IBEX_SEND_BUFFERED);
 }
 
-IBEX_WEAK_ALIAS(Isend)
 int PMPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
@@ -77,14 +73,12 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
                             request);
 }
 
-IBEX_WEAK_ALIAS(Issend)
 int PMPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                 MPI_Request *request)
 {
     return send_nonblocking("MPI_Issend", buf, count, dt, dest, tag, comm, IBEX_SEND_SYNC, request);
 }
 
-IBEX_WEAK_ALIAS(Irsend)
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                 MPI_Request *request)
 {
@@ -92,7 +86,6 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, 
                             request);
 }
 
-IBEX_WEAK_ALIAS(Ibsend)
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                 MPI_Request *request)
 {
@@ -100,7 +93,6 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, 
                             request);
 }
 
-IBEX_WEAK_ALIAS(Recv)
 int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
               MPI_Status *status)
 {
@@ -111,7 +103,6 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Co
     return wait_finish(req, status, "MPI_Recv");
 }
 
-IBEX_WEAK_ALIAS(Irecv)
 int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
@@ -127,7 +118,6 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_C
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Sendrecv)
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                   MPI_Comm comm, MPI_Status *status)
@@ -155,7 +145,6 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
     return wait_finish(rreq, status, call);
 }
 
-IBEX_WEAK_ALIAS(Sendrecv_replace)
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                           int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
@@ -176,3 +165,5 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
     free(tmp);
     return rc;
 }
+
+IBEX_MPI_ALIASES(p2p_api)

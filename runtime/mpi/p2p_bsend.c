@@ -7,6 +7,7 @@
 
 #include "ibex_p2p_api.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 typedef struct bsend_block {
     size_t size; /* bytes of this block, header included */
@@ -109,7 +110,6 @@ int ibex_p2p_bsend_start(const char *call, ibex_req_t *req)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Buffer_attach)
 int PMPI_Buffer_attach(void *buffer, int size)
 {
     int rc = ibex_check_initialized("MPI_Buffer_attach");
@@ -133,7 +133,6 @@ int PMPI_Buffer_attach(void *buffer, int size)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Buffer_detach)
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
     int rc = ibex_check_initialized("MPI_Buffer_detach");
@@ -151,3 +150,5 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
     bsend_size = 0;
     return MPI_SUCCESS;
 }
+
+IBEX_MPI_ALIASES(p2p_bsend)

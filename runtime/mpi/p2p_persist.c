@@ -1,6 +1,7 @@
 /* Persistent requests: *_init makes an inactive request; MPI_Start / Startall start it. */
 #include "ibex_p2p_api.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 static int persist_make(ibex_req_t *req, MPI_Request *request, const char *call)
 {
@@ -25,28 +26,24 @@ static int send_init(const char *call, const void *buf, int count, MPI_Datatype 
     return rc != MPI_SUCCESS ? rc : persist_make(req, request, call);
 }
 
-IBEX_WEAK_ALIAS(Send_init)
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                    MPI_Request *request)
 {
     return send_init("MPI_Send_init", buf, count, dt, dest, tag, comm, IBEX_SEND_STANDARD, request);
 }
 
-IBEX_WEAK_ALIAS(Ssend_init)
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                     MPI_Request *request)
 {
     return send_init("MPI_Ssend_init", buf, count, dt, dest, tag, comm, IBEX_SEND_SYNC, request);
 }
 
-IBEX_WEAK_ALIAS(Rsend_init)
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                     MPI_Request *request)
 {
     return send_init("MPI_Rsend_init", buf, count, dt, dest, tag, comm, IBEX_SEND_READY, request);
 }
 
-IBEX_WEAK_ALIAS(Bsend_init)
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                     MPI_Request *request)
 {
@@ -54,7 +51,6 @@ int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int t
                      request);
 }
 
-IBEX_WEAK_ALIAS(Recv_init)
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                    MPI_Request *request)
 {
@@ -85,7 +81,6 @@ static int start_one(MPI_Request h, const char *call)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Start)
 int PMPI_Start(MPI_Request *request)
 {
     int rc = ibex_check_initialized("MPI_Start");
@@ -96,7 +91,6 @@ int PMPI_Start(MPI_Request *request)
     return start_one(*request, "MPI_Start");
 }
 
-IBEX_WEAK_ALIAS(Startall)
 int PMPI_Startall(int count, MPI_Request reqs[])
 {
     int rc = ibex_check_initialized("MPI_Startall");
@@ -109,3 +103,5 @@ int PMPI_Startall(int count, MPI_Request reqs[])
             return rc;
     return MPI_SUCCESS;
 }
+
+IBEX_MPI_ALIASES(p2p_persist)

@@ -5,6 +5,7 @@
 #include "ibex_handle.h"
 #include "ibex_p2p_api.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 /* A matched-probe message: the unexpected message, out of every queue. */
 typedef struct probe_msg {
@@ -72,7 +73,6 @@ static ibex_umsg_t *probe_wait(ibex_comm_t *c, int source, int tag, bool take)
     return u;
 }
 
-IBEX_WEAK_ALIAS(Iprobe)
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
     ibex_comm_t *c;
@@ -91,7 +91,6 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Probe)
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     ibex_comm_t *c;
@@ -124,7 +123,6 @@ static int msg_publish(ibex_comm_t *c, ibex_umsg_t *u, MPI_Message *message)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Improbe)
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
                  MPI_Status *status)
 {
@@ -146,7 +144,6 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
     return msg_publish(c, u, message);
 }
 
-IBEX_WEAK_ALIAS(Mprobe)
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
     ibex_comm_t *c;
@@ -196,7 +193,6 @@ static int mrecv_start(const char *call, void *buf, int count, MPI_Datatype data
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Mrecv)
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
                MPI_Status *status)
 {
@@ -208,7 +204,6 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
     return ibex_p2p_finish(req, NULL, status, "MPI_Mrecv", true);
 }
 
-IBEX_WEAK_ALIAS(Imrecv)
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
                 MPI_Request *request)
 {
@@ -220,3 +215,5 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
         return ibex_mpi_error(req->comm, MPI_ERR_NO_MEM, "MPI_Imrecv", "out of request handles");
     return MPI_SUCCESS;
 }
+
+IBEX_MPI_ALIASES(p2p_probe)

@@ -2,6 +2,7 @@
  * Request_get_status, Cancel. */
 #include "ibex_p2p_api.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 enum { REQ_INACTIVE = 0, REQ_LIVE = 1 };
 
@@ -53,7 +54,6 @@ static int check_array(const char *call, int count, const MPI_Request reqs[])
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Wait)
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     ibex_req_t *req;
@@ -68,7 +68,6 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     return ibex_p2p_finish(req, request, status, "MPI_Wait", true);
 }
 
-IBEX_WEAK_ALIAS(Test)
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     ibex_req_t *req;
@@ -142,7 +141,6 @@ static void scan(int count, const MPI_Request reqs[], int *live_p, int *done_p)
     *done_p = done;
 }
 
-IBEX_WEAK_ALIAS(Waitall)
 int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 {
     int rc = check_array("MPI_Waitall", count, reqs);
@@ -154,7 +152,6 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
     return finish_many("MPI_Waitall", count, reqs, statuses, NULL, NULL);
 }
 
-IBEX_WEAK_ALIAS(Testall)
 int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
 {
     int rc = check_array("MPI_Testall", count, reqs);
@@ -197,7 +194,6 @@ static int any_finish(const char *call, MPI_Request reqs[], int i, int *index, M
     return ibex_p2p_finish(ibex_req_from_handle(reqs[i]), &reqs[i], st, call, true);
 }
 
-IBEX_WEAK_ALIAS(Waitany)
 int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
 {
     int rc = check_array("MPI_Waitany", count, reqs);
@@ -217,7 +213,6 @@ int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
     }
 }
 
-IBEX_WEAK_ALIAS(Testany)
 int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
 {
     int rc = check_array("MPI_Testany", count, reqs);
@@ -263,21 +258,18 @@ static int some(const char *call, int incount, MPI_Request reqs[], int *outcount
     return finish_many(call, incount, reqs, statuses, indices, outcount);
 }
 
-IBEX_WEAK_ALIAS(Waitsome)
 int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
                   MPI_Status statuses[])
 {
     return some("MPI_Waitsome", incount, reqs, outcount, indices, statuses, true);
 }
 
-IBEX_WEAK_ALIAS(Testsome)
 int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
                   MPI_Status statuses[])
 {
     return some("MPI_Testsome", incount, reqs, outcount, indices, statuses, false);
 }
 
-IBEX_WEAK_ALIAS(Request_free)
 int PMPI_Request_free(MPI_Request *request)
 {
     int rc = ibex_check_initialized("MPI_Request_free");
@@ -295,7 +287,6 @@ int PMPI_Request_free(MPI_Request *request)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Request_get_status)
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
     ibex_req_t *req;
@@ -315,7 +306,6 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Cancel)
 int PMPI_Cancel(MPI_Request *request)
 {
     ibex_req_t *req;
@@ -338,7 +328,6 @@ int PMPI_Cancel(MPI_Request *request)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Test_cancelled)
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
     if (!status || status == MPI_STATUS_IGNORE || !flag)
@@ -346,3 +335,5 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
     *flag = status->ibex_cancelled != 0;
     return MPI_SUCCESS;
 }
+
+IBEX_MPI_ALIASES(p2p_wait)
