@@ -2,6 +2,9 @@
  * The datatype constructors' entry points: MPI_Type_contiguous ... MPI_Type_dup. Each checks its
  * arguments, then describes the new type to the builder (runtime/engine/dt_build.c) as members
  * "count copies of oldtype at byte displacement disp".
+ * The datatype and op calls enter with IBEX_ENTER_ANYTIME: they never checked that MPI is
+ * running (before MPI_Init no handle is valid, so they fail on the handle) and their unit tests
+ * (tests/runtime/engine) call them without MPI_Init.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -70,7 +73,7 @@ static int check_array(const char *call, int count, const void *arr, const char 
 
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    static const char call[] = "MPI_Type_contiguous";
+    IBEX_ENTER_ANYTIME(Type_contiguous);
     ibex_dt_t *old = NULL;
     ibex_dt_build_t b;
     int rc = create_begin(call, count, newtype, &b);
@@ -104,15 +107,17 @@ static int create_hvector(const char *call, int count, int blocklength, MPI_Aint
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
                      MPI_Datatype *newtype)
 {
-    return create_hvector("MPI_Type_vector", count, blocklength, stride, oldtype,
-                          IBEX_DT_COMBINER_VECTOR, newtype);
+    IBEX_ENTER_ANYTIME(Type_vector);
+    return create_hvector(call, count, blocklength, stride, oldtype, IBEX_DT_COMBINER_VECTOR,
+                          newtype);
 }
 
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                              MPI_Datatype *newtype)
 {
-    return create_hvector("MPI_Type_create_hvector", count, blocklength, stride, oldtype,
-                          IBEX_DT_COMBINER_HVECTOR, newtype);
+    IBEX_ENTER_ANYTIME(Type_create_hvector);
+    return create_hvector(call, count, blocklength, stride, oldtype, IBEX_DT_COMBINER_HVECTOR,
+                          newtype);
 }
 
 /* The indexed family: blocklengths (or one constant blocklength for the _block variants) and
@@ -155,6 +160,7 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
                       const int array_of_displacements[], MPI_Datatype oldtype,
                       MPI_Datatype *newtype)
 {
+    IBEX_ENTER_ANYTIME(Type_indexed);
     indexed_args_t a = {count,
                         false,
                         array_of_blocklengths,
@@ -162,13 +168,14 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
                         array_of_displacements,
                         NULL,
                         IBEX_DT_COMBINER_INDEXED};
-    return create_indexed("MPI_Type_indexed", &a, oldtype, newtype);
+    return create_indexed(call, &a, oldtype, newtype);
 }
 
 int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
                               const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                               MPI_Datatype *newtype)
 {
+    IBEX_ENTER_ANYTIME(Type_create_hindexed);
     indexed_args_t a = {count,
                         false,
                         array_of_blocklengths,
@@ -176,12 +183,13 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
                         NULL,
                         array_of_displacements,
                         IBEX_DT_COMBINER_HINDEXED};
-    return create_indexed("MPI_Type_create_hindexed", &a, oldtype, newtype);
+    return create_indexed(call, &a, oldtype, newtype);
 }
 
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
                                    MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    IBEX_ENTER_ANYTIME(Type_create_indexed_block);
     indexed_args_t a = {count,
                         true,
                         NULL,
@@ -189,13 +197,14 @@ int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_o
                         array_of_displacements,
                         NULL,
                         IBEX_DT_COMBINER_INDEXED_BLOCK};
-    return create_indexed("MPI_Type_create_indexed_block", &a, oldtype, newtype);
+    return create_indexed(call, &a, oldtype, newtype);
 }
 
 int PMPI_Type_create_hindexed_block(int count, int blocklength,
                                     const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                                     MPI_Datatype *newtype)
 {
+    IBEX_ENTER_ANYTIME(Type_create_hindexed_block);
     indexed_args_t a = {count,
                         true,
                         NULL,
@@ -203,14 +212,14 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
                         NULL,
                         array_of_displacements,
                         IBEX_DT_COMBINER_HINDEXED_BLOCK};
-    return create_indexed("MPI_Type_create_hindexed_block", &a, oldtype, newtype);
+    return create_indexed(call, &a, oldtype, newtype);
 }
 
 int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
                             const MPI_Aint array_of_displacements[],
                             const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
-    static const char call[] = "MPI_Type_create_struct";
+    IBEX_ENTER_ANYTIME(Type_create_struct);
     ibex_dt_t *old = NULL;
     ibex_dt_build_t b;
     int rc = create_begin(call, count, newtype, &b);
@@ -232,7 +241,7 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                              MPI_Datatype *newtype)
 {
-    static const char call[] = "MPI_Type_create_resized";
+    IBEX_ENTER_ANYTIME(Type_create_resized);
     ibex_dt_t *old = NULL;
     ibex_dt_build_t b;
     int rc = create_begin(call, 0, newtype, &b);
@@ -250,7 +259,7 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    static const char call[] = "MPI_Type_dup";
+    IBEX_ENTER_ANYTIME(Type_dup);
     ibex_dt_t *old = NULL;
     ibex_dt_build_t b;
     int rc = create_begin(call, 0, newtype, &b);

@@ -1,4 +1,9 @@
-/* MPI_Pack, MPI_Unpack, MPI_Pack_size: the packed stream of runtime/engine/dt_pack.c. */
+/*
+ * MPI_Pack, MPI_Unpack, MPI_Pack_size: the packed stream of runtime/engine/dt_pack.c.
+ * The datatype and op calls enter with IBEX_ENTER_ANYTIME: they never checked that MPI is
+ * running (before MPI_Init no handle is valid, so they fail on the handle) and their unit tests
+ * (tests/runtime/engine) call them without MPI_Init.
+ */
 #include "dt_priv.h"
 #include "ibex_err.h"
 #include "ibex_runtime.h"
@@ -22,7 +27,7 @@ static int pack_check(const char *call, int count, MPI_Datatype datatype, const 
 int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
               int *position, MPI_Comm comm)
 {
-    static const char call[] = "MPI_Pack";
+    IBEX_ENTER_ANYTIME(Pack);
     ibex_dt_t *dt = NULL;
     size_t bytes = 0;
     int rc = pack_check(call, incount, datatype, position, &dt, &bytes);
@@ -40,7 +45,7 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbu
 int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
                 MPI_Datatype datatype, MPI_Comm comm)
 {
-    static const char call[] = "MPI_Unpack";
+    IBEX_ENTER_ANYTIME(Unpack);
     ibex_dt_t *dt = NULL;
     size_t bytes = 0;
     int rc = pack_check(call, outcount, datatype, position, &dt, &bytes);
@@ -57,7 +62,7 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
 
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
-    static const char call[] = "MPI_Pack_size";
+    IBEX_ENTER_ANYTIME(Pack_size);
     ibex_dt_t *dt = NULL;
     int rc;
     if (incount < 0)

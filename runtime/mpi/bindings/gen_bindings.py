@@ -19,7 +19,7 @@ import sys
 
 # kind -> (C declaration with {} for the name, check or None)
 #   "null":  NULL -> MPI_ERR_ARG "P is NULL"
-#   "count": negative -> MPI_ERR_COUNT "invalid count N (negative)" (as ibex_check_count)
+#   "count": negative -> MPI_ERR_COUNT "invalid count N (negative)" (ibex_check_count)
 KINDS = {
     "comm": ("MPI_Comm {}", None),
     "group": ("MPI_Group {}", None),
@@ -161,8 +161,7 @@ def check_lines(fn, kind, name):
         return ["    if (!%s)" % name,
                 "        return ibex_mpi_error(e->comm, MPI_ERR_ARG, e->call, \"%s is NULL\");" % name]
     return ["    if (%s < 0)" % name,
-            "        return ibex_mpi_error(e->comm, MPI_ERR_COUNT, e->call,",
-            "                              \"invalid count %%d (negative)\", %s);" % name]
+            "        return ibex_check_count(e->comm, e->call, %s);" % name]
 
 
 def args_function(fn):
