@@ -56,25 +56,16 @@ static int coll_run(ibex_coll_kind_t kind, const ibex_coll_args_t *a, size_t byt
 
 int PMPI_Barrier(MPI_Comm comm)
 {
-    ibex_comm_t *c = NULL;
-    int rc = ibex_comm_enter(comm, "MPI_Barrier", &c);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    IBEX_ENTER_COMM(Barrier, comm, c);
     ibex_coll_args_t a = {.comm = c};
-    return coll_run(IBEX_COLL_BARRIER, &a, 0, "MPI_Barrier");
+    return coll_run(IBEX_COLL_BARRIER, &a, 0, call);
 }
 
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    const char *call = "MPI_Bcast";
-    ibex_comm_t *c = NULL;
-    int rc = ibex_comm_enter(comm, call, &c);
-    if (rc == MPI_SUCCESS)
-        rc = check_root(c, call, root);
-    if (rc == MPI_SUCCESS)
-        rc = ibex_check_triple(c, call, buffer, count, datatype);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    IBEX_ENTER_COMM(Bcast, comm, c);
+    IBEX_CHECK(check_root(c, call, root));
+    IBEX_CHECK(ibex_check_triple(c, call, buffer, count, datatype));
     ibex_coll_args_t a = {
         .comm = c, .rbuf = buffer, .rcount = count, .rdt = datatype, .root = root};
     return coll_run(IBEX_COLL_BCAST, &a, coll_bytes(datatype, count), call);
@@ -103,16 +94,18 @@ static int reduce_common(ibex_coll_kind_t kind, const ibex_coll_args_t *in, MPI_
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 int root, MPI_Comm comm)
 {
+    IBEX_ENTER_FAST(Reduce);
     ibex_coll_args_t a = {
         .sbuf = sendbuf, .rbuf = recvbuf, .rcount = count, .rdt = datatype, .root = root};
-    return reduce_common(IBEX_COLL_REDUCE, &a, op, comm, "MPI_Reduce");
+    return reduce_common(IBEX_COLL_REDUCE, &a, op, comm, call);
 }
 
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm)
 {
+    IBEX_ENTER_FAST(Allreduce);
     ibex_coll_args_t a = {.sbuf = sendbuf, .rbuf = recvbuf, .rcount = count, .rdt = datatype};
-    return reduce_common(IBEX_COLL_ALLREDUCE, &a, op, comm, "MPI_Allreduce");
+    return reduce_common(IBEX_COLL_ALLREDUCE, &a, op, comm, call);
 }
 
 /* One (buffer, count, datatype) triple of a collective: count >= 0, a committed datatype, a buffer.

@@ -58,6 +58,7 @@ static int rooted(ibex_coll_kind_t kind, ibex_coll_args_t *a, MPI_Comm comm, con
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    IBEX_ENTER_FAST(Gather);
     ibex_coll_args_t a = {.sbuf = sendbuf,
                           .scount = sendcount,
                           .sdt = sendtype,
@@ -65,12 +66,13 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                           .rcount = recvcount,
                           .rdt = recvtype,
                           .root = root};
-    return rooted(IBEX_COLL_GATHER, &a, comm, "MPI_Gather");
+    return rooted(IBEX_COLL_GATHER, &a, comm, call);
 }
 
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    IBEX_ENTER_FAST(Scatter);
     ibex_coll_args_t a = {.sbuf = sendbuf,
                           .scount = sendcount,
                           .sdt = sendtype,
@@ -78,7 +80,7 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                           .rcount = recvcount,
                           .rdt = recvtype,
                           .root = root};
-    return rooted(IBEX_COLL_SCATTER, &a, comm, "MPI_Scatter");
+    return rooted(IBEX_COLL_SCATTER, &a, comm, call);
 }
 
 /* Allgather / Alltoall: sendbuf may be MPI_IN_PLACE on every rank. */
@@ -97,25 +99,27 @@ static int all_common(ibex_coll_kind_t kind, ibex_coll_args_t *a, MPI_Comm comm,
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    IBEX_ENTER_FAST(Allgather);
     ibex_coll_args_t a = {.sbuf = sendbuf,
                           .scount = sendcount,
                           .sdt = sendtype,
                           .rbuf = recvbuf,
                           .rcount = recvcount,
                           .rdt = recvtype};
-    return all_common(IBEX_COLL_ALLGATHER, &a, comm, "MPI_Allgather");
+    return all_common(IBEX_COLL_ALLGATHER, &a, comm, call);
 }
 
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    IBEX_ENTER_FAST(Alltoall);
     ibex_coll_args_t a = {.sbuf = sendbuf,
                           .scount = sendcount,
                           .sdt = sendtype,
                           .rbuf = recvbuf,
                           .rcount = recvcount,
                           .rdt = recvtype};
-    return all_common(IBEX_COLL_ALLTOALL, &a, comm, "MPI_Alltoall");
+    return all_common(IBEX_COLL_ALLTOALL, &a, comm, call);
 }
 
 IBEX_MPI_ALIASES(coll_api_data)

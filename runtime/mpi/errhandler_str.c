@@ -137,8 +137,9 @@ int ibex_err_class_of(ibex_status_t status)
  * got from elsewhere should see what it was, not abort in its error path. */
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
+    IBEX_ENTER_ANYTIME(Error_string);
     if (!string || !resultlen)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, "MPI_Error_string", "%s is NULL",
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "%s is NULL",
                               string ? "resultlen" : "string");
     const char *name = ibex_err_class_name(errorcode);
     int len;
@@ -153,11 +154,10 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
-    if (!errorclass)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, "MPI_Error_class", "errorclass is NULL");
+    IBEX_ENTER_ANYTIME(Error_class);
+    IBEX_ARGS(Error_class, errorclass);
     if (!ibex_err_class_name(errorcode))
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, "MPI_Error_class", "unknown error code %d",
-                              errorcode);
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "unknown error code %d", errorcode);
     *errorclass = errorcode;
     return MPI_SUCCESS;
 }

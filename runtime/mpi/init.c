@@ -130,14 +130,15 @@ err_busy:
 
 int PMPI_Init(int *argc, char ***argv)
 {
-    return init_start("MPI_Init", MPI_THREAD_SINGLE);
+    IBEX_ENTER_ANYTIME(Init);
+    return init_start(call, MPI_THREAD_SINGLE);
 }
 
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    if (!provided)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, "MPI_Init_thread", "provided is NULL");
-    int rc = init_start("MPI_Init_thread", required);
+    IBEX_ENTER_ANYTIME(Init_thread);
+    IBEX_ARGS(Init_thread, provided);
+    int rc = init_start(call, required);
     if (rc == MPI_SUCCESS)
         *provided = ibex_rt.thread_level;
     return rc;
@@ -145,9 +146,7 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 
 int PMPI_Finalize(void)
 {
-    static const char call[] = "MPI_Finalize";
-    if (ibex_check_initialized(call) != MPI_SUCCESS)
-        return MPI_ERR_OTHER;
+    IBEX_ENTER(Finalize);
     int errclass = MPI_SUCCESS;
     init_busy = true;
     /* No peer may still read our memory when the transports close: drain ours, then wait for
@@ -171,16 +170,16 @@ int PMPI_Finalize(void)
 
 int PMPI_Initialized(int *flag)
 {
-    if (!flag)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, "MPI_Initialized", "flag is NULL");
+    IBEX_ENTER_ANYTIME(Initialized);
+    IBEX_ARGS(Initialized, flag);
     *flag = ibex_rt.initialized; /* stays true after MPI_Finalize, as MPI says */
     return MPI_SUCCESS;
 }
 
 int PMPI_Finalized(int *flag)
 {
-    if (!flag)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, "MPI_Finalized", "flag is NULL");
+    IBEX_ENTER_ANYTIME(Finalized);
+    IBEX_ARGS(Finalized, flag);
     *flag = ibex_rt.finalized;
     return MPI_SUCCESS;
 }
@@ -199,6 +198,7 @@ static const char *init_comm_name(MPI_Comm comm)
  * MPI allows. The launcher exits with errorcode. */
 int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
+    IBEX_ENTER_ANYTIME(Abort);
     char msg[512];
     if (ibex_rt.boot.size > 0)
         snprintf(msg, sizeof(msg),
@@ -212,22 +212,16 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
 
 int PMPI_Query_thread(int *provided)
 {
-    static const char call[] = "MPI_Query_thread";
-    if (ibex_check_initialized(call) != MPI_SUCCESS)
-        return MPI_ERR_OTHER;
-    if (!provided)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "provided is NULL");
+    IBEX_ENTER(Query_thread);
+    IBEX_ARGS(Query_thread, provided);
     *provided = ibex_rt.thread_level;
     return MPI_SUCCESS;
 }
 
 int PMPI_Is_thread_main(int *flag)
 {
-    static const char call[] = "MPI_Is_thread_main";
-    if (ibex_check_initialized(call) != MPI_SUCCESS)
-        return MPI_ERR_OTHER;
-    if (!flag)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "flag is NULL");
+    IBEX_ENTER(Is_thread_main);
+    IBEX_ARGS(Is_thread_main, flag);
     *flag = pthread_equal(pthread_self(), ibex_rt.main_thread) != 0;
     return MPI_SUCCESS;
 }

@@ -16,6 +16,7 @@
  * (MPI_WTIME_IS_GLOBAL is false). */
 double PMPI_Wtime(void)
 {
+    IBEX_ENTER_ANYTIME(Wtime);
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
@@ -23,6 +24,7 @@ double PMPI_Wtime(void)
 
 double PMPI_Wtick(void)
 {
+    IBEX_ENTER_ANYTIME(Wtick);
     struct timespec res;
     if (clock_getres(CLOCK_MONOTONIC, &res) != 0)
         return 1e-9;
@@ -41,9 +43,7 @@ static int misc_copy_string(char *dst, int max, const char *src)
 
 int PMPI_Get_processor_name(char *name, int *resultlen)
 {
-    static const char call[] = "MPI_Get_processor_name";
-    if (ibex_check_initialized(call) != MPI_SUCCESS)
-        return MPI_ERR_OTHER;
+    IBEX_ENTER(Get_processor_name);
     if (!name || !resultlen)
         return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "%s is NULL", name ? "resultlen" : "name");
     /* The host name PMIx gave this rank (the launcher's name for the node). */
@@ -54,8 +54,9 @@ int PMPI_Get_processor_name(char *name, int *resultlen)
 /* May be called at any time, also before MPI_Init (MPI-4 8.1.1). */
 int PMPI_Get_version(int *version, int *subversion)
 {
+    IBEX_ENTER_ANYTIME(Get_version);
     if (!version || !subversion)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, "MPI_Get_version", "%s is NULL",
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "%s is NULL",
                               version ? "subversion" : "version");
     *version = MPI_VERSION;
     *subversion = MPI_SUBVERSION;
@@ -64,8 +65,9 @@ int PMPI_Get_version(int *version, int *subversion)
 
 int PMPI_Get_library_version(char *version, int *resultlen)
 {
+    IBEX_ENTER_ANYTIME(Get_library_version);
     if (!version || !resultlen)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, "MPI_Get_library_version", "%s is NULL",
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "%s is NULL",
                               version ? "resultlen" : "version");
     char text[MPI_MAX_LIBRARY_VERSION_STRING];
     snprintf(text, sizeof(text), "Ibex %s (MPI %d.%d subset), built %s %s", IBEX_VERSION_STRING,
@@ -77,13 +79,10 @@ int PMPI_Get_library_version(char *version, int *resultlen)
 /* Errors here are not tied to a communicator: MPI_COMM_SELF's or MPI_COMM_WORLD's handler. */
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
-    static const char call[] = "MPI_Alloc_mem";
-    if (ibex_check_initialized(call) != MPI_SUCCESS)
-        return MPI_ERR_OTHER;
+    IBEX_ENTER(Alloc_mem);
     if (size < 0)
         return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "invalid size %ld (negative)", (long)size);
-    if (!baseptr)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "baseptr is NULL");
+    IBEX_ARGS(Alloc_mem, baseptr);
     void *ptr;
     ibex_status_t st = ibex_p2p_mem_alloc((size_t)size, &ptr);
     if (st != IBEX_OK)
@@ -95,9 +94,7 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 
 int PMPI_Free_mem(void *base)
 {
-    static const char call[] = "MPI_Free_mem";
-    if (ibex_check_initialized(call) != MPI_SUCCESS)
-        return MPI_ERR_OTHER;
+    IBEX_ENTER(Free_mem);
     if (!base)
         return MPI_SUCCESS; /* like free(NULL), so a zero-size MPI_Alloc_mem may be freed */
     ibex_status_t st = ibex_p2p_mem_free(base);
@@ -109,8 +106,8 @@ int PMPI_Free_mem(void *base)
 
 int PMPI_Get_address(const void *location, MPI_Aint *address)
 {
-    if (!address)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, "MPI_Get_address", "address is NULL");
+    IBEX_ENTER_ANYTIME(Get_address);
+    IBEX_ARGS(Get_address, address);
     *address = (MPI_Aint)(uintptr_t)location;
     return MPI_SUCCESS;
 }
@@ -118,11 +115,13 @@ int PMPI_Get_address(const void *location, MPI_Aint *address)
 /* Address arithmetic in unsigned integers: defined on wrap-around, unlike pointer arithmetic. */
 MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
 {
+    IBEX_ENTER_ANYTIME(Aint_add);
     return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
 }
 
 MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 {
+    IBEX_ENTER_ANYTIME(Aint_diff);
     return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
 }
 

@@ -75,8 +75,9 @@ static ibex_umsg_t *probe_wait(ibex_comm_t *c, int source, int tag, bool take)
 
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
+    IBEX_ENTER_FAST(Iprobe);
     ibex_comm_t *c;
-    int rc = probe_check("MPI_Iprobe", source, tag, comm, &c);
+    int rc = probe_check(call, source, tag, comm, &c);
     if (rc != MPI_SUCCESS)
         return rc;
     if (source == MPI_PROC_NULL) {
@@ -93,8 +94,9 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
 
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    IBEX_ENTER_FAST(Probe);
     ibex_comm_t *c;
-    int rc = probe_check("MPI_Probe", source, tag, comm, &c);
+    int rc = probe_check(call, source, tag, comm, &c);
     if (rc != MPI_SUCCESS)
         return rc;
     if (source == MPI_PROC_NULL) {
@@ -126,8 +128,9 @@ static int msg_publish(ibex_comm_t *c, ibex_umsg_t *u, MPI_Message *message)
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
                  MPI_Status *status)
 {
+    IBEX_ENTER_FAST(Improbe);
     ibex_comm_t *c;
-    int rc = probe_check("MPI_Improbe", source, tag, comm, &c);
+    int rc = probe_check(call, source, tag, comm, &c);
     if (rc != MPI_SUCCESS)
         return rc;
     if (source == MPI_PROC_NULL) {
@@ -146,8 +149,9 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
 
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
+    IBEX_ENTER_FAST(Mprobe);
     ibex_comm_t *c;
-    int rc = probe_check("MPI_Mprobe", source, tag, comm, &c);
+    int rc = probe_check(call, source, tag, comm, &c);
     if (rc != MPI_SUCCESS)
         return rc;
     if (source == MPI_PROC_NULL) {
@@ -196,23 +200,25 @@ static int mrecv_start(const char *call, void *buf, int count, MPI_Datatype data
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
                MPI_Status *status)
 {
+    IBEX_ENTER_FAST(Mrecv);
     ibex_req_t *req;
-    int rc = mrecv_start("MPI_Mrecv", buf, count, datatype, message, &req);
+    int rc = mrecv_start(call, buf, count, datatype, message, &req);
     if (rc != MPI_SUCCESS)
         return rc;
     ibex_req_wait_complete(req);
-    return ibex_p2p_finish(req, NULL, status, "MPI_Mrecv", true);
+    return ibex_p2p_finish(req, NULL, status, call, true);
 }
 
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
                 MPI_Request *request)
 {
+    IBEX_ENTER_FAST(Imrecv);
     ibex_req_t *req;
-    int rc = mrecv_start("MPI_Imrecv", buf, count, datatype, message, &req);
+    int rc = mrecv_start(call, buf, count, datatype, message, &req);
     if (rc != MPI_SUCCESS)
         return rc;
     if (ibex_req_publish(req, request) != 0)
-        return ibex_mpi_error(req->comm, MPI_ERR_NO_MEM, "MPI_Imrecv", "out of request handles");
+        return ibex_mpi_error(req->comm, MPI_ERR_NO_MEM, call, "out of request handles");
     return MPI_SUCCESS;
 }
 
