@@ -3,6 +3,7 @@
 
   gen_bindings.py DEF proto OUT       include/ibex_mpi_proto.h
   gen_bindings.py DEF internal OUT    runtime/mpi/ibex_mpi_gen.h
+  gen_bindings.py DEF large OUT       runtime/mpi/ibex_mpi_large.c
 
 proto (installed next to mpi.h, which includes it): the prototypes of MPI_X and PMPI_X.
 internal (runtime/mpi, included through ibex_entry.h):
@@ -12,6 +13,10 @@ internal (runtime/mpi, included through ibex_entry.h):
   - ibex_args_X(e, ...): the checks that are the same for every function, by parameter kind
     (NULL output pointers, negative counts), for the bindings to call after their handle
     lookups. Each takes the checked parameters in declaration order.
+large (runtime/mpi, compiled into libibex): the MPI 4.0 large-count variants PMPI_X_c (MPI_X_c
+  their weak aliases) of the functions marked `large`, whose `count` parameters are MPI_Count.
+  Ibex's engine counts in int: a call whose counts fit is the int call; a larger count is
+  MPI_ERR_COUNT, saying so.
 """
 import os
 import re
@@ -76,16 +81,21 @@ KINDS = {
 }
 RETURNS = {"int": "int", "double": "double", "aint": "MPI_Aint"}
 
-LINE = re.compile(r"^(\w+)\s+(\w+)\((.*)\)\s*$")
+LINE = re.compile(r"^(\w+)\s+(\w+)\((.*)\)\s*(large)?$")
 
 
 class Func:
-    def __init__(self, ret, name, params, file, where):
-        self.ret, self.name, self.params, self.file, self.where = ret, name, params, file, where
+    def __init__(self, ret, name, params, file, large):
+        self.ret, self.name, self.params, self.file, self.large = ret, name, params, file, large
 
-    def decl(self, prefix):
-        args = ", ".join(KINDS[k][0].format(n) for k, n in self.params) or "void"
-        return "%s %s%s(%s)" % (RETURNS[self.ret], prefix, self.name, args)
+    def decl(self, prefix, suffix=""):
+        """The C declaration; with suffix "_c" the large-count one (counts are MPI_Count)."""
+        def param(kind, name):
+            if suffix and kind == "count":
+                return "MPI_Count " + name
+            return KINDS[kind][0].format(name)
+        args = ", ".join(param(k, n) for k, n in self.params) or "void"
+        return "%s %s%s%s(%s)" % (RETURNS[self.ret], prefix, self.name, suffix, args)
 
     def checked(self):
         return [(k, n) for k, n in self.params if KINDS[k][1]]
@@ -126,7 +136,10 @@ def parse(path):
             if m.group(2) in names:
                 fail(where, "%s listed twice" % m.group(2))
             names.add(m.group(2))
-            funcs.append(Func(m.group(1), m.group(2), parse_params(m.group(3), where), file, where))
+            params = parse_params(m.group(3), where)
+            if m.group(4) and not any(k == "count" for k, _ in params):
+                fail(where, "%s is marked large but has no count parameter" % m.group(2))
+            funcs.append(Func(m.group(1), m.group(2), params, file, bool(m.group(4))))
     return funcs
 
 
@@ -152,6 +165,11 @@ def proto_h(funcs):
     for fn in funcs:
         out.append(wrap(fn.decl("MPI_") + ";"))
         out.append(wrap(fn.decl("PMPI_") + ";"))
+    out += ["", "/* MPI 4.0 large-count variants (counts above INT_MAX: MPI_ERR_COUNT for now). */"]
+    for fn in funcs:
+        if fn.large:
+            out.append(wrap(fn.decl("MPI_", "_c") + ";"))
+            out.append(wrap(fn.decl("PMPI_", "_c") + ";"))
     out += ["", "#endif", ""]
     return "\n".join(out)
 
@@ -194,6 +212,45 @@ def internal_h(funcs):
     return "\n".join(out)
 
 
+LARGE_HEAD = """#include <limits.h>
+
+#include "ibex_comm.h"
+#include "ibex_entry.h"
+
+/* A count of a large-count call that does not fit the int the engine counts in. */
+static int large_count_error(const ibex_entry_t *e, const char *param, MPI_Count n)
+{
+    return ibex_mpi_error(e->comm, MPI_ERR_COUNT, e->call,
+                          "%s %lld does not fit in an int: Ibex takes counts up to %d", param,
+                          (long long)n, INT_MAX);
+}
+"""
+
+
+def large_function(fn):
+    out = [wrap(fn.decl("PMPI_", "_c")), "{", "    IBEX_ENTER(%s_c);" % fn.name]
+    comms = [n for k, n in fn.params if k == "comm"]
+    if comms:
+        out.append("    ibex_e.comm = ibex_comm_get(%s); /* NULL if bad: the int call says so */"
+                   % comms[0])
+    for kind, name in fn.params:
+        if kind == "count":
+            out += ["    if (%s < INT_MIN || %s > INT_MAX)" % (name, name),
+                    "        return large_count_error(&ibex_e, \"%s\", %s);" % (name, name)]
+    args = ", ".join("(int)" + n if k == "count" else n for k, n in fn.params)
+    out += [wrap("    return PMPI_%s(%s);" % (fn.name, args), "        "), "}", "",
+            "#pragma weak MPI_%s_c = PMPI_%s_c" % (fn.name, fn.name), ""]
+    return out
+
+
+def large_c(funcs):
+    out = [HEADER, LARGE_HEAD]
+    for fn in funcs:
+        if fn.large:
+            out += large_function(fn)
+    return "\n".join(out)
+
+
 def write(path, text):
     """Writes through a temporary file so that an interrupted build leaves no half header."""
     tmp = path + ".tmp"
@@ -203,9 +260,9 @@ def write(path, text):
 
 
 def main(argv):
-    outputs = {"proto": proto_h, "internal": internal_h}
+    outputs = {"proto": proto_h, "internal": internal_h, "large": large_c}
     if len(argv) != 4 or argv[2] not in outputs:
-        sys.exit("usage: gen_bindings.py DEF proto|internal OUT")
+        sys.exit("usage: gen_bindings.py DEF proto|internal|large OUT")
     write(argv[3], outputs[argv[2]](parse(argv[1])))
 
 

@@ -3,6 +3,8 @@
 #   - libibex exports PMPI_X (strong) and MPI_X (weak) for every function of mpi.def, and no
 #     PMPI_ / MPI_ function that mpi.def does not list;
 #   - mpi.h declares MPI_X and PMPI_X of every function, as C and as C++;
+#   - the large-count variants X_c (tests/runtime/mpi/large_count, a singleton) forward counts
+#     that fit and refuse larger ones with MPI_ERR_COUNT;
 #   - gen_bindings.py refuses a malformed description (unknown kind, a function listed twice,
 #     a function before any "file" line, a line it cannot read), naming the line.
 # Usage (from make check): top_builddir=BUILD top_srcdir=SRC sh tests/runtime/mpi/bindings.sh
@@ -22,7 +24,8 @@ fail() {
 }
 
 # the names mpi.def lists
-sed -e 's/#.*//' "$DEF" | sed -n 's/^[a-z]* \([A-Za-z_]*\)(.*/\1/p' | sort >"$WORK/def"
+sed -e 's/#.*//' "$DEF" | sed -n -e 's/^[a-z]* \([A-Za-z_]*\)(.*) *large$/\1\
+\1_c/p' -e 's/^[a-z]* \([A-Za-z_]*\)(.*)$/\1/p' | sort >"$WORK/def"
 [ "$(wc -l <"$WORK/def")" -ge 100 ] && pass "mpi.def lists $(wc -l <"$WORK/def") functions" ||
     fail "mpi.def lists too few functions: $(wc -l <"$WORK/def")"
 
@@ -55,6 +58,14 @@ else
     fail "mpi.h as C++: $(head -5 "$WORK/err")"
 fi
 
+# the large-count calls, in a singleton (no PMIx server in the environment)
+if out=$(env -u PMIX_NAMESPACE timeout -k 5 60 "$B/tests/runtime/mpi/large_count" 2>&1) &&
+    echo "$out" | grep -q "large_count: ok"; then
+    pass "large-count calls: forwarded when the count fits, MPI_ERR_COUNT above INT_MAX"
+else
+    fail "large_count: $out"
+fi
+
 # malformed descriptions are refused with the line named
 bad() { # name, expected text, description
     printf '%s\n' "$3" >"$WORK/bad.def"
@@ -76,6 +87,8 @@ bad "an unreadable line" "not 'RET NAME" "file a.c
 int F(int x"
 bad "a parameter without a name" "is not 'KIND NAME'" "file a.c
 int F(count)"
+bad "large without a count" "marked large but has no count" "file a.c
+int F(int x) large"
 [ ! -e "$WORK/out.h" ] && pass "nothing written for a refused description" ||
     fail "gen_bindings.py wrote $WORK/out.h from a refused description"
 
