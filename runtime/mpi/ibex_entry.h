@@ -13,8 +13,11 @@
  * IBEX_ERROR raises an error on the chosen handler.
  *
  * The point-to-point hot path (MPI_Send / Recv / Isend / Irecv / Wait / Test) uses
- * IBEX_ENTER_FAST: its inline argument check (ibex_p2p_args) also tests that MPI is running,
- * so the entry adds no instruction there.
+ * IBEX_ENTER_FAST: its first check (the inline ibex_p2p_args, p2p_wait.c's check_array) also
+ * tests that MPI is running, so the entry adds no instruction there (objdump: PMPI_Send, Recv,
+ * Isend, Irecv, Wait and Test have the instruction counts they had before the macro). The calls
+ * that share those helpers (probe, persistent, the other completion calls, Reduce / Allreduce /
+ * Gather / Scatter / Allgather / Alltoall through ibex_comm_enter) use it for the same reason.
  */
 #ifndef IBEX_ENTRY_H
 #define IBEX_ENTRY_H
@@ -46,7 +49,7 @@ static inline void ibex_entry_leave(ibex_entry_t *e)
     __attribute__((cleanup(ibex_entry_leave))) ibex_entry_t ibex_e = {call, NULL};                 \
     IBEX_THREAD_LOCK()
 
-/* The hot path: the inline argument check that follows tests that MPI is running. */
+/* The first check that follows tests that MPI is running (see above). */
 #define IBEX_ENTER_FAST(name) IBEX_ENTER_ANYTIME(name)
 
 /* The usual entry: MPI must be running. */
