@@ -40,8 +40,7 @@ void ibex_p2p_fini(void);
  * ibex_dt_init, ibex_op_init, ibex_comm_init, ibex_p2p_init, ibex_boot_commit,
  * ibex_boot_fence(true). Transports connect lazily on first use from the published data. */
 
-/* Marks PMPI_ function `name` as having the weak alias MPI_`name`. */
-#define IBEX_WEAK_ALIAS(name) _Pragma(IBEX_STR(weak MPI_##name = PMPI_##name))
-#define IBEX_STR(x)           #x
+/* The PMPI_X -> MPI_X weak aliases are generated from runtime/mpi/bindings/mpi.def
+ * (IBEX_MPI_ALIASES in runtime/mpi/ibex_entry.h). */
 
 #endif

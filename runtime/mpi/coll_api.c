@@ -12,6 +12,7 @@
 #include "ibex_datatype.h"
 #include "ibex_err.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 static int check_root(ibex_comm_t *c, const char *call, int root)
 {
@@ -53,29 +54,18 @@ static int coll_run(ibex_coll_kind_t kind, const ibex_coll_args_t *a, size_t byt
                           ibex_coll_kind_name(kind), ibex_status_str(st));
 }
 
-IBEX_WEAK_ALIAS(Barrier)
 int PMPI_Barrier(MPI_Comm comm)
 {
-    ibex_comm_t *c = NULL;
-    int rc = ibex_comm_enter(comm, "MPI_Barrier", &c);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    IBEX_ENTER_COMM(Barrier, comm, c);
     ibex_coll_args_t a = {.comm = c};
-    return coll_run(IBEX_COLL_BARRIER, &a, 0, "MPI_Barrier");
+    return coll_run(IBEX_COLL_BARRIER, &a, 0, call);
 }
 
-IBEX_WEAK_ALIAS(Bcast)
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    const char *call = "MPI_Bcast";
-    ibex_comm_t *c = NULL;
-    int rc = ibex_comm_enter(comm, call, &c);
-    if (rc == MPI_SUCCESS)
-        rc = check_root(c, call, root);
-    if (rc == MPI_SUCCESS)
-        rc = ibex_check_triple(c, call, buffer, count, datatype);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    IBEX_ENTER_COMM(Bcast, comm, c);
+    IBEX_CHECK(check_root(c, call, root));
+    IBEX_CHECK(ibex_check_triple(c, call, buffer, count, datatype));
     ibex_coll_args_t a = {
         .comm = c, .rbuf = buffer, .rcount = count, .rdt = datatype, .root = root};
     return coll_run(IBEX_COLL_BCAST, &a, coll_bytes(datatype, count), call);
@@ -101,21 +91,21 @@ static int reduce_common(ibex_coll_kind_t kind, const ibex_coll_args_t *in, MPI_
     return coll_run(kind, &a, coll_bytes(a.rdt, a.rcount), call);
 }
 
-IBEX_WEAK_ALIAS(Reduce)
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 int root, MPI_Comm comm)
 {
+    IBEX_ENTER_FAST(Reduce);
     ibex_coll_args_t a = {
         .sbuf = sendbuf, .rbuf = recvbuf, .rcount = count, .rdt = datatype, .root = root};
-    return reduce_common(IBEX_COLL_REDUCE, &a, op, comm, "MPI_Reduce");
+    return reduce_common(IBEX_COLL_REDUCE, &a, op, comm, call);
 }
 
-IBEX_WEAK_ALIAS(Allreduce)
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm)
 {
+    IBEX_ENTER_FAST(Allreduce);
     ibex_coll_args_t a = {.sbuf = sendbuf, .rbuf = recvbuf, .rcount = count, .rdt = datatype};
-    return reduce_common(IBEX_COLL_ALLREDUCE, &a, op, comm, "MPI_Allreduce");
+    return reduce_common(IBEX_COLL_ALLREDUCE, &a, op, comm, call);
 }
 
 /* One (buffer, count, datatype) triple of a collective: count >= 0, a committed datatype, a buffer.
@@ -133,3 +123,5 @@ int ibex_check_triple(ibex_comm_t *c, const char *call, const void *buf, int cou
     /* MPI_BOTTOM (NULL) is a valid base for absolute displacements of derived types */
     return d->predefined ? ibex_check_buffer(c, call, buf, count) : MPI_SUCCESS;
 }
+
+IBEX_MPI_ALIASES(coll_api)

@@ -8,6 +8,7 @@
 #include "ibex_datatype.h"
 #include "ibex_err.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 static int data_run(ibex_coll_kind_t kind, const ibex_coll_args_t *a, MPI_Datatype dt, int count,
                     const char *call)
@@ -54,10 +55,10 @@ static int rooted(ibex_coll_kind_t kind, ibex_coll_args_t *a, MPI_Comm comm, con
     return data_run(kind, a, use_send ? a->sdt : a->rdt, use_send ? a->scount : a->rcount, call);
 }
 
-IBEX_WEAK_ALIAS(Gather)
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    IBEX_ENTER_FAST(Gather);
     ibex_coll_args_t a = {.sbuf = sendbuf,
                           .scount = sendcount,
                           .sdt = sendtype,
@@ -65,13 +66,13 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                           .rcount = recvcount,
                           .rdt = recvtype,
                           .root = root};
-    return rooted(IBEX_COLL_GATHER, &a, comm, "MPI_Gather");
+    return rooted(IBEX_COLL_GATHER, &a, comm, call);
 }
 
-IBEX_WEAK_ALIAS(Scatter)
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    IBEX_ENTER_FAST(Scatter);
     ibex_coll_args_t a = {.sbuf = sendbuf,
                           .scount = sendcount,
                           .sdt = sendtype,
@@ -79,7 +80,7 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                           .rcount = recvcount,
                           .rdt = recvtype,
                           .root = root};
-    return rooted(IBEX_COLL_SCATTER, &a, comm, "MPI_Scatter");
+    return rooted(IBEX_COLL_SCATTER, &a, comm, call);
 }
 
 /* Allgather / Alltoall: sendbuf may be MPI_IN_PLACE on every rank. */
@@ -95,28 +96,30 @@ static int all_common(ibex_coll_kind_t kind, ibex_coll_args_t *a, MPI_Comm comm,
     return data_run(kind, a, a->rdt, a->rcount, call);
 }
 
-IBEX_WEAK_ALIAS(Allgather)
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    IBEX_ENTER_FAST(Allgather);
     ibex_coll_args_t a = {.sbuf = sendbuf,
                           .scount = sendcount,
                           .sdt = sendtype,
                           .rbuf = recvbuf,
                           .rcount = recvcount,
                           .rdt = recvtype};
-    return all_common(IBEX_COLL_ALLGATHER, &a, comm, "MPI_Allgather");
+    return all_common(IBEX_COLL_ALLGATHER, &a, comm, call);
 }
 
-IBEX_WEAK_ALIAS(Alltoall)
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    IBEX_ENTER_FAST(Alltoall);
     ibex_coll_args_t a = {.sbuf = sendbuf,
                           .scount = sendcount,
                           .sdt = sendtype,
                           .rbuf = recvbuf,
                           .rcount = recvcount,
                           .rdt = recvtype};
-    return all_common(IBEX_COLL_ALLTOALL, &a, comm, "MPI_Alltoall");
+    return all_common(IBEX_COLL_ALLTOALL, &a, comm, call);
 }
+
+IBEX_MPI_ALIASES(coll_api_data)

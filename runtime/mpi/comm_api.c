@@ -15,6 +15,7 @@
 #include "ibex_err.h"
 #include "ibex_log.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 extern const int ibex_tag_ub; /* runtime/mpi/errhandler_check.c */
 
@@ -24,28 +25,18 @@ static int comm_fail(ibex_comm_t *comm, const char *call, ibex_status_t st)
                           ibex_status_str(st));
 }
 
-IBEX_WEAK_ALIAS(Comm_rank)
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
-    ibex_comm_t *c = NULL;
-    int rc = ibex_comm_enter(comm, "MPI_Comm_rank", &c);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!rank)
-        return ibex_mpi_error(c, MPI_ERR_ARG, "MPI_Comm_rank", "rank is NULL");
+    IBEX_ENTER_COMM(Comm_rank, comm, c);
+    IBEX_ARGS(Comm_rank, rank);
     *rank = c->rank;
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Comm_size)
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
-    ibex_comm_t *c = NULL;
-    int rc = ibex_comm_enter(comm, "MPI_Comm_size", &c);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!size)
-        return ibex_mpi_error(c, MPI_ERR_ARG, "MPI_Comm_size", "size is NULL");
+    IBEX_ENTER_COMM(Comm_size, comm, c);
+    IBEX_ARGS(Comm_size, size);
     *size = c->size;
     return MPI_SUCCESS;
 }
@@ -62,16 +53,11 @@ static int comm_create_common(ibex_comm_t *parent, ibex_group_t *group, const ch
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Comm_dup)
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
-    ibex_comm_t *c = NULL;
-    int rc = ibex_comm_enter(comm, "MPI_Comm_dup", &c);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!newcomm)
-        return ibex_mpi_error(c, MPI_ERR_ARG, "MPI_Comm_dup", "newcomm is NULL");
-    return comm_create_common(c, c->group, "MPI_Comm_dup", newcomm);
+    IBEX_ENTER_COMM(Comm_dup, comm, c);
+    IBEX_ARGS(Comm_dup, newcomm);
+    return comm_create_common(c, c->group, call, newcomm);
 }
 
 /* The group of this process's colour from every member's (colour, key), or NULL. */
@@ -115,33 +101,21 @@ static int comm_split_core(ibex_comm_t *parent, int colour, int key, const char 
     return rc;
 }
 
-IBEX_WEAK_ALIAS(Comm_split)
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
-    const char *call = "MPI_Comm_split";
-    ibex_comm_t *c = NULL;
-    int rc = ibex_comm_enter(comm, call, &c);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!newcomm)
-        return ibex_mpi_error(c, MPI_ERR_ARG, call, "newcomm is NULL");
+    IBEX_ENTER_COMM(Comm_split, comm, c);
+    IBEX_ARGS(Comm_split, newcomm);
     if (color < 0 && color != MPI_UNDEFINED)
-        return ibex_mpi_error(c, MPI_ERR_ARG, call, "colour %d is negative", color);
+        return IBEX_ERROR(MPI_ERR_ARG, "colour %d is negative", color);
     return comm_split_core(c, color, key, call, newcomm);
 }
 
 /* MPI_COMM_TYPE_SHARED splits by node; any other type (MPI_UNDEFINED or one this library does
  * not know) gives MPI_COMM_NULL, as the standard allows. */
-IBEX_WEAK_ALIAS(Comm_split_type)
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
-    const char *call = "MPI_Comm_split_type";
-    ibex_comm_t *c = NULL;
-    int rc = ibex_comm_enter(comm, call, &c);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!newcomm)
-        return ibex_mpi_error(c, MPI_ERR_ARG, call, "newcomm is NULL");
+    IBEX_ENTER_COMM(Comm_split_type, comm, c);
+    IBEX_ARGS(Comm_split_type, newcomm);
     int colour = MPI_UNDEFINED;
     if (split_type == MPI_COMM_TYPE_SHARED)
         colour = ibex_rt.boot.node_of ? ibex_rt.boot.node_of[ibex_rt.boot.rank] : 0;
@@ -151,38 +125,29 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
 }
 
 /* group must be a subset of comm's group; every member of comm passes the same group. */
-IBEX_WEAK_ALIAS(Comm_create)
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
-    const char *call = "MPI_Comm_create";
-    ibex_comm_t *c = NULL;
-    int rc = ibex_comm_enter(comm, call, &c);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    IBEX_ENTER_COMM(Comm_create, comm, c);
     ibex_group_t *g = ibex_group_get(group);
     if (!g)
-        return ibex_mpi_error(c, MPI_ERR_GROUP, call, "invalid group handle 0x%x", group);
-    if (!newcomm)
-        return ibex_mpi_error(c, MPI_ERR_ARG, call, "newcomm is NULL");
+        return IBEX_ERROR(MPI_ERR_GROUP, "invalid group handle 0x%x", group);
+    IBEX_ARGS(Comm_create, newcomm);
     for (int i = 0; i < g->size; i++)
         if (ibex_group_rank_of(c->group, g->world_ranks[i]) == MPI_UNDEFINED)
-            return ibex_mpi_error(c, MPI_ERR_GROUP, call,
-                                  "group rank %d (world rank %d) is not in the communicator", i,
-                                  g->world_ranks[i]);
+            return IBEX_ERROR(MPI_ERR_GROUP,
+                              "group rank %d (world rank %d) is not in the communicator", i,
+                              g->world_ranks[i]);
     bool member = g->my_rank != MPI_UNDEFINED;
     return comm_create_common(c, member ? g : NULL, call, newcomm);
 }
 
-IBEX_WEAK_ALIAS(Comm_free)
 int PMPI_Comm_free(MPI_Comm *comm)
 {
-    const char *call = "MPI_Comm_free";
-    if (!comm)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "comm is NULL");
-    ibex_comm_t *c = NULL;
-    int rc = ibex_comm_enter(*comm, call, &c);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    IBEX_ENTER(Comm_free);
+    IBEX_ARGS(Comm_free, comm);
+    ibex_comm_t *c = ibex_comm_lookup(*comm, call);
+    if (!c)
+        return MPI_ERR_COMM;
     if (c == ibex_comm_world || c == ibex_comm_self)
         return ibex_mpi_error(c, MPI_ERR_COMM, call, "%s cannot be freed", c->name);
     ibex_comm_release(c);
@@ -190,18 +155,13 @@ int PMPI_Comm_free(MPI_Comm *comm)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Comm_compare)
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
-    const char *call = "MPI_Comm_compare";
-    ibex_comm_t *a = NULL, *b = NULL;
-    int rc = ibex_comm_enter(comm1, call, &a);
-    if (rc == MPI_SUCCESS)
-        rc = ibex_comm_enter(comm2, call, &b);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!result)
-        return ibex_mpi_error(a, MPI_ERR_ARG, call, "result is NULL");
+    IBEX_ENTER_COMM(Comm_compare, comm1, a);
+    ibex_comm_t *b = ibex_comm_lookup(comm2, call);
+    if (!b)
+        return MPI_ERR_COMM;
+    IBEX_ARGS(Comm_compare, result);
     if (a == b) {
         *result = MPI_IDENT;
         return MPI_SUCCESS;
@@ -211,32 +171,21 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Comm_group)
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
-    const char *call = "MPI_Comm_group";
-    ibex_comm_t *c = NULL;
-    int rc = ibex_comm_enter(comm, call, &c);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!group)
-        return ibex_mpi_error(c, MPI_ERR_ARG, call, "group is NULL");
+    IBEX_ENTER_COMM(Comm_group, comm, c);
+    IBEX_ARGS(Comm_group, group);
     MPI_Group h = ibex_group_handle_new(c->group);
     if (h == MPI_GROUP_NULL)
-        return ibex_mpi_error(c, MPI_ERR_NO_MEM, call, "out of group handles");
+        return IBEX_ERROR(MPI_ERR_NO_MEM, "out of group handles");
     *group = h;
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Comm_test_inter)
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
-    ibex_comm_t *c = NULL;
-    int rc = ibex_comm_enter(comm, "MPI_Comm_test_inter", &c);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!flag)
-        return ibex_mpi_error(c, MPI_ERR_ARG, "MPI_Comm_test_inter", "flag is NULL");
+    IBEX_ENTER_COMM(Comm_test_inter, comm, c);
+    IBEX_ARGS(Comm_test_inter, flag);
     *flag = 0; /* only intracommunicators exist */
     return MPI_SUCCESS;
 }
@@ -271,49 +220,36 @@ static int *comm_attr_value(int keyval)
     }
 }
 
-IBEX_WEAK_ALIAS(Comm_get_attr)
 int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
-    const char *call = "MPI_Comm_get_attr";
-    ibex_comm_t *c = NULL;
-    int rc = ibex_comm_enter(comm, call, &c);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    IBEX_ENTER_COMM(Comm_get_attr, comm, c);
     if (!attribute_val || !flag)
-        return ibex_mpi_error(c, MPI_ERR_ARG, call, "attribute_val or flag is NULL");
+        return IBEX_ERROR(MPI_ERR_ARG, "attribute_val or flag is NULL");
     int *value = comm_attr_value(comm_keyval);
     if (!value)
-        return ibex_mpi_error(c, MPI_ERR_KEYVAL, call, "unknown keyval 0x%x", comm_keyval);
+        return IBEX_ERROR(MPI_ERR_KEYVAL, "unknown keyval 0x%x", comm_keyval);
     *(int **)attribute_val = value;
     *flag = 1;
     return MPI_SUCCESS;
 }
 
 /* Names longer than MPI_MAX_OBJECT_NAME - 1 characters are truncated. */
-IBEX_WEAK_ALIAS(Comm_set_name)
 int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
-    ibex_comm_t *c = NULL;
-    int rc = ibex_comm_enter(comm, "MPI_Comm_set_name", &c);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!comm_name)
-        return ibex_mpi_error(c, MPI_ERR_ARG, "MPI_Comm_set_name", "comm_name is NULL");
+    IBEX_ENTER_COMM(Comm_set_name, comm, c);
+    IBEX_ARGS(Comm_set_name, comm_name);
     snprintf(c->name, sizeof(c->name), "%s", comm_name);
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Comm_get_name)
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
-    ibex_comm_t *c = NULL;
-    int rc = ibex_comm_enter(comm, "MPI_Comm_get_name", &c);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    IBEX_ENTER_COMM(Comm_get_name, comm, c);
     if (!comm_name || !resultlen)
-        return ibex_mpi_error(c, MPI_ERR_ARG, "MPI_Comm_get_name",
-                              "comm_name or resultlen is NULL");
+        return IBEX_ERROR(MPI_ERR_ARG, "comm_name or resultlen is NULL");
     snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s", c->name);
     *resultlen = (int)strlen(comm_name);
     return MPI_SUCCESS;
 }
+
+IBEX_MPI_ALIASES(comm_api)

@@ -1,5 +1,10 @@
-/* MPI entry points on datatypes that are not constructors or packing: queries, names, commit,
- * free, and the status queries (Get_count, Get_elements) that depend on a datatype. */
+/*
+ * MPI entry points on datatypes that are not constructors or packing: queries, names, commit,
+ * free, and the status queries (Get_count, Get_elements) that depend on a datatype.
+ * The datatype and op calls enter with IBEX_ENTER_ANYTIME: they never checked that MPI is
+ * running (before MPI_Init no handle is valid, so they fail on the handle) and their unit tests
+ * (tests/runtime/engine) call them without MPI_Init.
+ */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -7,6 +12,7 @@
 #include "dt_priv.h"
 #include "ibex_err.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 int ibex_dt_lookup_on(struct ibex_comm *comm, MPI_Datatype handle, const char *call,
                       bool need_commit, ibex_dt_t **dt_p)
@@ -28,117 +34,86 @@ int ibex_dt_lookup(MPI_Datatype handle, const char *call, bool need_commit, ibex
     return ibex_dt_lookup_on(NULL, handle, call, need_commit, dt_p);
 }
 
-static int check_out(const char *call, const void *p, const char *what)
-{
-    if (!p)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "%s is NULL", what);
-    return MPI_SUCCESS;
-}
-
-IBEX_WEAK_ALIAS(Type_size_x)
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
-    static const char call[] = "MPI_Type_size_x";
+    IBEX_ENTER_ANYTIME(Type_size_x);
     ibex_dt_t *dt = NULL;
-    int rc;
-    if ((rc = ibex_dt_lookup(datatype, call, false, &dt)) || (rc = check_out(call, size, "size")))
-        return rc;
+    IBEX_CHECK(ibex_dt_lookup(datatype, call, false, &dt));
+    IBEX_ARGS(Type_size_x, size);
     *size = (MPI_Count)dt->size;
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Type_size)
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
-    static const char call[] = "MPI_Type_size";
+    IBEX_ENTER_ANYTIME(Type_size);
     ibex_dt_t *dt = NULL;
-    int rc;
-    if ((rc = ibex_dt_lookup(datatype, call, false, &dt)) || (rc = check_out(call, size, "size")))
-        return rc;
+    IBEX_CHECK(ibex_dt_lookup(datatype, call, false, &dt));
+    IBEX_ARGS(Type_size, size);
     *size = dt->size > INT_MAX ? MPI_UNDEFINED : (int)dt->size;
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Type_get_extent)
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
-    static const char call[] = "MPI_Type_get_extent";
+    IBEX_ENTER_ANYTIME(Type_get_extent);
     ibex_dt_t *dt = NULL;
-    int rc;
-    if ((rc = ibex_dt_lookup(datatype, call, false, &dt)) || (rc = check_out(call, lb, "lb")) ||
-        (rc = check_out(call, extent, "extent")))
-        return rc;
+    IBEX_CHECK(ibex_dt_lookup(datatype, call, false, &dt));
+    IBEX_ARGS(Type_get_extent, lb, extent);
     *lb = dt->lb;
     *extent = dt->extent;
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Type_get_true_extent)
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
-    static const char call[] = "MPI_Type_get_true_extent";
+    IBEX_ENTER_ANYTIME(Type_get_true_extent);
     ibex_dt_t *dt = NULL;
-    int rc;
-    if ((rc = ibex_dt_lookup(datatype, call, false, &dt)) ||
-        (rc = check_out(call, true_lb, "true_lb")) ||
-        (rc = check_out(call, true_extent, "true_extent")))
-        return rc;
+    IBEX_CHECK(ibex_dt_lookup(datatype, call, false, &dt));
+    IBEX_ARGS(Type_get_true_extent, true_lb, true_extent);
     *true_lb = dt->true_lb;
     *true_extent = dt->true_extent;
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Type_get_name)
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
-    static const char call[] = "MPI_Type_get_name";
+    IBEX_ENTER_ANYTIME(Type_get_name);
     ibex_dt_t *dt = NULL;
-    int rc;
-    if ((rc = ibex_dt_lookup(datatype, call, false, &dt)) ||
-        (rc = check_out(call, type_name, "type_name")) ||
-        (rc = check_out(call, resultlen, "resultlen")))
-        return rc;
+    IBEX_CHECK(ibex_dt_lookup(datatype, call, false, &dt));
+    IBEX_ARGS(Type_get_name, type_name, resultlen);
     *resultlen = snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", dt->name);
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Type_set_name)
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
-    static const char call[] = "MPI_Type_set_name";
+    IBEX_ENTER_ANYTIME(Type_set_name);
     ibex_dt_t *dt = NULL;
-    int rc;
-    if ((rc = ibex_dt_lookup(datatype, call, false, &dt)) ||
-        (rc = check_out(call, type_name, "type_name")))
-        return rc;
+    IBEX_CHECK(ibex_dt_lookup(datatype, call, false, &dt));
+    IBEX_ARGS(Type_set_name, type_name);
     /* Longer names are truncated, as the standard allows. */
     snprintf(dt->name, sizeof(dt->name), "%s", type_name);
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Type_commit)
 int PMPI_Type_commit(MPI_Datatype *datatype)
 {
-    static const char call[] = "MPI_Type_commit";
+    IBEX_ENTER_ANYTIME(Type_commit);
     ibex_dt_t *dt = NULL;
-    int rc;
-    if ((rc = check_out(call, datatype, "datatype")) ||
-        (rc = ibex_dt_lookup(*datatype, call, false, &dt)))
-        return rc;
+    IBEX_ARGS(Type_commit, datatype);
+    IBEX_CHECK(ibex_dt_lookup(*datatype, call, false, &dt));
     /* The constructors already flattened the layout: committing only permits communication. */
     dt->committed = true;
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Type_free)
 int PMPI_Type_free(MPI_Datatype *datatype)
 {
-    static const char call[] = "MPI_Type_free";
+    IBEX_ENTER_ANYTIME(Type_free);
     ibex_dt_t *dt = NULL;
-    int rc;
-    if ((rc = check_out(call, datatype, "datatype")) ||
-        (rc = ibex_dt_lookup(*datatype, call, false, &dt)))
-        return rc;
+    IBEX_ARGS(Type_free, datatype);
+    IBEX_CHECK(ibex_dt_lookup(*datatype, call, false, &dt));
     if (dt->predefined)
         return ibex_mpi_error(NULL, MPI_ERR_TYPE, call, "cannot free predefined datatype %s",
                               dt->name);
@@ -156,14 +131,12 @@ static int status_check(const char *call, const MPI_Status *status, MPI_Datatype
     return ibex_dt_lookup(datatype, call, false, dt_p);
 }
 
-IBEX_WEAK_ALIAS(Get_count)
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
-    static const char call[] = "MPI_Get_count";
+    IBEX_ENTER_ANYTIME(Get_count);
     ibex_dt_t *dt = NULL;
-    int rc;
-    if ((rc = status_check(call, status, datatype, &dt)) || (rc = check_out(call, count, "count")))
-        return rc;
+    IBEX_CHECK(status_check(call, status, datatype, &dt));
+    IBEX_ARGS(Get_count, count);
     MPI_Count bytes = status->ibex_count, size = (MPI_Count)dt->size;
     if (size == 0)
         *count = 0; /* the standard's rule for zero-size types */
@@ -174,51 +147,45 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Get_elements_x)
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
-    static const char call[] = "MPI_Get_elements_x";
+    IBEX_ENTER_ANYTIME(Get_elements_x);
     ibex_dt_t *dt = NULL;
-    int rc;
-    if ((rc = status_check(call, status, datatype, &dt)) || (rc = check_out(call, count, "count")))
-        return rc;
+    IBEX_CHECK(status_check(call, status, datatype, &dt));
+    IBEX_ARGS(Get_elements_x, count);
     *count = ibex_dt_elements(dt, status->ibex_count);
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Get_elements)
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
-    static const char call[] = "MPI_Get_elements";
+    IBEX_ENTER_ANYTIME(Get_elements);
     ibex_dt_t *dt = NULL;
-    int rc;
-    if ((rc = status_check(call, status, datatype, &dt)) || (rc = check_out(call, count, "count")))
-        return rc;
+    IBEX_CHECK(status_check(call, status, datatype, &dt));
+    IBEX_ARGS(Get_elements, count);
     MPI_Count n = ibex_dt_elements(dt, status->ibex_count);
     *count = n > INT_MAX ? MPI_UNDEFINED : (int)n;
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Status_set_elements)
 int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
 {
-    static const char call[] = "MPI_Status_set_elements";
+    IBEX_ENTER_ANYTIME(Status_set_elements);
     ibex_dt_t *dt = NULL;
-    int rc;
-    if ((rc = status_check(call, status, datatype, &dt)))
-        return rc;
+    IBEX_CHECK(status_check(call, status, datatype, &dt));
     if (count < 0)
         return ibex_mpi_error(NULL, MPI_ERR_COUNT, call, "negative count %d", count);
     status->ibex_count = ibex_dt_elements_bytes(dt, count);
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Status_set_cancelled)
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
-    static const char call[] = "MPI_Status_set_cancelled";
+    IBEX_ENTER_ANYTIME(Status_set_cancelled);
     if (!status || status == MPI_STATUS_IGNORE)
         return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "status is NULL or MPI_STATUS_IGNORE");
     status->ibex_cancelled = flag != 0;
     return MPI_SUCCESS;
 }
+
+IBEX_MPI_ALIASES(dt_api)

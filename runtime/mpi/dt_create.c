@@ -2,6 +2,9 @@
  * The datatype constructors' entry points: MPI_Type_contiguous ... MPI_Type_dup. Each checks its
  * arguments, then describes the new type to the builder (runtime/engine/dt_build.c) as members
  * "count copies of oldtype at byte displacement disp".
+ * The datatype and op calls enter with IBEX_ENTER_ANYTIME: they never checked that MPI is
+ * running (before MPI_Init no handle is valid, so they fail on the handle) and their unit tests
+ * (tests/runtime/engine) call them without MPI_Init.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -11,6 +14,7 @@
 #include "ibex_err.h"
 #include "ibex_log.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 /* Argument checks shared by every constructor; on success *b holds a fresh type. */
 static int create_begin(const char *call, int count, MPI_Datatype *newtype, ibex_dt_build_t *b)
@@ -67,10 +71,9 @@ static int check_array(const char *call, int count, const void *arr, const char 
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Type_contiguous)
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    static const char call[] = "MPI_Type_contiguous";
+    IBEX_ENTER_ANYTIME(Type_contiguous);
     ibex_dt_t *old = NULL;
     ibex_dt_build_t b;
     int rc = create_begin(call, count, newtype, &b);
@@ -101,20 +104,20 @@ static int create_hvector(const char *call, int count, int blocklength, MPI_Aint
     return create_end(call, &b, combiner, false, newtype);
 }
 
-IBEX_WEAK_ALIAS(Type_vector)
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
                      MPI_Datatype *newtype)
 {
-    return create_hvector("MPI_Type_vector", count, blocklength, stride, oldtype,
-                          IBEX_DT_COMBINER_VECTOR, newtype);
+    IBEX_ENTER_ANYTIME(Type_vector);
+    return create_hvector(call, count, blocklength, stride, oldtype, IBEX_DT_COMBINER_VECTOR,
+                          newtype);
 }
 
-IBEX_WEAK_ALIAS(Type_create_hvector)
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                              MPI_Datatype *newtype)
 {
-    return create_hvector("MPI_Type_create_hvector", count, blocklength, stride, oldtype,
-                          IBEX_DT_COMBINER_HVECTOR, newtype);
+    IBEX_ENTER_ANYTIME(Type_create_hvector);
+    return create_hvector(call, count, blocklength, stride, oldtype, IBEX_DT_COMBINER_HVECTOR,
+                          newtype);
 }
 
 /* The indexed family: blocklengths (or one constant blocklength for the _block variants) and
@@ -153,11 +156,11 @@ static int create_indexed(const char *call, const indexed_args_t *a, MPI_Datatyp
     return create_end(call, &b, a->combiner, false, newtype);
 }
 
-IBEX_WEAK_ALIAS(Type_indexed)
 int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
                       const int array_of_displacements[], MPI_Datatype oldtype,
                       MPI_Datatype *newtype)
 {
+    IBEX_ENTER_ANYTIME(Type_indexed);
     indexed_args_t a = {count,
                         false,
                         array_of_blocklengths,
@@ -165,14 +168,14 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
                         array_of_displacements,
                         NULL,
                         IBEX_DT_COMBINER_INDEXED};
-    return create_indexed("MPI_Type_indexed", &a, oldtype, newtype);
+    return create_indexed(call, &a, oldtype, newtype);
 }
 
-IBEX_WEAK_ALIAS(Type_create_hindexed)
 int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
                               const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                               MPI_Datatype *newtype)
 {
+    IBEX_ENTER_ANYTIME(Type_create_hindexed);
     indexed_args_t a = {count,
                         false,
                         array_of_blocklengths,
@@ -180,13 +183,13 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
                         NULL,
                         array_of_displacements,
                         IBEX_DT_COMBINER_HINDEXED};
-    return create_indexed("MPI_Type_create_hindexed", &a, oldtype, newtype);
+    return create_indexed(call, &a, oldtype, newtype);
 }
 
-IBEX_WEAK_ALIAS(Type_create_indexed_block)
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
                                    MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    IBEX_ENTER_ANYTIME(Type_create_indexed_block);
     indexed_args_t a = {count,
                         true,
                         NULL,
@@ -194,14 +197,14 @@ int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_o
                         array_of_displacements,
                         NULL,
                         IBEX_DT_COMBINER_INDEXED_BLOCK};
-    return create_indexed("MPI_Type_create_indexed_block", &a, oldtype, newtype);
+    return create_indexed(call, &a, oldtype, newtype);
 }
 
-IBEX_WEAK_ALIAS(Type_create_hindexed_block)
 int PMPI_Type_create_hindexed_block(int count, int blocklength,
                                     const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                                     MPI_Datatype *newtype)
 {
+    IBEX_ENTER_ANYTIME(Type_create_hindexed_block);
     indexed_args_t a = {count,
                         true,
                         NULL,
@@ -209,15 +212,14 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
                         NULL,
                         array_of_displacements,
                         IBEX_DT_COMBINER_HINDEXED_BLOCK};
-    return create_indexed("MPI_Type_create_hindexed_block", &a, oldtype, newtype);
+    return create_indexed(call, &a, oldtype, newtype);
 }
 
-IBEX_WEAK_ALIAS(Type_create_struct)
 int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
                             const MPI_Aint array_of_displacements[],
                             const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
-    static const char call[] = "MPI_Type_create_struct";
+    IBEX_ENTER_ANYTIME(Type_create_struct);
     ibex_dt_t *old = NULL;
     ibex_dt_build_t b;
     int rc = create_begin(call, count, newtype, &b);
@@ -236,11 +238,10 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
     return create_end(call, &b, IBEX_DT_COMBINER_STRUCT, true, newtype);
 }
 
-IBEX_WEAK_ALIAS(Type_create_resized)
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                              MPI_Datatype *newtype)
 {
-    static const char call[] = "MPI_Type_create_resized";
+    IBEX_ENTER_ANYTIME(Type_create_resized);
     ibex_dt_t *old = NULL;
     ibex_dt_build_t b;
     int rc = create_begin(call, 0, newtype, &b);
@@ -256,10 +257,9 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     return create_end(call, &b, IBEX_DT_COMBINER_RESIZED, false, newtype);
 }
 
-IBEX_WEAK_ALIAS(Type_dup)
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    static const char call[] = "MPI_Type_dup";
+    IBEX_ENTER_ANYTIME(Type_dup);
     ibex_dt_t *old = NULL;
     ibex_dt_build_t b;
     int rc = create_begin(call, 0, newtype, &b);
@@ -271,3 +271,5 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     b.dt->committed = old->committed;
     return create_end(call, &b, IBEX_DT_COMBINER_DUP, false, newtype);
 }
+
+IBEX_MPI_ALIASES(dt_create)

@@ -1,7 +1,13 @@
-/* MPI_Pack, MPI_Unpack, MPI_Pack_size: the packed stream of runtime/engine/dt_pack.c. */
+/*
+ * MPI_Pack, MPI_Unpack, MPI_Pack_size: the packed stream of runtime/engine/dt_pack.c.
+ * The datatype and op calls enter with IBEX_ENTER_ANYTIME: they never checked that MPI is
+ * running (before MPI_Init no handle is valid, so they fail on the handle) and their unit tests
+ * (tests/runtime/engine) call them without MPI_Init.
+ */
 #include "dt_priv.h"
 #include "ibex_err.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 /* Checks shared by MPI_Pack and MPI_Unpack; gives the packed size of the message. */
 static int pack_check(const char *call, int count, MPI_Datatype datatype, const int *position,
@@ -18,11 +24,10 @@ static int pack_check(const char *call, int count, MPI_Datatype datatype, const 
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Pack)
 int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
               int *position, MPI_Comm comm)
 {
-    static const char call[] = "MPI_Pack";
+    IBEX_ENTER_ANYTIME(Pack);
     ibex_dt_t *dt = NULL;
     size_t bytes = 0;
     int rc = pack_check(call, incount, datatype, position, &dt, &bytes);
@@ -37,11 +42,10 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbu
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Unpack)
 int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
                 MPI_Datatype datatype, MPI_Comm comm)
 {
-    static const char call[] = "MPI_Unpack";
+    IBEX_ENTER_ANYTIME(Unpack);
     ibex_dt_t *dt = NULL;
     size_t bytes = 0;
     int rc = pack_check(call, outcount, datatype, position, &dt, &bytes);
@@ -56,10 +60,9 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Pack_size)
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
-    static const char call[] = "MPI_Pack_size";
+    IBEX_ENTER_ANYTIME(Pack_size);
     ibex_dt_t *dt = NULL;
     int rc;
     if (incount < 0)
@@ -74,3 +77,5 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
     *size = (int)bytes;
     return MPI_SUCCESS;
 }
+
+IBEX_MPI_ALIASES(dt_pack_api)

@@ -26,6 +26,7 @@
 #include "ibex_handle.h"
 #include "ibex_log.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 typedef struct ibex_errhandler {
     MPI_Comm_errhandler_function *fn;
@@ -139,12 +140,9 @@ int ibex_mpi_error(struct ibex_comm *comm, int errclass, const char *call, const
     err_fatal(comm, eh, errclass, msg);
 }
 
-IBEX_WEAK_ALIAS(Comm_create_errhandler)
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
-    static const char call[] = "MPI_Comm_create_errhandler";
-    if (ibex_check_initialized(call) != MPI_SUCCESS)
-        return MPI_ERR_OTHER;
+    IBEX_ENTER(Comm_create_errhandler);
     if (!fn || !errhandler)
         return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "%s is NULL", fn ? "errhandler" : "fn");
     ibex_errhandler_t *h = calloc(1, sizeof(*h));
@@ -161,14 +159,9 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Comm_set_errhandler)
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
-    static const char call[] = "MPI_Comm_set_errhandler";
-    ibex_comm_t *c;
-    int rc = ibex_comm_enter(comm, call, &c);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    IBEX_ENTER_COMM(Comm_set_errhandler, comm, c);
     if (!errhandler_is_predefined(errhandler) && !errhandler_user_get(errhandler))
         return ibex_mpi_error(c, MPI_ERR_ARG, call, "invalid error handler 0x%x%s",
                               (unsigned)errhandler,
@@ -178,16 +171,10 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Comm_get_errhandler)
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
-    static const char call[] = "MPI_Comm_get_errhandler";
-    ibex_comm_t *c;
-    int rc = ibex_comm_enter(comm, call, &c);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!errhandler)
-        return ibex_mpi_error(c, MPI_ERR_ARG, call, "errhandler is NULL");
+    IBEX_ENTER_COMM(Comm_get_errhandler, comm, c);
+    IBEX_ARGS(Comm_get_errhandler, errhandler);
     /* MPI: the returned handle is a new reference the program frees. */
     ibex_errhandler_t *h = ibex_handle_get(errhandler_table_get(), c->errhandler);
     if (h && !errhandler_is_predefined(c->errhandler))
@@ -196,28 +183,18 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Comm_call_errhandler)
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
-    static const char call[] = "MPI_Comm_call_errhandler";
-    ibex_comm_t *c;
-    int rc = ibex_comm_enter(comm, call, &c);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    ibex_mpi_error(c, errorcode, "MPI_Comm_call_errhandler", "error code %d raised by the program",
-                   errorcode);
+    IBEX_ENTER_COMM(Comm_call_errhandler, comm, c);
+    ibex_mpi_error(c, errorcode, call, "error code %d raised by the program", errorcode);
     /* MPI: success once the handler has been called and returned. */
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Errhandler_free)
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
-    static const char call[] = "MPI_Errhandler_free";
-    if (ibex_check_initialized(call) != MPI_SUCCESS)
-        return MPI_ERR_OTHER;
-    if (!errhandler)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "errhandler is NULL");
+    IBEX_ENTER(Errhandler_free);
+    IBEX_ARGS(Errhandler_free, errhandler);
     if (errhandler_is_predefined(*errhandler))
         return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "%s is predefined and cannot be freed",
                               errhandler_name(*errhandler));
@@ -229,3 +206,5 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
     *errhandler = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;
 }
+
+IBEX_MPI_ALIASES(errhandler)

@@ -9,6 +9,7 @@
 #include "ibex_err.h"
 #include "ibex_err_internal.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 #define IBEX_ERR_CLASS_LIST(X)                                                                     \
     X(MPI_SUCCESS, "no error")                                                                     \
@@ -134,11 +135,11 @@ int ibex_err_class_of(ibex_status_t status)
 
 /* Codes outside the range still get a string (not an error): a program that prints a code it
  * got from elsewhere should see what it was, not abort in its error path. */
-IBEX_WEAK_ALIAS(Error_string)
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
+    IBEX_ENTER_ANYTIME(Error_string);
     if (!string || !resultlen)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, "MPI_Error_string", "%s is NULL",
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "%s is NULL",
                               string ? "resultlen" : "string");
     const char *name = ibex_err_class_name(errorcode);
     int len;
@@ -151,14 +152,14 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Error_class)
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
-    if (!errorclass)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, "MPI_Error_class", "errorclass is NULL");
+    IBEX_ENTER_ANYTIME(Error_class);
+    IBEX_ARGS(Error_class, errorclass);
     if (!ibex_err_class_name(errorcode))
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, "MPI_Error_class", "unknown error code %d",
-                              errorcode);
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "unknown error code %d", errorcode);
     *errorclass = errorcode;
     return MPI_SUCCESS;
 }
+
+IBEX_MPI_ALIASES(errhandler_str)

@@ -9,6 +9,7 @@
 #include "comm_impl.h"
 #include "ibex_err.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 /* index[w] = rank of world rank w in g, or MPI_UNDEFINED; NULL when out of memory. */
 static int *group_world_index(const ibex_group_t *g)
@@ -24,11 +25,9 @@ static int *group_world_index(const ibex_group_t *g)
     return index;
 }
 
+/* Called after IBEX_ENTER (MPI is running). */
 static int group_lookup(MPI_Group handle, const char *call, ibex_group_t **g_p)
 {
-    int rc = ibex_check_initialized(call);
-    if (rc != MPI_SUCCESS)
-        return rc;
     ibex_group_t *g = ibex_group_get(handle);
     if (!g)
         return ibex_mpi_error(NULL, MPI_ERR_GROUP, call, "invalid group handle 0x%x", handle);
@@ -49,28 +48,22 @@ static int group_publish(ibex_group_t *g, const char *call, MPI_Group *newgroup)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Group_size)
 int PMPI_Group_size(MPI_Group group, int *size)
 {
+    IBEX_ENTER(Group_size);
     ibex_group_t *g = NULL;
-    int rc = group_lookup(group, "MPI_Group_size", &g);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!size)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, "MPI_Group_size", "size is NULL");
+    IBEX_CHECK(group_lookup(group, call, &g));
+    IBEX_ARGS(Group_size, size);
     *size = g->size;
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Group_rank)
 int PMPI_Group_rank(MPI_Group group, int *rank)
 {
+    IBEX_ENTER(Group_rank);
     ibex_group_t *g = NULL;
-    int rc = group_lookup(group, "MPI_Group_rank", &g);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!rank)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, "MPI_Group_rank", "rank is NULL");
+    IBEX_CHECK(group_lookup(group, call, &g));
+    IBEX_ARGS(Group_rank, rank);
     *rank = g->my_rank;
     return MPI_SUCCESS;
 }
@@ -98,18 +91,13 @@ static int group_check_ranks(const ibex_group_t *g, int n, const int *ranks, con
     return rc;
 }
 
-IBEX_WEAK_ALIAS(Group_incl)
 int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
-    const char *call = "MPI_Group_incl";
+    IBEX_ENTER(Group_incl);
     ibex_group_t *g = NULL;
-    int rc = group_lookup(group, call, &g);
-    if (rc == MPI_SUCCESS)
-        rc = group_check_ranks(g, n, ranks, call);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!newgroup)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "newgroup is NULL");
+    IBEX_CHECK(group_lookup(group, call, &g));
+    IBEX_CHECK(group_check_ranks(g, n, ranks, call));
+    IBEX_ARGS(Group_incl, newgroup);
     ibex_group_t *ng = ibex_group_new(n);
     if (ng && n > 0) {
         for (int i = 0; i < n; i++)
@@ -119,18 +107,13 @@ int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
     return group_publish(ng, call, newgroup);
 }
 
-IBEX_WEAK_ALIAS(Group_excl)
 int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
-    const char *call = "MPI_Group_excl";
+    IBEX_ENTER(Group_excl);
     ibex_group_t *g = NULL;
-    int rc = group_lookup(group, call, &g);
-    if (rc == MPI_SUCCESS)
-        rc = group_check_ranks(g, n, ranks, call);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!newgroup)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "newgroup is NULL");
+    IBEX_CHECK(group_lookup(group, call, &g));
+    IBEX_CHECK(group_check_ranks(g, n, ranks, call));
+    IBEX_ARGS(Group_excl, newgroup);
     char *drop = calloc((size_t)g->size + 1, 1);
     ibex_group_t *ng = drop ? ibex_group_new(g->size - n) : NULL;
     if (ng && ng->size > 0) {
@@ -145,17 +128,13 @@ int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
     return group_publish(ng, call, newgroup);
 }
 
-IBEX_WEAK_ALIAS(Group_translate_ranks)
 int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
                                int ranks2[])
 {
-    const char *call = "MPI_Group_translate_ranks";
+    IBEX_ENTER(Group_translate_ranks);
     ibex_group_t *g1 = NULL, *g2 = NULL;
-    int rc = group_lookup(group1, call, &g1);
-    if (rc == MPI_SUCCESS)
-        rc = group_lookup(group2, call, &g2);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    IBEX_CHECK(group_lookup(group1, call, &g1));
+    IBEX_CHECK(group_lookup(group2, call, &g2));
     if (n < 0 || (n > 0 && (!ranks1 || !ranks2)))
         return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "n = %d or a NULL rank array", n);
     for (int i = 0; i < n; i++)
@@ -172,18 +151,13 @@ int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Group_compare)
 int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
-    const char *call = "MPI_Group_compare";
+    IBEX_ENTER(Group_compare);
     ibex_group_t *g1 = NULL, *g2 = NULL;
-    int rc = group_lookup(group1, call, &g1);
-    if (rc == MPI_SUCCESS)
-        rc = group_lookup(group2, call, &g2);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!result)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "result is NULL");
+    IBEX_CHECK(group_lookup(group1, call, &g1));
+    IBEX_CHECK(group_lookup(group2, call, &g2));
+    IBEX_ARGS(Group_compare, result);
     *result = ibex_group_compare(g1, g2);
     return MPI_SUCCESS;
 }
@@ -216,51 +190,47 @@ out:
     return ng;
 }
 
+/* The body of Group_union / intersection / difference, after their entry and checks. */
 static int group_set_api(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup, set_op_t op,
                          const char *call)
 {
     ibex_group_t *g1 = NULL, *g2 = NULL;
-    int rc = group_lookup(group1, call, &g1);
-    if (rc == MPI_SUCCESS)
-        rc = group_lookup(group2, call, &g2);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    IBEX_CHECK(group_lookup(group1, call, &g1));
+    IBEX_CHECK(group_lookup(group2, call, &g2));
     if (!newgroup)
         return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "newgroup is NULL");
     return group_publish(group_set_op(g1, g2, op), call, newgroup);
 }
 
-IBEX_WEAK_ALIAS(Group_union)
 int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
-    return group_set_api(group1, group2, newgroup, SET_UNION, "MPI_Group_union");
+    IBEX_ENTER(Group_union);
+    return group_set_api(group1, group2, newgroup, SET_UNION, call);
 }
 
-IBEX_WEAK_ALIAS(Group_intersection)
 int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
-    return group_set_api(group1, group2, newgroup, SET_INTERSECTION, "MPI_Group_intersection");
+    IBEX_ENTER(Group_intersection);
+    return group_set_api(group1, group2, newgroup, SET_INTERSECTION, call);
 }
 
-IBEX_WEAK_ALIAS(Group_difference)
 int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
-    return group_set_api(group1, group2, newgroup, SET_DIFFERENCE, "MPI_Group_difference");
+    IBEX_ENTER(Group_difference);
+    return group_set_api(group1, group2, newgroup, SET_DIFFERENCE, call);
 }
 
 /* Freeing MPI_GROUP_EMPTY is allowed (Group_incl with n = 0 returns it) and only nulls the
  * handle; the object is predefined. */
-IBEX_WEAK_ALIAS(Group_free)
 int PMPI_Group_free(MPI_Group *group)
 {
-    const char *call = "MPI_Group_free";
-    if (!group)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "group is NULL");
+    IBEX_ENTER(Group_free);
+    IBEX_ARGS(Group_free, group);
     ibex_group_t *g = NULL;
-    int rc = group_lookup(*group, call, &g);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    IBEX_CHECK(group_lookup(*group, call, &g));
     ibex_group_release(g);
     *group = MPI_GROUP_NULL;
     return MPI_SUCCESS;
 }
+
+IBEX_MPI_ALIASES(group_api)

@@ -16,6 +16,7 @@
 #include "ibex_p2p.h"
 #include "ibex_request.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 ibex_runtime_t ibex_rt;
 
@@ -127,29 +128,25 @@ err_busy:
     return errclass;
 }
 
-IBEX_WEAK_ALIAS(Init)
 int PMPI_Init(int *argc, char ***argv)
 {
-    return init_start("MPI_Init", MPI_THREAD_SINGLE);
+    IBEX_ENTER_ANYTIME(Init);
+    return init_start(call, MPI_THREAD_SINGLE);
 }
 
-IBEX_WEAK_ALIAS(Init_thread)
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    if (!provided)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, "MPI_Init_thread", "provided is NULL");
-    int rc = init_start("MPI_Init_thread", required);
+    IBEX_ENTER_ANYTIME(Init_thread);
+    IBEX_ARGS(Init_thread, provided);
+    int rc = init_start(call, required);
     if (rc == MPI_SUCCESS)
         *provided = ibex_rt.thread_level;
     return rc;
 }
 
-IBEX_WEAK_ALIAS(Finalize)
 int PMPI_Finalize(void)
 {
-    static const char call[] = "MPI_Finalize";
-    if (ibex_check_initialized(call) != MPI_SUCCESS)
-        return MPI_ERR_OTHER;
+    IBEX_ENTER(Finalize);
     int errclass = MPI_SUCCESS;
     init_busy = true;
     /* No peer may still read our memory when the transports close: drain ours, then wait for
@@ -171,20 +168,18 @@ int PMPI_Finalize(void)
     return errclass;
 }
 
-IBEX_WEAK_ALIAS(Initialized)
 int PMPI_Initialized(int *flag)
 {
-    if (!flag)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, "MPI_Initialized", "flag is NULL");
+    IBEX_ENTER_ANYTIME(Initialized);
+    IBEX_ARGS(Initialized, flag);
     *flag = ibex_rt.initialized; /* stays true after MPI_Finalize, as MPI says */
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Finalized)
 int PMPI_Finalized(int *flag)
 {
-    if (!flag)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, "MPI_Finalized", "flag is NULL");
+    IBEX_ENTER_ANYTIME(Finalized);
+    IBEX_ARGS(Finalized, flag);
     *flag = ibex_rt.finalized;
     return MPI_SUCCESS;
 }
@@ -201,9 +196,9 @@ static const char *init_comm_name(MPI_Comm comm)
 
 /* The whole job ends, whatever the communicator: the launcher can only end whole jobs, which
  * MPI allows. The launcher exits with errorcode. */
-IBEX_WEAK_ALIAS(Abort)
 int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
+    IBEX_ENTER_ANYTIME(Abort);
     char msg[512];
     if (ibex_rt.boot.size > 0)
         snprintf(msg, sizeof(msg),
@@ -215,26 +210,20 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
     ibex_boot_abort(errorcode, msg);
 }
 
-IBEX_WEAK_ALIAS(Query_thread)
 int PMPI_Query_thread(int *provided)
 {
-    static const char call[] = "MPI_Query_thread";
-    if (ibex_check_initialized(call) != MPI_SUCCESS)
-        return MPI_ERR_OTHER;
-    if (!provided)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "provided is NULL");
+    IBEX_ENTER(Query_thread);
+    IBEX_ARGS(Query_thread, provided);
     *provided = ibex_rt.thread_level;
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Is_thread_main)
 int PMPI_Is_thread_main(int *flag)
 {
-    static const char call[] = "MPI_Is_thread_main";
-    if (ibex_check_initialized(call) != MPI_SUCCESS)
-        return MPI_ERR_OTHER;
-    if (!flag)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "flag is NULL");
+    IBEX_ENTER(Is_thread_main);
+    IBEX_ARGS(Is_thread_main, flag);
     *flag = pthread_equal(pthread_self(), ibex_rt.main_thread) != 0;
     return MPI_SUCCESS;
 }
+
+IBEX_MPI_ALIASES(init)

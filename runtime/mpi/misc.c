@@ -10,20 +10,21 @@
 #include "ibex_err.h"
 #include "ibex_p2p.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 /* CLOCK_MONOTONIC: never steps backwards with NTP; not synchronised between nodes
  * (MPI_WTIME_IS_GLOBAL is false). */
-IBEX_WEAK_ALIAS(Wtime)
 double PMPI_Wtime(void)
 {
+    IBEX_ENTER_ANYTIME(Wtime);
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-IBEX_WEAK_ALIAS(Wtick)
 double PMPI_Wtick(void)
 {
+    IBEX_ENTER_ANYTIME(Wtick);
     struct timespec res;
     if (clock_getres(CLOCK_MONOTONIC, &res) != 0)
         return 1e-9;
@@ -40,12 +41,9 @@ static int misc_copy_string(char *dst, int max, const char *src)
     return len;
 }
 
-IBEX_WEAK_ALIAS(Get_processor_name)
 int PMPI_Get_processor_name(char *name, int *resultlen)
 {
-    static const char call[] = "MPI_Get_processor_name";
-    if (ibex_check_initialized(call) != MPI_SUCCESS)
-        return MPI_ERR_OTHER;
+    IBEX_ENTER(Get_processor_name);
     if (!name || !resultlen)
         return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "%s is NULL", name ? "resultlen" : "name");
     /* The host name PMIx gave this rank (the launcher's name for the node). */
@@ -54,22 +52,22 @@ int PMPI_Get_processor_name(char *name, int *resultlen)
 }
 
 /* May be called at any time, also before MPI_Init (MPI-4 8.1.1). */
-IBEX_WEAK_ALIAS(Get_version)
 int PMPI_Get_version(int *version, int *subversion)
 {
+    IBEX_ENTER_ANYTIME(Get_version);
     if (!version || !subversion)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, "MPI_Get_version", "%s is NULL",
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "%s is NULL",
                               version ? "subversion" : "version");
     *version = MPI_VERSION;
     *subversion = MPI_SUBVERSION;
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Get_library_version)
 int PMPI_Get_library_version(char *version, int *resultlen)
 {
+    IBEX_ENTER_ANYTIME(Get_library_version);
     if (!version || !resultlen)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, "MPI_Get_library_version", "%s is NULL",
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "%s is NULL",
                               version ? "resultlen" : "version");
     char text[MPI_MAX_LIBRARY_VERSION_STRING];
     snprintf(text, sizeof(text), "Ibex %s (MPI %d.%d subset), built %s %s", IBEX_VERSION_STRING,
@@ -79,16 +77,12 @@ int PMPI_Get_library_version(char *version, int *resultlen)
 }
 
 /* Errors here are not tied to a communicator: MPI_COMM_SELF's or MPI_COMM_WORLD's handler. */
-IBEX_WEAK_ALIAS(Alloc_mem)
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
-    static const char call[] = "MPI_Alloc_mem";
-    if (ibex_check_initialized(call) != MPI_SUCCESS)
-        return MPI_ERR_OTHER;
+    IBEX_ENTER(Alloc_mem);
     if (size < 0)
         return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "invalid size %ld (negative)", (long)size);
-    if (!baseptr)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "baseptr is NULL");
+    IBEX_ARGS(Alloc_mem, baseptr);
     void *ptr;
     ibex_status_t st = ibex_p2p_mem_alloc((size_t)size, &ptr);
     if (st != IBEX_OK)
@@ -98,12 +92,9 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Free_mem)
 int PMPI_Free_mem(void *base)
 {
-    static const char call[] = "MPI_Free_mem";
-    if (ibex_check_initialized(call) != MPI_SUCCESS)
-        return MPI_ERR_OTHER;
+    IBEX_ENTER(Free_mem);
     if (!base)
         return MPI_SUCCESS; /* like free(NULL), so a zero-size MPI_Alloc_mem may be freed */
     ibex_status_t st = ibex_p2p_mem_free(base);
@@ -113,24 +104,25 @@ int PMPI_Free_mem(void *base)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Get_address)
 int PMPI_Get_address(const void *location, MPI_Aint *address)
 {
-    if (!address)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, "MPI_Get_address", "address is NULL");
+    IBEX_ENTER_ANYTIME(Get_address);
+    IBEX_ARGS(Get_address, address);
     *address = (MPI_Aint)(uintptr_t)location;
     return MPI_SUCCESS;
 }
 
 /* Address arithmetic in unsigned integers: defined on wrap-around, unlike pointer arithmetic. */
-IBEX_WEAK_ALIAS(Aint_add)
 MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
 {
+    IBEX_ENTER_ANYTIME(Aint_add);
     return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
 }
 
-IBEX_WEAK_ALIAS(Aint_diff)
 MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 {
+    IBEX_ENTER_ANYTIME(Aint_diff);
     return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
 }
+
+IBEX_MPI_ALIASES(misc)

@@ -1,8 +1,14 @@
-/* MPI entry points on reduction operations: user ops and MPI_Reduce_local. */
+/*
+ * MPI entry points on reduction operations: user ops and MPI_Reduce_local.
+ * The datatype and op calls enter with IBEX_ENTER_ANYTIME: they never checked that MPI is
+ * running (before MPI_Init no handle is valid, so they fail on the handle) and their unit tests
+ * (tests/runtime/engine) call them without MPI_Init.
+ */
 #include "dt_priv.h"
 #include "ibex_err.h"
 #include "ibex_runtime.h"
 #include "op_priv.h"
+#include "ibex_entry.h"
 
 static int op_lookup(MPI_Op handle, const char *call, ibex_op_t **op_p)
 {
@@ -13,10 +19,9 @@ static int op_lookup(MPI_Op handle, const char *call, ibex_op_t **op_p)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Op_create)
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
-    static const char call[] = "MPI_Op_create";
+    IBEX_ENTER_ANYTIME(Op_create);
     if (!user_fn || !op)
         return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "%s is NULL", op ? "user_fn" : "op");
     ibex_op_t *o = ibex_op_create(user_fn, commute != 0);
@@ -26,16 +31,12 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Op_free)
 int PMPI_Op_free(MPI_Op *op)
 {
-    static const char call[] = "MPI_Op_free";
+    IBEX_ENTER_ANYTIME(Op_free);
     ibex_op_t *o = NULL;
-    int rc;
-    if (!op)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "op is NULL");
-    if ((rc = op_lookup(*op, call, &o)) != MPI_SUCCESS)
-        return rc;
+    IBEX_ARGS(Op_free, op);
+    IBEX_CHECK(op_lookup(*op, call, &o));
     if (o->predefined)
         return ibex_mpi_error(NULL, MPI_ERR_OP, call, "cannot free predefined op 0x%x", *op);
     ibex_op_free(o);
@@ -43,25 +44,20 @@ int PMPI_Op_free(MPI_Op *op)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Op_commutative)
 int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
-    static const char call[] = "MPI_Op_commutative";
+    IBEX_ENTER_ANYTIME(Op_commutative);
     ibex_op_t *o = NULL;
-    int rc;
-    if ((rc = op_lookup(op, call, &o)) != MPI_SUCCESS)
-        return rc;
-    if (!commute)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "commute is NULL");
+    IBEX_CHECK(op_lookup(op, call, &o));
+    IBEX_ARGS(Op_commutative, commute);
     *commute = o->commutative;
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Reduce_local)
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
                       MPI_Op op)
 {
-    static const char call[] = "MPI_Reduce_local";
+    IBEX_ENTER_ANYTIME(Reduce_local);
     ibex_op_t *o = NULL;
     ibex_dt_t *dt = NULL;
     int rc;
@@ -75,3 +71,5 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
                               dt->name[0] ? dt->name : "(derived)");
     return MPI_SUCCESS;
 }
+
+IBEX_MPI_ALIASES(op_api)

@@ -4,6 +4,7 @@
 
 #include "ibex_p2p_api.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 /* Blocking = start, wait, finish: one path for every blocking call. */
 static int wait_finish(ibex_req_t *req, MPI_Status *st, const char *call)
@@ -45,94 +46,85 @@ static int send_nonblocking(const char *call, const void *buf, int count, MPI_Da
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Send)
 int PMPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
-    return send_blocking("MPI_Send", buf, count, dt, dest, tag, comm, IBEX_SEND_STANDARD);
+    IBEX_ENTER_FAST(Send);
+    return send_blocking(call, buf, count, dt, dest, tag, comm, IBEX_SEND_STANDARD);
 }
 
-IBEX_WEAK_ALIAS(Ssend)
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
-    return send_blocking("MPI_Ssend", buf, count, dt, dest, tag, comm, IBEX_SEND_SYNC);
+    IBEX_ENTER_FAST(Ssend);
+    return send_blocking(call, buf, count, dt, dest, tag, comm, IBEX_SEND_SYNC);
 }
 
-IBEX_WEAK_ALIAS(Rsend)
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
-    return send_blocking("MPI_Rsend", buf, count, dt, dest, tag, comm, IBEX_SEND_READY);
+    IBEX_ENTER_FAST(Rsend);
+    return send_blocking(call, buf, count, dt, dest, tag, comm, IBEX_SEND_READY);
 }
 
-IBEX_WEAK_ALIAS(Bsend)
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
-    return send_blocking("MPI_Bsend", buf, count, dt, dest, tag, comm, IBEX_SEND_BUFFERED);
+    IBEX_ENTER_FAST(Bsend);
+    return send_blocking(call, buf, count, dt, dest, tag, comm, IBEX_SEND_BUFFERED);
 }
 
-IBEX_WEAK_ALIAS(Isend)
 int PMPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
-    return send_nonblocking("MPI_Isend", buf, count, dt, dest, tag, comm, IBEX_SEND_STANDARD,
-                            request);
+    IBEX_ENTER_FAST(Isend);
+    return send_nonblocking(call, buf, count, dt, dest, tag, comm, IBEX_SEND_STANDARD, request);
 }
 
-IBEX_WEAK_ALIAS(Issend)
 int PMPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                 MPI_Request *request)
 {
-    return send_nonblocking("MPI_Issend", buf, count, dt, dest, tag, comm, IBEX_SEND_SYNC, request);
+    IBEX_ENTER_FAST(Issend);
+    return send_nonblocking(call, buf, count, dt, dest, tag, comm, IBEX_SEND_SYNC, request);
 }
 
-IBEX_WEAK_ALIAS(Irsend)
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                 MPI_Request *request)
 {
-    return send_nonblocking("MPI_Irsend", buf, count, dt, dest, tag, comm, IBEX_SEND_READY,
-                            request);
+    IBEX_ENTER_FAST(Irsend);
+    return send_nonblocking(call, buf, count, dt, dest, tag, comm, IBEX_SEND_READY, request);
 }
 
-IBEX_WEAK_ALIAS(Ibsend)
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                 MPI_Request *request)
 {
-    return send_nonblocking("MPI_Ibsend", buf, count, dt, dest, tag, comm, IBEX_SEND_BUFFERED,
-                            request);
+    IBEX_ENTER_FAST(Ibsend);
+    return send_nonblocking(call, buf, count, dt, dest, tag, comm, IBEX_SEND_BUFFERED, request);
 }
 
-IBEX_WEAK_ALIAS(Recv)
 int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
               MPI_Status *status)
 {
+    IBEX_ENTER_FAST(Recv);
     ibex_req_t *req;
-    int rc = ibex_p2p_recv_req("MPI_Recv", buf, count, dt, source, tag, comm, true, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return wait_finish(req, status, "MPI_Recv");
+    IBEX_CHECK(ibex_p2p_recv_req(call, buf, count, dt, source, tag, comm, true, &req));
+    return wait_finish(req, status, call);
 }
 
-IBEX_WEAK_ALIAS(Irecv)
 int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
+    IBEX_ENTER_FAST(Irecv);
     ibex_req_t *req;
     if (!request)
-        return ibex_mpi_error(ibex_comm_get(comm), MPI_ERR_ARG, "MPI_Irecv",
-                              "request pointer is NULL");
-    int rc = ibex_p2p_recv_req("MPI_Irecv", buf, count, dt, source, tag, comm, true, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
+        return ibex_mpi_error(ibex_comm_get(comm), MPI_ERR_ARG, call, "request pointer is NULL");
+    IBEX_CHECK(ibex_p2p_recv_req(call, buf, count, dt, source, tag, comm, true, &req));
     if (ibex_req_publish(req, request) != 0)
-        return ibex_mpi_error(req->comm, MPI_ERR_NO_MEM, "MPI_Irecv", "out of request handles");
+        return ibex_mpi_error(req->comm, MPI_ERR_NO_MEM, call, "out of request handles");
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Sendrecv)
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                   MPI_Comm comm, MPI_Status *status)
 {
-    static const char call[] = "MPI_Sendrecv";
+    IBEX_ENTER(Sendrecv);
     ibex_req_t *rreq, *sreq;
     int rc =
         ibex_p2p_recv_req(call, recvbuf, recvcount, recvtype, source, recvtag, comm, true, &rreq);
@@ -155,11 +147,10 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
     return wait_finish(rreq, status, call);
 }
 
-IBEX_WEAK_ALIAS(Sendrecv_replace)
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                           int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    static const char call[] = "MPI_Sendrecv_replace";
+    IBEX_ENTER(Sendrecv_replace);
     ibex_comm_t *c;
     ibex_dt_t *dt;
     int rc = ibex_p2p_check_args(call, buf, count, datatype, dest, sendtag, comm, false, &c, &dt);
@@ -176,3 +167,5 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
     free(tmp);
     return rc;
 }
+
+IBEX_MPI_ALIASES(p2p_api)

@@ -7,6 +7,7 @@
 
 #include "ibex_p2p_api.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 typedef struct bsend_block {
     size_t size; /* bytes of this block, header included */
@@ -109,18 +110,15 @@ int ibex_p2p_bsend_start(const char *call, ibex_req_t *req)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Buffer_attach)
 int PMPI_Buffer_attach(void *buffer, int size)
 {
-    int rc = ibex_check_initialized("MPI_Buffer_attach");
-    if (rc != MPI_SUCCESS)
-        return rc;
+    IBEX_ENTER(Buffer_attach);
     if (bsend_buf)
-        return ibex_mpi_error(NULL, MPI_ERR_BUFFER, "MPI_Buffer_attach",
+        return ibex_mpi_error(NULL, MPI_ERR_BUFFER, call,
                               "a buffer is already attached (detach it first)");
     if (size < 0 || (!buffer && size > 0))
-        return ibex_mpi_error(NULL, MPI_ERR_BUFFER, "MPI_Buffer_attach",
-                              "invalid buffer %p of size %d", buffer, size);
+        return ibex_mpi_error(NULL, MPI_ERR_BUFFER, call, "invalid buffer %p of size %d", buffer,
+                              size);
     size_t usable = (size_t)size & ~(size_t)(BLOCK_ALIGN - 1);
     if (usable < BLOCK_HDR + BLOCK_ALIGN)
         usable = 0;
@@ -133,14 +131,11 @@ int PMPI_Buffer_attach(void *buffer, int size)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Buffer_detach)
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
-    int rc = ibex_check_initialized("MPI_Buffer_detach");
-    if (rc != MPI_SUCCESS)
-        return rc;
+    IBEX_ENTER(Buffer_detach);
     if (!buffer_addr || !size)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, "MPI_Buffer_detach", "NULL argument");
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "NULL argument");
     /* Detach blocks until every buffered message has been transmitted. */
     int idle = 0;
     while (bsend_busy())
@@ -151,3 +146,5 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
     bsend_size = 0;
     return MPI_SUCCESS;
 }
+
+IBEX_MPI_ALIASES(p2p_bsend)

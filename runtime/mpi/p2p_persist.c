@@ -1,6 +1,7 @@
 /* Persistent requests: *_init makes an inactive request; MPI_Start / Startall start it. */
 #include "ibex_p2p_api.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 static int persist_make(ibex_req_t *req, MPI_Request *request, const char *call)
 {
@@ -25,44 +26,43 @@ static int send_init(const char *call, const void *buf, int count, MPI_Datatype 
     return rc != MPI_SUCCESS ? rc : persist_make(req, request, call);
 }
 
-IBEX_WEAK_ALIAS(Send_init)
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                    MPI_Request *request)
 {
-    return send_init("MPI_Send_init", buf, count, dt, dest, tag, comm, IBEX_SEND_STANDARD, request);
+    IBEX_ENTER_FAST(Send_init);
+    return send_init(call, buf, count, dt, dest, tag, comm, IBEX_SEND_STANDARD, request);
 }
 
-IBEX_WEAK_ALIAS(Ssend_init)
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                     MPI_Request *request)
 {
-    return send_init("MPI_Ssend_init", buf, count, dt, dest, tag, comm, IBEX_SEND_SYNC, request);
+    IBEX_ENTER_FAST(Ssend_init);
+    return send_init(call, buf, count, dt, dest, tag, comm, IBEX_SEND_SYNC, request);
 }
 
-IBEX_WEAK_ALIAS(Rsend_init)
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                     MPI_Request *request)
 {
-    return send_init("MPI_Rsend_init", buf, count, dt, dest, tag, comm, IBEX_SEND_READY, request);
+    IBEX_ENTER_FAST(Rsend_init);
+    return send_init(call, buf, count, dt, dest, tag, comm, IBEX_SEND_READY, request);
 }
 
-IBEX_WEAK_ALIAS(Bsend_init)
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                     MPI_Request *request)
 {
-    return send_init("MPI_Bsend_init", buf, count, dt, dest, tag, comm, IBEX_SEND_BUFFERED,
-                     request);
+    IBEX_ENTER_FAST(Bsend_init);
+    return send_init(call, buf, count, dt, dest, tag, comm, IBEX_SEND_BUFFERED, request);
 }
 
-IBEX_WEAK_ALIAS(Recv_init)
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                    MPI_Request *request)
 {
+    IBEX_ENTER_FAST(Recv_init);
     ibex_req_t *req;
     if (!request)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, "MPI_Recv_init", "request pointer is NULL");
-    int rc = ibex_p2p_recv_req("MPI_Recv_init", buf, count, dt, source, tag, comm, false, &req);
-    return rc != MPI_SUCCESS ? rc : persist_make(req, request, "MPI_Recv_init");
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "request pointer is NULL");
+    int rc = ibex_p2p_recv_req(call, buf, count, dt, source, tag, comm, false, &req);
+    return rc != MPI_SUCCESS ? rc : persist_make(req, request, call);
 }
 
 static int start_one(MPI_Request h, const char *call)
@@ -85,27 +85,24 @@ static int start_one(MPI_Request h, const char *call)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Start)
 int PMPI_Start(MPI_Request *request)
 {
-    int rc = ibex_check_initialized("MPI_Start");
-    if (rc != MPI_SUCCESS)
-        return rc;
+    IBEX_ENTER(Start);
     if (!request)
-        return ibex_mpi_error(NULL, MPI_ERR_REQUEST, "MPI_Start", "request pointer is NULL");
-    return start_one(*request, "MPI_Start");
+        return ibex_mpi_error(NULL, MPI_ERR_REQUEST, call, "request pointer is NULL");
+    return start_one(*request, call);
 }
 
-IBEX_WEAK_ALIAS(Startall)
 int PMPI_Startall(int count, MPI_Request reqs[])
 {
-    int rc = ibex_check_initialized("MPI_Startall");
-    if (rc != MPI_SUCCESS)
-        return rc;
+    IBEX_ENTER(Startall);
+    int rc;
     if (count < 0 || (count > 0 && !reqs))
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, "MPI_Startall", "invalid request array");
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "invalid request array");
     for (int i = 0; i < count; i++)
-        if ((rc = start_one(reqs[i], "MPI_Startall")) != MPI_SUCCESS)
+        if ((rc = start_one(reqs[i], call)) != MPI_SUCCESS)
             return rc;
     return MPI_SUCCESS;
 }
+
+IBEX_MPI_ALIASES(p2p_persist)

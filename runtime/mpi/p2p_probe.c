@@ -5,6 +5,7 @@
 #include "ibex_handle.h"
 #include "ibex_p2p_api.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 /* A matched-probe message: the unexpected message, out of every queue. */
 typedef struct probe_msg {
@@ -72,11 +73,11 @@ static ibex_umsg_t *probe_wait(ibex_comm_t *c, int source, int tag, bool take)
     return u;
 }
 
-IBEX_WEAK_ALIAS(Iprobe)
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
+    IBEX_ENTER_FAST(Iprobe);
     ibex_comm_t *c;
-    int rc = probe_check("MPI_Iprobe", source, tag, comm, &c);
+    int rc = probe_check(call, source, tag, comm, &c);
     if (rc != MPI_SUCCESS)
         return rc;
     if (source == MPI_PROC_NULL) {
@@ -91,11 +92,11 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Probe)
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    IBEX_ENTER_FAST(Probe);
     ibex_comm_t *c;
-    int rc = probe_check("MPI_Probe", source, tag, comm, &c);
+    int rc = probe_check(call, source, tag, comm, &c);
     if (rc != MPI_SUCCESS)
         return rc;
     if (source == MPI_PROC_NULL) {
@@ -124,12 +125,12 @@ static int msg_publish(ibex_comm_t *c, ibex_umsg_t *u, MPI_Message *message)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Improbe)
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
                  MPI_Status *status)
 {
+    IBEX_ENTER_FAST(Improbe);
     ibex_comm_t *c;
-    int rc = probe_check("MPI_Improbe", source, tag, comm, &c);
+    int rc = probe_check(call, source, tag, comm, &c);
     if (rc != MPI_SUCCESS)
         return rc;
     if (source == MPI_PROC_NULL) {
@@ -146,11 +147,11 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
     return msg_publish(c, u, message);
 }
 
-IBEX_WEAK_ALIAS(Mprobe)
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
+    IBEX_ENTER_FAST(Mprobe);
     ibex_comm_t *c;
-    int rc = probe_check("MPI_Mprobe", source, tag, comm, &c);
+    int rc = probe_check(call, source, tag, comm, &c);
     if (rc != MPI_SUCCESS)
         return rc;
     if (source == MPI_PROC_NULL) {
@@ -196,27 +197,29 @@ static int mrecv_start(const char *call, void *buf, int count, MPI_Datatype data
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Mrecv)
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
                MPI_Status *status)
 {
+    IBEX_ENTER_FAST(Mrecv);
     ibex_req_t *req;
-    int rc = mrecv_start("MPI_Mrecv", buf, count, datatype, message, &req);
+    int rc = mrecv_start(call, buf, count, datatype, message, &req);
     if (rc != MPI_SUCCESS)
         return rc;
     ibex_req_wait_complete(req);
-    return ibex_p2p_finish(req, NULL, status, "MPI_Mrecv", true);
+    return ibex_p2p_finish(req, NULL, status, call, true);
 }
 
-IBEX_WEAK_ALIAS(Imrecv)
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
                 MPI_Request *request)
 {
+    IBEX_ENTER_FAST(Imrecv);
     ibex_req_t *req;
-    int rc = mrecv_start("MPI_Imrecv", buf, count, datatype, message, &req);
+    int rc = mrecv_start(call, buf, count, datatype, message, &req);
     if (rc != MPI_SUCCESS)
         return rc;
     if (ibex_req_publish(req, request) != 0)
-        return ibex_mpi_error(req->comm, MPI_ERR_NO_MEM, "MPI_Imrecv", "out of request handles");
+        return ibex_mpi_error(req->comm, MPI_ERR_NO_MEM, call, "out of request handles");
     return MPI_SUCCESS;
 }
+
+IBEX_MPI_ALIASES(p2p_probe)

@@ -2,6 +2,7 @@
  * Request_get_status, Cancel. */
 #include "ibex_p2p_api.h"
 #include "ibex_runtime.h"
+#include "ibex_entry.h"
 
 enum { REQ_INACTIVE = 0, REQ_LIVE = 1 };
 
@@ -35,6 +36,8 @@ static MPI_Status *status_at(MPI_Status *array, int i)
     return array == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &array[i];
 }
 
+/* The entry check of the completion calls (after IBEX_ENTER_FAST): MPI is running, then the
+ * count, the array and every handle in it; one call on the MPI_Wait / MPI_Test path. */
 static int check_array(const char *call, int count, const MPI_Request reqs[])
 {
     int rc = ibex_check_initialized(call);
@@ -53,29 +56,27 @@ static int check_array(const char *call, int count, const MPI_Request reqs[])
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Wait)
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
+    IBEX_ENTER_FAST(Wait);
     ibex_req_t *req;
-    int rc = check_array("MPI_Wait", 1, request);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (req_lookup(*request, "MPI_Wait", &req, &rc) == REQ_INACTIVE) {
+    int rc;
+    IBEX_CHECK(check_array(call, 1, request));
+    if (req_lookup(*request, call, &req, &rc) == REQ_INACTIVE) {
         status_empty_out(status);
         return rc;
     }
     ibex_req_wait_complete(req);
-    return ibex_p2p_finish(req, request, status, "MPI_Wait", true);
+    return ibex_p2p_finish(req, request, status, call, true);
 }
 
-IBEX_WEAK_ALIAS(Test)
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
+    IBEX_ENTER_FAST(Test);
     ibex_req_t *req;
-    int rc = check_array("MPI_Test", 1, request);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (req_lookup(*request, "MPI_Test", &req, &rc) == REQ_INACTIVE) {
+    int rc;
+    IBEX_CHECK(check_array(call, 1, request));
+    if (req_lookup(*request, call, &req, &rc) == REQ_INACTIVE) {
         *flag = 1;
         status_empty_out(status);
         return rc;
@@ -85,7 +86,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     *flag = req->complete;
     if (!req->complete)
         return MPI_SUCCESS;
-    return ibex_p2p_finish(req, request, status, "MPI_Test", true);
+    return ibex_p2p_finish(req, request, status, call, true);
 }
 
 /* Finishes every completed request among reqs[0..count) (Waitall, Testall, Waitsome...), with
@@ -142,24 +143,20 @@ static void scan(int count, const MPI_Request reqs[], int *live_p, int *done_p)
     *done_p = done;
 }
 
-IBEX_WEAK_ALIAS(Waitall)
 int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 {
-    int rc = check_array("MPI_Waitall", count, reqs);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    IBEX_ENTER_FAST(Waitall);
+    IBEX_CHECK(check_array(call, count, reqs));
     int live, done, idle = 0;
     for (scan(count, reqs, &live, &done); done < live; scan(count, reqs, &live, &done))
         ibex_wait_step(&idle);
-    return finish_many("MPI_Waitall", count, reqs, statuses, NULL, NULL);
+    return finish_many(call, count, reqs, statuses, NULL, NULL);
 }
 
-IBEX_WEAK_ALIAS(Testall)
 int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
 {
-    int rc = check_array("MPI_Testall", count, reqs);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    IBEX_ENTER_FAST(Testall);
+    IBEX_CHECK(check_array(call, count, reqs));
     int live, done;
     scan(count, reqs, &live, &done);
     if (done < live) {
@@ -169,7 +166,7 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[]
     *flag = done == live;
     if (!*flag)
         return MPI_SUCCESS;
-    return finish_many("MPI_Testall", count, reqs, statuses, NULL, NULL);
+    return finish_many(call, count, reqs, statuses, NULL, NULL);
 }
 
 /* The first completed live request, or -1; *live_p counts live ones. */
@@ -197,17 +194,15 @@ static int any_finish(const char *call, MPI_Request reqs[], int i, int *index, M
     return ibex_p2p_finish(ibex_req_from_handle(reqs[i]), &reqs[i], st, call, true);
 }
 
-IBEX_WEAK_ALIAS(Waitany)
 int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
 {
-    int rc = check_array("MPI_Waitany", count, reqs);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    IBEX_ENTER_FAST(Waitany);
+    IBEX_CHECK(check_array(call, count, reqs));
     int idle = 0, live = 0;
     for (;;) {
         int i = first_done(count, reqs, &live);
         if (i >= 0)
-            return any_finish("MPI_Waitany", reqs, i, index, status);
+            return any_finish(call, reqs, i, index, status);
         if (live == 0) {
             *index = MPI_UNDEFINED;
             status_empty_out(status);
@@ -217,12 +212,10 @@ int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
     }
 }
 
-IBEX_WEAK_ALIAS(Testany)
 int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
 {
-    int rc = check_array("MPI_Testany", count, reqs);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    IBEX_ENTER_FAST(Testany);
+    IBEX_CHECK(check_array(call, count, reqs));
     int live = 0;
     int i = first_done(count, reqs, &live);
     if (i < 0 && live > 0) {
@@ -231,7 +224,7 @@ int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Statu
     }
     if (i >= 0) {
         *flag = 1;
-        return any_finish("MPI_Testany", reqs, i, index, status);
+        return any_finish(call, reqs, i, index, status);
     }
     *index = MPI_UNDEFINED;
     *flag = live == 0;
@@ -243,9 +236,7 @@ int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Statu
 static int some(const char *call, int incount, MPI_Request reqs[], int *outcount, int indices[],
                 MPI_Status statuses[], bool wait)
 {
-    int rc = check_array(call, incount, reqs);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    IBEX_CHECK(check_array(call, incount, reqs));
     int live, done, idle = 0;
     scan(incount, reqs, &live, &done);
     if (done == 0 && live > 0) {
@@ -263,30 +254,26 @@ static int some(const char *call, int incount, MPI_Request reqs[], int *outcount
     return finish_many(call, incount, reqs, statuses, indices, outcount);
 }
 
-IBEX_WEAK_ALIAS(Waitsome)
 int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
                   MPI_Status statuses[])
 {
-    return some("MPI_Waitsome", incount, reqs, outcount, indices, statuses, true);
+    IBEX_ENTER_FAST(Waitsome);
+    return some(call, incount, reqs, outcount, indices, statuses, true);
 }
 
-IBEX_WEAK_ALIAS(Testsome)
 int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
                   MPI_Status statuses[])
 {
-    return some("MPI_Testsome", incount, reqs, outcount, indices, statuses, false);
+    IBEX_ENTER_FAST(Testsome);
+    return some(call, incount, reqs, outcount, indices, statuses, false);
 }
 
-IBEX_WEAK_ALIAS(Request_free)
 int PMPI_Request_free(MPI_Request *request)
 {
-    int rc = ibex_check_initialized("MPI_Request_free");
-    if (rc != MPI_SUCCESS)
-        return rc;
+    IBEX_ENTER(Request_free);
     ibex_req_t *req = request ? ibex_req_from_handle(*request) : NULL;
     if (!req)
-        return ibex_mpi_error(NULL, MPI_ERR_REQUEST, "MPI_Request_free",
-                              "not a live request handle");
+        return IBEX_ERROR(MPI_ERR_REQUEST, "not a live request handle");
     *request = MPI_REQUEST_NULL;
     if (req->complete || (req->persistent && !req->active))
         ibex_req_release(req);
@@ -295,14 +282,13 @@ int PMPI_Request_free(MPI_Request *request)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Request_get_status)
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
+    IBEX_ENTER_FAST(Request_get_status);
     ibex_req_t *req;
-    int rc = check_array("MPI_Request_get_status", 1, &request);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (req_lookup(request, "MPI_Request_get_status", &req, &rc) == REQ_INACTIVE) {
+    int rc;
+    IBEX_CHECK(check_array(call, 1, &request));
+    if (req_lookup(request, call, &req, &rc) == REQ_INACTIVE) {
         *flag = 1;
         status_empty_out(status);
         return rc;
@@ -315,17 +301,14 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Cancel)
 int PMPI_Cancel(MPI_Request *request)
 {
+    IBEX_ENTER_FAST(Cancel);
     ibex_req_t *req;
-    int rc = check_array("MPI_Cancel", 1, request);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (req_lookup(*request, "MPI_Cancel", &req, &rc) == REQ_INACTIVE)
-        return rc != MPI_SUCCESS
-                   ? rc
-                   : ibex_mpi_error(NULL, MPI_ERR_REQUEST, "MPI_Cancel", "request is not active");
+    int rc;
+    IBEX_CHECK(check_array(call, 1, request));
+    if (req_lookup(*request, call, &req, &rc) == REQ_INACTIVE)
+        return rc != MPI_SUCCESS ? rc : IBEX_ERROR(MPI_ERR_REQUEST, "request is not active");
     /* Only a receive not yet matched can be cancelled; a send always goes ahead. */
     if (req->kind == IBEX_REQ_RECV && req->in_posted) {
         ibex_match_queue_t *q = ibex_match_queue_get(req->comm->context_id + req->coll);
@@ -338,11 +321,13 @@ int PMPI_Cancel(MPI_Request *request)
     return MPI_SUCCESS;
 }
 
-IBEX_WEAK_ALIAS(Test_cancelled)
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
+    IBEX_ENTER_ANYTIME(Test_cancelled);
     if (!status || status == MPI_STATUS_IGNORE || !flag)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, "MPI_Test_cancelled", "NULL status or flag");
+        return IBEX_ERROR(MPI_ERR_ARG, "NULL status or flag");
     *flag = status->ibex_cancelled != 0;
     return MPI_SUCCESS;
 }
+
+IBEX_MPI_ALIASES(p2p_wait)

@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+"""Generates Ibex's MPI bindings from mpi.def (run by make; the outputs are never edited).
+
+  gen_bindings.py DEF proto OUT       include/ibex_mpi_proto.h
+  gen_bindings.py DEF internal OUT    runtime/mpi/ibex_mpi_gen.h
+  gen_bindings.py DEF large OUT       runtime/mpi/ibex_mpi_large.c
+
+proto (installed next to mpi.h, which includes it): the prototypes of MPI_X and PMPI_X.
+internal (runtime/mpi, included through ibex_entry.h):
+  - IBEX_MPI_ALIASES_<file>: the `#pragma weak MPI_X = PMPI_X` of every function defined in
+    runtime/mpi/<file>.c, placed at the end of that file (GCC rejects an alias whose PMPI_X is
+    not defined in the same file, so a function listed under the wrong file does not build);
+  - ibex_args_X(e, ...): the checks that are the same for every function, by parameter kind
+    (NULL output pointers, negative counts), for the bindings to call after their handle
+    lookups. Each takes the checked parameters in declaration order.
+large (runtime/mpi, compiled into libibex): the MPI 4.0 large-count variants PMPI_X_c (MPI_X_c
+  their weak aliases) of the functions marked `large`, whose `count` parameters are MPI_Count.
+  Ibex's engine counts in int: a call whose counts fit is the int call; a larger count is
+  MPI_ERR_COUNT, saying so.
+"""
+import os
+import re
+import sys
+
+# kind -> (C declaration with {} for the name, check or None)
+#   "null":  NULL -> MPI_ERR_ARG "P is NULL"
+#   "count": negative -> MPI_ERR_COUNT "invalid count N (negative)" (ibex_check_count)
+KINDS = {
+    "comm": ("MPI_Comm {}", None),
+    "group": ("MPI_Group {}", None),
+    "datatype": ("MPI_Datatype {}", None),
+    "op": ("MPI_Op {}", None),
+    "request": ("MPI_Request {}", None),
+    "errhandler": ("MPI_Errhandler {}", None),
+    "info": ("MPI_Info {}", None),
+    "comm_out": ("MPI_Comm *{}", "null"),
+    "group_out": ("MPI_Group *{}", "null"),
+    "datatype_out": ("MPI_Datatype *{}", "null"),
+    "op_out": ("MPI_Op *{}", "null"),
+    "request_out": ("MPI_Request *{}", "null"),
+    "errhandler_out": ("MPI_Errhandler *{}", "null"),
+    "message_out": ("MPI_Message *{}", "null"),
+    "comm_inout": ("MPI_Comm *{}", "null"),
+    "group_inout": ("MPI_Group *{}", "null"),
+    "datatype_inout": ("MPI_Datatype *{}", "null"),
+    "op_inout": ("MPI_Op *{}", "null"),
+    "request_inout": ("MPI_Request *{}", "null"),
+    "errhandler_inout": ("MPI_Errhandler *{}", "null"),
+    "message_inout": ("MPI_Message *{}", "null"),
+    "count": ("int {}", "count"),
+    "int": ("int {}", None),
+    "aint": ("MPI_Aint {}", None),
+    "rank": ("int {}", None),
+    "rank_any": ("int {}", None),
+    "root": ("int {}", None),
+    "tag": ("int {}", None),
+    "tag_any": ("int {}", None),
+    "int_out": ("int *{}", "null"),
+    "aint_out": ("MPI_Aint *{}", "null"),
+    "count_out": ("MPI_Count *{}", "null"),
+    "str_out": ("char *{}", "null"),
+    "ptr_out": ("void *{}", "null"),
+    "str": ("const char *{}", "null"),
+    "buf": ("void *{}", None),
+    "cbuf": ("const void *{}", None),
+    "ptr": ("void *{}", None),
+    "cptr": ("const void *{}", None),
+    "status": ("MPI_Status *{}", None),
+    "status_inout": ("MPI_Status *{}", None),
+    "cstatus": ("const MPI_Status *{}", None),
+    "statuses": ("MPI_Status {}[]", None),
+    "requests": ("MPI_Request {}[]", None),
+    "ints": ("int {}[]", None),
+    "cints": ("const int {}[]", None),
+    "caints": ("const MPI_Aint {}[]", None),
+    "cdatatypes": ("const MPI_Datatype {}[]", None),
+    "user_fn": ("MPI_User_function *{}", None),
+    "errhandler_fn": ("MPI_Comm_errhandler_function *{}", None),
+    "argc_p": ("int *{}", None),
+    "argv_p": ("char ***{}", None),
+}
+RETURNS = {"int": "int", "double": "double", "aint": "MPI_Aint"}
+
+LINE = re.compile(r"^(\w+)\s+(\w+)\((.*)\)\s*(large)?$")
+
+
+class Func:
+    def __init__(self, ret, name, params, file, large):
+        self.ret, self.name, self.params, self.file, self.large = ret, name, params, file, large
+
+    def decl(self, prefix, suffix=""):
+        """The C declaration; with suffix "_c" the large-count one (counts are MPI_Count)."""
+        def param(kind, name):
+            if suffix and kind == "count":
+                return "MPI_Count " + name
+            return KINDS[kind][0].format(name)
+        args = ", ".join(param(k, n) for k, n in self.params) or "void"
+        return "%s %s%s%s(%s)" % (RETURNS[self.ret], prefix, self.name, suffix, args)
+
+    def checked(self):
+        return [(k, n) for k, n in self.params if KINDS[k][1]]
+
+
+def fail(where, msg):
+    sys.exit("%s: %s" % (where, msg))
+
+
+def parse_params(text, where):
+    params = []
+    for p in filter(None, (s.strip() for s in text.split(","))):
+        parts = p.split()
+        if len(parts) != 2:
+            fail(where, "parameter '%s' is not 'KIND NAME'" % p)
+        if parts[0] not in KINDS:
+            fail(where, "unknown kind '%s'" % parts[0])
+        params.append((parts[0], parts[1]))
+    return params
+
+
+def parse(path):
+    funcs, names, file = [], set(), None
+    with open(path) as f:
+        for num, raw in enumerate(f, 1):
+            where = "%s:%d" % (path, num)
+            line = raw.split("#", 1)[0].strip()
+            if not line:
+                continue
+            if line.startswith("file "):
+                file = line.split()[1]
+                continue
+            m = LINE.match(line)
+            if not m or m.group(1) not in RETURNS:
+                fail(where, "not 'RET NAME(KIND PARAM, ...)': %s" % line)
+            if file is None:
+                fail(where, "function before any 'file' line")
+            if m.group(2) in names:
+                fail(where, "%s listed twice" % m.group(2))
+            names.add(m.group(2))
+            params = parse_params(m.group(3), where)
+            if m.group(4) and not any(k == "count" for k, _ in params):
+                fail(where, "%s is marked large but has no count parameter" % m.group(2))
+            funcs.append(Func(m.group(1), m.group(2), params, file, bool(m.group(4))))
+    return funcs
+
+
+def wrap(text, indent="    ", width=100):
+    """Breaks a declaration after commas so that lines stay under width."""
+    out, line = [], ""
+    for piece in re.split(r"(?<=,) ", text):
+        if line and len(line) + 1 + len(piece) > width:
+            out.append(line)
+            line = indent + piece
+        else:
+            line = line + " " + piece if line else piece
+    out.append(line)
+    return "\n".join(out)
+
+
+HEADER = "/* Generated by runtime/mpi/bindings/gen_bindings.py from mpi.def: do not edit. */\n"
+
+
+def proto_h(funcs):
+    out = [HEADER, "#ifndef IBEX_MPI_PROTO_H", "#define IBEX_MPI_PROTO_H", ""]
+    out.append("/* Included by mpi.h, which provides the types and the extern \"C\" block. */")
+    for fn in funcs:
+        out.append(wrap(fn.decl("MPI_") + ";"))
+        out.append(wrap(fn.decl("PMPI_") + ";"))
+    out += ["", "/* MPI 4.0 large-count variants (counts above INT_MAX: MPI_ERR_COUNT for now). */"]
+    for fn in funcs:
+        if fn.large:
+            out.append(wrap(fn.decl("MPI_", "_c") + ";"))
+            out.append(wrap(fn.decl("PMPI_", "_c") + ";"))
+    out += ["", "#endif", ""]
+    return "\n".join(out)
+
+
+def check_lines(fn, kind, name):
+    if KINDS[kind][1] == "null":
+        return ["    if (!%s)" % name,
+                "        return ibex_mpi_error(e->comm, MPI_ERR_ARG, e->call, \"%s is NULL\");" % name]
+    return ["    if (%s < 0)" % name,
+            "        return ibex_check_count(e->comm, e->call, %s);" % name]
+
+
+def args_function(fn):
+    checked = fn.checked()
+    params = ", ".join(["const ibex_entry_t *e"] + [KINDS[k][0].format(n) for k, n in checked])
+    out = [wrap("static inline int ibex_args_%s(%s)" % (fn.name, params)), "{"]
+    for kind, name in checked:
+        out += check_lines(fn, kind, name)
+    out += ["    return MPI_SUCCESS;", "}", ""]
+    return out
+
+
+def internal_h(funcs):
+    out = [HEADER, "#ifndef IBEX_MPI_GEN_H", "#define IBEX_MPI_GEN_H", ""]
+    out.append("/* PMPI -> MPI weak aliases, one macro per runtime/mpi file (at its end). */")
+    files = []
+    for fn in funcs:
+        if fn.file not in files:
+            files.append(fn.file)
+    for file in files:
+        stem = os.path.splitext(file)[0]
+        pragmas = ['_Pragma("weak MPI_%s = PMPI_%s")' % (f.name, f.name)
+                   for f in funcs if f.file == file]
+        out.append("#define IBEX_MPI_ALIASES_%s \\\n    %s" % (stem, " \\\n    ".join(pragmas)))
+    out += ["", "/* Uniform argument checks by kind (mpi.def): MPI_SUCCESS or the raised class. */"]
+    for fn in funcs:
+        if fn.checked():
+            out += args_function(fn)
+    out += ["#endif", ""]
+    return "\n".join(out)
+
+
+LARGE_HEAD = """#include <limits.h>
+
+#include "ibex_comm.h"
+#include "ibex_entry.h"
+
+/* A count of a large-count call that does not fit the int the engine counts in. */
+static int large_count_error(const ibex_entry_t *e, const char *param, MPI_Count n)
+{
+    return ibex_mpi_error(e->comm, MPI_ERR_COUNT, e->call,
+                          "%s %lld does not fit in an int: Ibex takes counts up to %d", param,
+                          (long long)n, INT_MAX);
+}
+"""
+
+
+def large_function(fn):
+    out = [wrap(fn.decl("PMPI_", "_c")), "{", "    IBEX_ENTER(%s_c);" % fn.name]
+    comms = [n for k, n in fn.params if k == "comm"]
+    if comms:
+        out.append("    ibex_e.comm = ibex_comm_get(%s); /* NULL if bad: the int call says so */"
+                   % comms[0])
+    for kind, name in fn.params:
+        if kind == "count":
+            out += ["    if (%s < INT_MIN || %s > INT_MAX)" % (name, name),
+                    "        return large_count_error(&ibex_e, \"%s\", %s);" % (name, name)]
+    args = ", ".join("(int)" + n if k == "count" else n for k, n in fn.params)
+    out += [wrap("    return PMPI_%s(%s);" % (fn.name, args), "        "), "}", "",
+            "#pragma weak MPI_%s_c = PMPI_%s_c" % (fn.name, fn.name), ""]
+    return out
+
+
+def large_c(funcs):
+    out = [HEADER, LARGE_HEAD]
+    for fn in funcs:
+        if fn.large:
+            out += large_function(fn)
+    return "\n".join(out)
+
+
+def write(path, text):
+    """Writes through a temporary file so that an interrupted build leaves no half header."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def main(argv):
+    outputs = {"proto": proto_h, "internal": internal_h, "large": large_c}
+    if len(argv) != 4 or argv[2] not in outputs:
+        sys.exit("usage: gen_bindings.py DEF proto|internal|large OUT")
+    write(argv[3], outputs[argv[2]](parse(argv[1])))
+
+
+if __name__ == "__main__":
+    main(sys.argv)
