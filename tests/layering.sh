@@ -120,8 +120,11 @@ done
 names=$(ls -d transport/*/ | xargs -n1 basename)
 for n in $names; do
     N=$(echo "$n" | tr a-z A-Z)
+    # the bare word too, in code or text, except "self" (an ordinary English word)
+    bare=$n
+    [ "$n" = self ] && bare="\"self\""
     hits=$(grep -rlw --include='*.[ch]' -e "\"$n\"" -e "ibex_${n}_[a-z_]*" -e "ibex_tl_$n" \
-        -e "${n}_[a-z_]*" -e "${N}_[A-Z_]*" runtime collectives 2>/dev/null)
+        -e "${n}_[a-z_]*" -e "${N}_[A-Z_]*" -e "$bare" runtime collectives 2>/dev/null)
     for h in $hits; do
         bad "$h names the backend '$n' (only transport/ knows backends)"
     done

@@ -6,8 +6,8 @@ ibex_engine_cfg_t ibex_engine_cfg;
 
 static const ibex_cfg_entry_t engine_table[] = {
     {"TRANSPORTS", IBEX_CFG_STRING, "auto", NULL, &ibex_engine_cfg.transports,
-     "transports to use: auto, or a list of self,shm,verbs (self and shm inside a node, verbs "
-     "between nodes; auto uses every one that opens)"},
+     "transports to use: auto (every registered transport that opens), or a comma-separated "
+     "list of registered transport names (ibex_info lists them, in the order they are tried)"},
     {"EAGER_LIMIT", IBEX_CFG_SIZE_AUTO, "auto", NULL, &ibex_engine_cfg.eager_limit,
      "largest payload sent eagerly; larger messages use rendezvous (auto: from the transport)"},
     {"RNDV_SCHEME", IBEX_CFG_ENUM, "auto", "auto|read|write", &ibex_engine_cfg.rndv_scheme,
@@ -15,7 +15,8 @@ static const ibex_cfg_entry_t engine_table[] = {
     {"RNDV_FRAG_SIZE", IBEX_CFG_SIZE, "4m", NULL, &ibex_engine_cfg.rndv_frag_size,
      "rendezvous transfers are split into fragments of this size"},
     {"RNDV_SPLIT_MIN", IBEX_CFG_SIZE, "128k", NULL, &ibex_engine_cfg.rndv_split_min,
-     "auto scheme, on transports whose put / get are CPU copies (shm): from this size the "
+     "auto scheme, on transports whose put / get are CPU copies (shared memory): from this size "
+     "the "
      "receiver reads the first half while the sender writes the second, so both sides copy "
      "(set it above any message size to turn it off)"},
     {"UNEXPECTED_MAX", IBEX_CFG_SIZE, "256m", NULL, &ibex_engine_cfg.unexpected_max,

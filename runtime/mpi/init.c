@@ -46,7 +46,8 @@ static ibex_status_t init_publish(void)
     if (st == IBEX_OK)
         st = ibex_boot_fence(true);
     /* Every address is readable now. One progress call serves whatever arrived during start-up
-     * (e.g. an early verbs connection request) before the program may compute for a while. */
+     * (e.g. an early connection request from a network transport) before the program may compute
+     * for a while. */
     if (st == IBEX_OK)
         ibex_progress();
     return st;
