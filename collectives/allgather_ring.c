@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Allgather: ring. Each rank places its own block, then in p - 1 steps passes the block it
  * received last to its right neighbour while receiving the next from its left one; after

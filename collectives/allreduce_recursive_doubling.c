@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Allreduce: recursive doubling (MPICH's allreduce_intra_recursive_doubling).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Allreduce: binomial reduce to rank 0, then binomial broadcast from rank 0.
  *

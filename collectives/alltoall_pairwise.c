@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Alltoall: pairwise exchange. In step i (1 .. p - 1) each rank sends its block for rank + i
  * and receives the block from rank - i, so every step is a permutation and no rank is hit by

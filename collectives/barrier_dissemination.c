@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Barrier: dissemination (Hensgen, Finkel, Manber 1988).
  *

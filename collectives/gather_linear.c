@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Gather: linear. The root posts one receive per other rank straight into its block of rbuf
  * and waits for all; every other rank sends once. The root's own block is a local copy

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Scatter: linear. The root starts one send per other rank from its block of sbuf and waits
  * for all; every other rank receives once. The root's own block is a local copy (none with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* allreduce: the sum of every rank's vector, checked against the closed form. */
 #include <mpi.h>
 #include <stdio.h>

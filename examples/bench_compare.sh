@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Side-by-side speed: one of the benchmark programs in examples/ built with Ibex, Open MPI and
 # MPICH, run interleaved (ibex, ompi, mpich, ibex, ...) ROUNDS times at each rank count, then the
 # median of each figure per implementation. Small-message latency on these VMs jumps between

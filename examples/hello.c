@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hello: every rank reports its rank, the job size and its host. */
 #include <mpi.h>
 #include <stdio.h>

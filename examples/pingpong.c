@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pingpong: the benchmark of point-to-point speed between ranks 0 and 1 (standard MPI, so the
  * same source builds with any MPI for side-by-side runs).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pollring: the cost of completing requests by polling (standard MPI, so the same source builds
  * with any MPI for side-by-side runs). Each rank posts MPI_Irecv from its left neighbour and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ring: a token goes around all ranks a few times; each rank adds its rank on every pass. */
 #include <mpi.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Ibex: the public MPI C API (a growing subset of MPI 4.x), usable from C and C++.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ibexrun: the command line and the flow, over libibexlaunch (launcher/lib/ibex_launch.h).
  *   run_options.c  command line -> ibex_run_opts_t (pure, unit-tested)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ibexrun's table of tunables (see ibex_config.h for how tables register). libibex links this
  * file too: ranks inherit ibexrun's environment, so they must know the name (no "not an Ibex

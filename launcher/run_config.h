@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ibexrun's tunables, filled by ibex_config_load from the table in run_config.c. */
 #ifndef IBEX_RUN_CONFIG_H
 #define IBEX_RUN_CONFIG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ibexrun: starts N ranks of a program on this node under an embedded PMIx server, forwards
  * their I/O and the signals it receives, and supervises them (all of which libibexlaunch does,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ibexrun's command line, mpirun style. Options come first, then the program and its arguments
  * (the first word that is not an option, or whatever follows "--"). Every option may be written

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * softib: a software RDMA device for processes on one machine.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * softib device: the device list, contexts, device / port / GID / P_Key
  * queries and the string helpers. One device, softib0, with one port.

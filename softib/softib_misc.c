@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * softib: string helpers and every exported entry point softib does not
  * emulate. Each one answers as a device without the feature would, so no call

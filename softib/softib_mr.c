@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * softib protection domains and memory regions. The MR table lives in the
  * context's shared segment so an initiator in another process checks our

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * softib operations: the interface between the send queue (softib_post.c)
  * and the execution of one work request (softib_ops.c for RC, softib_ud.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * softib send queue: ibv_post_send, in-order execution, completions, flush,
  * fault injection and the progress that retries waiting work requests.

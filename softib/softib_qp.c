@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * softib queue pairs (RC and UD) and shared receive queues: creation, the
  * state machine with the attribute masks the IB spec requires per transition

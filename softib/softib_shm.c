@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * softib shared memory: the per-user registry, per-context segments, the
  * segment allocator, the QP directory, the cache of peers' segments and the

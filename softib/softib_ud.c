@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * softib unreliable datagrams: address handles, and what the "wire" does for
  * one UD send.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * softib data movement: copies between our memory and a peer's (cross-memory
  * attach), the stale-registration check and fault-injection helpers.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The house rules, checked over every #include "..." line of the product's sources:
 #   base < boot < transport (transport.h, the registry) < engine < collectives < comm
 #   < mpi < tools

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The transport registry (the components of the "ibex_tl" section, in priority order) and the
  * typed "not supported" stubs for ops a backend leaves unset. */
 #include <stdio.h>

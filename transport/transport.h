@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The transport interface: the one contract every backend (each folder under transport/)
  * implements, and the registry through which the runtime finds the backends without naming them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Algorithm selection: one table of rules (collective, communicator size, message bytes) ->
  * algorithm, read top to bottom, first fit wins. Each collective has one algorithm today; a

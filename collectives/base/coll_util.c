@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Helpers shared by the algorithms: temporary buffers, local copies, reductions. */
 #include <stdlib.h>
 #include <string.h>

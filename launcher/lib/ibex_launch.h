@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libibexlaunch (launcher/lib/): the parts of a launcher that do not depend on its command line,
  * for ibexrun and for the per-host daemon to come. Uses runtime/base only (logging, status

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * hwloc side of binding. The topology is loaded once in the launcher; each rank's core is turned
  * into a cpu_set_t here, and the child applies it with sched_setaffinity() between fork and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Host files, Open MPI's format: one host per line, optional "slots=N" and "max_slots=N",
  * '#' starts a comment, blank lines are ignored, a host listed twice adds its slots.

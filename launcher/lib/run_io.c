@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * I/O forwarding. Every rank's stdout and stderr is a pipe; the launcher reads whatever is
  * there, keeps the unfinished tail of a line, and writes each complete line to its own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A job: n ranks of one program on this node under the embedded PMIx server, their I/O
  * forwarded, supervised (run_supervise.c) until every rank is gone.

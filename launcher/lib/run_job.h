@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Inside libibexlaunch: the job object shared by run_job.c (start-up, the poll loop) and
  * run_supervise.c (what the ranks' exits, the PMIx server, signals and deadlines mean).

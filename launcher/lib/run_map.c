@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Mapping and binding plan: a pure function of (ranks, cores, policy). Rank i goes to core
  * i % cores. The default binds only while every rank has a core of its own: once the node is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The embedded PMIx server (OpenPMIx 4.2, the flow of its examples/server.c): server init under
  * a private temporary directory, the job's namespace registered with PMIX_NODE_MAP and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rank processes: found like execvp would, started with fork + execve (never a shell), each in
  * its own process group so that a signal reaches whatever the rank itself started. Between fork

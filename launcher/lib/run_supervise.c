@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Supervision of a job: what the ranks' exits, the PMIx server's upcalls, signals to the
  * launcher and deadlines mean. The first failure (a rank's non-zero exit, death by a signal,

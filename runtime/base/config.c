@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The tunables registry (the tables of the "ibex_cfg" section) and its parser. See
  * ibex_config.h. */
 #include "ibex_config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Handle tables. See ibex_handle.h. */
 #include "ibex_handle.h"
 

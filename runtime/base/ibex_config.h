@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The tunables registry. Every IBEX_* variable is a row (name, type, default, doc, and where its
  * value lives) in a table owned by the module that reads it, next to its code; a module

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Handle tables: MPI handles are integers (kind << 26 | index, see mpi.h). Each kind of object
  * has one table mapping indexes to objects, so a handle from the user is checked by range and

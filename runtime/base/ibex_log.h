@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Logging by level and subsystem. The level is checked before the message is formatted, so a
  * disabled debug line costs one load and one compare. Messages are lowercase and name the object:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Internal status codes. 0 is success, 1 means "started, completes later", negative values are
  * errors. MPI error classes exist only at the MPI boundary (ibex_err.h maps between them).

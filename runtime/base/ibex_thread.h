@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The threading hook of the MPI entry points. Ibex provides MPI_THREAD_FUNNELED: only the
  * thread that called MPI_Init calls MPI, and the engine takes no locks, so the hook is empty

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Logging and status strings. See ibex_log.h and ibex_status.h. */
 #include "ibex_log.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Bootstrap over the PMIx client API (OpenPMIx 4.2). See ibex_boot.h.
  *

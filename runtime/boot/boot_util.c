@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Bootstrap helpers without PMIx. See ibex_boot_util.h. */
 #include "ibex_boot_util.h"
 

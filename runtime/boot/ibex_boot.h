@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Bootstrap: this process as a PMIx client (runtime/boot/boot.c). Ranks speak only PMIx, so the
  * same binary starts under ibexrun, Slurm (srun --mpi=pmix) and Open MPI's mpirun. A process

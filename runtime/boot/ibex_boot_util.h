@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Bootstrap helpers with no PMIx in them (runtime/boot/boot_util.c), kept apart from boot.c so that
  * unit tests exercise them without a launcher: parsing PMIx's string values, deriving node ids

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Process-wide runtime state: what MPI_Init set up. Single-threaded by design for now
  * (MPI_THREAD_FUNNELED is the highest level provided, reported honestly).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Communicator objects and their handle table; MPI_COMM_WORLD and MPI_COMM_SELF.
  *

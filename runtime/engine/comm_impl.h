@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Internal to the communicator module (comm.c, comm_ctx.c, comm_api.c, group.c, group_api.c).
  *

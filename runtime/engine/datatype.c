@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Datatype objects: the predefined table, the handle table, and the life of a type (alloc,
  * register, retain / release, destroy). Constructors are in dt_create.c, packing in dt_pack.c,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The datatype builder behind the constructors (runtime/mpi/dt_create.c). Every constructor is a
  * list of members "count copies of oldtype at byte displacement disp, one old extent apart", fed to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Packing: the packed stream of (buf, count, dt) is the bytes of the blocks of element 0, then
  * of element 1 (at buf + extent), and so on. Pack and unpack take any byte range of that stream

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Datatype internals shared by datatype.c, dt_create.c, dt_pack.c, dt_api.c and op.c only.
  *

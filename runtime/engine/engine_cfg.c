@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The engine's table of tunables (see ibex_config.h for how tables register). */
 #include "ibex_config.h"
 #include "ibex_engine_cfg.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The one visible dispatch: which transport reaches which peer, endpoints connected on first use,
  * and the per-peer backlog of messages waiting for transport room (kept in order, so MPI's

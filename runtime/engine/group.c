@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Group objects and their handle table. A group is an immutable list of world ranks; the
  * program's handles and the communicators built on it share it by reference count. The

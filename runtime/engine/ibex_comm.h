@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Communicators and groups (runtime/engine/comm.c, runtime/engine/group.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Datatypes (runtime/engine/datatype.c, dt_create.c, dt_pack.c).
  *

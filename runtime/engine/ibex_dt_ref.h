@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Datatype lifetime (runtime/engine/datatype.c). MPI_Type_free invalidates the handle at once, but
  * a request still using the type keeps the object alive: the p2p engine retains the type when a

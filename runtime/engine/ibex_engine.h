@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Inside the point-to-point engine: endpoints and the transport dispatch (runtime/engine/ep.c),
  * unexpected messages, and the protocol steps (runtime/proto*.c). Not used outside the engine.

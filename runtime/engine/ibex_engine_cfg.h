@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The engine's tunables (IBEX_TRANSPORTS, the protocol and waiting settings): their variables,
  * filled by ibex_config_load from the table in engine_cfg.c. */
 #ifndef IBEX_ENGINE_CFG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * MPI matching (runtime/engine/match.c): per context id, a queue of posted receives in the order
  * they were posted and a queue of unexpected messages in the order they arrived. An arriving

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reduction operations (runtime/engine/op.c): predefined ops on predefined types, and user ops. */
 #ifndef IBEX_OP_H
 #define IBEX_OP_H

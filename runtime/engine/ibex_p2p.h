@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The point-to-point engine's internal API (runtime/p2p*.c, request.c, match.c, proto*.c),
  * used by the MPI entry points, by collectives/ and by communicator creation. Collectives and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Wire protocol of the point-to-point engine (runtime/proto*.c), in the manner of Open MPI's
  * ob1 headers: MATCH messages take part in MPI matching (EAGER carries the data, RTS announces a

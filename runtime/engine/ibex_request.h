@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Requests (runtime/engine/request.c): one struct for every send and receive, user-visible or
  * internal (collectives), taken from a pool so the fast path does not call malloc. A user-visible

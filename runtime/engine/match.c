@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Posted and unexpected queues, and the MPI matching rule. See ibex_match.h. */
 #include "ibex_match.h"
 

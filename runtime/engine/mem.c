@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI_Alloc_mem's memory: from the first open transport that wants registered memory (so the
  * program's buffers need no registration per message), else plain malloc. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Reduction operations. The predefined ops are generated from two X-macro lists: the types of
  * each group of the MPI standard's table (C integer, Fortran integer, floating point, complex,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reduction-op internals shared by op.c and op_api.c only. */
 #ifndef IBEX_OP_PRIV_H
 #define IBEX_OP_PRIV_H

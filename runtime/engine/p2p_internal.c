@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Point-to-point for the library's own use: collectives and communicator construction run on a
  * communicator's collective context with internal requests. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The protocol choice, the context table and the engine's life cycle.
  */

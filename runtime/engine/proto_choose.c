@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The one place that chooses how a message travels (eager, rendezvous READ or WRITE): from the
  * transport's capabilities and the configuration only, so it is unit-tested on its own.

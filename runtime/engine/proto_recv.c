@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The receive side: the transports' receive callback, matching of arriving messages against
  * posted receives, unexpected messages, and copying eager data out.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rendezvous. READ: the receiver pulls the sender's buffer (named in the RTS) with get, then
  * sends FIN. WRITE: the receiver answers CTS naming its buffer, the sender puts, then sends FIN.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Starting a send: choose the protocol, then hand the match message (EAGER or RTS) to the
  * transport or, when it has no room, to the peer's backlog.

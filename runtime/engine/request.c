@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The request pool, request handles, completion and the waiting policy. */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "ibex_request.h"

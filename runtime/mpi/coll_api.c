@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * MPI collective entry points: argument checks with MPI error classes, then the algorithm the
  * selection table picks (coll_select.c). Checks are local: an argument error on one rank

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What the collectives' entry points (coll_api.c, coll_api_data.c) share. */
 #ifndef IBEX_COLL_API_H
 #define IBEX_COLL_API_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * MPI data-movement collectives: Gather, Scatter, Allgather, Alltoall. Argument checks, then
  * the selected algorithm. Only the root's root-side triple is checked (others may pass

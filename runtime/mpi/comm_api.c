@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * MPI communicator entry points: Comm_rank, size, dup, split, split_type, create, free,
  * compare, group, test_inter, get_attr, set_name, get_name.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * MPI entry points on datatypes that are not constructors or packing: queries, names, commit,
  * free, and the status queries (Get_count, Get_elements) that depend on a datatype.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The datatype constructors' entry points: MPI_Type_contiguous ... MPI_Type_dup. Each checks its
  * arguments, then describes the new type to the builder (runtime/engine/dt_build.c) as members

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * MPI_Pack, MPI_Unpack, MPI_Pack_size: the packed stream of runtime/engine/dt_pack.c.
  * The datatype and op calls enter with IBEX_ENTER_ANYTIME: they never checked that MPI is

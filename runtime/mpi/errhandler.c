@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Error handlers: ibex_mpi_error() and the MPI_Comm_*_errhandler / MPI_Errhandler_* calls.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Argument checks shared by the MPI entry points (see ibex_err.h). Each one is a compare on the
  * fast path; the message is only formatted when the check fails.

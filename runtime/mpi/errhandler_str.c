@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Error classes as text: MPI_Error_string, MPI_Error_class, and the mapping from internal
  * status codes to classes. Ibex has no error codes beyond the classes (no MPI_Add_error_code),

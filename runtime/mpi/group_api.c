@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * MPI group entry points: Group_size, rank, incl, excl, translate_ranks, compare, union,
  * intersection, difference, free. Groups are built as lists of world ranks; membership tests

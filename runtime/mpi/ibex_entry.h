@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The entry of every MPI binding (the files of runtime/mpi). A binding is PMPI_X (MPI_X is its weak
  * alias, made by IBEX_MPI_ALIASES(file) at the end of the file from mpi.def) and starts with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Errors at the MPI boundary (runtime/mpi/errhandler.c). Internal code returns ibex_status_t; an
  * MPI entry point that meets an error calls ibex_mpi_error(), which builds one message naming

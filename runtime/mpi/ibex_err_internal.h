@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Internals of the error module (runtime/errhandler*.c) shared between its files and its unit
  * tests; the rest of Ibex uses ibex_err.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Shared by the point-to-point entry points (runtime/p2p_*.c): argument checks and the steps
  * every blocking call shares. Not used outside runtime/p2p_*.c.

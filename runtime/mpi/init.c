@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * MPI_Init / MPI_Finalize and the environment queries around them. The start-up and tear-down
  * orders are the ones written in ibex_runtime.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Small environment calls: timers, names and versions, MPI_Alloc_mem / Free_mem and address
  * arithmetic.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * MPI entry points on reduction operations: user ops and MPI_Reduce_local.
  * The datatype and op calls enter with IBEX_ENTER_ANYTIME: they never checked that MPI is

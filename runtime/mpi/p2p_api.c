@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI point-to-point entry points: sends, receives, Sendrecv. */
 #include <stdlib.h>
 #include <string.h>

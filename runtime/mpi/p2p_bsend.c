@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Buffered sends: MPI_Buffer_attach / detach and the Bsend path. The message is packed into
  * the attached buffer and sent by an internal request; the user's call completes at once.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Persistent requests: *_init makes an inactive request; MPI_Start / Startall start it. */
 #include "ibex_p2p_api.h"
 #include "ibex_runtime.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Probe, Iprobe, Mprobe, Improbe, Mrecv, Imrecv: looking at unexpected messages, and taking
  * one out of matching (Mprobe) so that no other receive can have it. */
 #include <stdlib.h>

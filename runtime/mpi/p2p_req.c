@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Making and starting point-to-point requests, for the MPI entry points and for internal users
  * (collectives, communicator construction).

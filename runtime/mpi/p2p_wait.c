@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI completion calls: Wait / Test and their -all / -any / -some forms, Request_free,
  * Request_get_status, Cancel. */
 #include "ibex_p2p_api.h"

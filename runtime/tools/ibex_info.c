@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ibex_info: what this Ibex build is and what it would do on this machine. It never calls
  * MPI_Init, so it runs without a launcher and without any RDMA device.

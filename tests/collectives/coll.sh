@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Collective MPI tests (tests/collectives/coll_*.c) at 1, 2, 3 and 4 ranks under ibexrun.
 set -u
 run="$top_builddir/launcher/ibexrun"

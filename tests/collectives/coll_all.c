@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Every collective (collectives/) with checked results: several counts (0, 1, 7, 1000 and one
  * past the eager limit), every root, MPI_IN_PLACE where allowed, a derived datatype, a

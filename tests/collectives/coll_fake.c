@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* See coll_fake.h. */
 #include "coll_fake.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A fake collective-context point-to-point layer for unit tests: threads play the ranks of one
  * communicator, and ibex_coll_send / recv / sendrecv move bytes through per-(source, dest)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # examples/hello at 1, 2, 4 and 8 ranks under ibexrun: N distinct ranks, all of size N, and a
 # singleton run with no launcher at all.
 . "${top_srcdir:-.}/tests/launcher/lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # `make install` into a temporary prefix, then compile with the installed ibexcc and run with
 # the installed ibexrun; nothing may point back into the build tree. Not part of `make check`
 # (it runs make inside the build tree): run it from CI as

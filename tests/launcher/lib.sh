@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Shared helpers of the launcher's shell tests (sourced, not a test itself).
 # Every job runs under timeout(1) with a private TMPDIR, and every test checks that nothing is
 # left behind: no process carrying this test's marker argument, no file in the private TMPDIR,

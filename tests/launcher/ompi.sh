@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The same Ibex binary started by Open MPI's mpirun (which hosts a PMIx server): correct ranks
 # and size, and PMIx put / fence / get through Open MPI's server. Skipped only if Open MPI's
 # mpirun is not installed.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # ibexrun's command line and I/O: usage errors (exit 2 with a message naming the problem),
 # --help / --version, -x, --tag-output, stdin to rank 0, whole lines, --report-bindings, --softib,
 # and an outer launcher's PMIx variables that must not leak into our ranks.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Supervision with a raw PMIx client (tests/launcher/progs/pmix_client): every way a rank can
 # fail ends the job with one message naming it, the documented exit code, and nothing left.
 # supervision_mpi.sh runs the same cases with the MPI program (PROG=mpi_fail).

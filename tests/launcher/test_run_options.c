@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests for ibexrun's command line (launcher/run_options.c). */
 #include <setjmp.h>
 #include <stdarg.h>

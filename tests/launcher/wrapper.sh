@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The build tree's wrapper compilers: -show prints a real command line, and a program compiled
 # with ibexcc / ibexcxx runs as a singleton and under ibexrun.
 . "${top_srcdir:-.}/tests/launcher/lib.sh"

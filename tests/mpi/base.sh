@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # MPI-level tests of start-up and errors (tests/mpi/base_*.c): under ibexrun at 1-4 ranks and
 # as singletons (no launcher). Each case checks the exit code and a line of the output.
 set -u

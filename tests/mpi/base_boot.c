@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The bootstrap under a real PMIx server (runtime/boot/boot.c): job facts on one node, put / commit
  * / fence / get of every peer's key, a lazy get (no fence) of a neighbour's key, peer host names.

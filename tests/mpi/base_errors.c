@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Error classes under MPI_ERRORS_RETURN and user error handlers (runtime/errhandler*.c): a bad
  * MPI_Send returns MPI_ERR_RANK / TAG / COUNT / COMM / BUFFER and the job goes on; a user

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Fatal paths, one per run (the mode is argv[1]); base.sh checks the exit code and message.
  *   rank        rank 1 sends to an invalid rank under MPI_ERRORS_ARE_FATAL: exit code 6

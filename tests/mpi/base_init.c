@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * MPI start-up and environment calls (runtime/mpi/init.c, misc.c): thread level, flags, versions,
  * timers, processor name, Alloc_mem, address arithmetic. Every rank prints "base_init: ok"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Communicators and groups at the MPI level (runtime/comm*.c, group*.c): rank / size, dup,
  * compare, names, attributes, Comm_group and every group operation, Comm_create, Comm_free of

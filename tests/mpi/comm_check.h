@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared by the comm_* / coll_* MPI test programs: a check that names the program, rank and
  * line, and exits non-zero so ibexrun ends the job. */
 #ifndef COMM_CHECK_H

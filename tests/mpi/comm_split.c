@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Comm_split / split_type and context ids (runtime/mpi/comm_api.c, comm_ctx.c): colours and keys
  * order ranks right, MPI_UNDEFINED gives MPI_COMM_NULL while taking part in the agreement,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Shared by the MPI suites: runs test programs under ibexrun with a time limit, one line per
 # case, and checks that no rank process is left behind. Sourced, not run.
 IBEXRUN="$top_builddir/launcher/ibexrun"

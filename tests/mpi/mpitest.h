@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Helpers for MPI test programs: written against the MPI standard only (they must pass under any
  * MPI). A failed check prints the rank, file, line and the condition, then aborts the job.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Non-contiguous data through both protocols: vector, indexed, struct with gaps, resized types
  * with a negative lower bound and count > 1, sender and receiver using different layouts of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Invalid arguments under MPI_ERRORS_RETURN give the right error class, and a receive buffer
  * that is too small gives MPI_ERR_TRUNCATE, for eager and rendezvous messages, from MPI_Recv

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Under the default error handler (MPI_ERRORS_ARE_FATAL) a bad argument ends the job with one
 # clear message naming the rank, the call and the cause, and a non-zero exit.
 . "$top_srcdir/tests/mpi/lib.sh"

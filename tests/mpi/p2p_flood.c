@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A flood: every other rank sends many eager messages to rank 0, which posts nothing for a
  * while. Nothing may be lost or reordered, nothing may deadlock, and rank 0's memory must stay

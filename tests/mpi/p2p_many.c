@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * 10,000 outstanding non-blocking sends to one receiver that posts its receives only later,
  * completed with Waitall; then the same count completed with Waitany, Waitsome and Testsome.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Non-overtaking: messages from one sender on one communicator match in send order, also when
  * rendezvous (large) and eager (small) messages interleave, and with MPI_ANY_SOURCE across

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Persistent requests: Send_init / Recv_init / Start / Startall reused over many iterations,
  * at eager and rendezvous sizes, an inactive request waits at once with an empty status, and

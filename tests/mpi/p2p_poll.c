@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Polling loops: a ring where each rank posts a receive from its left neighbour and a send to
  * its right one, then completes them by polling a non-blocking call until done, once per call

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Polling loops with more ranks than cores (and one rank per core): a rank that polls MPI_Test*,
 # Request_get_status, Iprobe or Improbe and finds nothing must give up its core (p2p_poll.c).
 . "$top_srcdir/tests/mpi/lib.sh"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Probe / Iprobe report source, tag and the full count, for eager and rendezvous messages,
  * without receiving them; Mprobe takes a message out of matching so that no other receive can

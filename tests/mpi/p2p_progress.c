@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Progress while blocked (DESIGN lesson 8): rank 0 sits in MPI_Recv waiting for rank 1, which
  * waits for a message that rank 2 sends only after its rendezvous send to rank 0 completes.

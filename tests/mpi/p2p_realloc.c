@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Freed-and-reused buffers never carry stale data: rank 0 sends rendezvous-sized messages from
  * buffers it frees and allocates again (malloc / free, and mmap / munmap / mmap at the same

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The point-to-point suite with rendezvous forced to READ and a small eager limit.
 . "$top_srcdir/tests/mpi/lib.sh"
 mt_require_ibexrun

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The point-to-point suite over self + shared memory with the default protocols, plus the flood
 # with a small unexpected-message budget (memory must stay bounded).
 . "$top_srcdir/tests/mpi/lib.sh"

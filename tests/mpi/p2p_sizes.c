@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Every size class, 0 bytes to 256 MiB, checked byte for byte: around every eager / inline /
  * slot boundary and deep into rendezvous. Each rank sends to its right neighbour. The largest

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The special cases: MPI_PROC_NULL, zero-byte and self messages, Sendrecv(_replace), the
  * synchronous-send rule (Ssend completes only once matched), ready and buffered sends, and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The point-to-point suite with no eager data at all (every non-empty message is a rendezvous:
 # READ below 8 KiB, SPLIT from 8 KiB) and tiny rings, so the backlog and flow control paths
 # run all the time.

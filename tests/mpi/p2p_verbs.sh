@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The point-to-point suite over the verbs transport alone (no shared memory, no self), on
 # softib: default protocols, forced READ and WRITE rendezvous, and no eager data at all.
 . "$top_srcdir/tests/mpi/lib.sh"

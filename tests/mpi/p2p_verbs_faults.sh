@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The verbs path under softib's checks and faults, through MPI:
 # - freed and reused buffers under SOFTIB_STALE_CHECK=1 never move stale data;
 # - dropped packets (retried by the emulated reliable transport, repeated by the connection

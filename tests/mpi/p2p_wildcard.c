@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Wildcards: MPI_ANY_SOURCE and MPI_ANY_TAG receives, with the status telling source, tag and
  * count; a specific receive posted after a wildcard one does not steal the wildcard's message;

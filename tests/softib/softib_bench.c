@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * softib_bench: one-way latency of an 8-byte RC SEND between two processes,
  * half of a ping-pong round trip, median of several runs. Plain verbs: run it

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Shared by the softib shell tests (sourced). Finds libsoftib.so, isolates
 # the run in its own softib namespace, and cleans up on exit.
 #   SOFTIB_LIB      path of libsoftib.so (default: the libtool build output)

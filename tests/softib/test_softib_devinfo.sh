@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # ibv_devices and ibv_devinfo (also -v) see softib0 through LD_PRELOAD.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/softib/softib_test_lib.sh"
 need_prog ibv_devices

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * softib conformance: errors as hardware reports them (protection, remote
  * access, RNR, length, dead peer), flushing, one-sided progress against a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # rdma-core's unmodified ibv_rc_pingpong over softib, data validated (-c):
 # polling and sleeping on CQ events (-e), small (inline-sized) to large sizes.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/softib/softib_test_lib.sh"

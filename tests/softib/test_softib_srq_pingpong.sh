@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # rdma-core's unmodified ibv_srq_pingpong over softib: 16 QPs sharing one SRQ,
 # data validated (-c), polling and CQ events (-e).
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/softib/softib_test_lib.sh"

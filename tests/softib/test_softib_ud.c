@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * softib conformance for unreliable datagrams: the UD state machine and its
  * masks, address handles, SEND / SEND_WITH_IMM between processes with every

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # rdma-core's unmodified ibv_ud_pingpong over softib: UD datagrams up to the
 # 4096-byte MTU, polling and CQ events (-e), with a GRH on InfiniBand (-g 0);
 # RoCE mode with a RoCE v1 and a RoCE v2 GID (-g), and without -g, which must

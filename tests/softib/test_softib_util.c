@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Helpers for the softib conformance tests (see test_softib_util.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Helpers for the softib conformance tests: contexts, QP bring-up, polling
  * with a deadline, peer processes over pipes, and the leftovers check.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * softib conformance: device queries, the QP state machine and its masks,
  * every opcode with every completion field, queue depths, CQ events through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * shm transport micro-benchmark (not a test): two processes pinned to cores 0 and 1, addresses
  * exchanged through pipes, the transport API used directly.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The transport conformance suite over every backend: self and shm as they are, then verbs with
 # softib preloaded (the suite skips a backend that cannot open, so the second run is the one
 # that covers verbs, and it must say so).

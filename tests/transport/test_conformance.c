@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The transport conformance suite: the same cases over every registered backend, sized from
  * each one's advertised capabilities. A loopback backend (self) runs them on one process talking

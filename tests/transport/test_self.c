@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests for the self transport (transport/self/self.c). */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the shm transport (transport/shm/) between forked processes on this host. */
 #define _GNU_SOURCE
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests for the SPSC ring of the shm transport (transport/shm/shm_ring.[ch]). */
 #define _GNU_SOURCE
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The transport registry as libibex holds it (transport/transport.c): every backend of the
  * build registered from its own folder, in priority order, each found by its name. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The transport registry linked without any backend: no "ibex_tl" section, so the linker defines
  * no bounds; the weak symbols make that an empty registry, not a link error or a crash. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Multi-process harness for transport tests; see tl_harness.h. */
 #define _GNU_SOURCE
 #include "tl_harness.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A small multi-process harness for transport tests: tlw_run() forks n ranks that share one
  * anonymous page (addresses, a barrier, scratch words), runs body() in each with a time limit and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The self transport: a process sending to itself. send() copies the message into a private
  * circular buffer and returns; progress() hands the queued messages to the receive callback in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Internal types of the shm transport (transport/shm/). See transport/README.md for the design:
  * one memfd segment per process holding its receive rings (one per local sender, itself

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * put / get with cross-memory attach: process_vm_writev / readv are the node's RDMA WRITE / READ,
  * one copy from the source process's pages to the destination's, rights checked by the kernel

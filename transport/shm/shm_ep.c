@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * shm endpoints: a connection is our ring in the peer's segment (we are its only producer) plus
  * a pidfd on the peer's process, used to tell "ring full because the peer is slow" from "ring

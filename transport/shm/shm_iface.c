@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The shm transport instance: opening (our receive segment), the published address, the progress
  * poll over the incoming rings, and the component table.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The SPSC ring's geometry and views; the hot push / peek / pop are inline in shm_ring.h. */
 #include "shm_ring.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A single-producer single-consumer lock-free ring in shared memory: the eager channel of the shm
  * transport, one per (sender, receiver) pair, allocated in the receiver's segment.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Shared segments. Each process keeps its receive rings in an anonymous memfd: nothing is ever
  * created in /dev/shm, so nothing can be left behind when a rank is killed; the memory goes away

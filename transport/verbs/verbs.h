@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Internal header of the verbs transport (RC queue pairs over libibverbs). See README.md for the
  * design: one PD, one CQ, one SRQ of eager buffers shared by all peers, one RC QP per peer brought

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The connection manager: RC connections brought up on first use, through one UD QP per process.
  *

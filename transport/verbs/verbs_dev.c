@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Device and port choice. IBEX_VERBS_DEVICE=name[:port] picks one; "auto" takes the first active
  * port of a device near this rank's cores (hwloc: the OPENFABRICS OS device's non-I/O ancestor

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Endpoints and their RC queue pairs: creation on first use (INIT), RTR / RTS against the peer's
  * QP, the QP-number -> peer map, the published address. The handshake that tells each side the

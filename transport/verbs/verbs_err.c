@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Completion errors: one message per failed peer naming the rank, its host, the operation and the
  * likely cause, then the runtime's peer_failed callback. An RC QP that reports an error is in the

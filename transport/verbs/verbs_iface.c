@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The verbs transport instance: open (device, PD, CQ, SRQ, buffers, the connection manager's UD
  * QP, the loopback QP), progress and close. One CQ serves sends and receives of every QP, the UD

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Memory hooks: the malloc policy and the interposed unmapping calls that keep the registration
  * cache (verbs_mr.c) right.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Memory hooks of the verbs transport (verbs_memhooks.c), in the spirit of UCX's ucm: the one
  * place that changes how the process manages memory so that cached registrations stay right.

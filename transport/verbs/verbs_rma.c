@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * put / get: RDMA WRITE / RDMA READ split into fragments of VERBS_RMA_FRAG (or the port's
  * max_msg_sz if smaller), all posted back to back

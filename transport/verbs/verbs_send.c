@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Eager messages: SEND_WITH_IMM into the shared receive queue, inline when header + payload fit the
  * QP's inline limit, else copied into a registered bounce buffer. The immediate data carries the

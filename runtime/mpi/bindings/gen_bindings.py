@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Generates Ibex's MPI bindings from mpi.def (run by make; the outputs are never edited).
 
   gen_bindings.py DEF proto OUT       include/ibex_mpi_proto.h

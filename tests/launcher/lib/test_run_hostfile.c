@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests for host file parsing (launcher/run_hostfile.c). */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests for the mapping / binding plan (launcher/run_map.c). */
 #include <setjmp.h>
 #include <stdarg.h>

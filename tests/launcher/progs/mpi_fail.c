@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * MPI programs that fail in each way ibexrun must supervise (same modes as pmix_client.c):
  *   mpi_fail exit CODE RANK     RANK exits with CODE after MPI_Init; the others wait in a barrier

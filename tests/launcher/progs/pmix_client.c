@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A raw PMIx client for testing ibexrun without the MPI library: the same modes as mpi_fail.c,
  * spoken directly in PMIx (what MPI_Init / MPI_Finalize / MPI_Abort do underneath).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests for the tunables registry (runtime/base/config.c). This program links the base
  * table (LOG, LOG_SUBSYS) and registers two tables of its own, from two modules, as any module
  * does: the registry must find exactly these, in layer-then-name order. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests for the bootstrap helpers (runtime/boot/boot_util.c). */
 #include <setjmp.h>
 #include <stdarg.h>

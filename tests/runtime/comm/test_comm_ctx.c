@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of runtime/comm/comm_ctx.c: the context id bitmap, the agreement collectives
  * (the AND-allreduce with every allreduce algorithm of collectives/, the allgather) run on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared by the datatype and op unit tests: they link the datatype code without the error
  * module, so ibex_mpi_error is stubbed here and records the last class raised. */
 #ifndef DT_TEST_UTIL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests for datatype objects and queries (runtime/engine/datatype.c, dt_create.c, dt_api.c).
  */
 #include <complex.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests for packing (runtime/engine/dt_pack.c) against a reference model: every constructor is
  * mirrored by a naive typemap (one entry per basic element, never merged) from which the test

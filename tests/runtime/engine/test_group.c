@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of runtime/engine/group.c and group_api.c in one process of a fake 8-rank job (world
  * rank 3): incl / excl ordering and my_rank, translate_ranks with MPI_PROC_NULL and absent

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests for MPI matching (runtime/engine/match.c). */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests for reduction ops (runtime/engine/op.c, op_api.c): every predefined op on every type
  * it is defined on, against a plain C loop; every other (op, type) pair must give MPI_ERR_OP.

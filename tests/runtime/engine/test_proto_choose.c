@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests for the protocol choice (runtime/engine/proto_choose.c). */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The bindings generated from runtime/mpi/bindings/mpi.def:
 #   - libibex exports PMPI_X (strong) and MPI_X (weak) for every function of mpi.def, and no
 #     PMPI_ / MPI_ function that mpi.def does not list;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The MPI 4.0 large-count (_c) calls generated from mpi.def, in a singleton: counts that fit in
  * an int behave as the int calls (data moves, types are built), a count above INT_MAX is

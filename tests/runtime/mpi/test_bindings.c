@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests for the bindings' entry (runtime/mpi/ibex_entry.h) and the checks generated from
  * mpi.def (ibex_mpi_gen.h), with a fake MPI_COMM_WORLD / MPI_COMM_SELF and the job abort

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests for the error module (runtime/errhandler*.c) with a fake MPI_COMM_WORLD and
  * MPI_COMM_SELF: class mapping, strings, argument checks, and every kind of handler. The job

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Benchmark (not a test): raw RC ping-pong vs the transport's, and put / get bandwidth, on softib.
 : "${top_builddir:=$(cd "$(dirname "$0")/../../.." && pwd)}"
 softib="$top_builddir/softib/.libs/libsoftib.so"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The overhead baseline: a raw RC SEND / RECV ping-pong of 8 bytes between two forked processes on
  * the first verbs device (softib under LD_PRELOAD), the way rc_pingpong.c brings QPs up. The

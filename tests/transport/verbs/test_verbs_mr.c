@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of the registration cache (transport/verbs/verbs_mr.c) and its memory hooks
  * (verbs_memhooks.c): hits, sub-range hits, LRU eviction under the size limit, in-use entries

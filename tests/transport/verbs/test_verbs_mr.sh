@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The registration-cache unit tests need a verbs device: run them over softib, which checks that
 # every registration it is asked to read still has the pages it had at registration.
 : "${top_builddir:=$(cd "$(dirname "$0")/../../.." && pwd)}"

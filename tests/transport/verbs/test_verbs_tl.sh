@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Transport-level tests of the verbs backend over softib: eager sizes, ordering, flood with a
 # refusing receiver, put / get 1 B .. 64 MiB, stale registrations, forced QP error, killed peer,
 # connections on first use (a late peer, lost handshake datagrams, a peer that never answers).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Transport-level tests of the verbs backend: two forked processes (rank 0 = parent, rank 1 =
  * child) drive the transport API directly over softib (run by test_verbs_tl.sh with LD_PRELOAD).
