@@ -47,7 +47,7 @@ static ibex_req_t *req_fill(ibex_req_kind_t kind, const void *buf, int count, ib
     req->comm = comm;
     req->coll = coll;
     /* a request keeps its communicator and datatype alive until it is released */
-    comm->refcount++;
+    ibex_comm_retain(comm);
     ibex_dt_retain(dt);
     return req;
 }
