@@ -102,6 +102,7 @@ run() {
     echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
     echo "cores: $cores"
     echo "kernel: $(uname -srm)"
+    [ -n "$softib" ] && echo "ibex transport: verbs over softib (ibexrun --softib)"
     for lib in $libs; do
         v=$(run "$lib" 2 latency -m 0:0 -i 1 -x 0 2>/dev/null | sed -n 's/^# ibex-bench latency (\(.*\))$/\1/p')
         echo "$lib: ${v:-unknown (the version run failed)}"
@@ -165,6 +166,7 @@ sort -t, -k3,3 -k2,2n -k5,5n -k1,1 -k6,6g "$out/raw.csv" | awk -F, -v libs="$lib
     echo
     echo "Medians of $rounds interleaved rounds; $(sed -n 's/^cpu: //p' "$out/machine.txt"), $cores cores."
     echo "Ibex / best peer: for latency below 1 is faster, for bandwidth above 1 is faster."
+    [ -n "$softib" ] && echo "Ibex ran over verbs on softib (ibexrun --softib); Open MPI and MPICH over their shared memory."
 } >>"$out/results.md"
 
 # Plots, only when gnuplot is installed: one line per library, log scales.
