@@ -109,7 +109,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
                 o->max_size = parse_size(buf);
             }
             if (o->min_size < 0 || o->max_size < 0 || o->min_size > o->max_size)
-                why = "bad size range (want [MIN:]MAX, e.g. 0:64k, MIN <= MAX <= 1g)";
+                why = "bad size range (want [MIN:]MAX, e.g. 0:64k, MIN <= MAX <= 1024m)";
             i++;
         } else if (strcmp(a, "-i") == 0) {
             if ((o->iters = parse_count(v, 1)) < 0)
