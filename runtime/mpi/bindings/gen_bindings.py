@@ -80,6 +80,8 @@ KINDS = {
     "cdatatypes": ("const MPI_Datatype {}[]", None),
     "user_fn": ("MPI_User_function *{}", None),
     "errhandler_fn": ("MPI_Comm_errhandler_function *{}", None),
+    "comm_copy_fn": ("MPI_Comm_copy_attr_function *{}", None),
+    "comm_delete_fn": ("MPI_Comm_delete_attr_function *{}", None),
     "argc_p": ("int *{}", None),
     "argv_p": ("char ***{}", None),
     "argv": ("char *{}[]", None),
