@@ -221,4 +221,13 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
     return MPI_SUCCESS;
 }
 
+/* No dynamic processes: no process was spawned, so there is never a parent. */
+int PMPI_Comm_get_parent(MPI_Comm *parent)
+{
+    IBEX_ENTER(Comm_get_parent);
+    IBEX_ARGS(Comm_get_parent, parent);
+    *parent = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
 IBEX_MPI_ALIASES(comm_api)

@@ -6,7 +6,7 @@
 set -u
 run="$top_builddir/launcher/ibexrun"
 status=0
-for prog in info_basic attr_basic p2p_isendrecv; do
+for prog in info_basic attr_basic p2p_isendrecv misc_small; do
     for n in 1 2 3 4; do
         out=$(timeout 150 "$run" -n "$n" --timeout 120 "$top_builddir/tests/mpi/$prog" first second 2>&1)
         rc=$?

@@ -85,6 +85,7 @@ KINDS = {
     "argc_p": ("int *{}", None),
     "argv_p": ("char ***{}", None),
     "argv": ("char *{}[]", None),
+    "varargs": ("...", None),
 }
 RETURNS = {"int": "int", "double": "double", "aint": "MPI_Aint"}
 
