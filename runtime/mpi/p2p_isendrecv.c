@@ -20,7 +20,8 @@
 typedef struct isr {
     ibex_req_t *recv;
     bool send_done;
-    bool recv_held; /* the receive completed first and waits for the send */
+    bool recv_held;  /* the receive completed first and waits for the send */
+    bool recv_freed; /* MPI_Request_free'd before it was held: released at the real end */
     ibex_status_t send_error;
     void *tmp; /* Isendrecv_replace's packed send data */
 } isr_t;
@@ -32,8 +33,12 @@ static void isr_recv_done(ibex_req_t *r)
         r->complete = false; /* not yet: the send half is still going */
         ibex_req_active_count++;
         isr->recv_held = true;
+        isr->recv_freed = r->freed; /* ibex_req_complete must not release it now */
+        r->freed = false;
         return;
     }
+    if (isr->recv_freed)
+        r->freed = true; /* released by ibex_req_complete after this hook */
     if (isr->send_error != IBEX_OK && r->error == IBEX_OK)
         r->error = isr->send_error;
     r->on_complete = NULL;

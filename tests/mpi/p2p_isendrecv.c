@@ -100,13 +100,26 @@ int main(int argc, char **argv)
     CHECK_RC(MPI_Wait(&req, &st));
     CHECK(got == (to == MPI_PROC_NULL ? rank : to));
 
+    /* Freed while in flight (rendezvous both ways): the request finishes on its own; the ring
+     * that follows on the same tag is matched after it (non-overtaking) and MPI_Finalize waits. */
+    CHECK_RC(MPI_Isendrecv(sbuf[0], N, MPI_INT, right, 77, rbuf[0], N, MPI_INT, left, 77,
+                           MPI_COMM_WORLD, &req));
+    CHECK_RC(MPI_Request_free(&req));
+    CHECK(req == MPI_REQUEST_NULL);
+    CHECK_RC(MPI_Isendrecv_replace(rep[0], N, MPI_INT, right, 78, left, 78, MPI_COMM_WORLD, &req));
+    CHECK_RC(MPI_Request_free(&req));
+    CHECK_RC(
+        MPI_Sendrecv(&one, 1, MPI_INT, right, 77, &got, 1, MPI_INT, left, 77, MPI_COMM_WORLD, &st));
+    CHECK(got == left);
+
+    mt_barrier(MPI_COMM_WORLD);
+    mt_done("p2p_isendrecv");
+    MPI_Finalize();
+    /* after MPI_Finalize: the freed requests above may write their buffers until then */
     for (int k = 0; k < K; k++) {
         free(sbuf[k]);
         free(rbuf[k]);
         free(rep[k]);
     }
-    mt_barrier(MPI_COMM_WORLD);
-    mt_done("p2p_isendrecv");
-    MPI_Finalize();
     return 0;
 }
