@@ -272,6 +272,12 @@ typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int keyval, void *attri
 #define MPI_COMM_NULL_COPY_FN   ((MPI_Comm_copy_attr_function *)0)
 #define MPI_COMM_NULL_DELETE_FN ((MPI_Comm_delete_attr_function *)0)
 #define MPI_COMM_DUP_FN         ((MPI_Comm_copy_attr_function *)1)
+/* The MPI-1 names (deprecated; the same signatures) */
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+#define MPI_NULL_COPY_FN   MPI_COMM_NULL_COPY_FN
+#define MPI_NULL_DELETE_FN MPI_COMM_NULL_DELETE_FN
+#define MPI_DUP_FN         MPI_COMM_DUP_FN
 
 /* MPI_X and its profiling twin PMPI_X for every function Ibex implements: generated from
  * runtime/mpi/bindings/mpi.def into the build tree and installed next to this file. */

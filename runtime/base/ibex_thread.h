@@ -10,9 +10,9 @@
  *  - ibex_rt (runtime/boot) is written only by MPI_Init and MPI_Finalize, which the program
  *    calls while no other thread is inside MPI; everyone else reads it without a lock.
  *  - The one global lock taken here will own everything else a call touches: the handle tables
- *    (communicators, groups, datatypes, ops, requests, messages, error handlers), the matching
- *    queues, the per-peer endpoints and backlogs, the transports' state, the progress engine,
- *    the buffered-send buffer and the tunables once loaded. A finer split (a progress lock
+ *    (communicators, groups, datatypes, ops, requests, messages, error handlers, infos, keyvals)
+ *    and the attribute lists, the matching queues, the per-peer endpoints and backlogs, the
+ *    transports' state, the progress engine, the buffered-send buffer and the tunables once loaded. A finer split (a progress lock
  *    under the global one) may come out of it later; nothing takes a second lock today.
  *  - The lock will be recursive: error handlers and user reduction functions run inside an MPI
  *    call and may call MPI again.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * MPI communicator entry points: Comm_rank, size, dup, split, split_type, create, free,
- * compare, group, test_inter, get_attr, set_name, get_name.
+ * compare, group, test_inter, set_name, get_name (attributes: attr.c).
  *
  * Every constructor ends in ibex_comm_create_from(), which agrees on the context id over the
  * whole parent, so every member of the parent takes part also when it gets MPI_COMM_NULL.
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "comm_impl.h"
+#include "ibex_attr.h"
 #include "ibex_err.h"
 #include "ibex_log.h"
 #include "ibex_runtime.h"
@@ -58,7 +59,15 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     IBEX_ENTER_COMM(Comm_dup, comm, c);
     IBEX_ARGS(Comm_dup, newcomm);
-    return comm_create_common(c, c->group, call, newcomm);
+    IBEX_CHECK(comm_create_common(c, c->group, call, newcomm));
+    ibex_comm_t *n = ibex_comm_get(*newcomm);
+    int rc = ibex_attr_comm_copy(c, n); /* the copy callbacks, in the order attributes were set */
+    if (rc != MPI_SUCCESS) {
+        ibex_comm_release(n);
+        *newcomm = MPI_COMM_NULL;
+        return IBEX_ERROR(rc, "an attribute copy callback returned %d", rc);
+    }
+    return MPI_SUCCESS;
 }
 
 /* The group of this process's colour from every member's (colour, key), or NULL. */
@@ -151,6 +160,9 @@ int PMPI_Comm_free(MPI_Comm *comm)
         return MPI_ERR_COMM;
     if (c == ibex_comm_world || c == ibex_comm_self)
         return ibex_mpi_error(c, MPI_ERR_COMM, call, "%s cannot be freed", c->name);
+    int rc = ibex_attr_comm_delete_all(c); /* the delete callbacks, the last set first */
+    if (rc != MPI_SUCCESS)
+        return ibex_mpi_error(c, rc, call, "an attribute delete callback returned %d", rc);
     ibex_comm_release(c);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
@@ -191,50 +203,6 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
     return MPI_SUCCESS;
 }
 
-/* Values of the predefined attributes; Comm_get_attr hands out pointers to them. */
-static int attr_tag_ub;
-static int attr_host = MPI_PROC_NULL;
-static int attr_io = MPI_ANY_SOURCE; /* every rank can do I/O */
-static int attr_wtime_is_global = 0;
-static int attr_universe_size;
-static int attr_appnum = 0;
-
-static int *comm_attr_value(int keyval)
-{
-    switch (keyval) {
-    case MPI_TAG_UB:
-        attr_tag_ub = ibex_tag_ub;
-        return &attr_tag_ub;
-    case MPI_HOST:
-        return &attr_host;
-    case MPI_IO:
-        return &attr_io;
-    case MPI_WTIME_IS_GLOBAL:
-        return &attr_wtime_is_global;
-    case MPI_UNIVERSE_SIZE:
-        attr_universe_size = ibex_rt.boot.size;
-        return &attr_universe_size;
-    case MPI_APPNUM:
-        return &attr_appnum;
-    default:
-        return NULL;
-    }
-}
-
-int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
-{
-    IBEX_ENTER_COMM(Comm_get_attr, comm, c);
-    if (!attribute_val || !flag)
-        return IBEX_ERROR(MPI_ERR_ARG, "attribute_val or flag is NULL");
-    int *value = comm_attr_value(comm_keyval);
-    if (!value)
-        return IBEX_ERROR(MPI_ERR_KEYVAL, "unknown keyval 0x%x", comm_keyval);
-    *(int **)attribute_val = value;
-    *flag = 1;
-    return MPI_SUCCESS;
-}
-
-/* Names longer than MPI_MAX_OBJECT_NAME - 1 characters are truncated. */
 int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
     IBEX_ENTER_COMM(Comm_set_name, comm, c);
@@ -250,6 +218,15 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
         return IBEX_ERROR(MPI_ERR_ARG, "comm_name or resultlen is NULL");
     snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s", c->name);
     *resultlen = (int)strlen(comm_name);
+    return MPI_SUCCESS;
+}
+
+/* No dynamic processes: no process was spawned, so there is never a parent. */
+int PMPI_Comm_get_parent(MPI_Comm *parent)
+{
+    IBEX_ENTER(Comm_get_parent);
+    IBEX_ARGS(Comm_get_parent, parent);
+    *parent = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
 

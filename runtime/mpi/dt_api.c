@@ -189,4 +189,63 @@ int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
     return MPI_SUCCESS;
 }
 
+/* MPI 4.1's accessors of the public status fields (for languages that cannot reach them). */
+static int status_field_check(const ibex_entry_t *e, const MPI_Status *status)
+{
+    if (!status) /* MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE are NULL */
+        return ibex_mpi_error(e->comm, MPI_ERR_ARG, e->call, "status is NULL or MPI_STATUS_IGNORE");
+    return MPI_SUCCESS;
+}
+
+int PMPI_Status_get_source(MPI_Status *status, int *source)
+{
+    IBEX_ENTER_ANYTIME(Status_get_source);
+    IBEX_CHECK(status_field_check(&ibex_e, status));
+    IBEX_ARGS(Status_get_source, source);
+    *source = status->MPI_SOURCE;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Status_set_source(MPI_Status *status, int source)
+{
+    IBEX_ENTER_ANYTIME(Status_set_source);
+    IBEX_CHECK(status_field_check(&ibex_e, status));
+    status->MPI_SOURCE = source;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Status_get_tag(MPI_Status *status, int *tag)
+{
+    IBEX_ENTER_ANYTIME(Status_get_tag);
+    IBEX_CHECK(status_field_check(&ibex_e, status));
+    IBEX_ARGS(Status_get_tag, tag);
+    *tag = status->MPI_TAG;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Status_set_tag(MPI_Status *status, int tag)
+{
+    IBEX_ENTER_ANYTIME(Status_set_tag);
+    IBEX_CHECK(status_field_check(&ibex_e, status));
+    status->MPI_TAG = tag;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Status_get_error(MPI_Status *status, int *error)
+{
+    IBEX_ENTER_ANYTIME(Status_get_error);
+    IBEX_CHECK(status_field_check(&ibex_e, status));
+    IBEX_ARGS(Status_get_error, error);
+    *error = status->MPI_ERROR;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Status_set_error(MPI_Status *status, int error)
+{
+    IBEX_ENTER_ANYTIME(Status_set_error);
+    IBEX_CHECK(status_field_check(&ibex_e, status));
+    status->MPI_ERROR = error;
+    return MPI_SUCCESS;
+}
+
 IBEX_MPI_ALIASES(dt_api)

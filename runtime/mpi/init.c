@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ibex_config.h"
+#include "ibex_attr.h"
 #include "ibex_comm.h"
 #include "ibex_err.h"
 #include "ibex_log.h"
@@ -149,7 +150,12 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 int PMPI_Finalize(void)
 {
     IBEX_ENTER(Finalize);
-    int errclass = MPI_SUCCESS;
+    /* MPI 4.1 section 11.2.2: MPI_COMM_SELF's attributes are deleted first, as if it were freed
+     * (the last set first); a failing callback fails MPI_Finalize. */
+    int errclass = ibex_attr_comm_delete_all(ibex_comm_self);
+    if (errclass != MPI_SUCCESS)
+        return IBEX_ERROR(errclass, "an attribute delete callback on MPI_COMM_SELF returned %d",
+                          errclass);
     init_busy = true;
     /* No peer may still read our memory when the transports close: drain ours, then wait for
      * everyone to have drained theirs. */

@@ -41,6 +41,7 @@ KINDS = {
     "request_out": ("MPI_Request *{}", "null"),
     "errhandler_out": ("MPI_Errhandler *{}", "null"),
     "message_out": ("MPI_Message *{}", "null"),
+    "info_out": ("MPI_Info *{}", "null"),
     "comm_inout": ("MPI_Comm *{}", "null"),
     "group_inout": ("MPI_Group *{}", "null"),
     "datatype_inout": ("MPI_Datatype *{}", "null"),
@@ -48,6 +49,7 @@ KINDS = {
     "request_inout": ("MPI_Request *{}", "null"),
     "errhandler_inout": ("MPI_Errhandler *{}", "null"),
     "message_inout": ("MPI_Message *{}", "null"),
+    "info_inout": ("MPI_Info *{}", "null"),
     "count": ("int {}", "count"),
     "int": ("int {}", None),
     "aint": ("MPI_Aint {}", None),
@@ -61,6 +63,7 @@ KINDS = {
     "count_out": ("MPI_Count *{}", "null"),
     "str_out": ("char *{}", "null"),
     "ptr_out": ("void *{}", "null"),
+    "chars": ("char *{}", None),
     "str": ("const char *{}", "null"),
     "buf": ("void *{}", None),
     "cbuf": ("const void *{}", None),
@@ -77,8 +80,12 @@ KINDS = {
     "cdatatypes": ("const MPI_Datatype {}[]", None),
     "user_fn": ("MPI_User_function *{}", None),
     "errhandler_fn": ("MPI_Comm_errhandler_function *{}", None),
+    "comm_copy_fn": ("MPI_Comm_copy_attr_function *{}", None),
+    "comm_delete_fn": ("MPI_Comm_delete_attr_function *{}", None),
     "argc_p": ("int *{}", None),
     "argv_p": ("char ***{}", None),
+    "argv": ("char *{}[]", None),
+    "varargs": ("...", None),
 }
 RETURNS = {"int": "int", "double": "double", "aint": "MPI_Aint"}
 
