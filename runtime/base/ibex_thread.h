@@ -12,8 +12,9 @@
  *  - The one global lock taken here will own everything else a call touches: the handle tables
  *    (communicators, groups, datatypes, ops, requests, messages, error handlers, infos, keyvals)
  *    and the attribute lists, the matching queues, the per-peer endpoints and backlogs, the
- *    transports' state, the progress engine, the buffered-send buffer and the tunables once loaded. A finer split (a progress lock
- *    under the global one) may come out of it later; nothing takes a second lock today.
+ *    transports' state, the progress engine, the buffered-send buffer and the tunables once loaded.
+ * A finer split (a progress lock under the global one) may come out of it later; nothing takes a
+ * second lock today.
  *  - The lock will be recursive: error handlers and user reduction functions run inside an MPI
  *    call and may call MPI again.
  *  - Per thread: the polling back-off counters (runtime/engine/request.c: empty polls counted
