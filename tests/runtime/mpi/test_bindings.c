@@ -22,59 +22,13 @@ static int locks, unlocks;
 #include "ibex_log.h"
 #include "ibex_runtime.h"
 
-ibex_runtime_t ibex_rt;
-ibex_comm_t *ibex_comm_world, *ibex_comm_self;
-static ibex_comm_t fake_world, fake_self;
-static jmp_buf abort_jmp;
-static int abort_code;
-static char abort_msg[4096];
-static int init_checks;
-
-ibex_comm_t *ibex_comm_get(MPI_Comm handle)
-{
-    if (handle == MPI_COMM_WORLD)
-        return ibex_comm_world;
-    if (handle == MPI_COMM_SELF)
-        return ibex_comm_self;
-    return NULL;
-}
-
-void ibex_boot_abort(int code, const char *msg)
-{
-    abort_code = code;
-    snprintf(abort_msg, sizeof(abort_msg), "%s", msg);
-    longjmp(abort_jmp, 1);
-}
-
-int ibex_check_initialized(const char *call)
-{
-    (void)call;
-    init_checks++;
-    return MPI_SUCCESS;
-}
+#include "fake_job.h"
 
 static int setup(void **state)
 {
     (void)state;
-    ibex_log_level = -1;
-    ibex_rt.boot.rank = 1;
-    ibex_rt.boot.size = 4;
-    snprintf(ibex_rt.boot.hostname, sizeof(ibex_rt.boot.hostname), "testhost");
-    fake_world = (ibex_comm_t){.handle = MPI_COMM_WORLD,
-                               .rank = 1,
-                               .size = 4,
-                               .errhandler = MPI_ERRORS_ARE_FATAL,
-                               .name = "MPI_COMM_WORLD"};
-    fake_self = (ibex_comm_t){.handle = MPI_COMM_SELF,
-                              .rank = 0,
-                              .size = 1,
-                              .errhandler = MPI_ERRORS_RETURN,
-                              .name = "MPI_COMM_SELF"};
-    ibex_comm_world = &fake_world;
-    ibex_comm_self = &fake_self;
-    abort_code = -1;
-    abort_msg[0] = '\0';
-    locks = unlocks = init_checks = 0;
+    fake_job_reset(MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN);
+    locks = unlocks = 0;
     return 0;
 }
 
@@ -93,7 +47,7 @@ static void test_entry_success(void **state)
     int size = 0;
     assert_int_equal(binding_comm_size(MPI_COMM_SELF, &size), MPI_SUCCESS);
     assert_int_equal(size, 1);
-    assert_int_equal(init_checks, 1);
+    assert_int_equal(fake_init_checks, 1);
     assert_int_equal(locks, 1);
     assert_int_equal(unlocks, 1);
 }

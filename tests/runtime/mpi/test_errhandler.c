@@ -21,57 +21,12 @@
 
 extern const int ibex_tag_ub;
 
-/* The fakes the module links against. */
-ibex_runtime_t ibex_rt;
-ibex_comm_t *ibex_comm_world, *ibex_comm_self;
-static ibex_comm_t fake_world, fake_self;
-static jmp_buf abort_jmp;
-static int abort_code;
-static char abort_msg[4096];
-
-ibex_comm_t *ibex_comm_get(MPI_Comm handle)
-{
-    if (handle == MPI_COMM_WORLD)
-        return ibex_comm_world;
-    if (handle == MPI_COMM_SELF)
-        return ibex_comm_self;
-    return NULL;
-}
-
-void ibex_boot_abort(int code, const char *msg)
-{
-    abort_code = code;
-    snprintf(abort_msg, sizeof(abort_msg), "%s", msg);
-    longjmp(abort_jmp, 1);
-}
-
-int ibex_check_initialized(const char *call)
-{
-    (void)call;
-    return MPI_SUCCESS;
-}
+#include "fake_job.h" /* the fakes the module links against */
 
 static int setup(void **state)
 {
     (void)state;
-    ibex_log_level = -1; /* the handlers' debug lines are not under test */
-    ibex_rt.boot.rank = 1;
-    ibex_rt.boot.size = 4;
-    snprintf(ibex_rt.boot.hostname, sizeof(ibex_rt.boot.hostname), "testhost");
-    fake_world = (ibex_comm_t){.handle = MPI_COMM_WORLD,
-                               .rank = 1,
-                               .size = 4,
-                               .errhandler = MPI_ERRORS_RETURN,
-                               .name = "MPI_COMM_WORLD"};
-    fake_self = (ibex_comm_t){.handle = MPI_COMM_SELF,
-                              .rank = 0,
-                              .size = 1,
-                              .errhandler = MPI_ERRORS_ARE_FATAL,
-                              .name = "MPI_COMM_SELF"};
-    ibex_comm_world = &fake_world;
-    ibex_comm_self = &fake_self;
-    abort_code = -1;
-    abort_msg[0] = '\0';
+    fake_job_reset(MPI_ERRORS_RETURN, MPI_ERRORS_ARE_FATAL);
     return 0;
 }
 
