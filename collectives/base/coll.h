@@ -3,7 +3,7 @@
  * Collectives: internal interface (collectives/).
  *
  * Each algorithm is one file exposing one function `ibex_coll_<kind>_<algorithm>` that takes
- * the collective's arguments, already checked by the MPI entry point (coll_api.c), in one
+ * the collective's arguments, already checked by the MPI entry point (coll_check.c), in one
  * ibex_coll_args_t. An algorithm is built only on the point-to-point engine's collective-context
  * calls (ibex_p2p.h, coll = true), ibex_op_apply for reductions and the datatype engine for
  * temporary buffers and local copies (coll_util.c). coll_select.c picks an algorithm per call
@@ -34,18 +34,48 @@
     X(GATHER, "gather")                                                                            \
     X(SCATTER, "scatter")                                                                          \
     X(ALLGATHER, "allgather")                                                                      \
-    X(ALLTOALL, "alltoall")
+    X(ALLTOALL, "alltoall")                                                                        \
+    IBEX_COLL_KIND_LIST_V(X)
+
+/* The vector, reduce-scatter and scan kinds (collectives issue), tags 9..17. */
+#define IBEX_COLL_KIND_LIST_V(X)                                                                   \
+    X(GATHERV, "gatherv")                                                                          \
+    X(SCATTERV, "scatterv")                                                                        \
+    X(ALLGATHERV, "allgatherv")                                                                    \
+    X(ALLTOALLV, "alltoallv")                                                                      \
+    X(ALLTOALLW, "alltoallw")                                                                      \
+    X(REDUCE_SCATTER, "reduce_scatter")                                                            \
+    X(REDUCE_SCATTER_BLOCK, "reduce_scatter_block")                                                \
+    X(SCAN, "scan")                                                                                \
+    X(EXSCAN, "exscan")
 
 #define IBEX_COLL_KIND_ENUM(name, text) IBEX_COLL_##name,
 typedef enum { IBEX_COLL_KIND_LIST(IBEX_COLL_KIND_ENUM) IBEX_COLL_KIND_COUNT } ibex_coll_kind_t;
 #undef IBEX_COLL_KIND_ENUM
 
+/* 1..IBEX_COLL_KIND_COUNT (17 today); 1..63 are reserved for the collectives. */
 #define IBEX_COLL_TAG(kind) (1 + (int)(kind))
+#define IBEX_COLL_TAG_MAX   63
+_Static_assert(IBEX_COLL_KIND_COUNT <= IBEX_COLL_TAG_MAX,
+               "collective tags past the reserved range");
 
 /* Arguments of every collective. Bcast uses (rbuf, rcount, rdt) as its buffer; Reduce and
  * Allreduce use (rcount, rdt) for both buffers, and sbuf may be MPI_IN_PLACE (the data is then
  * in rbuf). Gather / Scatter / Allgather / Alltoall use both triples as MPI defines them;
- * MPI_IN_PLACE is passed through to the algorithm where the standard allows it. */
+ * MPI_IN_PLACE is passed through to the algorithm where the standard allows it.
+ *
+ * The per-rank arrays (comm->size entries each, the program's own arrays, which MPI forbids it
+ * to change before the collective completes) are NULL for the kinds that do not use them:
+ *   Gatherv         rcounts, rdispls (root only); (sbuf, scount, sdt) everywhere
+ *   Scatterv        scounts, sdispls (root only); (rbuf, rcount, rdt) everywhere
+ *   Allgatherv      rcounts, rdispls; (sbuf, scount, sdt) unless sbuf is MPI_IN_PLACE
+ *   Alltoallv       scounts, sdispls, rcounts, rdispls with sdt / rdt; displacements in
+ *                   extents of the type; sbuf MPI_IN_PLACE: the s* arrays are ignored
+ *   Alltoallw       the same, with per-peer types sdts / rdts and displacements in bytes
+ *   Reduce_scatter  rcounts (block i goes to rank i) with rdt and op; sbuf holds sum(rcounts)
+ *                   elements, or is MPI_IN_PLACE (the data is then in rbuf)
+ * Reduce_scatter_block uses (rcount, rdt) per rank (sbuf holds size * rcount); Scan and
+ * Exscan use (rcount, rdt) like Allreduce (sbuf may be MPI_IN_PLACE). */
 typedef struct ibex_coll_args {
     ibex_comm_t *comm;
     const void *sbuf;
@@ -56,6 +86,9 @@ typedef struct ibex_coll_args {
     MPI_Datatype rdt;
     const ibex_op_t *op;
     int root;
+    const int *scounts, *sdispls;
+    const int *rcounts, *rdispls;
+    const MPI_Datatype *sdts, *rdts;
 } ibex_coll_args_t;
 
 typedef ibex_status_t (*ibex_coll_fn_t)(const ibex_coll_args_t *args);
@@ -79,7 +112,12 @@ ibex_status_t ibex_coll_alltoall_pairwise(const ibex_coll_args_t *args);
 
 /* ---- selection (coll_select.c) ---- */
 const char *ibex_coll_kind_name(ibex_coll_kind_t kind);
-/* The algorithm for a call: the forced one if any, else the first table rule that fits. */
+/* The algorithm for a call: the forced one if any, else the first table rule that fits.
+ * bytes must be the same on every rank (all must pick the same algorithm): the per-rank
+ * message of Bcast, Reduce, Allreduce, Scan, Exscan and Reduce_scatter(_block) (the whole
+ * vector), one block of Gather, Scatter, Allgather, Alltoall, the mean block of Allgatherv;
+ * 0 for Gatherv, Scatterv, Alltoallv and Alltoallw, whose counts no rank knows in full, so
+ * their rules key on the communicator size alone. */
 const ibex_coll_algo_t *ibex_coll_select(ibex_coll_kind_t kind, int comm_size, size_t bytes);
 /* Forces an algorithm by name, or back to the table with NULL / "auto". IBEX_ERR_INVALID if
  * the name is not an algorithm of that kind. */
