@@ -109,6 +109,20 @@ ibex_status_t ibex_coll_gather_linear(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_scatter_linear(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_allgather_ring(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_alltoall_pairwise(const ibex_coll_args_t *args);
+/* the vector, reduce-scatter and scan kinds */
+ibex_status_t ibex_coll_gatherv_linear(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_scatterv_linear(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_allgatherv_ring(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_alltoallv_pairwise(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_alltoallw_pairwise(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_reduce_scatter_reduce_scatterv(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_reduce_scatter_block_reduce_scatterv(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_reduce_scatter_ring(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_reduce_scatter_block_ring(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_scan_linear(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_exscan_linear(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_scan_recursive_doubling(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_exscan_recursive_doubling(const ibex_coll_args_t *args);
 
 /* ---- selection (coll_select.c) ---- */
 const char *ibex_coll_kind_name(ibex_coll_kind_t kind);
@@ -141,5 +155,25 @@ void *ibex_coll_block(const void *buf, MPI_Datatype dt, size_t index);
 /* inout = in op inout, as a status. */
 ibex_status_t ibex_coll_apply(const ibex_op_t *op, const void *in, void *inout, int count,
                               MPI_Datatype dt);
+/* buf + displ * extent(dt); displ may be negative (the v-collectives' displacements). */
+void *ibex_coll_disp(const void *buf, MPI_Datatype dt, int displ);
+
+/* A batch of non-blocking sends and receives on the collective context (one tag), waited for
+ * together: post with _send / _recv (the first failure stops further posts and is kept), then
+ * _wait, which waits for everything posted, frees the batch and returns the first error. */
+struct ibex_req;
+typedef struct ibex_coll_batch {
+    ibex_comm_t *comm;
+    int tag, n, cap;
+    struct ibex_req **reqs;
+    ibex_status_t st;
+} ibex_coll_batch_t;
+ibex_status_t ibex_coll_batch_init(ibex_coll_batch_t *b, int cap, ibex_comm_t *comm, int tag);
+void ibex_coll_batch_send(ibex_coll_batch_t *b, const void *buf, int count, MPI_Datatype dt,
+                          int peer);
+void ibex_coll_batch_recv(ibex_coll_batch_t *b, void *buf, int count, MPI_Datatype dt, int peer);
+ibex_status_t ibex_coll_batch_wait(ibex_coll_batch_t *b);
+/* Reduce_scatter_block as Reduce_scatter: runs fn with rcounts all args->rcount. */
+ibex_status_t ibex_coll_rsb_as_rs(const ibex_coll_args_t *args, ibex_coll_fn_t fn);
 
 #endif

@@ -27,6 +27,21 @@ static const ibex_coll_algo_t algorithms[] = {
     {"linear", IBEX_COLL_SCATTER, ibex_coll_scatter_linear},
     {"ring", IBEX_COLL_ALLGATHER, ibex_coll_allgather_ring},
     {"pairwise", IBEX_COLL_ALLTOALL, ibex_coll_alltoall_pairwise},
+    /* the vector, reduce-scatter and scan kinds */
+    {"linear", IBEX_COLL_GATHERV, ibex_coll_gatherv_linear},
+    {"linear", IBEX_COLL_SCATTERV, ibex_coll_scatterv_linear},
+    {"ring", IBEX_COLL_ALLGATHERV, ibex_coll_allgatherv_ring},
+    {"pairwise", IBEX_COLL_ALLTOALLV, ibex_coll_alltoallv_pairwise},
+    {"pairwise", IBEX_COLL_ALLTOALLW, ibex_coll_alltoallw_pairwise},
+    {"reduce_scatterv", IBEX_COLL_REDUCE_SCATTER, ibex_coll_reduce_scatter_reduce_scatterv},
+    {"ring", IBEX_COLL_REDUCE_SCATTER, ibex_coll_reduce_scatter_ring},
+    {"reduce_scatterv", IBEX_COLL_REDUCE_SCATTER_BLOCK,
+     ibex_coll_reduce_scatter_block_reduce_scatterv},
+    {"ring", IBEX_COLL_REDUCE_SCATTER_BLOCK, ibex_coll_reduce_scatter_block_ring},
+    {"recursive_doubling", IBEX_COLL_SCAN, ibex_coll_scan_recursive_doubling},
+    {"linear", IBEX_COLL_SCAN, ibex_coll_scan_linear},
+    {"recursive_doubling", IBEX_COLL_EXSCAN, ibex_coll_exscan_recursive_doubling},
+    {"linear", IBEX_COLL_EXSCAN, ibex_coll_exscan_linear},
 };
 #define ALGO_COUNT ((int)(sizeof(algorithms) / sizeof(algorithms[0])))
 
@@ -60,6 +75,20 @@ static const coll_rule_t rules[] = {
     {IBEX_COLL_SCATTER, INT_MAX, SIZE_MAX, "linear"},
     {IBEX_COLL_ALLGATHER, INT_MAX, SIZE_MAX, "ring"},
     {IBEX_COLL_ALLTOALL, INT_MAX, SIZE_MAX, "pairwise"},
+    /* the vector, reduce-scatter and scan kinds */
+    {IBEX_COLL_GATHERV, INT_MAX, SIZE_MAX, "linear"},
+    {IBEX_COLL_SCATTERV, INT_MAX, SIZE_MAX, "linear"},
+    {IBEX_COLL_ALLGATHERV, INT_MAX, SIZE_MAX, "ring"},
+    {IBEX_COLL_ALLTOALLV, INT_MAX, SIZE_MAX, "pairwise"},
+    {IBEX_COLL_ALLTOALLW, INT_MAX, SIZE_MAX, "pairwise"},
+    {IBEX_COLL_REDUCE_SCATTER, 2, SIZE_MAX, "ring"}, /* one exchange, no tree to climb */
+    {IBEX_COLL_REDUCE_SCATTER, INT_MAX, 16384, "reduce_scatterv"},
+    {IBEX_COLL_REDUCE_SCATTER, INT_MAX, SIZE_MAX, "ring"},
+    {IBEX_COLL_REDUCE_SCATTER_BLOCK, 2, SIZE_MAX, "ring"},
+    {IBEX_COLL_REDUCE_SCATTER_BLOCK, INT_MAX, 16384, "reduce_scatterv"},
+    {IBEX_COLL_REDUCE_SCATTER_BLOCK, INT_MAX, SIZE_MAX, "ring"},
+    {IBEX_COLL_SCAN, INT_MAX, SIZE_MAX, "recursive_doubling"},
+    {IBEX_COLL_EXSCAN, INT_MAX, SIZE_MAX, "recursive_doubling"},
 };
 #define RULE_COUNT ((int)(sizeof(rules) / sizeof(rules[0])))
 

@@ -1,20 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# Collective MPI tests (tests/collectives/coll_*.c) at 1, 2, 3 and 4 ranks under ibexrun.
-set -u
-run="$top_builddir/launcher/ibexrun"
-status=0
-for prog in coll_all; do
-    for n in 1 2 3 4; do
-        out=$(timeout 150 "$run" -n "$n" --timeout 120 "$top_builddir/tests/collectives/$prog" 2>&1)
-        rc=$?
-        if [ $rc -ne 0 ] || ! printf '%s\n' "$out" | grep -q "^$prog: ok$"; then
-            echo "FAIL: $prog -n $n (exit $rc)"
-            printf '%s\n' "$out" | tail -20
-            status=1
-        else
-            echo "ok: $prog -n $n"
-        fi
-    done
+# Collective MPI tests (tests/collectives/coll_*.c) under ibexrun, each with a time limit and
+# a check that no process is left: coll_all at 1-4 ranks, coll_v and coll_red (the per-rank
+# count, reduce-scatter and scan collectives) at 1-5 ranks.
+. "$top_srcdir/tests/mpi/lib.sh"
+mt_require_ibexrun
+MPI_T="$top_builddir/tests/collectives"
+CASE_TIMEOUT=150
+for n in 1 2 3 4; do
+    run_case "$n" coll_all
 done
-exit $status
+for n in 1 2 3 4 5; do
+    run_case "$n" coll_v
+    run_case "$n" coll_red
+done
+mt_finish
