@@ -139,6 +139,8 @@ ibex_status_t ibex_coll_force(ibex_coll_kind_t kind, const char *name);
 /* Number of algorithms of a kind and the i-th one, so tests can loop over all of them. */
 int ibex_coll_algo_count(ibex_coll_kind_t kind);
 const ibex_coll_algo_t *ibex_coll_algo_at(ibex_coll_kind_t kind, int i);
+/* "a, b, c": the names of a kind's algorithms, for messages and ibex_info (cut at len). */
+void ibex_coll_algo_names(ibex_coll_kind_t kind, char *buf, size_t len);
 /* Selects and runs. */
 ibex_status_t ibex_coll_run(ibex_coll_kind_t kind, const ibex_coll_args_t *args, size_t bytes);
 

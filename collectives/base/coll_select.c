@@ -8,6 +8,7 @@
  * the same.
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
@@ -126,6 +127,17 @@ const ibex_coll_algo_t *ibex_coll_algo_at(ibex_coll_kind_t kind, int i)
     return NULL;
 }
 
+void ibex_coll_algo_names(ibex_coll_kind_t kind, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < ibex_coll_algo_count(kind) && used < len; i++) {
+        int n = snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+                         ibex_coll_algo_at(kind, i)->name);
+        used += n > 0 ? (size_t)n : 0;
+    }
+}
+
 ibex_status_t ibex_coll_force(ibex_coll_kind_t kind, const char *name)
 {
     if ((unsigned)kind >= IBEX_COLL_KIND_COUNT)
@@ -155,8 +167,10 @@ ibex_status_t ibex_coll_init(void)
         for (; kname[i] && i < sizeof(var) - 1; i++)
             var[i] = (char)toupper((unsigned char)kname[i]);
         var[i] = '\0';
-        ibex_error(COLL, "IBEX_COLL_%s='%s' is not a %s algorithm (see collectives/README.md)", var,
-                   name, kname);
+        char names[256];
+        ibex_coll_algo_names((ibex_coll_kind_t)k, names, sizeof(names));
+        ibex_error(COLL, "IBEX_COLL_%s='%s' is not a %s algorithm: valid are auto, %s", var, name,
+                   kname, names);
         result = IBEX_ERR_INVALID;
     }
     return result;
