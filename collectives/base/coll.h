@@ -109,6 +109,14 @@ ibex_status_t ibex_coll_gather_linear(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_scatter_linear(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_allgather_ring(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_alltoall_pairwise(const ibex_coll_args_t *args);
+/* more algorithms for the first kinds, chosen by size (the crossovers in coll_select.c) */
+ibex_status_t ibex_coll_bcast_scatter_allgather(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_allreduce_rabenseifner(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_reduce_rabenseifner(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_gather_binomial(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_scatter_binomial(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_allgather_bruck(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_alltoall_bruck(const ibex_coll_args_t *args);
 /* the vector, reduce-scatter and scan kinds */
 ibex_status_t ibex_coll_gatherv_linear(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_scatterv_linear(const ibex_coll_args_t *args);
@@ -123,6 +131,23 @@ ibex_status_t ibex_coll_scan_linear(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_exscan_linear(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_scan_recursive_doubling(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_exscan_recursive_doubling(const ibex_coll_args_t *args);
+
+/* The reduce-scatter half of Rabenseifner's algorithms (allreduce_rabenseifner.c), shared with
+ * reduce_rabenseifner.c: buf (a->rcount of a->rdt) is cut into pof2 blocks (cnts / disps);
+ * after ibex_coll_rsag_reduce_scatter a participant (newrank >= 0; the even ones of the first
+ * 2 rem ranks sit out) holds blocks [send_idx, send_idx + 1) of the reduction. */
+typedef struct ibex_coll_rsag {
+    const ibex_coll_args_t *a;
+    void *buf, *tmp, *tmp_base;
+    int *cnts, *disps;
+    int tag, pof2, rem, newrank, send_idx, last_idx;
+} ibex_coll_rsag_t;
+ibex_status_t ibex_coll_rsag_init(ibex_coll_rsag_t *s, const ibex_coll_args_t *a, void *buf,
+                                  int tag);
+ibex_status_t ibex_coll_rsag_reduce_scatter(ibex_coll_rsag_t *s);
+void ibex_coll_rsag_fini(ibex_coll_rsag_t *s);
+int ibex_coll_rsag_peer(const ibex_coll_rsag_t *s, int newrank);       /* its real rank */
+int ibex_coll_rsag_count(const ibex_coll_rsag_t *s, int from, int to); /* elements of blocks */
 
 /* ---- selection (coll_select.c) ---- */
 const char *ibex_coll_kind_name(ibex_coll_kind_t kind);

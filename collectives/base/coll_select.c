@@ -28,6 +28,14 @@ static const ibex_coll_algo_t algorithms[] = {
     {"linear", IBEX_COLL_SCATTER, ibex_coll_scatter_linear},
     {"ring", IBEX_COLL_ALLGATHER, ibex_coll_allgather_ring},
     {"pairwise", IBEX_COLL_ALLTOALL, ibex_coll_alltoall_pairwise},
+    /* more algorithms for the first kinds */
+    {"scatter_allgather", IBEX_COLL_BCAST, ibex_coll_bcast_scatter_allgather},
+    {"rabenseifner", IBEX_COLL_ALLREDUCE, ibex_coll_allreduce_rabenseifner},
+    {"rabenseifner", IBEX_COLL_REDUCE, ibex_coll_reduce_rabenseifner},
+    {"binomial", IBEX_COLL_GATHER, ibex_coll_gather_binomial},
+    {"binomial", IBEX_COLL_SCATTER, ibex_coll_scatter_binomial},
+    {"bruck", IBEX_COLL_ALLGATHER, ibex_coll_allgather_bruck},
+    {"bruck", IBEX_COLL_ALLTOALL, ibex_coll_alltoall_bruck},
     /* the vector, reduce-scatter and scan kinds */
     {"linear", IBEX_COLL_GATHERV, ibex_coll_gatherv_linear},
     {"linear", IBEX_COLL_SCATTERV, ibex_coll_scatterv_linear},
@@ -67,14 +75,29 @@ typedef struct coll_rule {
     const char *algo;
 } coll_rule_t;
 
+/* The size crossovers are the published ones (MPICH's defaults: Thakur, Rabenseifner and Gropp,
+ * "Optimization of collective communication operations in MPICH", 2005), not yet measured on
+ * this machine; bytes is the selection key described in coll.h. */
 static const coll_rule_t rules[] = {
     {IBEX_COLL_BARRIER, INT_MAX, SIZE_MAX, "dissemination"},
-    {IBEX_COLL_BCAST, INT_MAX, SIZE_MAX, "binomial"},
-    {IBEX_COLL_REDUCE, INT_MAX, SIZE_MAX, "binomial"},
-    {IBEX_COLL_ALLREDUCE, INT_MAX, SIZE_MAX, "recursive_doubling"},
-    {IBEX_COLL_GATHER, INT_MAX, SIZE_MAX, "linear"},
+    {IBEX_COLL_BCAST, 7, SIZE_MAX, "binomial"},    /* few ranks: the tree is short */
+    {IBEX_COLL_BCAST, INT_MAX, 12288, "binomial"}, /* small: latency */
+    {IBEX_COLL_BCAST, INT_MAX, SIZE_MAX, "scatter_allgather"},
+    {IBEX_COLL_REDUCE, INT_MAX, 2048, "binomial"},         /* small, or non-commutative: */
+    {IBEX_COLL_REDUCE, INT_MAX, SIZE_MAX, "rabenseifner"}, /* (it falls back to binomial) */
+    {IBEX_COLL_ALLREDUCE, INT_MAX, 2048, "recursive_doubling"},
+    {IBEX_COLL_ALLREDUCE, INT_MAX, SIZE_MAX, "rabenseifner"}, /* (non-commutative: r. d.) */
+    {IBEX_COLL_GATHER, 3, SIZE_MAX, "linear"},                /* a tree of 3 is no shorter */
+    {IBEX_COLL_GATHER, INT_MAX, 32768, "binomial"},
+    {IBEX_COLL_GATHER, INT_MAX, SIZE_MAX, "linear"}, /* large: no forwarding copies */
+    {IBEX_COLL_SCATTER, 3, SIZE_MAX, "linear"},
+    {IBEX_COLL_SCATTER, INT_MAX, 32768, "binomial"},
     {IBEX_COLL_SCATTER, INT_MAX, SIZE_MAX, "linear"},
+    {IBEX_COLL_ALLGATHER, 2, SIZE_MAX, "ring"}, /* one exchange either way */
+    {IBEX_COLL_ALLGATHER, INT_MAX, 8192, "bruck"},
     {IBEX_COLL_ALLGATHER, INT_MAX, SIZE_MAX, "ring"},
+    {IBEX_COLL_ALLTOALL, 7, SIZE_MAX, "pairwise"},
+    {IBEX_COLL_ALLTOALL, INT_MAX, 256, "bruck"}, /* small blocks, many ranks */
     {IBEX_COLL_ALLTOALL, INT_MAX, SIZE_MAX, "pairwise"},
     /* the vector, reduce-scatter and scan kinds */
     {IBEX_COLL_GATHERV, INT_MAX, SIZE_MAX, "linear"},
