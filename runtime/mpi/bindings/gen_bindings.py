@@ -86,6 +86,19 @@ KINDS = {
     "argv_p": ("char ***{}", None),
     "argv": ("char *{}[]", None),
     "varargs": ("...", None),
+    # the tools interface (MPI_T): its calls return MPI_T_ERR_* themselves and never raise an
+    # error on a handler, so none of these is checked uniformly
+    "t_int_p": ("int *{}", None),
+    "t_cstr": ("const char *{}", None),
+    "t_datatype_p": ("MPI_Datatype *{}", None),
+    "t_enum": ("MPI_T_enum {}", None),
+    "t_enum_p": ("MPI_T_enum *{}", None),
+    "t_cvar": ("MPI_T_cvar_handle {}", None),
+    "t_cvar_p": ("MPI_T_cvar_handle *{}", None),
+    "t_pvar": ("MPI_T_pvar_handle {}", None),
+    "t_pvar_p": ("MPI_T_pvar_handle *{}", None),
+    "t_session": ("MPI_T_pvar_session {}", None),
+    "t_session_p": ("MPI_T_pvar_session *{}", None),
     # per-rank arrays of the v / w collectives: int in MPI_X, MPI_Count / MPI_Aint in MPI_X_c
     "counts": ("const int {}[]", None),
     "displs": ("const int {}[]", None),
