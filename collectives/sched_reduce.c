@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Schedules of the reductions (coll_sched.h). Every one combines in rank order (the left
+ * operand always covers lower ranks), so non-commutative ops are correct.
+ *
+ * Ireduce, binomial tree (as reduce_binomial.c): a rank with bit `mask` of its relative rank
+ * clear receives the subtree [v + mask, v + 2 mask) and combines acc op received; one with the
+ * bit set sends its partial result to v - mask. A non-commutative op runs the tree from rank 0
+ * and the result moves to the root. Cost: ceil(log2 p) (alpha + n beta + n gamma) (+ alpha +
+ * n beta for a non-commutative op with root != 0).
+ *
+ * Iallreduce, recursive doubling (as allreduce_recursive_doubling.c): with pof2 the largest
+ * power of two <= p and rem = p - pof2, the first 2 rem ranks pair up (even sends to odd), then
+ * the pof2 participants exchange whole partial results in log2 pof2 rounds, lower op higher;
+ * the even ranks that sat out get the result from their partner. Cost: log2 pof2 (alpha +
+ * n beta + n gamma) (+ 2 (alpha + n beta) if p is not a power of two).
+ */
+#include "coll.h"
+#include "coll_sched.h"
+
+typedef struct red {
+    const ibex_coll_args_t *a;
+    ibex_sched_t *s;
+    void *acc, *tmp; /* partial result; receive buffer (swapped as the result moves) */
+} red_t;
+
+/* Receives from peer into tmp and combines: peer lower ? tmp op acc : acc op tmp. */
+static void combine_from(red_t *x, bool peer_lower)
+{
+    const ibex_coll_args_t *a = x->a;
+    if (peer_lower) {
+        ibex_sched_reduce(x->s, x->tmp, x->acc, a->rcount, a->rdt);
+        return;
+    }
+    ibex_sched_reduce(x->s, x->acc, x->tmp, a->rcount, a->rdt);
+    void *t = x->acc;
+    x->acc = x->tmp;
+    x->tmp = t;
+}
+
+/* The tree rooted at tree_root; afterwards x->acc holds the result at tree_root. */
+static void reduce_tree(red_t *x, int tree_root)
+{
+    const ibex_coll_args_t *a = x->a;
+    int p = a->comm->size, v = (a->comm->rank - tree_root + p) % p;
+    for (int mask = 1; mask < p; mask <<= 1) {
+        if (v & mask) {
+            ibex_sched_send(x->s, x->acc, a->rcount, a->rdt, (v - mask + tree_root) % p);
+            return;
+        }
+        if (v + mask >= p)
+            continue;
+        ibex_sched_recv(x->s, x->tmp, a->rcount, a->rdt, (v + mask + tree_root) % p);
+        ibex_sched_fence(x->s);
+        combine_from(x, false);
+    }
+}
+
+void ibex_sched_reduce_binomial(const ibex_coll_args_t *a, ibex_sched_t *s)
+{
+    if (a->rcount == 0)
+        return;
+    red_t x = {.a = a, .s = s};
+    x.acc = ibex_sched_tmp(s, a->rdt, a->rcount);
+    x.tmp = ibex_sched_tmp(s, a->rdt, a->rcount);
+    const void *mine = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
+    ibex_sched_copy(s, mine, a->rcount, a->rdt, x.acc, a->rcount, a->rdt);
+    int tree_root = a->op->commutative ? a->root : 0, rank = a->comm->rank;
+    reduce_tree(&x, tree_root);
+    if (tree_root == a->root && rank == a->root)
+        ibex_sched_copy(s, x.acc, a->rcount, a->rdt, a->rbuf, a->rcount, a->rdt);
+    else if (tree_root != a->root && rank == tree_root)
+        ibex_sched_send(s, x.acc, a->rcount, a->rdt, a->root);
+    else if (tree_root != a->root && rank == a->root)
+        ibex_sched_recv(s, a->rbuf, a->rcount, a->rdt, tree_root);
+}
+
+static void rd_exchange(red_t *x, int newrank, int pof2, int rem)
+{
+    const ibex_coll_args_t *a = x->a;
+    for (int mask = 1; mask < pof2; mask <<= 1) {
+        int newpeer = newrank ^ mask;
+        int peer = newpeer < rem ? newpeer * 2 + 1 : newpeer + rem;
+        ibex_sched_send(x->s, x->acc, a->rcount, a->rdt, peer);
+        ibex_sched_recv(x->s, x->tmp, a->rcount, a->rdt, peer);
+        ibex_sched_fence(x->s);
+        combine_from(x, peer < a->comm->rank);
+    }
+}
+
+void ibex_sched_allreduce_recursive_doubling(const ibex_coll_args_t *a, ibex_sched_t *s)
+{
+    if (a->rcount == 0)
+        return;
+    red_t x = {.a = a, .s = s, .acc = a->rbuf};
+    x.tmp = ibex_sched_tmp(s, a->rdt, a->rcount);
+    if (a->sbuf != MPI_IN_PLACE)
+        ibex_sched_copy(s, a->sbuf, a->rcount, a->rdt, a->rbuf, a->rcount, a->rdt);
+    int rank = a->comm->rank, pof2 = 1;
+    while (pof2 * 2 <= a->comm->size)
+        pof2 *= 2;
+    int rem = a->comm->size - pof2, newrank = rank - rem;
+    if (rank < 2 * rem && rank % 2 == 0) {
+        ibex_sched_send(s, a->rbuf, a->rcount, a->rdt, rank + 1);
+        ibex_sched_recv(s, a->rbuf, a->rcount, a->rdt, rank + 1);
+        return; /* the receive cannot match before the send: the partner answers after it */
+    }
+    if (rank < 2 * rem) {
+        newrank = rank / 2;
+        ibex_sched_recv(s, x.tmp, a->rcount, a->rdt, rank - 1);
+        ibex_sched_fence(s);
+        combine_from(&x, true);
+    }
+    rd_exchange(&x, newrank, pof2, rem);
+    if (x.acc != a->rbuf)
+        ibex_sched_copy(s, x.acc, a->rcount, a->rdt, a->rbuf, a->rcount, a->rdt);
+    if (rank < 2 * rem)
+        ibex_sched_send(s, a->rbuf, a->rcount, a->rdt, rank - 1);
+}

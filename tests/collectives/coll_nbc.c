@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Non-blocking and persistent collectives (collectives/base/coll_sched.c) with checked
+ * results: every kind at counts 0, 1, 7 and one past the eager limit, every root, MPI_IN_PLACE
+ * where allowed, a strided derived type, a non-commutative user op (2x2 matrix product, so
+ * rank order matters), compared with a reference the test computes itself from the data rule
+ * val(). Between start and completion each rank computes and exchanges point-to-point traffic
+ * with its neighbours; completion by MPI_Wait, Waitall, a Test loop and Testany in turn.
+ * Persistent forms are started three times with new data each time. Then several collectives
+ * outstanding at once on two communicators, MPI_Request_free on a running collective, and the
+ * error classes (bad root / op / count, cancel). Any rank count >= 1; prints "coll_nbc: ok".
+ * NBC_QUICK=1 (the environment) runs the smaller matrix used over softib.
+ */
+#include <string.h>
+
+#include "comm_check.h"
+
+#define BIG 20000 /* ints: past the eager limit of every transport */
+#define MOD 7919
+
+enum { M_WAIT, M_WAITALL, M_TEST, M_TESTANY, M_COUNT };
+enum { DT_INT, DT_STRIDED, DT_MAT };
+
+typedef struct ctx {
+    MPI_Comm comm;
+    int rank, size;
+    int kind; /* index into kinds[] */
+    int count, root, inplace, dtmode, it;
+    int *s, *r; /* send / receive buffers (room for size * BIG elements, stride 2) */
+    int *scounts, *sdispls, *rcounts, *rdispls;
+    MPI_Datatype *sdts, *rdts;
+} ctx_t;
+
+static MPI_Datatype strided, mat;
+static MPI_Op matprod;
+static int wrank, wsize, quick;
+
+static int val(int r, int i, int it)
+{
+    return (r * 1009 + i * 7 + it * 131 + 1) % 100000;
+}
+
+/* ---- the non-commutative op: 2x2 matrix product mod MOD, inout = in * inout ---- */
+static void mat_mul(const int *a, int *b)
+{
+    int c[4] = {(a[0] * b[0] + a[1] * b[2]) % MOD, (a[0] * b[1] + a[1] * b[3]) % MOD,
+                (a[2] * b[0] + a[3] * b[2]) % MOD, (a[2] * b[1] + a[3] * b[3]) % MOD};
+    memcpy(b, c, sizeof(c));
+}
+
+static void matprod_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    for (int i = 0; i < *len; i++)
+        mat_mul((int *)in + 4 * i, (int *)inout + 4 * i);
+}
+
+static void mat_of(int r, int i, int it, int *m)
+{
+    for (int k = 0; k < 4; k++)
+        m[k] = (val(r, i * 4 + k, it) % 5) + (k == 0 || k == 3);
+}
+
+/* ---- element access by the datatype under test ---- */
+static MPI_Datatype dt_of(const ctx_t *c)
+{
+    return c->dtmode == DT_STRIDED ? strided : c->dtmode == DT_MAT ? mat : MPI_INT;
+}
+
+static int stride(const ctx_t *c)
+{
+    return c->dtmode == DT_STRIDED ? 2 : c->dtmode == DT_MAT ? 4 : 1;
+}
+
+/* element i of a buffer (the first int of a matrix) */
+static int *el(const ctx_t *c, int *buf, int i)
+{
+    return buf + (size_t)stride(c) * (size_t)i;
+}
+
+static void fill(const ctx_t *c, int *buf, int from, int n, int r, int base)
+{
+    for (int i = 0; i < n; i++) {
+        if (c->dtmode == DT_MAT)
+            mat_of(r, base + i, c->it, el(c, buf, from + i));
+        else
+            *el(c, buf, from + i) = val(r, base + i, c->it);
+    }
+}
+
+/* the reduction over ranks lo..hi of element i (sum, or matrix product in rank order) */
+static void reduced(const ctx_t *c, int lo, int hi, int i, int *out)
+{
+    if (c->dtmode != DT_MAT) {
+        long sum = 0;
+        for (int r = lo; r <= hi; r++)
+            sum += val(r, i, c->it);
+        *out = (int)sum;
+        return;
+    }
+    int m[4];
+    mat_of(hi, i, c->it, out);
+    for (int r = hi - 1; r >= lo; r--) {
+        mat_of(r, i, c->it, m);
+        mat_mul(m, out);
+    }
+}
+
+static void expect_reduced(const ctx_t *c, int *buf, int at, int lo, int hi, int i)
+{
+    int want[4];
+    reduced(c, lo, hi, i, want);
+    int n = c->dtmode == DT_MAT ? 4 : 1;
+    for (int k = 0; k < n; k++)
+        CHECK(el(c, buf, at)[k] == want[k]);
+}
+
+static MPI_Op op_of(const ctx_t *c)
+{
+    return c->dtmode == DT_MAT ? matprod : MPI_SUM;
+}
+
+#include "coll_nbc_kinds.h"
+
+/* ---- traffic and computation between start and completion ---- */
+static volatile double sink;
+
+static void compute(void)
+{
+    double x = 0;
+    for (int i = 0; i < 2000; i++)
+        x += i * 0.5;
+    sink = x;
+}
+
+/* One round of point-to-point traffic with the neighbours, checked. */
+static void p2p_round(int round)
+{
+    int right = (wrank + 1) % wsize, left = (wrank - 1 + wsize) % wsize, out = round * 100 + wrank,
+        in = -1;
+    MPI_Request r[2];
+    CHECK_OK(MPI_Irecv(&in, 1, MPI_INT, left, 77, MPI_COMM_WORLD, &r[0]));
+    CHECK_OK(MPI_Isend(&out, 1, MPI_INT, right, 77, MPI_COMM_WORLD, &r[1]));
+    compute();
+    CHECK_OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+    CHECK(in == round * 100 + left);
+}
+
+static void complete(MPI_Request *reqs, int n, int mode)
+{
+    p2p_round(mode);
+    if (mode == M_WAIT) {
+        for (int i = 0; i < n; i++) {
+            MPI_Status st;
+            CHECK_OK(MPI_Wait(&reqs[i], &st));
+            CHECK(reqs[i] == MPI_REQUEST_NULL || n == 0);
+        }
+    } else if (mode == M_WAITALL) {
+        CHECK_OK(MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE));
+    } else if (mode == M_TEST) {
+        for (int i = 0; i < n; i++)
+            for (int flag = 0; !flag;) {
+                compute();
+                CHECK_OK(MPI_Test(&reqs[i], &flag, MPI_STATUS_IGNORE));
+            }
+    } else {
+        for (int left = n; left > 0;) {
+            int idx, flag;
+            compute();
+            CHECK_OK(MPI_Testany(n, reqs, &idx, &flag, MPI_STATUS_IGNORE));
+            if (flag && idx != MPI_UNDEFINED)
+                left--;
+        }
+    }
+}
+
+/* Persistent requests stay allocated; Wait leaves them inactive. */
+static void complete_persistent(MPI_Request *req, int mode)
+{
+    int flag = 0;
+    if (mode == M_TEST)
+        while (!flag)
+            CHECK_OK(MPI_Test(req, &flag, MPI_STATUS_IGNORE));
+    else
+        CHECK_OK(MPI_Wait(req, MPI_STATUS_IGNORE));
+    CHECK(*req != MPI_REQUEST_NULL);
+}
+
+/* One case: start, traffic, complete, check; `persistent` starts it three times. */
+static void run_case(ctx_t *c, int mode, int persistent)
+{
+    const kind_t *k = &kinds[c->kind];
+    MPI_Request req;
+    c->it = 0;
+    k->prepare(c);
+    if (!persistent) {
+        CHECK_OK(k->start(c, 0, &req));
+        complete(&req, 1, mode);
+        k->check(c);
+        return;
+    }
+    CHECK_OK(k->start(c, 1, &req));
+    for (c->it = 0; c->it < 3; c->it++) {
+        if (c->it > 0)
+            k->prepare(c);
+        CHECK_OK(c->it == 1 ? MPI_Startall(1, &req) : MPI_Start(&req));
+        p2p_round(c->it);
+        complete_persistent(&req, mode);
+        k->check(c);
+    }
+    CHECK_OK(MPI_Request_free(&req));
+    CHECK(req == MPI_REQUEST_NULL);
+}
+
+static void run_kind(ctx_t *c, int k)
+{
+    static const int counts[] = {0, 1, 7, BIG};
+    int ncounts = quick ? 3 : 4, mode = 0;
+    c->kind = k;
+    for (int ci = 0; ci < ncounts; ci++)
+        for (int dtm = 0; dtm < 3; dtm++) {
+            if ((dtm == DT_MAT && !kinds[k].reduction) || (dtm == DT_STRIDED && counts[ci] > 7))
+                continue;
+            for (c->root = 0; c->root < (kinds[k].rooted ? c->size : 1); c->root++)
+                for (c->inplace = 0; c->inplace <= kinds[k].inplace; c->inplace++) {
+                    c->count = dtm == DT_MAT && counts[ci] == BIG ? 100 : counts[ci];
+                    c->dtmode = dtm;
+                    run_case(c, mode++ % M_COUNT, 0);
+                    if (ci == 2 || (ci == 3 && c->root == 0))
+                        run_case(c, mode++ % M_COUNT, 1);
+                }
+        }
+}
+
+/* Several outstanding at once, on WORLD and on a reversed copy, completed together. */
+static void check_overlap(ctx_t *world, ctx_t *rev)
+{
+    enum { N = 6 };
+    ctx_t cs[N];
+    MPI_Request reqs[N];
+    for (int mode = 0; mode < M_COUNT; mode++) {
+        for (int i = 0; i < N; i++) {
+            cs[i] = i % 2 ? *rev : *world;
+            cs[i].s = malloc(sizeof(int) * 2 * (size_t)wsize * 64);
+            cs[i].r = malloc(sizeof(int) * 2 * (size_t)wsize * 64);
+            cs[i].kind = (i * 3 + mode) % nkinds;
+            cs[i].count = 5 + i;
+            cs[i].root = i % wsize;
+            cs[i].inplace = 0;
+            cs[i].dtmode = (i % 3 == 0 && kinds[cs[i].kind].reduction) ? DT_MAT : DT_INT;
+            cs[i].it = i;
+            kinds[cs[i].kind].prepare(&cs[i]);
+            CHECK_OK(kinds[cs[i].kind].start(&cs[i], 0, &reqs[i]));
+        }
+        complete(reqs, N, mode);
+        for (int i = 0; i < N; i++) {
+            kinds[cs[i].kind].check(&cs[i]);
+            free(cs[i].s);
+            free(cs[i].r);
+        }
+    }
+}
+
+/* MPI_Request_free on a running collective: it still completes (seen by a later barrier). */
+static void check_free(ctx_t *c)
+{
+    int v = wrank == 0 ? 4242 : 0;
+    MPI_Request req;
+    CHECK_OK(MPI_Ibcast(&v, 1, MPI_INT, 0, c->comm, &req));
+    CHECK_OK(MPI_Request_free(&req));
+    CHECK(req == MPI_REQUEST_NULL);
+    CHECK_OK(MPI_Ibarrier(c->comm, &req));
+    int flag = 0;
+    while (!flag) {
+        MPI_Status st;
+        CHECK_OK(MPI_Request_get_status(req, &flag, &st));
+    }
+    CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK_OK(MPI_Barrier(c->comm));
+    CHECK(v == 4242);
+}
+
+static void check_errors(ctx_t *c)
+{
+    MPI_Request req = MPI_REQUEST_NULL;
+    int x = 0, y = 0, cls;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Error_class(MPI_Ibcast(&x, 1, MPI_INT, c->size, MPI_COMM_WORLD, &req), &cls);
+    CHECK(cls == MPI_ERR_ROOT);
+    MPI_Error_class(MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD, &req), &cls);
+    CHECK(cls == MPI_ERR_OP);
+    MPI_Error_class(MPI_Iallreduce(&x, &y, -1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req), &cls);
+    CHECK(cls == MPI_ERR_COUNT);
+    MPI_Error_class(MPI_Ibarrier(MPI_COMM_NULL, &req), &cls);
+    CHECK(cls == MPI_ERR_COMM);
+    MPI_Error_class(MPI_Ibcast(MPI_IN_PLACE, 1, MPI_INT, 0, MPI_COMM_WORLD, &req), &cls);
+    CHECK(cls == MPI_ERR_BUFFER);
+    MPI_Error_class(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, NULL), &cls);
+    CHECK(cls == MPI_ERR_ARG);
+    CHECK_OK(MPI_Ibarrier(MPI_COMM_WORLD, &req));
+    MPI_Error_class(MPI_Cancel(&req), &cls);
+    CHECK(cls == MPI_ERR_REQUEST);
+    CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK_OK(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &req));
+    CHECK_OK(MPI_Start(&req));
+    MPI_Error_class(MPI_Start(&req), &cls); /* already active */
+    CHECK(cls == MPI_ERR_REQUEST);
+    CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK_OK(MPI_Request_free(&req));
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
+static void types_init(void)
+{
+    CHECK_OK(MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &strided));
+    CHECK_OK(MPI_Type_commit(&strided));
+    CHECK_OK(MPI_Type_contiguous(4, MPI_INT, &mat));
+    CHECK_OK(MPI_Type_commit(&mat));
+    CHECK_OK(MPI_Op_create(matprod_fn, 0, &matprod));
+}
+
+static void ctx_init(ctx_t *c, MPI_Comm comm)
+{
+    memset(c, 0, sizeof(*c));
+    c->comm = comm;
+    MPI_Comm_rank(comm, &c->rank);
+    MPI_Comm_size(comm, &c->size);
+    size_t n = 4 * (size_t)c->size * BIG + 16;
+    c->s = malloc(sizeof(int) * n);
+    c->r = malloc(sizeof(int) * n);
+    CHECK(c->s && c->r);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    quick = getenv("NBC_QUICK") != NULL;
+    types_init();
+    MPI_Comm rev;
+    CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, wsize - wrank, &rev));
+    ctx_t world, revc;
+    ctx_init(&world, MPI_COMM_WORLD);
+    ctx_init(&revc, rev);
+    for (int k = 0; k < nkinds; k++) {
+        run_kind(&world, k);
+        if (!quick)
+            run_kind(&revc, k);
+    }
+    check_overlap(&world, &revc);
+    check_free(&world);
+    check_errors(&world);
+    free(world.s);
+    free(world.r);
+    free(revc.s);
+    free(revc.r);
+    MPI_Comm_free(&rev);
+    MPI_Op_free(&matprod);
+    MPI_Type_free(&strided);
+    MPI_Type_free(&mat);
+    MPI_Finalize();
+    if (wrank == 0)
+        printf("coll_nbc: ok\n");
+    return 0;
+}
