@@ -117,3 +117,109 @@ void ibex_sched_allreduce_recursive_doubling(const ibex_coll_args_t *a, ibex_sch
     if (rank < 2 * rem)
         ibex_sched_send(s, a->rbuf, a->rcount, a->rdt, rank - 1);
 }
+
+/* Ireduce_scatter and Ireduce_scatter_block: the whole vector reduced to rank 0 on the
+ * rank-ordered binomial tree, then scattered (linear Iscatterv) by the counts. Cost:
+ * ceil(log2 p) (alpha + N beta + N gamma) + (p - 1) alpha + N beta, N the whole vector;
+ * recursive halving (N beta + N gamma in all) is the next step for large vectors. */
+static void reduce_scatter_counts(const ibex_coll_args_t *a, ibex_sched_t *s, const int *counts)
+{
+    int p = a->comm->size, total = 0;
+    int *displs = ibex_sched_tmp(s, MPI_INT, p); /* read only while building, like counts */
+    if (!displs)
+        return;
+    for (int i = 0; i < p; i++) {
+        displs[i] = total;
+        total += counts[i];
+    }
+    void *whole = ibex_sched_tmp(s, a->rdt, total);
+    ibex_coll_args_t red = {.comm = a->comm,
+                            .sbuf = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf,
+                            .rbuf = whole,
+                            .rcount = total,
+                            .rdt = a->rdt,
+                            .op = a->op,
+                            .root = 0};
+    ibex_sched_reduce_binomial(&red, s);
+    ibex_sched_fence(s);
+    ibex_coll_args_t sc = {.comm = a->comm,
+                           .sbuf = whole,
+                           .scounts = counts,
+                           .sdispls = displs,
+                           .sdt = a->rdt,
+                           .rbuf = a->rbuf,
+                           .rcount = counts[a->comm->rank],
+                           .rdt = a->rdt,
+                           .root = 0};
+    ibex_sched_scatterv_linear(&sc, s);
+}
+
+void ibex_sched_reduce_scatter_tree(const ibex_coll_args_t *a, ibex_sched_t *s)
+{
+    reduce_scatter_counts(a, s, a->rcounts); /* read only while building */
+}
+
+void ibex_sched_reduce_scatter_block_tree(const ibex_coll_args_t *a, ibex_sched_t *s)
+{
+    int p = a->comm->size, *counts = ibex_sched_tmp(s, MPI_INT, p);
+    if (!counts)
+        return;
+    for (int i = 0; i < p; i++)
+        counts[i] = a->rcount;
+    reduce_scatter_counts(a, s, counts);
+}
+
+/* Iscan and Iexscan, recursive doubling (MPICH's scan / exscan): in round k a rank swaps its
+ * partial (the reduction of its 2^k-aligned group so far) with rank ^ 2^k; a lower partner's
+ * partial is folded into both the partial and the result (on the left), a higher one's into
+ * the partial only (on the right), so every combine keeps rank order. Exscan's result starts
+ * as the first lower partial (rank 0's stays untouched). Cost: ceil(log2 p) (alpha + n beta +
+ * 2 n gamma). */
+static void scan_rounds(red_t *x, void *result, bool exclusive)
+{
+    const ibex_coll_args_t *a = x->a;
+    int p = a->comm->size, rank = a->comm->rank;
+    bool have_result = !exclusive;
+    for (int mask = 1; mask < p; mask <<= 1) {
+        int peer = rank ^ mask;
+        if (peer >= p)
+            continue;
+        ibex_sched_send(x->s, x->acc, a->rcount, a->rdt, peer);
+        ibex_sched_recv(x->s, x->tmp, a->rcount, a->rdt, peer);
+        ibex_sched_fence(x->s);
+        if (peer > rank) {
+            combine_from(x, false);
+            continue;
+        }
+        if (have_result)
+            ibex_sched_reduce(x->s, x->tmp, result, a->rcount, a->rdt);
+        else
+            ibex_sched_copy(x->s, x->tmp, a->rcount, a->rdt, result, a->rcount, a->rdt);
+        have_result = true;
+        ibex_sched_reduce(x->s, x->tmp, x->acc, a->rcount, a->rdt);
+    }
+}
+
+static void scan_build(const ibex_coll_args_t *a, ibex_sched_t *s, bool exclusive)
+{
+    if (a->rcount == 0)
+        return;
+    red_t x = {.a = a, .s = s};
+    x.acc = ibex_sched_tmp(s, a->rdt, a->rcount);
+    x.tmp = ibex_sched_tmp(s, a->rdt, a->rcount);
+    const void *mine = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
+    ibex_sched_copy(s, mine, a->rcount, a->rdt, x.acc, a->rcount, a->rdt);
+    if (!exclusive && a->sbuf != MPI_IN_PLACE)
+        ibex_sched_copy(s, a->sbuf, a->rcount, a->rdt, a->rbuf, a->rcount, a->rdt);
+    scan_rounds(&x, a->rbuf, exclusive);
+}
+
+void ibex_sched_scan_recursive_doubling(const ibex_coll_args_t *a, ibex_sched_t *s)
+{
+    scan_build(a, s, false);
+}
+
+void ibex_sched_exscan_recursive_doubling(const ibex_coll_args_t *a, ibex_sched_t *s)
+{
+    scan_build(a, s, true);
+}

@@ -111,6 +111,15 @@ void ibex_sched_gather_linear(const struct ibex_coll_args *a, ibex_sched_t *s);
 void ibex_sched_scatter_linear(const struct ibex_coll_args *a, ibex_sched_t *s);
 void ibex_sched_allgather_ring(const struct ibex_coll_args *a, ibex_sched_t *s);
 void ibex_sched_alltoall_pairwise(const struct ibex_coll_args *a, ibex_sched_t *s);
+void ibex_sched_gatherv_linear(const struct ibex_coll_args *a, ibex_sched_t *s);
+void ibex_sched_scatterv_linear(const struct ibex_coll_args *a, ibex_sched_t *s);
+void ibex_sched_allgatherv_ring(const struct ibex_coll_args *a, ibex_sched_t *s);
+/* Alltoallv and Alltoallw (per-peer types and byte displacements when a->sdts is set). */
+void ibex_sched_alltoallv_pairwise(const struct ibex_coll_args *a, ibex_sched_t *s);
+void ibex_sched_reduce_scatter_tree(const struct ibex_coll_args *a, ibex_sched_t *s);
+void ibex_sched_reduce_scatter_block_tree(const struct ibex_coll_args *a, ibex_sched_t *s);
+void ibex_sched_scan_recursive_doubling(const struct ibex_coll_args *a, ibex_sched_t *s);
+void ibex_sched_exscan_recursive_doubling(const struct ibex_coll_args *a, ibex_sched_t *s);
 
 /* The schedule of one collective call (sched_select.c): a new schedule on a->comm with the
  * algorithm's steps (build_error set when out of memory), or NULL when out of memory.

@@ -12,6 +12,15 @@ static const ibex_sched_build_fn_t builders[IBEX_COLL_KIND_COUNT] = {
     [IBEX_COLL_SCATTER] = ibex_sched_scatter_linear,
     [IBEX_COLL_ALLGATHER] = ibex_sched_allgather_ring,
     [IBEX_COLL_ALLTOALL] = ibex_sched_alltoall_pairwise,
+    [IBEX_COLL_GATHERV] = ibex_sched_gatherv_linear,
+    [IBEX_COLL_SCATTERV] = ibex_sched_scatterv_linear,
+    [IBEX_COLL_ALLGATHERV] = ibex_sched_allgatherv_ring,
+    [IBEX_COLL_ALLTOALLV] = ibex_sched_alltoallv_pairwise,
+    [IBEX_COLL_ALLTOALLW] = ibex_sched_alltoallv_pairwise,
+    [IBEX_COLL_REDUCE_SCATTER] = ibex_sched_reduce_scatter_tree,
+    [IBEX_COLL_REDUCE_SCATTER_BLOCK] = ibex_sched_reduce_scatter_block_tree,
+    [IBEX_COLL_SCAN] = ibex_sched_scan_recursive_doubling,
+    [IBEX_COLL_EXSCAN] = ibex_sched_exscan_recursive_doubling,
 };
 
 ibex_sched_t *ibex_sched_build(int kind, const ibex_coll_args_t *a)
