@@ -109,6 +109,45 @@ ibex_status_t ibex_coll_gather_linear(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_scatter_linear(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_allgather_ring(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_alltoall_pairwise(const ibex_coll_args_t *args);
+/* more algorithms for the first kinds, chosen by size (the crossovers in coll_select.c) */
+ibex_status_t ibex_coll_bcast_scatter_allgather(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_allreduce_rabenseifner(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_reduce_rabenseifner(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_gather_binomial(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_scatter_binomial(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_allgather_bruck(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_alltoall_bruck(const ibex_coll_args_t *args);
+/* the vector, reduce-scatter and scan kinds */
+ibex_status_t ibex_coll_gatherv_linear(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_scatterv_linear(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_allgatherv_ring(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_alltoallv_pairwise(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_alltoallw_pairwise(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_reduce_scatter_reduce_scatterv(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_reduce_scatter_block_reduce_scatterv(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_reduce_scatter_ring(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_reduce_scatter_block_ring(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_scan_linear(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_exscan_linear(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_scan_recursive_doubling(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_exscan_recursive_doubling(const ibex_coll_args_t *args);
+
+/* The reduce-scatter half of Rabenseifner's algorithms (allreduce_rabenseifner.c), shared with
+ * reduce_rabenseifner.c: buf (a->rcount of a->rdt) is cut into pof2 blocks (cnts / disps);
+ * after ibex_coll_rsag_reduce_scatter a participant (newrank >= 0; the even ones of the first
+ * 2 rem ranks sit out) holds blocks [send_idx, send_idx + 1) of the reduction. */
+typedef struct ibex_coll_rsag {
+    const ibex_coll_args_t *a;
+    void *buf, *tmp, *tmp_base;
+    int *cnts, *disps;
+    int tag, pof2, rem, newrank, send_idx, last_idx;
+} ibex_coll_rsag_t;
+ibex_status_t ibex_coll_rsag_init(ibex_coll_rsag_t *s, const ibex_coll_args_t *a, void *buf,
+                                  int tag);
+ibex_status_t ibex_coll_rsag_reduce_scatter(ibex_coll_rsag_t *s);
+void ibex_coll_rsag_fini(ibex_coll_rsag_t *s);
+int ibex_coll_rsag_peer(const ibex_coll_rsag_t *s, int newrank);       /* its real rank */
+int ibex_coll_rsag_count(const ibex_coll_rsag_t *s, int from, int to); /* elements of blocks */
 
 /* ---- selection (coll_select.c) ---- */
 const char *ibex_coll_kind_name(ibex_coll_kind_t kind);
@@ -125,6 +164,8 @@ ibex_status_t ibex_coll_force(ibex_coll_kind_t kind, const char *name);
 /* Number of algorithms of a kind and the i-th one, so tests can loop over all of them. */
 int ibex_coll_algo_count(ibex_coll_kind_t kind);
 const ibex_coll_algo_t *ibex_coll_algo_at(ibex_coll_kind_t kind, int i);
+/* "a, b, c": the names of a kind's algorithms, for messages and ibex_info (cut at len). */
+void ibex_coll_algo_names(ibex_coll_kind_t kind, char *buf, size_t len);
 /* Selects and runs. */
 ibex_status_t ibex_coll_run(ibex_coll_kind_t kind, const ibex_coll_args_t *args, size_t bytes);
 
@@ -141,5 +182,25 @@ void *ibex_coll_block(const void *buf, MPI_Datatype dt, size_t index);
 /* inout = in op inout, as a status. */
 ibex_status_t ibex_coll_apply(const ibex_op_t *op, const void *in, void *inout, int count,
                               MPI_Datatype dt);
+/* buf + displ * extent(dt); displ may be negative (the v-collectives' displacements). */
+void *ibex_coll_disp(const void *buf, MPI_Datatype dt, int displ);
+
+/* A batch of non-blocking sends and receives on the collective context (one tag), waited for
+ * together: post with _send / _recv (the first failure stops further posts and is kept), then
+ * _wait, which waits for everything posted, frees the batch and returns the first error. */
+struct ibex_req;
+typedef struct ibex_coll_batch {
+    ibex_comm_t *comm;
+    int tag, n, cap;
+    struct ibex_req **reqs;
+    ibex_status_t st;
+} ibex_coll_batch_t;
+ibex_status_t ibex_coll_batch_init(ibex_coll_batch_t *b, int cap, ibex_comm_t *comm, int tag);
+void ibex_coll_batch_send(ibex_coll_batch_t *b, const void *buf, int count, MPI_Datatype dt,
+                          int peer);
+void ibex_coll_batch_recv(ibex_coll_batch_t *b, void *buf, int count, MPI_Datatype dt, int peer);
+ibex_status_t ibex_coll_batch_wait(ibex_coll_batch_t *b);
+/* Reduce_scatter_block as Reduce_scatter: runs fn with rcounts all args->rcount. */
+ibex_status_t ibex_coll_rsb_as_rs(const ibex_coll_args_t *args, ibex_coll_fn_t fn);
 
 #endif
