@@ -305,6 +305,35 @@ static void check_overlap(ctx_t *world, ctx_t *rev)
     }
 }
 
+/* Objects freed while a collective runs: the communicator, the datatype and the user op
+ * stay alive until it completes. */
+static void check_freed_objects(void)
+{
+    MPI_Comm dup;
+    MPI_Datatype t;
+    MPI_Op op;
+    MPI_Request req[2];
+    int v[8], w[4] = {0}, m[4], want[4];
+    CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    CHECK_OK(MPI_Type_dup(strided, &t));
+    CHECK_OK(MPI_Op_create(matprod_fn, 0, &op));
+    for (int i = 0; i < 8; i++)
+        v[i] = wrank == 0 ? val(0, i, 9) : -1;
+    CHECK_OK(MPI_Ibcast(v, 4, t, 0, dup, &req[0]));
+    mat_of(wrank, 0, 9, m);
+    CHECK_OK(MPI_Iallreduce(m, w, 1, mat, op, dup, &req[1]));
+    CHECK_OK(MPI_Type_free(&t));
+    CHECK_OK(MPI_Op_free(&op));
+    CHECK_OK(MPI_Comm_free(&dup));
+    p2p_round(5);
+    CHECK_OK(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < 4; i++)
+        CHECK(v[2 * i] == val(0, 2 * i, 9));
+    ctx_t c = {.dtmode = DT_MAT, .it = 9};
+    reduced(&c, 0, wsize - 1, 0, want);
+    CHECK(memcmp(w, want, sizeof(want)) == 0);
+}
+
 /* MPI_Request_free on a running collective: it still completes (seen by a later barrier). */
 static void check_free(ctx_t *c)
 {
@@ -396,6 +425,7 @@ int main(int argc, char **argv)
             run_kind(&revc, k);
     }
     check_overlap(&world, &revc);
+    check_freed_objects();
     if (!portable) { /* the error classes are Ibex's (MPI leaves some to the implementation) */
         check_free(&world);
         check_errors(&world);
