@@ -118,10 +118,10 @@ void ibex_sched_allreduce_recursive_doubling(const ibex_coll_args_t *a, ibex_sch
         ibex_sched_send(s, a->rbuf, a->rcount, a->rdt, rank - 1);
 }
 
-/* Ireduce_scatter and Ireduce_scatter_block: the whole vector reduced to rank 0 on the
- * rank-ordered binomial tree, then scattered (linear Iscatterv) by the counts. Cost:
- * ceil(log2 p) (alpha + N beta + N gamma) + (p - 1) alpha + N beta, N the whole vector;
- * recursive halving (N beta + N gamma in all) is the next step for large vectors. */
+/* Ireduce_scatter and Ireduce_scatter_block, non-commutative ops: the whole vector reduced to
+ * rank 0 on the rank-ordered binomial tree, then scattered (linear Iscatterv) by the counts.
+ * Cost: ceil(log2 p) (alpha + N beta + N gamma) + (p - 1) alpha + N beta, N the whole vector;
+ * a rank-ordered recursive halving would move less for large vectors. */
 static void reduce_scatter_counts(const ibex_coll_args_t *a, ibex_sched_t *s, const int *counts)
 {
     int p = a->comm->size, total = 0;
@@ -154,19 +154,59 @@ static void reduce_scatter_counts(const ibex_coll_args_t *a, ibex_sched_t *s, co
     ibex_sched_scatterv_linear(&sc, s);
 }
 
-void ibex_sched_reduce_scatter_tree(const ibex_coll_args_t *a, ibex_sched_t *s)
+/* Ireduce_scatter(_block), ring (commutative ops): the whole vector is copied into a
+ * temporary; in round k (p - 1 of them) a rank passes its partial of block (rank - k - 1) right
+ * and folds the partial of block (rank - k - 2) from its left into its own, so that after the
+ * last round it holds block rank reduced over everyone. Cost: (p - 1) alpha + (p - 1)/p N beta
+ * + (p - 1)/p N gamma (N the whole vector), against the tree's log2 p N. */
+static void reduce_scatter_ring(const ibex_coll_args_t *a, ibex_sched_t *s, const int *counts)
 {
-    reduce_scatter_counts(a, s, a->rcounts); /* read only while building */
+    int p = a->comm->size, r = a->comm->rank, total = 0, big = 0;
+    int *displs = ibex_sched_tmp(s, MPI_INT, p); /* read only while building */
+    if (!displs)
+        return;
+    for (int i = 0; i < p; i++) {
+        displs[i] = total;
+        total += counts[i];
+        big = counts[i] > big ? counts[i] : big;
+    }
+    void *acc = ibex_sched_tmp(s, a->rdt, total), *tmp = ibex_sched_tmp(s, a->rdt, big);
+    const void *mine = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
+    ibex_sched_copy(s, mine, total, a->rdt, acc, total, a->rdt);
+    for (int k = 0; k < p - 1; k++) {
+        int out = (r - k - 1 + 2 * p) % p, in = (r - k - 2 + 2 * p) % p;
+        void *inblk = ibex_coll_block(acc, a->rdt, (size_t)displs[in]);
+        ibex_sched_send(s, ibex_coll_block(acc, a->rdt, (size_t)displs[out]), counts[out], a->rdt,
+                        (r + 1) % p);
+        ibex_sched_recv(s, tmp, counts[in], a->rdt, (r - 1 + p) % p);
+        ibex_sched_fence(s);
+        ibex_sched_reduce(s, tmp, inblk, counts[in], a->rdt);
+    }
+    ibex_sched_copy(s, ibex_coll_block(acc, a->rdt, (size_t)displs[r]), counts[r], a->rdt, a->rbuf,
+                    counts[r], a->rdt);
 }
 
-void ibex_sched_reduce_scatter_block_tree(const ibex_coll_args_t *a, ibex_sched_t *s)
+static void reduce_scatter_pick(const ibex_coll_args_t *a, ibex_sched_t *s, const int *counts)
+{
+    if (a->op->commutative)
+        reduce_scatter_ring(a, s, counts);
+    else
+        reduce_scatter_counts(a, s, counts);
+}
+
+void ibex_sched_reduce_scatter_any(const ibex_coll_args_t *a, ibex_sched_t *s)
+{
+    reduce_scatter_pick(a, s, a->rcounts); /* read only while building */
+}
+
+void ibex_sched_reduce_scatter_block_any(const ibex_coll_args_t *a, ibex_sched_t *s)
 {
     int p = a->comm->size, *counts = ibex_sched_tmp(s, MPI_INT, p);
     if (!counts)
         return;
     for (int i = 0; i < p; i++)
         counts[i] = a->rcount;
-    reduce_scatter_counts(a, s, counts);
+    reduce_scatter_pick(a, s, counts);
 }
 
 /* Iscan and Iexscan, recursive doubling (MPICH's scan / exscan): in round k a rank swaps its
@@ -222,4 +262,48 @@ void ibex_sched_scan_recursive_doubling(const ibex_coll_args_t *a, ibex_sched_t 
 void ibex_sched_exscan_recursive_doubling(const ibex_coll_args_t *a, ibex_sched_t *s)
 {
     scan_build(a, s, true);
+}
+
+/* Iallreduce, ring (commutative ops, large vectors): the vector in p blocks; p - 1 rounds of
+ * reduce-scatter pass block (rank - k) right and fold the one from the left into its block,
+ * then p - 1 rounds of allgather pass the finished blocks around. Each block is reduced once
+ * (in ring order, hence commutative only) and copied everywhere, so every rank gets the same
+ * bits. Cost: 2 (p - 1) alpha + 2 (p - 1)/p n beta + (p - 1)/p n gamma: against recursive
+ * doubling's log2 p n beta, the choice for large n. */
+typedef struct ring {
+    const ibex_coll_args_t *a;
+    int p, q, rem; /* block b holds q (+ 1 if b < rem) elements */
+} ring_t;
+
+static int ring_count(const ring_t *g, int b)
+{
+    return g->q + (b < g->rem);
+}
+
+static void *ring_block(const ring_t *g, int b)
+{
+    size_t off = (size_t)b * (size_t)g->q + (size_t)(b < g->rem ? b : g->rem);
+    return ibex_coll_block(g->a->rbuf, g->a->rdt, off);
+}
+
+void ibex_sched_allreduce_ring(const ibex_coll_args_t *a, ibex_sched_t *s)
+{
+    int p = a->comm->size, r = a->comm->rank, right = (r + 1) % p, left = (r - 1 + p) % p;
+    ring_t g = {.a = a, .p = p, .q = a->rcount / p, .rem = a->rcount % p};
+    void *tmp = ibex_sched_tmp(s, a->rdt, ring_count(&g, 0));
+    if (a->sbuf != MPI_IN_PLACE)
+        ibex_sched_copy(s, a->sbuf, a->rcount, a->rdt, a->rbuf, a->rcount, a->rdt);
+    for (int k = 0; k < p - 1; k++) {
+        int out = (r - k + p) % p, in = (r - k - 1 + p) % p;
+        ibex_sched_send(s, ring_block(&g, out), ring_count(&g, out), a->rdt, right);
+        ibex_sched_recv(s, tmp, ring_count(&g, in), a->rdt, left);
+        ibex_sched_fence(s);
+        ibex_sched_reduce(s, tmp, ring_block(&g, in), ring_count(&g, in), a->rdt);
+    }
+    for (int k = 0; k < p - 1; k++) {
+        int out = (r + 1 - k + p) % p, in = (r - k + p) % p;
+        ibex_sched_send(s, ring_block(&g, out), ring_count(&g, out), a->rdt, right);
+        ibex_sched_recv(s, ring_block(&g, in), ring_count(&g, in), a->rdt, left);
+        ibex_sched_fence(s);
+    }
 }

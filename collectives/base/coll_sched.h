@@ -107,6 +107,8 @@ void ibex_sched_barrier_dissemination(const struct ibex_coll_args *a, ibex_sched
 void ibex_sched_bcast_binomial(const struct ibex_coll_args *a, ibex_sched_t *s);
 void ibex_sched_reduce_binomial(const struct ibex_coll_args *a, ibex_sched_t *s);
 void ibex_sched_allreduce_recursive_doubling(const struct ibex_coll_args *a, ibex_sched_t *s);
+/* commutative ops, rcount >= comm size */
+void ibex_sched_allreduce_ring(const struct ibex_coll_args *a, ibex_sched_t *s);
 void ibex_sched_gather_linear(const struct ibex_coll_args *a, ibex_sched_t *s);
 void ibex_sched_scatter_linear(const struct ibex_coll_args *a, ibex_sched_t *s);
 void ibex_sched_allgather_ring(const struct ibex_coll_args *a, ibex_sched_t *s);
@@ -116,15 +118,17 @@ void ibex_sched_scatterv_linear(const struct ibex_coll_args *a, ibex_sched_t *s)
 void ibex_sched_allgatherv_ring(const struct ibex_coll_args *a, ibex_sched_t *s);
 /* Alltoallv and Alltoallw (per-peer types and byte displacements when a->sdts is set). */
 void ibex_sched_alltoallv_pairwise(const struct ibex_coll_args *a, ibex_sched_t *s);
-void ibex_sched_reduce_scatter_tree(const struct ibex_coll_args *a, ibex_sched_t *s);
-void ibex_sched_reduce_scatter_block_tree(const struct ibex_coll_args *a, ibex_sched_t *s);
+/* ring for commutative ops, else rank-ordered tree to 0 + scatterv */
+void ibex_sched_reduce_scatter_any(const struct ibex_coll_args *a, ibex_sched_t *s);
+void ibex_sched_reduce_scatter_block_any(const struct ibex_coll_args *a, ibex_sched_t *s);
 void ibex_sched_scan_recursive_doubling(const struct ibex_coll_args *a, ibex_sched_t *s);
 void ibex_sched_exscan_recursive_doubling(const struct ibex_coll_args *a, ibex_sched_t *s);
 
 /* The schedule of one collective call (sched_select.c): a new schedule on a->comm with the
- * algorithm's steps (build_error set when out of memory), or NULL when out of memory.
- * IBEX_ERR_UNSUPPORTED in build_error for a kind without a schedule. */
-ibex_sched_t *ibex_sched_build(int kind, const struct ibex_coll_args *a);
+ * steps of the kind's algorithm for this call (build_error set when out of memory), or NULL
+ * when out of memory. IBEX_ERR_UNSUPPORTED in build_error for a kind without a schedule.
+ * bytes is the selection key of ibex_coll_prepare (the same on every rank). */
+ibex_sched_t *ibex_sched_build(int kind, const struct ibex_coll_args *a, size_t bytes);
 
 /* Runs the schedule for req (made by the caller, kind IBEX_REQ_COLL): restarts a persistent
  * request, runs what can run now and leaves the rest to progress; req completes with the

@@ -1,36 +1,68 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The schedule of each non-blocking / persistent collective kind: one algorithm per kind. */
+/*
+ * The schedule of each non-blocking / persistent collective call: one algorithm per kind, and
+ * for Iallreduce the ring once the vector is large and the op commutative. The choice uses only
+ * what every rank knows alike (kind, communicator size, the selection key bytes, the op), so
+ * all members build matching schedules. SCHED_RING_MIN is not tuned on this machine yet (it
+ * was loaded while written); it sits where the ring's 2 (p - 1)/p n beta starts to beat
+ * recursive doubling's log2 p n beta by more than its extra rounds cost on shared memory.
+ */
 #include "coll.h"
 #include "coll_sched.h"
+#include "ibex_log.h"
 
-static const ibex_sched_build_fn_t builders[IBEX_COLL_KIND_COUNT] = {
-    [IBEX_COLL_BARRIER] = ibex_sched_barrier_dissemination,
-    [IBEX_COLL_BCAST] = ibex_sched_bcast_binomial,
-    [IBEX_COLL_REDUCE] = ibex_sched_reduce_binomial,
-    [IBEX_COLL_ALLREDUCE] = ibex_sched_allreduce_recursive_doubling,
-    [IBEX_COLL_GATHER] = ibex_sched_gather_linear,
-    [IBEX_COLL_SCATTER] = ibex_sched_scatter_linear,
-    [IBEX_COLL_ALLGATHER] = ibex_sched_allgather_ring,
-    [IBEX_COLL_ALLTOALL] = ibex_sched_alltoall_pairwise,
-    [IBEX_COLL_GATHERV] = ibex_sched_gatherv_linear,
-    [IBEX_COLL_SCATTERV] = ibex_sched_scatterv_linear,
-    [IBEX_COLL_ALLGATHERV] = ibex_sched_allgatherv_ring,
-    [IBEX_COLL_ALLTOALLV] = ibex_sched_alltoallv_pairwise,
-    [IBEX_COLL_ALLTOALLW] = ibex_sched_alltoallv_pairwise,
-    [IBEX_COLL_REDUCE_SCATTER] = ibex_sched_reduce_scatter_tree,
-    [IBEX_COLL_REDUCE_SCATTER_BLOCK] = ibex_sched_reduce_scatter_block_tree,
-    [IBEX_COLL_SCAN] = ibex_sched_scan_recursive_doubling,
-    [IBEX_COLL_EXSCAN] = ibex_sched_exscan_recursive_doubling,
+#define SCHED_RING_MIN (64 * 1024)
+
+typedef struct sched_algo {
+    const char *name;
+    ibex_sched_build_fn_t fn;
+} sched_algo_t;
+
+static const sched_algo_t algos[IBEX_COLL_KIND_COUNT] = {
+    [IBEX_COLL_BARRIER] = {"dissemination", ibex_sched_barrier_dissemination},
+    [IBEX_COLL_BCAST] = {"binomial", ibex_sched_bcast_binomial},
+    [IBEX_COLL_REDUCE] = {"binomial", ibex_sched_reduce_binomial},
+    [IBEX_COLL_ALLREDUCE] = {"recursive_doubling", ibex_sched_allreduce_recursive_doubling},
+    [IBEX_COLL_GATHER] = {"linear", ibex_sched_gather_linear},
+    [IBEX_COLL_SCATTER] = {"linear", ibex_sched_scatter_linear},
+    [IBEX_COLL_ALLGATHER] = {"ring", ibex_sched_allgather_ring},
+    [IBEX_COLL_ALLTOALL] = {"pairwise", ibex_sched_alltoall_pairwise},
+    [IBEX_COLL_GATHERV] = {"linear", ibex_sched_gatherv_linear},
+    [IBEX_COLL_SCATTERV] = {"linear", ibex_sched_scatterv_linear},
+    [IBEX_COLL_ALLGATHERV] = {"ring", ibex_sched_allgatherv_ring},
+    [IBEX_COLL_ALLTOALLV] = {"pairwise", ibex_sched_alltoallv_pairwise},
+    [IBEX_COLL_ALLTOALLW] = {"pairwise", ibex_sched_alltoallv_pairwise},
+    [IBEX_COLL_REDUCE_SCATTER] = {"ring_or_tree", ibex_sched_reduce_scatter_any},
+    [IBEX_COLL_REDUCE_SCATTER_BLOCK] = {"ring_or_tree", ibex_sched_reduce_scatter_block_any},
+    [IBEX_COLL_SCAN] = {"recursive_doubling", ibex_sched_scan_recursive_doubling},
+    [IBEX_COLL_EXSCAN] = {"recursive_doubling", ibex_sched_exscan_recursive_doubling},
 };
 
-ibex_sched_t *ibex_sched_build(int kind, const ibex_coll_args_t *a)
+static const sched_algo_t ring_allreduce = {"ring", ibex_sched_allreduce_ring};
+
+static const sched_algo_t *pick(int kind, const ibex_coll_args_t *a, size_t bytes)
+{
+    if (kind < 0 || kind >= IBEX_COLL_KIND_COUNT || !algos[kind].fn)
+        return NULL;
+    if (kind == IBEX_COLL_ALLREDUCE && a->op->commutative && bytes >= SCHED_RING_MIN &&
+        a->rcount >= a->comm->size && a->comm->size > 2)
+        return &ring_allreduce;
+    return &algos[kind];
+}
+
+ibex_sched_t *ibex_sched_build(int kind, const ibex_coll_args_t *a, size_t bytes)
 {
     ibex_sched_t *s = ibex_sched_new(a->comm, a->op);
     if (!s)
         return NULL;
-    if (kind < 0 || kind >= IBEX_COLL_KIND_COUNT || !builders[kind])
+    const sched_algo_t *al = pick(kind, a, bytes);
+    if (!al) {
         s->build_error = IBEX_ERR_UNSUPPORTED;
-    else
-        builders[kind](a, s);
+        return s;
+    }
+    al->fn(a, s);
+    ibex_debug(COLL, "schedule %s %s on context %u: %d steps, tag %d",
+               ibex_coll_kind_name((ibex_coll_kind_t)kind), al->name, a->comm->context_id,
+               s->nsteps, s->tag);
     return s;
 }

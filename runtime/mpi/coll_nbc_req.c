@@ -44,7 +44,7 @@ int ibex_nbc_post(ibex_coll_kind_t kind, MPI_Comm comm, MPI_Op op, ibex_coll_arg
     IBEX_CHECK(ibex_coll_prepare(kind, comm, op, call, a, &bytes));
     if (!request)
         return ibex_mpi_error(a->comm, MPI_ERR_ARG, call, "request pointer is NULL");
-    ibex_sched_t *s = ibex_sched_build(kind, a);
+    ibex_sched_t *s = ibex_sched_build(kind, a, bytes);
     ibex_req_t *req = s ? nbc_req_new(a->comm, s) : NULL;
     if (!req) {
         ibex_sched_free(s);
