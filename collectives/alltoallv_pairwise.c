@@ -34,7 +34,8 @@ static void *side_block(const a2a_side_t *s, int j, int *count_p, MPI_Datatype *
         return s->buf + s->packed_off[j];
     }
     *count_p = s->counts[j];
-    *dt_p = s->dts ? s->dts[j] : s->dt;
+    /* Alltoallw: an empty block's type may be anything, MPI_DATATYPE_NULL included */
+    *dt_p = s->counts[j] == 0 ? MPI_BYTE : s->dts ? s->dts[j] : s->dt;
     return s->dts ? s->buf + s->displs[j] : ibex_coll_disp(s->buf, s->dt, s->displs[j]);
 }
 
@@ -62,8 +63,10 @@ static ibex_status_t a2a_pack(const a2a_side_t *rcv, int size, a2a_side_t *snd, 
         return IBEX_ERR_NO_MEMORY;
     off[0] = 0;
     for (int j = 0; j < size; j++) {
-        MPI_Datatype dt = rcv->dts ? rcv->dts[j] : rcv->dt;
-        off[j + 1] = off[j] + (size_t)rcv->counts[j] * ibex_dt_get(dt)->size;
+        int count;
+        MPI_Datatype dt;
+        side_block(rcv, j, &count, &dt);
+        off[j + 1] = off[j] + (size_t)count * ibex_dt_get(dt)->size;
     }
     char *packed = malloc(off[size] ? off[size] : 1);
     ibex_status_t st = packed ? IBEX_OK : IBEX_ERR_NO_MEMORY;

@@ -94,7 +94,8 @@ void ibex_sched_alltoall_pairwise(const ibex_coll_args_t *a, ibex_sched_t *s)
 }
 
 /* ---- the vector forms: block i at buf + displs[i] extents (Alltoallw: bytes); empty blocks
- * are neither sent nor received (both sides see zero bytes in a correct program) ---- */
+ * are neither sent nor received (both sides see zero bytes in a correct program), and the type
+ * of a zero-count block is never looked at (Alltoallw allows MPI_DATATYPE_NULL there) ---- */
 
 static void *vblock(const void *buf, MPI_Datatype dt, const int *displs, int i)
 {
@@ -190,6 +191,8 @@ static a2a_side_t a2a_send_side(const ibex_coll_args_t *a, ibex_sched_t *s, int 
 {
     if (a->sbuf == MPI_IN_PLACE) {
         a2a_side_t in = a2a_recv_side(a, i);
+        if (in.count == 0) /* its type may be MPI_DATATYPE_NULL */
+            return in;
         void *copy = ibex_sched_tmp(s, in.dt, in.count);
         ibex_sched_copy(s, in.buf, in.count, in.dt, copy, in.count, in.dt);
         return (a2a_side_t){copy, in.count, in.dt};
@@ -206,7 +209,7 @@ static a2a_side_t a2a_send_side(const ibex_coll_args_t *a, ibex_sched_t *s, int 
 void ibex_sched_alltoallv_pairwise(const ibex_coll_args_t *a, ibex_sched_t *s)
 {
     int p = a->comm->size, r = a->comm->rank;
-    a2a_side_t *out = malloc(sizeof(*out) * (size_t)p);
+    a2a_side_t *out = calloc((size_t)p, sizeof(*out));
     if (!out) {
         s->build_error = IBEX_ERR_NO_MEMORY;
         return;
@@ -214,7 +217,7 @@ void ibex_sched_alltoallv_pairwise(const ibex_coll_args_t *a, ibex_sched_t *s)
     for (int i = 0; i < p; i++)
         out[i] = a2a_send_side(a, s, i);
     a2a_side_t me = a2a_recv_side(a, r);
-    if (a->sbuf != MPI_IN_PLACE)
+    if (a->sbuf != MPI_IN_PLACE && out[r].count > 0)
         ibex_sched_copy(s, out[r].buf, out[r].count, out[r].dt, (void *)me.buf, me.count, me.dt);
     for (int k = 1; k < p; k++) {
         int to = (r + k) % p, from = (r - k + p) % p;

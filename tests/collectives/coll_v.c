@@ -217,7 +217,7 @@ static int w_side(const int *m, int *counts, int *displs, MPI_Datatype *types, i
     int off = 1;
     for (int j = size - 1; j >= 0; j--) {
         counts[j] = w_count(m[j], j);
-        types[j] = wtypes[j % 3];
+        types[j] = m[j] ? wtypes[j % 3] : MPI_DATATYPE_NULL; /* empty: not looked at */
         displs[j] = off * (int)sizeof(int);
         for (int i = 0; buf && i < m[j]; i++)
             buf[off + i * w_stride(j)] = f(j, i);
@@ -360,6 +360,8 @@ static void check_v_errors(void)
     CHECK(MPI_Scatterv(x, one, zero, MPI_DATATYPE_NULL, x, 1, MPI_INT, 0, MPI_COMM_SELF) ==
           MPI_ERR_TYPE);
     CHECK(MPI_Alltoallw(x, one, zero, bad, x, one, zero, types, MPI_COMM_SELF) == MPI_ERR_TYPE);
+    /* an empty block's type is not looked at */
+    CHECK_OK(MPI_Alltoallw(x, zero, zero, bad, x + 1, zero, zero, bad, MPI_COMM_SELF));
     /* the root's own count larger than what it receives into */
     CHECK(MPI_Gatherv(x, 2, MPI_INT, x + 2, one, zero, MPI_INT, 0, MPI_COMM_SELF) ==
           MPI_ERR_TRUNCATE);
