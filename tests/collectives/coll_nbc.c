@@ -6,7 +6,8 @@
  * rank order matters), compared with a reference the test computes itself from the data rule
  * val(). Between start and completion each rank computes and exchanges point-to-point traffic
  * with its neighbours; completion by MPI_Wait, Waitall, a Test loop and Testany in turn.
- * Persistent forms are started three times with new data each time. Then several collectives
+ * Persistent forms are started three times with new data each time, also by one Startall with
+ * persistent point-to-point requests (Waitsome, Testall). Then several collectives
  * outstanding at once on two communicators, MPI_Request_free on a running collective, and the
  * error classes (bad root / op / count, cancel). Any rank count >= 1; prints "coll_nbc: ok".
  * Environment: NBC_QUICK=1 runs the smaller matrix used over softib, NBC_VERBOSE=1 names each
@@ -334,6 +335,48 @@ static void check_freed_objects(void)
     CHECK(memcmp(w, want, sizeof(want)) == 0);
 }
 
+/* Persistent collectives and persistent point-to-point requests started together by
+ * MPI_Startall, completed by Waitsome / Testall in turn, three times with new data. */
+static void check_startall_mixed(void)
+{
+    int right = (wrank + 1) % wsize, left = (wrank - 1 + wsize) % wsize;
+    int out, in, mine, sum, all[64];
+    MPI_Request r[5];
+    CHECK(wsize <= 64);
+    CHECK_OK(
+        MPI_Allreduce_init(&mine, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]));
+    CHECK_OK(MPI_Send_init(&out, 1, MPI_INT, right, 79, MPI_COMM_WORLD, &r[1]));
+    CHECK_OK(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &r[2]));
+    CHECK_OK(MPI_Recv_init(&in, 1, MPI_INT, left, 79, MPI_COMM_WORLD, &r[3]));
+    CHECK_OK(MPI_Allgather_init(&mine, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                &r[4]));
+    for (int it = 0; it < 3; it++) {
+        mine = val(wrank, 0, it);
+        out = val(wrank, 1, it);
+        CHECK_OK(MPI_Startall(5, r));
+        compute();
+        if (it == 1) {
+            for (int flag = 0; !flag;)
+                CHECK_OK(MPI_Testall(5, r, &flag, MPI_STATUSES_IGNORE));
+        } else {
+            for (int done = 0; done < 5;) {
+                int n, idx[5];
+                CHECK_OK(MPI_Waitsome(5, r, &n, idx, MPI_STATUSES_IGNORE));
+                CHECK(n != MPI_UNDEFINED);
+                done += n;
+            }
+        }
+        long want = 0;
+        for (int k = 0; k < wsize; k++) {
+            want += val(k, 0, it);
+            CHECK(all[k] == val(k, 0, it));
+        }
+        CHECK(sum == (int)want && in == val(left, 1, it));
+    }
+    for (int i = 0; i < 5; i++)
+        CHECK_OK(MPI_Request_free(&r[i]));
+}
+
 /* MPI_Request_free on a running collective: it still completes (seen by a later barrier). */
 static void check_free(ctx_t *c)
 {
@@ -426,6 +469,8 @@ int main(int argc, char **argv)
     }
     check_overlap(&world, &revc);
     check_freed_objects();
+    if (!portable)
+        check_startall_mixed();
     if (!portable) { /* the error classes are Ibex's (MPI leaves some to the implementation) */
         check_free(&world);
         check_errors(&world);
