@@ -9,11 +9,11 @@
  * Persistent forms are started three times with new data each time, also by one Startall with
  * persistent point-to-point requests (Waitsome, Testall). Then several collectives
  * outstanding at once on two communicators, MPI_Request_free on a running collective, and the
- * error classes (bad root / op / count, cancel). Any rank count >= 1; prints "coll_nbc: ok".
- * Environment: NBC_QUICK=1 runs the smaller matrix used over softib, NBC_VERBOSE=1 names each
- * case on stderr, NBC_PORTABLE=1 leaves out the persistent forms, MPI_Request_free on a
- * running collective (which MPI calls erroneous; Ibex lets it complete) and the error classes,
- * to run this program
+ * error classes (root, op, count, type, communicator, buffer, NULL arrays and request, cancel,
+ * start while active). Any rank count >= 1; prints "coll_nbc: ok". Environment: NBC_QUICK=1
+ * runs a smaller matrix (counts to 7, world only), NBC_VERBOSE=1 names each case on stderr,
+ * NBC_PORTABLE=1 leaves out the persistent forms, MPI_Request_free on a running collective
+ * (which MPI calls erroneous; Ibex lets it complete) and the error classes, to run this program
  * under MPICH 4.0, whose persistent collectives do not restart correctly.
  */
 #include <string.h>
@@ -413,6 +413,21 @@ static void check_errors(ctx_t *c)
     CHECK(cls == MPI_ERR_BUFFER);
     MPI_Error_class(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, NULL), &cls);
     CHECK(cls == MPI_ERR_ARG);
+    MPI_Error_class(MPI_Iallgatherv(&x, 1, MPI_INT, &y, NULL, NULL, MPI_INT, MPI_COMM_WORLD, &req),
+                    &cls);
+    CHECK(cls == MPI_ERR_ARG);
+    MPI_Error_class(MPI_Iscan(&x, &y, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD, &req), &cls);
+    CHECK(cls == MPI_ERR_OP);
+    MPI_Error_class(
+        MPI_Scan_init(&x, &y, 1, MPI_DATATYPE_NULL, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req),
+        &cls);
+    CHECK(cls == MPI_ERR_TYPE);
+    MPI_Error_class(MPI_Iscatter(&x, 1, MPI_INT, &y, 1, MPI_INT, -1, MPI_COMM_WORLD, &req), &cls);
+    CHECK(cls == MPI_ERR_ROOT);
+    MPI_Error_class(MPI_Reduce_scatter_block_init(&x, &y, -2, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                                                  MPI_INFO_NULL, &req),
+                    &cls);
+    CHECK(cls == MPI_ERR_COUNT);
     CHECK_OK(MPI_Ibarrier(MPI_COMM_WORLD, &req));
     MPI_Error_class(MPI_Cancel(&req), &cls);
     CHECK(cls == MPI_ERR_REQUEST);
