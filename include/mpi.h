@@ -189,6 +189,16 @@ typedef struct MPI_Status {
 /* Communicator split types */
 #define MPI_COMM_TYPE_SHARED 1
 
+/* Process topologies (MPI_Topo_test) and distributed-graph weights */
+#define MPI_GRAPH      1
+#define MPI_CART       2
+#define MPI_DIST_GRAPH 3
+/* Two distinct addresses that are no program's array; arrays of unknown size, so that compilers
+ * do not take them for zero-sized buffers. */
+extern int ibex_mpi_unweighted[], ibex_mpi_weights_empty[];
+#define MPI_UNWEIGHTED    (ibex_mpi_unweighted)
+#define MPI_WEIGHTS_EMPTY (ibex_mpi_weights_empty)
+
 /* Predefined attribute keys */
 #define MPI_TAG_UB          0x64400001
 #define MPI_HOST            0x64400003

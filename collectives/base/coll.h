@@ -123,6 +123,8 @@ ibex_status_t ibex_coll_scatterv_linear(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_allgatherv_ring(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_alltoallv_pairwise(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_alltoallw_pairwise(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_alltoallv_scattered(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_alltoallw_scattered(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_reduce_scatter_reduce_scatterv(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_reduce_scatter_block_reduce_scatterv(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_reduce_scatter_ring(const ibex_coll_args_t *args);

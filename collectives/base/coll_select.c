@@ -41,7 +41,9 @@ static const ibex_coll_algo_t algorithms[] = {
     {"linear", IBEX_COLL_SCATTERV, ibex_coll_scatterv_linear},
     {"ring", IBEX_COLL_ALLGATHERV, ibex_coll_allgatherv_ring},
     {"pairwise", IBEX_COLL_ALLTOALLV, ibex_coll_alltoallv_pairwise},
+    {"scattered", IBEX_COLL_ALLTOALLV, ibex_coll_alltoallv_scattered},
     {"pairwise", IBEX_COLL_ALLTOALLW, ibex_coll_alltoallw_pairwise},
+    {"scattered", IBEX_COLL_ALLTOALLW, ibex_coll_alltoallw_scattered},
     {"reduce_scatterv", IBEX_COLL_REDUCE_SCATTER, ibex_coll_reduce_scatter_reduce_scatterv},
     {"ring", IBEX_COLL_REDUCE_SCATTER, ibex_coll_reduce_scatter_ring},
     {"reduce_scatterv", IBEX_COLL_REDUCE_SCATTER_BLOCK,
@@ -103,8 +105,8 @@ static const coll_rule_t rules[] = {
     {IBEX_COLL_GATHERV, INT_MAX, SIZE_MAX, "linear"},
     {IBEX_COLL_SCATTERV, INT_MAX, SIZE_MAX, "linear"},
     {IBEX_COLL_ALLGATHERV, INT_MAX, SIZE_MAX, "ring"},
-    {IBEX_COLL_ALLTOALLV, INT_MAX, SIZE_MAX, "pairwise"},
-    {IBEX_COLL_ALLTOALLW, INT_MAX, SIZE_MAX, "pairwise"},
+    {IBEX_COLL_ALLTOALLV, INT_MAX, SIZE_MAX, "scattered"}, /* (in place: pairwise) */
+    {IBEX_COLL_ALLTOALLW, INT_MAX, SIZE_MAX, "scattered"},
     {IBEX_COLL_REDUCE_SCATTER, 2, SIZE_MAX, "ring"}, /* one exchange, no tree to climb */
     {IBEX_COLL_REDUCE_SCATTER, INT_MAX, 16384, "reduce_scatterv"},
     {IBEX_COLL_REDUCE_SCATTER, INT_MAX, SIZE_MAX, "ring"},

@@ -7,7 +7,8 @@
  * val(). Between start and completion each rank computes and exchanges point-to-point traffic
  * with its neighbours; completion by MPI_Wait, Waitall, a Test loop and Testany in turn.
  * Persistent forms are started three times with new data each time, also by one Startall with
- * persistent point-to-point requests (Waitsome, Testall). Then several collectives
+ * persistent point-to-point requests (Waitsome, Testall), and the large-count forms with
+ * MPI_Count / MPI_Aint arrays. Then several collectives
  * outstanding at once on two communicators, MPI_Request_free on a running collective, and the
  * error classes (root, op, count, type, communicator, buffer, NULL arrays and request, cancel,
  * start while active). Any rank count >= 1; prints "coll_nbc: ok". Environment: NBC_QUICK=1
@@ -377,6 +378,53 @@ static void check_startall_mixed(void)
         CHECK_OK(MPI_Request_free(&r[i]));
 }
 
+/* The large-count forms with per-rank arrays (MPI_Count counts, MPI_Aint displacements): the
+ * arrays are converted for the call only, so the schedule must not read them later. */
+static void check_large_count(void)
+{
+    MPI_Count *counts = malloc(sizeof(MPI_Count) * (size_t)wsize);
+    MPI_Aint *displs = malloc(sizeof(MPI_Aint) * (size_t)wsize);
+    int *all = malloc(sizeof(int) * 3 * (size_t)wsize), mine[3], got[3];
+    MPI_Request req;
+    for (int j = 0; j < wsize; j++) {
+        counts[j] = 1 + j % 3;
+        displs[j] = 3 * (wsize - 1 - j);
+    }
+    for (int i = 0; i < 3; i++)
+        mine[i] = val(wrank, i, 7);
+    CHECK_OK(MPI_Iallgatherv_c(mine, counts[wrank], MPI_INT, all, counts, displs, MPI_INT,
+                               MPI_COMM_WORLD, &req));
+    for (int j = 0; j < wsize; j++)
+        counts[j] = displs[j] = -1; /* the call's copies are gone: nothing may read these */
+    p2p_round(6);
+    CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    for (int j = 0; j < wsize; j++)
+        for (int i = 0; i < 1 + j % 3; i++)
+            CHECK(all[3 * (wsize - 1 - j) + i] == val(j, i, 7));
+    for (int j = 0; j < wsize; j++)
+        counts[j] = 3; /* Reduce_scatter_c: three elements each */
+    int *whole = malloc(sizeof(int) * 3 * (size_t)wsize);
+    CHECK_OK(MPI_Reduce_scatter_init_c(whole, got, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                                       MPI_INFO_NULL, &req));
+    for (int it = 0; it < 2; it++) {
+        for (int i = 0; i < 3 * wsize; i++)
+            whole[i] = val(wrank, i, it);
+        CHECK_OK(MPI_Start(&req));
+        CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        for (int i = 0; i < 3; i++) {
+            long want = 0;
+            for (int r = 0; r < wsize; r++)
+                want += val(r, 3 * wrank + i, it);
+            CHECK(got[i] == (int)want);
+        }
+    }
+    CHECK_OK(MPI_Request_free(&req));
+    free(whole);
+    free(counts);
+    free(displs);
+    free(all);
+}
+
 /* MPI_Request_free on a running collective: it still completes (seen by a later barrier). */
 static void check_free(ctx_t *c)
 {
@@ -484,8 +532,10 @@ int main(int argc, char **argv)
     }
     check_overlap(&world, &revc);
     check_freed_objects();
-    if (!portable)
+    if (!portable) {
         check_startall_mixed();
+        check_large_count();
+    }
     if (!portable) { /* the error classes are Ibex's (MPI leaves some to the implementation) */
         check_free(&world);
         check_errors(&world);

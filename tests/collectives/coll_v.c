@@ -8,6 +8,7 @@
  * Alltoallw. Runs on MPI_COMM_WORLD and on a Comm_split with reversed ranks, once per
  * algorithm of each kind (forced). Any rank count >= 1. Prints "coll_v: ok" on rank 0.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -367,6 +368,59 @@ static void check_v_errors(void)
           MPI_ERR_TRUNCATE);
 }
 
+/* The large-count forms: MPI_Count counts and MPI_Aint displacements, converted for the int
+ * calls; a count past INT_MAX is MPI_ERR_COUNT on every rank. */
+static void check_large_c(void)
+{
+    MPI_Count cnt[64], big[64];
+    MPI_Aint dsp[64];
+    int mine[4], *all = alloc_ints((size_t)size * 4 + 1);
+    for (int r = 0; r < size; r++)
+        cnt[r] = r % 3 == 1 ? 0 : 3, dsp[r] = (MPI_Aint)(size - 1 - r) * 3, big[r] = cnt[r];
+    big[size - 1] = (MPI_Count)INT_MAX + 1;
+    for (int i = 0; i < 3; i++)
+        mine[i] = val(rank, i);
+    for (int root = 0; root < size; root++) {
+        fill(all, (size_t)size * 3, SENT);
+        CHECK_OK(MPI_Gatherv_c(mine, cnt[rank], MPI_INT, all, rank == root ? cnt : NULL,
+                               rank == root ? dsp : NULL, MPI_INT, root, comm));
+        for (int r = 0; rank == root && r < size; r++)
+            for (int i = 0; i < 3; i++)
+                CHECK(all[dsp[r] + i] == (i < cnt[r] ? val(r, i) : SENT));
+    }
+    fill(all, (size_t)size * 3, SENT);
+    CHECK_OK(MPI_Allgatherv_c(mine, cnt[rank], MPI_INT, all, cnt, dsp, MPI_INT, comm));
+    for (int r = 0; r < size; r++)
+        for (int i = 0; i < 3; i++)
+            CHECK(all[dsp[r] + i] == (i < cnt[r] ? val(r, i) : SENT));
+    CHECK(MPI_Allgatherv_c(mine, cnt[rank], MPI_INT, all, big, dsp, MPI_INT, comm) ==
+          MPI_ERR_COUNT);
+    /* Reduce_scatter_c: block r of 3 ints to rank r */
+    int in[3 * 64], out[3];
+    MPI_Count three[64];
+    for (int r = 0; r < size; r++)
+        three[r] = 3;
+    for (int g = 0; g < 3 * size; g++)
+        in[g] = val(rank, g);
+    CHECK_OK(MPI_Reduce_scatter_c(in, out, three, MPI_INT, MPI_SUM, comm));
+    for (int i = 0; i < 3; i++) {
+        int want = 0;
+        for (int r = 0; r < size; r++)
+            want += val(r, 3 * rank + i);
+        CHECK(out[i] == want);
+    }
+    /* Alltoallv_c in place: the send arrays are not significant */
+    for (int r = 0; r < size; r++)
+        cnt[r] = 1, dsp[r] = r;
+    for (int r = 0; r < size; r++)
+        all[r] = a2a_val(rank, r, 0);
+    CHECK_OK(
+        MPI_Alltoallv_c(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, all, cnt, dsp, MPI_INT, comm));
+    for (int r = 0; r < size; r++)
+        CHECK(all[r] == a2a_val(r, rank, 0));
+    free(all);
+}
+
 static void run_all(void)
 {
     check_gatherv();
@@ -376,6 +430,7 @@ static void run_all(void)
     check_alltoallw();
     check_v_derived();
     check_v_errors();
+    check_large_c();
 }
 
 int main(int argc, char **argv)
