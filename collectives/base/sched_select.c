@@ -13,6 +13,9 @@
 
 #define SCHED_RING_MIN (64 * 1024)
 
+_Static_assert(IBEX_SCHED_TAG_BASE > IBEX_COLL_TAG_MAX,
+               "schedule tags must stay above every blocking collective's tag");
+
 typedef struct sched_algo {
     const char *name;
     ibex_sched_build_fn_t fn;
