@@ -121,6 +121,7 @@ ibex_status_t ibex_coll_alltoall_bruck(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_gatherv_linear(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_scatterv_linear(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_allgatherv_ring(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_allgatherv_bruck(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_alltoallv_pairwise(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_alltoallw_pairwise(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_alltoallv_scattered(const ibex_coll_args_t *args);

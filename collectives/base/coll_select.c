@@ -40,6 +40,7 @@ static const ibex_coll_algo_t algorithms[] = {
     {"linear", IBEX_COLL_GATHERV, ibex_coll_gatherv_linear},
     {"linear", IBEX_COLL_SCATTERV, ibex_coll_scatterv_linear},
     {"ring", IBEX_COLL_ALLGATHERV, ibex_coll_allgatherv_ring},
+    {"bruck", IBEX_COLL_ALLGATHERV, ibex_coll_allgatherv_bruck},
     {"pairwise", IBEX_COLL_ALLTOALLV, ibex_coll_alltoallv_pairwise},
     {"scattered", IBEX_COLL_ALLTOALLV, ibex_coll_alltoallv_scattered},
     {"pairwise", IBEX_COLL_ALLTOALLW, ibex_coll_alltoallw_pairwise},
@@ -104,6 +105,8 @@ static const coll_rule_t rules[] = {
     /* the vector, reduce-scatter and scan kinds */
     {IBEX_COLL_GATHERV, INT_MAX, SIZE_MAX, "linear"},
     {IBEX_COLL_SCATTERV, INT_MAX, SIZE_MAX, "linear"},
+    {IBEX_COLL_ALLGATHERV, 2, SIZE_MAX, "ring"}, /* as Allgather, on the mean block */
+    {IBEX_COLL_ALLGATHERV, INT_MAX, 8192, "bruck"},
     {IBEX_COLL_ALLGATHERV, INT_MAX, SIZE_MAX, "ring"},
     {IBEX_COLL_ALLTOALLV, INT_MAX, SIZE_MAX, "scattered"}, /* (in place: pairwise) */
     {IBEX_COLL_ALLTOALLW, INT_MAX, SIZE_MAX, "scattered"},

@@ -112,15 +112,21 @@ static int prep_bcast(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *
     return MPI_SUCCESS;
 }
 
+/* Who gets a result: the root (Reduce), everyone (Allreduce, Scan), everyone but rank 0
+ * (Exscan: there recvbuf is not significant, unless it holds the data, in place). */
+typedef enum { RESULT_AT_ROOT, RESULT_EVERYWHERE, RESULT_BUT_RANK0 } result_at_t;
+
 /* Reduce, Allreduce, Scan, Exscan: sendbuf may be MPI_IN_PLACE (Reduce: at the root only). */
-static int check_reduce(ibex_coll_args_t *a, MPI_Op op, const char *call, bool rooted,
+static int check_reduce(ibex_coll_args_t *a, MPI_Op op, const char *call, result_at_t at,
                         size_t *bytes_p)
 {
     ibex_comm_t *c = a->comm;
-    if (rooted)
+    if (at == RESULT_AT_ROOT)
         IBEX_CHECK(check_root(c, call, a->root));
-    bool gets_result = !rooted || c->rank == a->root;
-    if (a->sbuf != MPI_IN_PLACE || !gets_result)
+    bool gets_result = at == RESULT_EVERYWHERE || (at == RESULT_AT_ROOT && c->rank == a->root) ||
+                       (at == RESULT_BUT_RANK0 && (c->rank > 0 || a->sbuf == MPI_IN_PLACE));
+    bool in_place_ok = at != RESULT_AT_ROOT || c->rank == a->root;
+    if (a->sbuf != MPI_IN_PLACE || !in_place_ok)
         IBEX_CHECK(ibex_check_triple(c, call, a->sbuf, a->rcount, a->rdt));
     if (gets_result)
         IBEX_CHECK(ibex_check_triple(c, call, a->rbuf, a->rcount, a->rdt));
@@ -131,13 +137,17 @@ static int check_reduce(ibex_coll_args_t *a, MPI_Op op, const char *call, bool r
 
 static int prep_reduce(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
 {
-    return check_reduce(a, op, call, true, bytes_p);
+    return check_reduce(a, op, call, RESULT_AT_ROOT, bytes_p);
 }
 
-/* Allreduce, Scan, Exscan: every rank gets a result (Exscan's rank 0 an undefined one). */
 static int prep_allreduce(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
 {
-    return check_reduce(a, op, call, false, bytes_p);
+    return check_reduce(a, op, call, RESULT_EVERYWHERE, bytes_p);
+}
+
+static int prep_exscan(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
+{
+    return check_reduce(a, op, call, RESULT_BUT_RANK0, bytes_p);
 }
 
 /* Gather and Scatter mirror each other: at a leaf the data is the send side of a gather and the
@@ -322,7 +332,7 @@ static const prep_fn_t preps[IBEX_COLL_KIND_COUNT] = {
     [IBEX_COLL_REDUCE_SCATTER] = prep_reduce_scatter,
     [IBEX_COLL_REDUCE_SCATTER_BLOCK] = prep_reduce_scatter_block,
     [IBEX_COLL_SCAN] = prep_allreduce,
-    [IBEX_COLL_EXSCAN] = prep_allreduce,
+    [IBEX_COLL_EXSCAN] = prep_exscan,
 };
 
 int ibex_coll_prepare(ibex_coll_kind_t kind, MPI_Comm comm, MPI_Op op, const char *call,

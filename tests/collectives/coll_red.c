@@ -161,7 +161,7 @@ static void check_loc_and_double(void)
     CHECK_OK(MPI_Scan(din, dout, N, MPI_DOUBLE, MPI_SUM, comm));
     for (int k = 0; k < N; k++)
         CHECK(dout[k] == 0.5 * (rank + 1) * (rank + 2) / 2 * (k + 1));
-    CHECK_OK(MPI_Exscan(din, dout, N, MPI_DOUBLE, MPI_MAX, comm));
+    CHECK_OK(MPI_Exscan(din, rank ? dout : NULL, N, MPI_DOUBLE, MPI_MAX, comm)); /* rank 0: n. s. */
     for (int k = 0; rank > 0 && k < N; k++)
         CHECK(dout[k] == 0.5 * rank * (k + 1));
 }
@@ -278,7 +278,10 @@ static void check_red_errors(void)
     CHECK(MPI_Scan(a, b, -1, MPI_INT, MPI_SUM, comm) == MPI_ERR_COUNT);
     CHECK(MPI_Scan(a, b, 1, MPI_DATATYPE_NULL, MPI_SUM, comm) == MPI_ERR_TYPE);
     CHECK(MPI_Scan(a, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, comm) == MPI_ERR_BUFFER);
-    CHECK(MPI_Exscan(a, NULL, 1, MPI_INT, MPI_SUM, comm) == MPI_ERR_BUFFER);
+    CHECK(MPI_Scan(a, NULL, 1, MPI_INT, MPI_SUM, comm) == MPI_ERR_BUFFER);
+    /* Exscan's recvbuf is not significant at rank 0 (unless in place) */
+    CHECK_OK(MPI_Exscan(a, NULL, 1, MPI_INT, MPI_SUM, MPI_COMM_SELF));
+    CHECK(MPI_Exscan(MPI_IN_PLACE, NULL, 1, MPI_INT, MPI_SUM, MPI_COMM_SELF) == MPI_ERR_BUFFER);
     CHECK(MPI_Reduce_scatter(a, b, NULL, MPI_INT, MPI_SUM, comm) == MPI_ERR_ARG);
     CHECK(MPI_Reduce_scatter(a, b, neg, MPI_INT, MPI_SUM, comm) == MPI_ERR_COUNT);
     CHECK(MPI_Reduce_scatter(a, b, rc, MPI_INT, MPI_OP_NULL, comm) == MPI_ERR_OP);
@@ -318,6 +321,7 @@ int main(int argc, char **argv)
     alarm(200);
     CHECK_OK(MPI_Init(&argc, &argv));
     CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
     int nk = (int)(sizeof(kinds) / sizeof(kinds[0])), wrank, wsize;
     CHECK_OK(MPI_Comm_rank(MPI_COMM_WORLD, &wrank));
     CHECK_OK(MPI_Comm_size(MPI_COMM_WORLD, &wsize));

@@ -9,6 +9,7 @@
  * algorithm of each kind (forced). Any rank count >= 1. Prints "coll_v: ok" on rank 0.
  */
 #include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
 
