@@ -159,19 +159,15 @@ static void reduce_scatter_counts(const ibex_coll_args_t *a, ibex_sched_t *s, co
  * and folds the partial of block (rank - k - 2) from its left into its own, so that after the
  * last round it holds block rank reduced over everyone. Cost: (p - 1) alpha + (p - 1)/p N beta
  * + (p - 1)/p N gamma (N the whole vector), against the tree's log2 p N. */
-static void reduce_scatter_ring(const ibex_coll_args_t *a, ibex_sched_t *s, const int *counts)
+/* The ring rounds over the whole vector `mine` (counts[i] elements in block i, displs[i] its
+ * offset): afterwards block rank of the returned temporary holds the full reduction. */
+static void *ring_reduce_scatter(const ibex_coll_args_t *a, ibex_sched_t *s, const void *mine,
+                                 const int *counts, const int *displs)
 {
-    int p = a->comm->size, r = a->comm->rank, total = 0, big = 0;
-    int *displs = ibex_sched_tmp(s, MPI_INT, p); /* read only while building */
-    if (!displs)
-        return;
-    for (int i = 0; i < p; i++) {
-        displs[i] = total;
-        total += counts[i];
+    int p = a->comm->size, r = a->comm->rank, total = displs[p - 1] + counts[p - 1], big = 0;
+    for (int i = 0; i < p; i++)
         big = counts[i] > big ? counts[i] : big;
-    }
     void *acc = ibex_sched_tmp(s, a->rdt, total), *tmp = ibex_sched_tmp(s, a->rdt, big);
-    const void *mine = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
     ibex_sched_copy(s, mine, total, a->rdt, acc, total, a->rdt);
     for (int k = 0; k < p - 1; k++) {
         int out = (r - k - 1 + 2 * p) % p, in = (r - k - 2 + 2 * p) % p;
@@ -182,8 +178,59 @@ static void reduce_scatter_ring(const ibex_coll_args_t *a, ibex_sched_t *s, cons
         ibex_sched_fence(s);
         ibex_sched_reduce(s, tmp, inblk, counts[in], a->rdt);
     }
+    return acc;
+}
+
+/* Offsets of the blocks, owned by the schedule (read only while building). */
+static int *block_displs(ibex_sched_t *s, const int *counts, int p)
+{
+    int *displs = ibex_sched_tmp(s, MPI_INT, p);
+    for (int i = 0, total = 0; displs && i < p; i++) {
+        displs[i] = total;
+        total += counts[i];
+    }
+    return displs;
+}
+
+static void reduce_scatter_ring(const ibex_coll_args_t *a, ibex_sched_t *s, const int *counts)
+{
+    int p = a->comm->size, r = a->comm->rank, *displs = block_displs(s, counts, p);
+    if (!displs)
+        return;
+    const void *mine = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
+    void *acc = ring_reduce_scatter(a, s, mine, counts, displs);
     ibex_sched_copy(s, ibex_coll_block(acc, a->rdt, (size_t)displs[r]), counts[r], a->rdt, a->rbuf,
                     counts[r], a->rdt);
+}
+
+/* Ireduce, ring reduce-scatter + gather (commutative ops, large vectors): the ring rounds of
+ * Ireduce_scatter over p near-equal blocks, then every rank sends its finished block to the
+ * root. Cost: 2 (p - 1) alpha + 2 (p - 1)/p n beta + (p - 1)/p n gamma, against the binomial
+ * tree's ceil(log2 p) (n beta + n gamma). */
+void ibex_sched_reduce_ring_gather(const ibex_coll_args_t *a, ibex_sched_t *s)
+{
+    int p = a->comm->size, r = a->comm->rank, q = a->rcount / p, rem = a->rcount % p;
+    int *counts = ibex_sched_tmp(s, MPI_INT, p);
+    for (int i = 0; counts && i < p; i++)
+        counts[i] = q + (i < rem);
+    int *displs = counts ? block_displs(s, counts, p) : NULL;
+    if (!displs)
+        return;
+    const void *mine = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
+    void *acc = ring_reduce_scatter(a, s, mine, counts, displs);
+    ibex_sched_fence(s);
+    void *myblk = ibex_coll_block(acc, a->rdt, (size_t)displs[r]);
+    if (r != a->root) {
+        ibex_sched_send(s, myblk, counts[r], a->rdt, a->root);
+        return;
+    }
+    for (int i = 0; i < p; i++) {
+        void *dst = ibex_coll_block(a->rbuf, a->rdt, (size_t)displs[i]);
+        if (i == r)
+            ibex_sched_copy(s, myblk, counts[r], a->rdt, dst, counts[r], a->rdt);
+        else
+            ibex_sched_recv(s, dst, counts[i], a->rdt, i);
+    }
 }
 
 static void reduce_scatter_pick(const ibex_coll_args_t *a, ibex_sched_t *s, const int *counts)

@@ -108,6 +108,8 @@ void ibex_sched_bcast_binomial(const struct ibex_coll_args *a, ibex_sched_t *s);
 /* rcount >= comm size */
 void ibex_sched_bcast_scatter_allgather(const struct ibex_coll_args *a, ibex_sched_t *s);
 void ibex_sched_reduce_binomial(const struct ibex_coll_args *a, ibex_sched_t *s);
+/* commutative ops, rcount >= comm size */
+void ibex_sched_reduce_ring_gather(const struct ibex_coll_args *a, ibex_sched_t *s);
 void ibex_sched_allreduce_recursive_doubling(const struct ibex_coll_args *a, ibex_sched_t *s);
 /* commutative ops, rcount >= comm size */
 void ibex_sched_allreduce_ring(const struct ibex_coll_args *a, ibex_sched_t *s);

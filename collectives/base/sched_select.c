@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The schedule of each non-blocking / persistent collective call: one algorithm per kind, and
- * for Iallreduce (commutative op) and Ibcast a ring form once the vector is large. The choice uses
+ * for Ibcast, and Ireduce / Iallreduce with a commutative op, a ring form once the vector is
+ * large. The choice uses
  * only what every rank knows alike (kind, communicator size, the selection key bytes, the op), so
  * all members build matching schedules. SCHED_RING_MIN is not tuned on this machine yet (it
  * was loaded while written); it sits where the ring's 2 (p - 1)/p n beta starts to beat
@@ -43,6 +44,7 @@ static const sched_algo_t algos[IBEX_COLL_KIND_COUNT] = {
 
 static const sched_algo_t ring_allreduce = {"ring", ibex_sched_allreduce_ring};
 static const sched_algo_t split_bcast = {"scatter_allgather", ibex_sched_bcast_scatter_allgather};
+static const sched_algo_t ring_reduce = {"ring_gather", ibex_sched_reduce_ring_gather};
 
 /* Large vectors at more than two ranks, split in one block per rank: the ring forms move
  * 2 (p - 1)/p n instead of the trees' ceil(log2 p) n. */
@@ -59,6 +61,8 @@ static const sched_algo_t *pick(int kind, const ibex_coll_args_t *a, size_t byte
         return &ring_allreduce;
     if (kind == IBEX_COLL_BCAST && split_fits(a, bytes))
         return &split_bcast;
+    if (kind == IBEX_COLL_REDUCE && a->op->commutative && split_fits(a, bytes))
+        return &ring_reduce;
     return &algos[kind];
 }
 
