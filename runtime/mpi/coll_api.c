@@ -15,8 +15,16 @@
 #include "ibex_runtime.h"
 #include "ibex_entry.h"
 
+int ibex_coll_check_intra(ibex_comm_t *c, const char *call)
+{
+    if (!ibex_comm_is_inter(c))
+        return MPI_SUCCESS;
+    return ibex_mpi_error(c, MPI_ERR_COMM, call, "not supported on an intercommunicator yet");
+}
+
 static int check_root(ibex_comm_t *c, const char *call, int root)
 {
+    IBEX_CHECK(ibex_coll_check_intra(c, call));
     if (root < 0 || root >= c->size)
         return ibex_mpi_error(c, MPI_ERR_ROOT, call,
                               "root %d is not a rank of a communicator"
@@ -48,6 +56,7 @@ static size_t coll_bytes(MPI_Datatype dt, int count)
 static int coll_run(ibex_coll_kind_t kind, const ibex_coll_args_t *a, size_t bytes,
                     const char *call)
 {
+    IBEX_CHECK(ibex_coll_check_intra(a->comm, call));
     ibex_status_t st = ibex_coll_run(kind, a, bytes);
     if (st == IBEX_OK)
         return MPI_SUCCESS;
@@ -78,6 +87,8 @@ static int reduce_common(ibex_coll_kind_t kind, const ibex_coll_args_t *in, MPI_
 {
     ibex_coll_args_t a = *in;
     int rc = ibex_comm_enter(comm, call, &a.comm);
+    if (rc == MPI_SUCCESS)
+        rc = ibex_coll_check_intra(a.comm, call);
     if (rc == MPI_SUCCESS && kind == IBEX_COLL_REDUCE)
         rc = check_root(a.comm, call, a.root);
     bool is_root = kind == IBEX_COLL_ALLREDUCE || (a.comm && a.comm->rank == a.root);

@@ -14,6 +14,7 @@
 static int data_run(ibex_coll_kind_t kind, const ibex_coll_args_t *a, MPI_Datatype dt, int count,
                     const char *call)
 {
+    IBEX_CHECK(ibex_coll_check_intra(a->comm, call));
     ibex_status_t st = ibex_coll_run(kind, a, (size_t)count * ibex_dt_get(dt)->size);
     if (st == IBEX_OK)
         return MPI_SUCCESS;
@@ -26,6 +27,7 @@ static int data_run(ibex_coll_kind_t kind, const ibex_coll_args_t *a, MPI_Dataty
 static int rooted_check(ibex_coll_args_t *a, bool leaf_is_send, const char *call)
 {
     ibex_comm_t *c = a->comm;
+    IBEX_CHECK(ibex_coll_check_intra(c, call));
     if (a->root < 0 || a->root >= c->size)
         return ibex_mpi_error(c, MPI_ERR_ROOT, call,
                               "root %d is not a rank of a communicator of %d", a->root, c->size);

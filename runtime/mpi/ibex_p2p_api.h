@@ -28,7 +28,7 @@ static inline int ibex_p2p_args(const char *call, const void *buf, int count, MP
         (dt = ibex_handle_get(&ibex_dt_handles, datatype)) != NULL && dt->committed && count >= 0 &&
         (buf || count == 0 || !dt->predefined) &&
         ((unsigned)tag <= (unsigned)ibex_tag_ub || (is_recv && tag == MPI_ANY_TAG)) &&
-        ((unsigned)peer < (unsigned)c->size || peer == MPI_PROC_NULL ||
+        ((unsigned)peer < (unsigned)c->peer_size || peer == MPI_PROC_NULL ||
          (is_recv && peer == MPI_ANY_SOURCE))) {
         *comm_p = c;
         *dt_p = dt;
