@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * MPI communicator entry points: Comm_rank, size, dup, split, split_type, create, free,
- * compare, group, test_inter, set_name, get_name (attributes: attr.c).
+ * compare, group, test_inter, set_name, get_name (attributes: attr.c). Dup, split and create of
+ * an intercommunicator are runtime/comm/comm_inter.c's (entry points: comm_inter_api.c).
  *
  * Every constructor ends in ibex_comm_create_from(), which agrees on the context id over the
  * whole parent, so every member of the parent takes part also when it gets MPI_COMM_NULL.
@@ -14,6 +15,8 @@
 
 #include "comm_impl.h"
 #include "ibex_attr.h"
+#include "ibex_comm_api.h"
+#include "ibex_comm_inter.h"
 #include "ibex_err.h"
 #include "ibex_log.h"
 #include "ibex_runtime.h"
@@ -59,7 +62,13 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     IBEX_ENTER_COMM(Comm_dup, comm, c);
     IBEX_ARGS(Comm_dup, newcomm);
-    IBEX_CHECK(comm_create_common(c, c->group, call, newcomm));
+    if (ibex_comm_is_inter(c)) {
+        ibex_comm_t *made = NULL;
+        ibex_status_t st = ibex_comm_inter_dup(c, &made);
+        IBEX_CHECK(ibex_mpi_inter_result(c, call, st, made, newcomm));
+    } else {
+        IBEX_CHECK(comm_create_common(c, c->group, call, newcomm));
+    }
     ibex_comm_t *n = ibex_comm_get(*newcomm);
     int rc = ibex_attr_comm_copy(c, n); /* the copy callbacks, in the order attributes were set */
     if (rc != MPI_SUCCESS) {
@@ -117,6 +126,11 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     IBEX_ARGS(Comm_split, newcomm);
     if (color < 0 && color != MPI_UNDEFINED)
         return IBEX_ERROR(MPI_ERR_ARG, "colour %d is negative", color);
+    if (ibex_comm_is_inter(c)) {
+        ibex_comm_t *made = NULL;
+        ibex_status_t st = ibex_comm_inter_split(c, color, key, &made);
+        return ibex_mpi_inter_result(c, call, st, made, newcomm);
+    }
     return comm_split_core(c, color, key, call, newcomm);
 }
 
@@ -126,6 +140,8 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
 {
     IBEX_ENTER_COMM(Comm_split_type, comm, c);
     IBEX_ARGS(Comm_split_type, newcomm);
+    if (ibex_comm_is_inter(c))
+        return IBEX_ERROR(MPI_ERR_COMM, "not supported on an intercommunicator");
     int colour = MPI_UNDEFINED;
     if (split_type == MPI_COMM_TYPE_SHARED)
         colour = ibex_rt.boot.node_of ? ibex_rt.boot.node_of[ibex_rt.boot.rank] : 0;
@@ -148,6 +164,11 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
                               "group rank %d (world rank %d) is not in the communicator", i,
                               g->world_ranks[i]);
     bool member = g->my_rank != MPI_UNDEFINED;
+    if (ibex_comm_is_inter(c)) { /* group: a subset of the local group */
+        ibex_comm_t *made = NULL;
+        ibex_status_t st = ibex_comm_inter_subset(c, g, &made);
+        return ibex_mpi_inter_result(c, call, st, made, newcomm);
+    }
     return comm_create_common(c, member ? g : NULL, call, newcomm);
 }
 
@@ -180,6 +201,12 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         return MPI_SUCCESS;
     }
     int g = ibex_group_compare(a->group, b->group);
+    if (ibex_comm_is_inter(a) != ibex_comm_is_inter(b))
+        g = MPI_UNEQUAL;
+    else if (ibex_comm_is_inter(a) && g != MPI_UNEQUAL) { /* both groups count */
+        int r = ibex_group_compare(a->peers, b->peers);
+        g = r == MPI_UNEQUAL ? r : (r == MPI_IDENT && g == MPI_IDENT ? MPI_IDENT : MPI_SIMILAR);
+    }
     *result = g == MPI_IDENT ? MPI_CONGRUENT : g;
     return MPI_SUCCESS;
 }
@@ -199,7 +226,7 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
     IBEX_ENTER_COMM(Comm_test_inter, comm, c);
     IBEX_ARGS(Comm_test_inter, flag);
-    *flag = 0; /* only intracommunicators exist */
+    *flag = ibex_comm_is_inter(c);
     return MPI_SUCCESS;
 }
 
