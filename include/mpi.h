@@ -188,6 +188,9 @@ typedef struct MPI_Status {
 
 /* Communicator split types */
 #define MPI_COMM_TYPE_SHARED 1
+#define MPI_COMM_TYPE_HW_UNGUIDED     2
+#define MPI_COMM_TYPE_HW_GUIDED       3
+#define MPI_COMM_TYPE_RESOURCE_GUIDED 4
 
 /* Predefined attribute keys */
 #define MPI_TAG_UB          0x64400001

@@ -101,6 +101,11 @@ int ibex_comm_split_members(const int *all, int n, int colour, int *ranks_out)
     return m;
 }
 
+void ibex_comm_ctx_free_mask(uint64_t *mask)
+{
+    memcpy(mask, ctx_free, sizeof(ctx_free));
+}
+
 ibex_status_t ibex_comm_ctx_mask(ibex_comm_t *comm, uint64_t *mask)
 {
     memcpy(mask, ctx_free, sizeof(ctx_free));

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Intercommunicator construction (runtime/comm/comm_inter.c). Each call is collective over
+ * Intercommunicator construction (runtime/comm/comm_inter.c) and Comm_create_group
+ * (comm_group.c). Each call is collective over
  * both groups (Intercomm_create: over local_comm here and the remote side's local_comm);
  * results carry a handle and the error handler of the communicator they come from; a process
  * that gets no communicator (split colour MPI_UNDEFINED or without partners, not in Comm_create's
@@ -17,6 +18,21 @@
 /* Tag of the leaders' exchanges on an intercommunicator's collective context (the collectives
  * reserve 1..63 there). */
 #define IBEX_COMM_INTER_TAG 64
+
+/* MPI_Comm_create_group (comm_group.c): collective over group's members only (each a member
+ * of parent), told apart from concurrent ones by tag; tags on parent's collective context from
+ * IBEX_COMM_GROUP_TAG up (above MPI_TAG_UB). */
+#define IBEX_COMM_GROUP_TAG (1 << 30)
+ibex_status_t ibex_comm_create_group(ibex_comm_t *parent, ibex_group_t *group, int tag,
+                                     ibex_comm_t **comm_p);
+
+/* Hardware levels (comm_hw.c): this process's colour at a level named as hwloc does
+ * ("Package", "NUMANode", "L3Cache", "Core", "PU", ...) or "mpi_shared_memory" (the node);
+ * -1 for a name not known, MPI_UNDEFINED when the process is not inside one object of it. */
+int ibex_comm_hw_colour(const char *name);
+/* The levels MPI_COMM_TYPE_HW_UNGUIDED tries, coarse to fine. */
+#define IBEX_COMM_HW_NLEVELS 8
+extern const char *const ibex_comm_hw_levels[IBEX_COMM_HW_NLEVELS];
 
 /* How the two leaders reach each other: rank `peer` of `comm`, with `tag`, on its collective
  * context when coll (else its point-to-point context). */

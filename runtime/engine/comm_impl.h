@@ -46,6 +46,8 @@ void ibex_comm_ctx_release(uint32_t context_id);
  * masks of every process involved are ANDed in, reserve the lowest pair left. */
 ibex_status_t ibex_comm_ctx_mask(ibex_comm_t *comm, uint64_t *mask);
 ibex_status_t ibex_comm_ctx_take(const uint64_t *mask, uint32_t *context_id_p);
+/* This process's own free-pair bitmap (IBEX_CTX_WORDS words). */
+void ibex_comm_ctx_free_mask(uint64_t *mask);
 /* Lowest pair set in every word of mask, as an even context id, or -1 if none. */
 int ibex_comm_ctx_lowest(const uint64_t *mask, int nwords);
 /* words[i] &= the same words of every member of comm (recursive doubling). */

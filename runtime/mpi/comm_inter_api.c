@@ -19,7 +19,7 @@ int ibex_mpi_inter_result(ibex_comm_t *parent, const char *call, ibex_status_t s
 {
     if (st != IBEX_OK)
         return ibex_mpi_error(parent, ibex_err_class_of(st), call,
-                              "intercommunicator construction failed: %s", ibex_status_str(st));
+                              "communicator construction failed: %s", ibex_status_str(st));
     *newcomm = made ? made->handle : MPI_COMM_NULL;
     return MPI_SUCCESS;
 }

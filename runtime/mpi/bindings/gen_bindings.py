@@ -86,6 +86,20 @@ KINDS = {
     "argv_p": ("char ***{}", None),
     "argv": ("char *{}[]", None),
     "varargs": ("...", None),
+    # issue 12 (api): group ranges, in/out int arrays, datatype decoders and keyvals, errors
+    "ranges": ("int {}[][3]", None),
+    "ints_inout": ("int {}[]", None),
+    "aints": ("MPI_Aint {}[]", None),
+    "counts": ("MPI_Count {}[]", None),
+    "datatypes": ("MPI_Datatype {}[]", None),
+    "count_in": ("MPI_Count {}", None),
+    "aint_inout": ("MPI_Aint *{}", "null"),
+    "type_copy_fn": ("MPI_Type_copy_attr_function *{}", None),
+    "type_delete_fn": ("MPI_Type_delete_attr_function *{}", None),
+    "grequest_query_fn": ("MPI_Grequest_query_function *{}", None),
+    "grequest_free_fn": ("MPI_Grequest_free_function *{}", None),
+    "grequest_cancel_fn": ("MPI_Grequest_cancel_function *{}", None),
+    "cstr": ("const char *{}", None),
 }
 RETURNS = {"int": "int", "double": "double", "aint": "MPI_Aint"}
 
