@@ -19,4 +19,9 @@ for prog in inter_basic comm_more; do
         run_case "$n" "$prog"
     done
 done
+for prog in dt_decode; do # local calls: 1 and 2 ranks
+    for n in 1 2; do
+        run_case "$n" "$prog"
+    done
+done
 mt_finish

@@ -100,6 +100,7 @@ KINDS = {
     "grequest_free_fn": ("MPI_Grequest_free_function *{}", None),
     "grequest_cancel_fn": ("MPI_Grequest_cancel_function *{}", None),
     "cstr": ("const char *{}", None),
+    "int_inout": ("int *{}", "null"),
 }
 RETURNS = {"int": "int", "double": "double", "aint": "MPI_Aint"}
 
