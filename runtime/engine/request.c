@@ -93,6 +93,10 @@ void ibex_req_complete(ibex_req_t *req, ibex_status_t error)
 
 void ibex_req_release(ibex_req_t *req)
 {
+    if (req->ext) {
+        req->ext->release(req);
+        req->ext = NULL;
+    }
     ibex_comm_release(req->comm); /* the last reference frees it */
     if (req->dt && !req->dt->predefined)
         ibex_dt_release(req->dt);

@@ -20,7 +20,8 @@
 #include "ibex_handle.h"
 #include "ibex_entry.h"
 
-#define IBEX_KIND_TYPE_KEYVAL 14 /* of the 16 kinds (ibex_handle.h); 1..9 are mpi.h's and attr.c's */
+#define IBEX_KIND_TYPE_KEYVAL                                                                      \
+    14 /* of the 16 kinds (ibex_handle.h); 1..9 are mpi.h's and attr.c's */
 
 typedef struct tkeyval {
     MPI_Type_copy_attr_function *copy_fn;

@@ -24,7 +24,7 @@
 #include "ibex_comm_api.h"
 #include "ibex_comm_inter.h"
 #include "ibex_err.h"
-#include "ibex_request.h"
+#include "ibex_p2p_api.h"
 #include "ibex_runtime.h"
 #include "ibex_entry.h"
 
@@ -136,24 +136,6 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     return dup_with(c, call, info, newcomm);
 }
 
-/* A request that is complete already, on c (Wait / Test report an empty status). */
-static int request_done(ibex_comm_t *c, const char *call, MPI_Request *request)
-{
-    ibex_req_t *req = ibex_req_alloc(IBEX_REQ_RECV);
-    if (!req)
-        return ibex_mpi_error(c, MPI_ERR_NO_MEM, call, "out of memory for a request");
-    req->comm = c;
-    ibex_comm_retain(c);
-    req->peer = MPI_PROC_NULL;
-    ibex_status_empty(&req->status);
-    ibex_req_complete(req, IBEX_OK);
-    if (ibex_req_publish(req, request) != MPI_SUCCESS) {
-        ibex_req_release(req);
-        return ibex_mpi_error(c, MPI_ERR_NO_MEM, call, "out of request handles");
-    }
-    return MPI_SUCCESS;
-}
-
 static int idup_common(ibex_comm_t *c, const char *call, bool with, MPI_Info info,
                        MPI_Comm *newcomm, MPI_Request *request)
 {
@@ -161,7 +143,7 @@ static int idup_common(ibex_comm_t *c, const char *call, bool with, MPI_Info inf
         IBEX_CHECK(dup_with(c, call, info, newcomm));
     else
         IBEX_CHECK(ibex_mpi_comm_dup(c, call, true, newcomm));
-    int rc = request_done(c, call, request);
+    int rc = ibex_p2p_req_done(c, call, request);
     if (rc != MPI_SUCCESS)
         PMPI_Comm_free(newcomm);
     return rc;

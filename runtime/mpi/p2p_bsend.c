@@ -148,4 +148,25 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
     return MPI_SUCCESS;
 }
 
+/* MPI 4.1: every message buffered so far has left the buffer (the buffer stays attached). */
+int PMPI_Buffer_flush(void)
+{
+    IBEX_ENTER(Buffer_flush);
+    int idle = 0;
+    while (bsend_busy())
+        ibex_wait_step(&idle);
+    return MPI_SUCCESS;
+}
+
+/* The flush is done at the call (as MPI_Buffer_flush), and the request is complete. */
+int PMPI_Buffer_iflush(MPI_Request *request)
+{
+    IBEX_ENTER(Buffer_iflush);
+    IBEX_ARGS(Buffer_iflush, request);
+    int idle = 0;
+    while (bsend_busy())
+        ibex_wait_step(&idle);
+    return ibex_p2p_req_done(ibex_comm_self, call, request);
+}
+
 IBEX_MPI_ALIASES(p2p_bsend)

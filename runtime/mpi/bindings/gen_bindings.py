@@ -101,6 +101,7 @@ KINDS = {
     "grequest_cancel_fn": ("MPI_Grequest_cancel_function *{}", None),
     "cstr": ("const char *{}", None),
     "int_inout": ("int *{}", "null"),
+    "crequests": ("const MPI_Request {}[]", None),
 }
 RETURNS = {"int": "int", "double": "double", "aint": "MPI_Aint"}
 
