@@ -19,6 +19,7 @@
 #include "ibex_comm_inter.h"
 #include "ibex_err.h"
 #include "ibex_log.h"
+#include "ibex_p2p_api.h"
 #include "ibex_runtime.h"
 #include "ibex_entry.h"
 
@@ -265,6 +266,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
     if (rc != MPI_SUCCESS)
         return ibex_mpi_error(c, rc, call, "an attribute delete callback returned %d", rc);
     ibex_mpi_comm_hints_drop(c);
+    ibex_p2p_bsend_comm_drop(c);
     ibex_comm_release(c);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;

@@ -66,5 +66,7 @@ int ibex_p2p_greq_finish(ibex_req_t *req, MPI_Request *handle, MPI_Status *st, c
 int ibex_p2p_req_done(ibex_comm_t *c, const char *call, MPI_Request *request);
 /* Buffered send (p2p_bsend.c). */
 int ibex_p2p_bsend_start(const char *call, ibex_req_t *req);
+/* MPI_Comm_free: c's own buffer, if any, is flushed and detached. */
+void ibex_p2p_bsend_comm_drop(const ibex_comm_t *c);
 
 #endif

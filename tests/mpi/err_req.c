@@ -205,6 +205,22 @@ static void check_buffer_flush(void)
     int size;
     CHECK_RC(MPI_Buffer_detach(&b, &size));
     CHECK(b == buf);
+    /* a communicator's own buffer (4.1): Bsend on it works with no process buffer */
+    static char cbuf[1 << 16];
+    MPI_Comm d;
+    CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+    CHECK_RC(MPI_Comm_attach_buffer(d, cbuf, sizeof(cbuf)));
+    got = -1;
+    CHECK_RC(MPI_Irecv(&got, 1, MPI_INT, left, 10, d, &r));
+    CHECK_RC(MPI_Bsend(&v, 1, MPI_INT, right, 10, d));
+    CHECK_RC(MPI_Comm_flush_buffer(d));
+    CHECK_RC(MPI_Comm_iflush_buffer(d, &fr));
+    CHECK_RC(MPI_Wait(&fr, MPI_STATUS_IGNORE));
+    CHECK_RC(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    CHECK(got == left);
+    CHECK_RC(MPI_Comm_detach_buffer(d, &b, &size));
+    CHECK(b == cbuf && size > 0);
+    CHECK_RC(MPI_Comm_free(&d));
 #endif
 }
 
