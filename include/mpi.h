@@ -18,7 +18,7 @@ extern "C" {
 
 #define IBEX_VERSION_STRING "0.1.0"
 #define MPI_VERSION         4
-#define MPI_SUBVERSION      0
+#define MPI_SUBVERSION      1 /* the MPI 4.1 interface, a subset of it: see the README */
 
 typedef int MPI_Comm;
 typedef int MPI_Group;

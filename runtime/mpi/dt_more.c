@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * More datatype calls: MPI_Type_get_extent_x / get_true_extent_x, MPI_Type_match_size,
+ * More datatype calls: MPI_Type_get_extent_x / get_true_extent_x, MPI_Status_set_elements_x,
+ * MPI_Type_match_size,
  * MPI_Type_create_f90_integer / real / complex and MPI_Type_get_value_index (MPI 4.1).
  *
  * The f90 types are the predefined types of the matching size (INTEGER1..8, REAL4 / REAL8 /
@@ -10,6 +11,7 @@
  * freed (MPI_Type_free on one is MPI_ERR_TYPE).
  */
 #include <float.h>
+#include <limits.h>
 
 #include "dt_priv.h"
 #include "ibex_dt_api.h"
@@ -36,6 +38,15 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_C
     *true_lb = dt->true_lb;
     *true_extent = dt->true_extent;
     return MPI_SUCCESS;
+}
+
+/* MPI 3.0's name for MPI_Status_set_elements_c: counts that fit in an int, as the _c form. */
+int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+{
+    IBEX_ENTER_ANYTIME(Status_set_elements_x);
+    if (count > INT_MAX || count < INT_MIN)
+        return IBEX_ERROR(MPI_ERR_COUNT, "count %lld does not fit in an int", (long long)count);
+    return PMPI_Status_set_elements(status, datatype, (int)count);
 }
 
 static MPI_Datatype match(int typeclass, int size)

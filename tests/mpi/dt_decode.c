@@ -413,6 +413,19 @@ static void check_misc(void)
     CHECK_RC(MPI_Type_size_x(v, &size));
     CHECK(size == 24);
     CHECK_RC(MPI_Type_free(&v));
+    MPI_Status xst; /* Status_set_elements_x and Get_elements_x agree */
+    MPI_Count elems;
+    CHECK_RC(MPI_Status_set_elements_x(&xst, MPI_DOUBLE, 7));
+    CHECK_RC(MPI_Get_elements_x(&xst, MPI_DOUBLE, &elems));
+    CHECK(elems == 7);
+    /* handle conversion round trips */
+    CHECK(MPI_Comm_f2c(MPI_Comm_c2f(MPI_COMM_WORLD)) == MPI_COMM_WORLD);
+    CHECK(MPI_Type_f2c(MPI_Type_c2f(MPI_DOUBLE)) == MPI_DOUBLE);
+    CHECK(MPI_Op_f2c(MPI_Op_c2f(MPI_SUM)) == MPI_SUM);
+    CHECK(MPI_Group_f2c(MPI_Group_c2f(MPI_GROUP_EMPTY)) == MPI_GROUP_EMPTY);
+    CHECK(MPI_Request_f2c(MPI_Request_c2f(MPI_REQUEST_NULL)) == MPI_REQUEST_NULL);
+    CHECK(MPI_Info_f2c(MPI_Info_c2f(MPI_INFO_NULL)) == MPI_INFO_NULL);
+    CHECK(MPI_Errhandler_f2c(MPI_Errhandler_c2f(MPI_ERRORS_RETURN)) == MPI_ERRORS_RETURN);
     CHECK_RC(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 4, &t));
     CHECK_RC(MPI_Type_size(t, &sz));
     CHECK(sz == 4);

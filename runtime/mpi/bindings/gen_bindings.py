@@ -102,6 +102,7 @@ KINDS = {
     "cstr": ("const char *{}", None),
     "int_inout": ("int *{}", "null"),
     "crequests": ("const MPI_Request {}[]", None),
+    "fint": ("MPI_Fint {}", None),
 }
 RETURNS = {"int": "int", "double": "double", "aint": "MPI_Aint"}
 
