@@ -188,6 +188,8 @@ typedef struct MPI_Status {
 
 /* Communicator split types */
 #define MPI_COMM_TYPE_SHARED 1
+
+/* MPI 4.0 / 4.1 hardware and resource split types (issue 12) */
 #define MPI_COMM_TYPE_HW_UNGUIDED     2
 #define MPI_COMM_TYPE_HW_GUIDED       3
 #define MPI_COMM_TYPE_RESOURCE_GUIDED 4
