@@ -272,6 +272,23 @@ int PMPI_Comm_free(MPI_Comm *comm)
     return MPI_SUCCESS;
 }
 
+/* Without dynamic processes a disconnect is a free that first waits, locally, until no
+ * request of this process still uses the communicator (its references but the handle). */
+int PMPI_Comm_disconnect(MPI_Comm *comm)
+{
+    IBEX_ENTER(Comm_disconnect);
+    IBEX_ARGS(Comm_disconnect, comm);
+    ibex_comm_t *c = ibex_comm_lookup(*comm, call);
+    if (!c)
+        return MPI_ERR_COMM;
+    if (c == ibex_comm_world || c == ibex_comm_self)
+        return ibex_mpi_error(c, MPI_ERR_COMM, call, "%s cannot be disconnected", c->name);
+    int idle = 0;
+    while (c->refcount > 1)
+        ibex_wait_step(&idle);
+    return PMPI_Comm_free(comm);
+}
+
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
     IBEX_ENTER_COMM(Comm_compare, comm1, a);

@@ -87,7 +87,16 @@ static void check_idup(void)
     CHECK(info_has(used, "mpi_assert_allow_overtaking", "true"));
     CHECK_RC(MPI_Info_free(&used));
     CHECK_RC(MPI_Comm_free(&d[0]));
-    CHECK_RC(MPI_Comm_free(&d[1]));
+    /* Comm_disconnect waits for what is still pending on the communicator, then frees it */
+    int right = (wrank + 1) % wsize, left = (wrank + wsize - 1) % wsize, v = wrank, got = -1;
+    MPI_Request s;
+    CHECK_RC(MPI_Irecv(&got, 1, MPI_INT, left, 5, d[1], &r[0]));
+    CHECK_RC(MPI_Isend(&v, 1, MPI_INT, right, 5, d[1], &s));
+    CHECK_RC(MPI_Request_free(&s));
+    CHECK_RC(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
+    CHECK(got == left);
+    CHECK_RC(MPI_Comm_disconnect(&d[1]));
+    CHECK(d[1] == MPI_COMM_NULL);
 }
 
 /* Even and odd world ranks each build their own communicator with Comm_create_group, at the
