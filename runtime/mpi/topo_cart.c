@@ -76,6 +76,9 @@ static int create_with_topo(ibex_comm_t *parent, ibex_group_t *group, ibex_topo_
 int ibex_topo_comm_create(ibex_comm_t *parent, int n, ibex_topo_make_fn make, const void *arg,
                           const char *call, MPI_Comm *newcomm)
 {
+    if (ibex_comm_is_inter(parent)) /* MPI defines topologies on intracommunicators only */
+        return ibex_mpi_error(parent, MPI_ERR_COMM, call,
+                              "a topology cannot be built on an intercommunicator");
     bool member = parent->rank < n;
     ibex_group_t *group = member ? first_ranks(parent, n) : NULL;
     /* out of memory for the group: still take part in the agreement, then fail */

@@ -456,6 +456,17 @@ static void test_errors(void)
     MPI_Error_class(MPI_Graph_neighbors_count(c, 0, &x), &cls);
     CHECK(cls == MPI_ERR_TOPOLOGY);
     CHECK_RC(MPI_Comm_free(&c));
+    if (size >= 2) { /* topologies are for intracommunicators only */
+        MPI_Comm half, inter;
+        CHECK_RC(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half));
+        CHECK_RC(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, 1 - rank % 2, 7, &inter));
+        MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+        dims[0] = 1;
+        MPI_Error_class(MPI_Cart_create(inter, 1, dims, periods, 0, &c), &cls);
+        CHECK(cls == MPI_ERR_COMM);
+        CHECK_RC(MPI_Comm_free(&inter));
+        CHECK_RC(MPI_Comm_free(&half));
+    }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
