@@ -132,7 +132,7 @@ void bench_coll_check(int op, struct coll_ctx *c, long n, long seq)
 }
 
 #if IBEX_BENCH_VCOLL
-/* The collectives Ibex gained with the coll branch; 1 if op is one of them. */
+/* The collectives behind IBEX_BENCH_VCOLL; 1 if op is one of them. */
 static int coll_call_more(int op, struct coll_ctx *c, long n)
 {
     MPI_Comm w = MPI_COMM_WORLD;

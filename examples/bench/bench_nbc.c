@@ -17,61 +17,56 @@
 
 #if IBEX_BENCH_NBC
 
+/* Start the reductions, barrier and broadcast; 0 if op is none of them. */
+static int nbc_start_reduce(int op, struct coll_ctx *c, long n, MPI_Request *q)
+{
+    MPI_Comm w = MPI_COMM_WORLD;
+    void *s = c->sbuf, *r = c->rbuf;
+    int ints = (int)(n / 4);
+    switch (op) {
+    case BARRIER:
+        return MPI_Ibarrier(w, q), 1;
+    case BCAST:
+        return MPI_Ibcast(bench_rank == 0 ? s : r, (int)n, MPI_BYTE, 0, w, q), 1;
+    case REDUCE:
+        return MPI_Ireduce(s, r, ints, MPI_INT, MPI_SUM, 0, w, q), 1;
+    case ALLREDUCE:
+        return MPI_Iallreduce(s, r, ints, MPI_INT, MPI_SUM, w, q), 1;
+    case REDUCE_SCATTER:
+        return MPI_Ireduce_scatter(s, r, c->counts, MPI_INT, MPI_SUM, w, q), 1;
+    case REDUCE_SCATTER_BLOCK:
+        return MPI_Ireduce_scatter_block(s, r, ints / bench_nranks, MPI_INT, MPI_SUM, w, q), 1;
+    case SCAN:
+        return MPI_Iscan(s, r, ints, MPI_INT, MPI_SUM, w, q), 1;
+    case EXSCAN:
+        return MPI_Iexscan(s, r, ints, MPI_INT, MPI_SUM, w, q), 1;
+    }
+    return 0;
+}
+
 static void nbc_start(int op, struct coll_ctx *c, long n, MPI_Request *q)
 {
     MPI_Comm w = MPI_COMM_WORLD;
     void *s = c->sbuf, *r = c->rbuf;
-    int cnt = (int)n, ints = (int)(n / 4), *k = c->counts, *d = c->displs, np = bench_nranks;
-    switch (op) {
-    case BARRIER:
-        MPI_Ibarrier(w, q);
-        break;
-    case BCAST:
-        MPI_Ibcast(bench_rank == 0 ? s : r, cnt, MPI_BYTE, 0, w, q);
-        break;
-    case REDUCE:
-        MPI_Ireduce(s, r, ints, MPI_INT, MPI_SUM, 0, w, q);
-        break;
-    case ALLREDUCE:
-        MPI_Iallreduce(s, r, ints, MPI_INT, MPI_SUM, w, q);
-        break;
-    case GATHER:
+    int cnt = (int)n, *k = c->counts, *d = c->displs;
+    if (nbc_start_reduce(op, c, n, q))
+        return;
+    if (op == GATHER)
         MPI_Igather(s, cnt, MPI_BYTE, r, cnt, MPI_BYTE, 0, w, q);
-        break;
-    case GATHERV:
+    else if (op == GATHERV)
         MPI_Igatherv(s, cnt, MPI_BYTE, r, k, d, MPI_BYTE, 0, w, q);
-        break;
-    case SCATTER:
+    else if (op == SCATTER)
         MPI_Iscatter(s, cnt, MPI_BYTE, r, cnt, MPI_BYTE, 0, w, q);
-        break;
-    case SCATTERV:
+    else if (op == SCATTERV)
         MPI_Iscatterv(s, k, d, MPI_BYTE, r, cnt, MPI_BYTE, 0, w, q);
-        break;
-    case ALLGATHER:
+    else if (op == ALLGATHER)
         MPI_Iallgather(s, cnt, MPI_BYTE, r, cnt, MPI_BYTE, w, q);
-        break;
-    case ALLGATHERV:
+    else if (op == ALLGATHERV)
         MPI_Iallgatherv(s, cnt, MPI_BYTE, r, k, d, MPI_BYTE, w, q);
-        break;
-    case ALLTOALL:
+    else if (op == ALLTOALL)
         MPI_Ialltoall(s, cnt, MPI_BYTE, r, cnt, MPI_BYTE, w, q);
-        break;
-    case ALLTOALLV:
+    else if (op == ALLTOALLV)
         MPI_Ialltoallv(s, k, d, MPI_BYTE, r, k, d, MPI_BYTE, w, q);
-        break;
-    case REDUCE_SCATTER:
-        MPI_Ireduce_scatter(s, r, k, MPI_INT, MPI_SUM, w, q);
-        break;
-    case REDUCE_SCATTER_BLOCK:
-        MPI_Ireduce_scatter_block(s, r, ints / np, MPI_INT, MPI_SUM, w, q);
-        break;
-    case SCAN:
-        MPI_Iscan(s, r, ints, MPI_INT, MPI_SUM, w, q);
-        break;
-    case EXSCAN:
-        MPI_Iexscan(s, r, ints, MPI_INT, MPI_SUM, w, q);
-        break;
-    }
 }
 
 static volatile double sink;

@@ -8,19 +8,23 @@
 # Usage (from the build directory, or with top_builddir set):
 #   examples/bench/compare.sh [-r ROUNDS] [-b "BENCHMARKS"] [-m MIN:MAX] [--step F] [-i ITERS]
 #                             [--np "2 4 8"] [-s "flush fence lock"] [--win allocate|create]
-#                             [--softib] [--quick | --full] [-t SECONDS] [-o DIR] [--doc FILE]
+#                             [--softib] [--baseline DIR] [--quick | --full] [-t SECONDS]
+#                             [-o DIR] [--doc FILE]
 #   -b      benchmark names or areas (pt2pt coll nbc rma all; default "latency bw")
 #   -s      the one-sided synchronisations to run (each a separate run; default flush)
 #   --softib  also Ibex over verbs on softib (ibexrun --softib), as the column ibex-softib
+#   --baseline  also another Ibex build directory (e.g. the last release), as the column
+#             ibex-base: shows whether a change moved the figures beyond the noise
 #   --quick   a bounded smoke run: 1 round, all areas, sizes 0:4k by 16, 5 iterations
 #   --full    what docs/PERFORMANCE.md shows: 3 rounds, all areas, 2 4 8 ranks, flush and fence,
-#             --softib, sizes by 4 (0:1m point-to-point, 0:64k the rest), 50 iterations;
+#             --softib, sizes by 4 (0:1m point-to-point, 0:64k the rest), 20 iterations;
 #             about 15 minutes on 2 cores
 #   --doc     write the tables and plots into FILE (between its BEGIN / END GENERATED marks;
 #             plots into perf/ beside it)
 # Writes into DIR (default: a new ibex-bench-compare.XXXXXX in the current directory):
 #   results.md   Markdown tables, results.csv the same as CSV, raw.csv every run's figures,
-#   machine.txt  CPU, cores, kernel, library versions, the command line,
+#   machine.txt  CPU, cores, kernel, library versions, the command line, runs.log each run's
+#                seconds and arguments,
 #   *.png        plots per area and rank count (when gnuplot is installed).
 # ratio = Ibex's median / the best peer's median: for times (us) below 1 means Ibex is faster,
 # for bandwidth, rate and overlap above 1 means Ibex is better.
@@ -29,7 +33,7 @@ usage() {
     sed -n 's/^#   \{0,1\}//p' "$0" | sed -n '/^examples/,/^ratio/p' >&2
     exit 2
 }
-rounds= benches= sizes= step= iters= nps= syncs= win=allocate softib= limit=300 out= doc= preset=
+base= rounds= benches= sizes= step= iters= nps= syncs= win=allocate softib= limit=300 out= doc= preset=
 while [ $# -gt 0 ]; do
     case "$1" in
     -r) rounds=${2:-}; shift ;;
@@ -41,6 +45,7 @@ while [ $# -gt 0 ]; do
     -s) syncs=${2:-}; shift ;;
     --win) win=${2:-}; shift ;;
     --softib) softib=1 ;;
+    --baseline) base=${2:-}; shift ;;
     --quick) preset=quick ;;
     --full) preset=full ;;
     -t) limit=${2:-}; shift ;;
@@ -54,7 +59,7 @@ done
 # The presets fill only what the command line left empty.
 case "$preset" in
 quick) : "${rounds:=1}" "${benches:=all}" "${sizes:=0:4k}" "${step:=16}" "${iters:=5}" "${syncs:=flush fence}" ;;
-full) : "${rounds:=3}" "${benches:=all}" "${step:=4}" "${nps:=2 4 8}" "${syncs:=flush fence}"
+full) : "${rounds:=3}" "${benches:=all}" "${step:=4}" "${nps:=2 4 8}" "${syncs:=flush fence}" "${iters:=20}"
     softib=1 full=1 ;;
 esac
 : "${rounds:=7}" "${benches:=latency bw}" "${step:=2}" "${nps:=2}" "${syncs:=flush}" "${full:=0}"
@@ -78,6 +83,10 @@ if [ ! -x "$IBEXRUN" ] || [ ! -x "$IBEXBENCH" ]; then
     echo "compare.sh: no built Ibex (launcher/ibexrun, examples/bench/ibex-bench) in $top_builddir; run make, or set top_builddir" >&2
     exit 2
 fi
+if [ -n "$base" ] && { [ ! -x "$base/launcher/ibexrun" ] || [ ! -x "$base/examples/bench/ibex-bench" ]; }; then
+    echo "compare.sh: --baseline $base: no built Ibex with ibex-bench there" >&2
+    exit 2
+fi
 if [ -z "$out" ]; then
     out=$(mktemp -d "$(pwd)/ibex-bench-compare.XXXXXX") || exit 1
 else
@@ -93,6 +102,7 @@ cores=$(nproc)
 # this Ibex build has, from ibex-bench -l.
 "$IBEXRUN" -n 1 "$IBEXBENCH" -h 2>/dev/null | awk '/^  (pt2pt|coll|nbc|rma) / { a = $1; for (i = 2; i <= NF; i++) { sub(/\*$/, "", $i); print $i, a } }' >"$tmp/all"
 "$IBEXRUN" -n 1 "$IBEXBENCH" -l >"$tmp/ibex_has" 2>/dev/null
+[ -n "$base" ] && "$base/launcher/ibexrun" -n 1 "$base/examples/bench/ibex-bench" -l >"$tmp/ibex-base_has" 2>/dev/null
 selected=
 for b in $benches; do
     names=$(awk -v b="$b" 'b == "all" || $1 == b || $2 == b { print $1 }' "$tmp/all")
@@ -107,6 +117,7 @@ done
 
 src=$(ls "$top_srcdir"/examples/bench/*.c)
 libs=ibex
+[ -n "$base" ] && libs="$libs ibex-base"
 [ -n "$softib" ] && libs="$libs ibex-softib"
 if command -v mpicc.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null; then
     mpicc.openmpi -O2 -o "$tmp/b_ompi" $src && libs="$libs ompi"
@@ -130,6 +141,7 @@ run() {
     case "$lib" in
     ibex) timeout -k 5 "$limit" "$IBEXRUN" -n "$np" "$IBEXBENCH" "$@" ;;
     ibex-softib) timeout -k 5 "$limit" "$IBEXRUN" -n "$np" --softib "$IBEXBENCH" "$@" ;;
+    ibex-base) timeout -k 5 "$limit" "$base/launcher/ibexrun" -n "$np" "$base/examples/bench/ibex-bench" "$@" ;;
     ompi)
         if [ "$np" -le "$cores" ]; then bind="--bind-to core"; else bind="--oversubscribe --bind-to none"; fi
         case " $* " in *" cas_latency "*) bind="$bind --mca osc sm,pt2pt" ;; esac
@@ -140,9 +152,25 @@ run() {
     esac </dev/null
 }
 
+# args AREA LIB NP: the sizes and iterations of a run (--full: by area). MPICH busy-polls: once
+# its ranks outnumber the cores every call takes milliseconds (a polling rank holds its core for
+# the scheduler's time slice), so it runs a tenth of the iterations there (at least 3; the
+# figure is a time per call either way) and the run stays within bounds.
+args() {
+    a=$1 m=$sizes i=$iters
+    if [ "$full" = 1 ]; then
+        [ "$a" = pt2pt ] && m=${m:-0:1m} || m=${m:-0:64k}
+    fi
+    if [ "$2" = mpich ] && [ "$3" -gt "$cores" ]; then
+        i=$((${i:-100} / 10))
+        [ "$i" -ge 3 ] || i=3
+    fi
+    echo "--format csv --step $step ${m:+-m $m} ${i:+-i $i}"
+}
+
 {
     echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-    echo "command: $0 -r $rounds -b \"$benches\" ${sizes:+-m $sizes }--step $step ${iters:+-i $iters }--np \"$nps\" -s \"$syncs\" --win $win${softib:+ --softib}"
+    echo "command: $0 -r $rounds -b \"$benches\" ${sizes:+-m $sizes }--step $step ${iters:+-i $iters }--np \"$nps\" -s \"$syncs\" --win $win${softib:+ --softib}${base:+ --baseline $base}"
     echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
     echo "cores: $cores"
     echo "memory: $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
@@ -152,18 +180,14 @@ run() {
         v=$(run "$lib" 2 latency -m 0:0 -i 1 -x 0 2>/dev/null | sed -n 's/^# ibex-bench latency (\(.*\))$/\1/p')
         echo "$lib: ${v:-unknown (the version run failed)}"
     done
+    [ -n "$base" ] && echo "ibex-base: the Ibex build in $base"
+    for np in $nps; do
+        [ "$np" -gt "$cores" ] && case " $libs " in *" mpich "*)
+            echo "mpich at $np ranks: $(args coll mpich "$np" | sed 's/.*-i /-i /') (a tenth: it busy-polls, milliseconds per call once oversubscribed)" ;;
+        esac
+    done
     [ -n "$softib" ] && echo "ibex-softib: Ibex over verbs on softib (ibexrun --softib); the others over shared memory"
 } >"$out/machine.txt"
-
-# args AREA: the sizes and iterations of a run of that area (--full: by area).
-args() {
-    a=$1 m=$sizes i=$iters
-    if [ "$full" = 1 ]; then
-        [ "$a" = pt2pt ] && m=${m:-0:1m} || m=${m:-0:64k}
-        i=${i:-50}
-    fi
-    echo "--format csv --step $step ${m:+-m $m} ${i:+-i $i}"
-}
 
 # collect LIB NP ROUND SUFFIX: the CSV of one run ($tmp/one) into raw.csv. A run of several
 # benchmarks has a leading benchmark column; its header rows name the columns. min_, max_,
@@ -186,13 +210,21 @@ one() {
     shift 4
     list=
     while [ "$1" != -- ]; do
-        case "$lib" in ibex*) grep -q "^$1 " "$tmp/ibex_has" && list="$list $1" ;; *) list="$list $1" ;; esac
+        case "$lib" in
+        ibex-base) grep -q "^$1 " "$tmp/ibex-base_has" && list="$list $1" ;;
+        ibex*) grep -q "^$1 " "$tmp/ibex_has" && list="$list $1" ;;
+        *) list="$list $1" ;;
+        esac
         shift
     done
     shift
     [ -n "$list" ] || return 0
     [ -t 2 ] && printf '\r\033[Kround %s/%s: %s at %s ranks:%s' "$r" "$rounds" "$lib" "$np" "$list" | cut -c1-100 >&2
-    if run "$lib" "$np" $list "$@" >"$tmp/one" 2>"$tmp/err"; then
+    t0=$(date +%s)
+    run "$lib" "$np" $list "$@" >"$tmp/one" 2>"$tmp/err"
+    rc=$?
+    echo "$(( $(date +%s) - t0 )) s: round $r, $lib at $np ranks:$list $*" >>"$out/runs.log"
+    if [ "$rc" -eq 0 ]; then
         set -- $list
         collect "$lib" "$np" "$r" "$sfx" "$1"
     else
@@ -209,15 +241,15 @@ for r in $(seq "$rounds"); do
             for a in pt2pt coll nbc; do
                 # Areas in separate runs: their sizes may differ.
                 in_area=$(for x in $plain; do [ "$(area_of "$x")" = "$a" ] && echo "$x"; done)
-                [ -n "$in_area" ] && one "$lib" "$np" "$r" "" $in_area -- $(args "$a")
+                [ -n "$in_area" ] && one "$lib" "$np" "$r" "" $in_area -- $(args "$a" "$lib" "$np")
             done
             for s in $syncs; do
                 [ -n "$rma" ] || break
                 cas=
                 [ "$lib" = ompi ] && case " $rma " in *" cas_latency "*) cas=cas_latency ;; esac
                 set -- $(for x in $rma; do [ "$x" != "$cas" ] && echo "$x"; done)
-                [ $# -gt 0 ] && one "$lib" "$np" "$r" ".$s" "$@" -- $(args rma) -s "$s" --win "$win"
-                [ -n "$cas" ] && one "$lib" "$np" "$r" ".$s" cas_latency -- $(args rma) -s "$s" --win "$win"
+                [ $# -gt 0 ] && one "$lib" "$np" "$r" ".$s" "$@" -- $(args rma "$lib" "$np") -s "$s" --win "$win"
+                [ -n "$cas" ] && one "$lib" "$np" "$r" ".$s" cas_latency -- $(args rma "$lib" "$np") -s "$s" --win "$win"
             done
         done
     done

@@ -33,9 +33,9 @@ UNITS = {"_us": ("us", "time (us)", False, True),
          "_MBps": ("MB/s", "bandwidth (MB/s, 10^6 B/s)", True, True),
          "_per_s": ("msgs/s", "message rate (messages/s)", True, True),
          "_pct": ("%", "overlap (%)", True, False)}
-NAMES = {"ibex": "Ibex (shm)", "ibex-softib": "Ibex (verbs on softib)", "ompi": "Open MPI",
+NAMES = {"ibex": "Ibex (shm)", "ibex-softib": "Ibex (verbs on softib)", "ibex-base": "Ibex (baseline)", "ompi": "Open MPI",
          "mpich": "MPICH"}
-STYLE = {"ibex": ("#d62728", 7), "ibex-softib": ("#ff7f0e", 9), "ompi": ("#1f77b4", 5),
+STYLE = {"ibex": ("#d62728", 7), "ibex-softib": ("#ff7f0e", 9), "ibex-base": ("#7f7f7f", 11), "ompi": ("#1f77b4", 5),
          "mpich": ("#2ca02c", 13)}  # the same colour and point for a library in every panel
 BEGIN = "<!-- BEGIN GENERATED: examples/bench/compare.sh --doc; do not edit by hand -->"
 END = "<!-- END GENERATED -->"
@@ -121,25 +121,47 @@ def shown(rows):
             (r[3] & (r[3] - 1) == 0 and int(math.log2(r[3])) % 4 == 0)]
 
 
-def markdown(rows, libs, rounds, level="##"):
+def table(rows, libs, key):
+    """The Markdown table of one area (empty if it has no rows)."""
+    part = [r for r in shown(rows) if area(r[0]) == key]
+    if not part:
+        return []
+    out = ["| benchmark | metric | ranks | size (B) | unit | " +
+           " | ".join(NAMES.get(l, l) for l in libs) + " | Ibex / best peer |",
+           "|---|---|---|---|---|" + "---|" * len(libs) + "---|"]
+    for b, m, np, size, u, med, ratio in part:
+        cells = [fmt(med.get(l)) or "–" for l in libs]
+        out.append("| %s | %s | %d | %d | %s | %s | %s |" % (
+            b, m, np, size, u, " | ".join(cells), "%.2f" % ratio if ratio else ""))
+    return out
+
+
+def footnote(rounds):
+    return ("Medians of %d interleaved rounds. Ibex / best peer: for times (us) below 1 is "
+            "faster, for bandwidth, rate and overlap above 1 is better; – : not measured (the "
+            "library lacks it, or every run failed). The tables show size 0 and powers of 16; "
+            "results.csv has every size." % rounds)
+
+
+def markdown(rows, libs, rounds, images=None, level="##"):
+    """Per area: a heading, its plots (images: file names, linked from perf/), its table."""
     out = []
     for key, title in AREAS:
-        part = [r for r in shown(rows) if area(r[0]) == key]
-        if not part:
+        t = table(rows, libs, key)
+        if not t:
             continue
-        out += ["", "%s %s" % (level, title), "",
-                "| benchmark | metric | ranks | size (B) | unit | " +
-                " | ".join(NAMES.get(l, l) for l in libs) + " | Ibex / best peer |",
-                "|---|---|---|---|---|" + "---|" * len(libs) + "---|"]
-        for b, m, np, size, u, med, ratio in part:
-            cells = [fmt(med.get(l)) or "–" for l in libs]
-            out.append("| %s | %s | %d | %d | %s | %s | %s |" % (
-                b, m, np, size, u, " | ".join(cells), "%.2f" % ratio if ratio else ""))
-    out += ["", "Medians of %d interleaved rounds. Ibex / best peer: for times (us) below 1 is "
-            "faster, for bandwidth, rate and overlap above 1 is better; – : not measured (the "
-            "library lacks it, or every run failed). The Markdown shows size 0 and powers of 16; "
-            "results.csv has every size." % rounds]
-    return out
+        out += ["", "%s %s" % (level, title), ""]
+        for name in images or []:
+            if name.startswith(key + "_"):
+                out += ["![%s](perf/%s)" % (alt(name), name), ""]
+        out += t
+    return out + ["", footnote(rounds)]
+
+
+def alt(name):
+    key, rest = name[:-4].split("_", 1)
+    metric, np = rest.rsplit("_np", 1)
+    return "%s: %s at %s ranks" % (dict(AREAS)[key], unit(metric)[1], np)
 
 
 def panels(rows, key, metric, np):
@@ -218,8 +240,6 @@ def write_doc(doc, md, images, outdir, machine):
         shutil.copy(os.path.join(outdir, name), perf)
     body = ["", "The machine and the run (`perf/machine.txt`):", "", "```", machine.strip(),
             "```"]
-    for name in images:
-        body += ["", "![%s](perf/%s)" % (name[:-4].replace("_", " "), name)]
     body += md + ["", "Every size of every benchmark: [perf/results.csv](perf/results.csv).", ""]
     head, rest = text.split(BEGIN, 1)
     tail = rest.split(END, 1)[1]
@@ -243,7 +263,7 @@ def main():
     images = plot(rows, libs, a.dir)
     if a.doc:
         machine = open(os.path.join(a.dir, "machine.txt")).read()
-        write_doc(a.doc, markdown(rows, libs, a.rounds, "###"), images, a.dir, machine)
+        write_doc(a.doc, markdown(rows, libs, a.rounds, images, "###"), images, a.dir, machine)
 
 
 if __name__ == "__main__":
