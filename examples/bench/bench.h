@@ -60,8 +60,10 @@ struct bench_result {
     double min, max;
 };
 
-/* measure: one size n; the result is meaningful on rank 0. setup / teardown (may be NULL)
- * allocate what a run needs for sizes up to max_size; *ctx is passed to measure. */
+/* measure: one size n, called by every rank; the result is meaningful on rank 0. setup /
+ * teardown (may be NULL; called by every rank, may be collective) allocate what a run needs for
+ * sizes up to max_size, *ctx is passed to measure; setup returns 0 (nonzero, the same on every
+ * rank, skips the benchmark and makes ibex-bench exit 1). */
 struct bench {
     const char *name;
     const char *area;                 /* pt2pt, coll, nbc, rma */

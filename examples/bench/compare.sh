@@ -17,8 +17,10 @@
 #             ibex-base: shows whether a change moved the figures beyond the noise
 #   --quick   a bounded smoke run: 1 round, all areas, sizes 0:4k by 16, 5 iterations
 #   --full    what docs/PERFORMANCE.md shows: 3 rounds, all areas, 2 4 8 ranks, flush and fence,
-#             --softib, sizes by 4 (0:1m point-to-point, 0:64k the rest), 20 iterations;
-#             about 15 minutes on 2 cores
+#             --softib, sizes by 4 (0:1m point-to-point, 0:64k the rest; the non-blocking
+#             collectives by 16), 20 iterations, --budget 900 (at most 15 minutes)
+#   --budget  start no further round once the next one would end past SECONDS from the start
+#             (a round takes about as long as the first one did; --full: 900); at least 1 round
 #   --doc     write the tables and plots into FILE (between its BEGIN / END GENERATED marks;
 #             plots into perf/ beside it)
 # Writes into DIR (default: a new ibex-bench-compare.XXXXXX in the current directory):
@@ -33,7 +35,7 @@ usage() {
     sed -n 's/^#   \{0,1\}//p' "$0" | sed -n '/^examples/,/^ratio/p' >&2
     exit 2
 }
-base= rounds= benches= sizes= step= iters= nps= syncs= win=allocate softib= limit=300 out= doc= preset=
+budget= base= rounds= benches= sizes= step= iters= nps= syncs= win=allocate softib= limit=300 out= doc= preset=
 while [ $# -gt 0 ]; do
     case "$1" in
     -r) rounds=${2:-}; shift ;;
@@ -51,6 +53,7 @@ while [ $# -gt 0 ]; do
     -t) limit=${2:-}; shift ;;
     -o) out=${2:-}; shift ;;
     --doc) doc=${2:-}; shift ;;
+    --budget) budget=${2:-}; shift ;;
     -h | --help) usage ;;
     *) echo "compare.sh: unknown option '$1'" >&2; usage ;;
     esac
@@ -60,11 +63,12 @@ done
 case "$preset" in
 quick) : "${rounds:=1}" "${benches:=all}" "${sizes:=0:4k}" "${step:=16}" "${iters:=5}" "${syncs:=flush fence}" ;;
 full) : "${rounds:=3}" "${benches:=all}" "${step:=4}" "${nps:=2 4 8}" "${syncs:=flush fence}" "${iters:=20}"
-    softib=1 full=1 ;;
+    softib=1 full=1 budget=${budget:-900} ;;
 esac
 : "${rounds:=7}" "${benches:=latency bw}" "${step:=2}" "${nps:=2}" "${syncs:=flush}" "${full:=0}"
 case "$rounds" in '' | *[!0-9]* | 0) echo "compare.sh: -r wants a count >= 1" >&2; exit 2 ;; esac
 case "$limit" in '' | *[!0-9]* | 0) echo "compare.sh: -t wants seconds >= 1" >&2; exit 2 ;; esac
+case "${budget:-1}" in *[!0-9]* | 0) echo "compare.sh: --budget wants seconds >= 1" >&2; exit 2 ;; esac
 case "$win" in allocate | create) ;; *) echo "compare.sh: --win wants allocate or create" >&2; exit 2 ;; esac
 for np in $nps; do
     case "$np" in '' | *[!0-9]* | 0 | 1) echo "compare.sh: --np wants rank counts >= 2" >&2; exit 2 ;; esac
@@ -109,6 +113,7 @@ for b in $benches; do
     [ -n "$names" ] || { echo "compare.sh: unknown benchmark or area '$b' (ibex-bench -h lists them)" >&2; exit 2; }
     selected="$selected $names"
 done
+selected=$(printf '%s\n' $selected | awk '!seen[$0]++')
 area_of() { awk -v b="$1" '$1 == b { print $2 }' "$tmp/all"; }
 plain= rma=
 for b in $selected; do
@@ -152,20 +157,24 @@ run() {
     esac </dev/null
 }
 
-# args AREA LIB NP: the sizes and iterations of a run (--full: by area). MPICH busy-polls: once
-# its ranks outnumber the cores every call takes milliseconds (a polling rank holds its core for
-# the scheduler's time slice), so it runs a tenth of the iterations there (at least 3; the
-# figure is a time per call either way) and the run stays within bounds.
+# args AREA LIB NP: the sizes and iterations of a run (--full: by area, and once the ranks
+# outnumber the cores only the sizes the tables show, step 16). MPICH busy-polls: once its ranks
+# outnumber the cores every call takes milliseconds (a polling rank holds its core for the
+# scheduler's time slice), so there it runs a tenth of the iterations (at least 3; the figure is
+# a time per call either way). That keeps the run within bounds.
 args() {
-    a=$1 m=$sizes i=$iters
+    a=$1 m=$sizes i=$iters st=$step
     if [ "$full" = 1 ]; then
         [ "$a" = pt2pt ] && m=${m:-0:1m} || m=${m:-0:64k}
+        # The overlap runs each call twice and computes for as long: the tables' sizes only.
+        [ "$a" = nbc ] && [ "$st" -lt 16 ] && st=16
     fi
+    [ "$full" = 1 ] && [ "$3" -gt "$cores" ] && [ "$st" -lt 16 ] && st=16
     if [ "$2" = mpich ] && [ "$3" -gt "$cores" ]; then
         i=$((${i:-100} / 10))
         [ "$i" -ge 3 ] || i=3
     fi
-    echo "--format csv --step $step ${m:+-m $m} ${i:+-i $i}"
+    echo "--format csv --step $st ${m:+-m $m} ${i:+-i $i}"
 }
 
 {
@@ -183,7 +192,7 @@ args() {
     [ -n "$base" ] && echo "ibex-base: the Ibex build in $base"
     for np in $nps; do
         [ "$np" -gt "$cores" ] && case " $libs " in *" mpich "*)
-            echo "mpich at $np ranks: $(args coll mpich "$np" | sed 's/.*-i /-i /') (a tenth: it busy-polls, milliseconds per call once oversubscribed)" ;;
+            echo "mpich at $np ranks: $(args coll mpich "$np" | sed 's/^--format csv //') (fewer: it busy-polls, milliseconds per call once oversubscribed)" ;;
         esac
     done
     [ -n "$softib" ] && echo "ibex-softib: Ibex over verbs on softib (ibexrun --softib); the others over shared memory"
@@ -235,7 +244,14 @@ one() {
 }
 
 echo "lib,np,benchmark,metric,round,size_B,value" >"$out/raw.csv"
+start=$(date +%s) done_rounds=0
 for r in $(seq "$rounds"); do
+    now=$(date +%s)
+    if [ -n "$budget" ] && [ "$r" -gt 1 ] && [ $((now + (now - start) / (r - 1) - start)) -gt "$budget" ]; then
+        echo "compare.sh: the budget of $budget s allows no round $r (each takes about $(((now - start) / (r - 1))) s): $((r - 1)) rounds" >&2
+        break
+    fi
+    done_rounds=$r
     for np in $nps; do
         for lib in $libs; do
             for a in pt2pt coll nbc; do
@@ -255,9 +271,12 @@ for r in $(seq "$rounds"); do
     done
 done
 [ -t 2 ] && printf '\r\033[K' >&2
-echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/machine.txt"
+{
+    echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "rounds: $done_rounds of $rounds${budget:+ (budget $budget s)}, $(($(date +%s) - start)) s"
+} >>"$out/machine.txt"
 
-python3 "$here/compare_report.py" --libs "$libs" --rounds "$rounds" --dir "$out" ${doc:+--doc "$doc"} || failed=$((failed + 1))
+python3 "$here/compare_report.py" --libs "$libs" --rounds "$done_rounds" --dir "$out" ${doc:+--doc "$doc"} || failed=$((failed + 1))
 cat "$out/results.md"
 echo "compare.sh: results in $out (results.md, results.csv, raw.csv, machine.txt, *.png)" >&2
 [ "$failed" -eq 0 ]

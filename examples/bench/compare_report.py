@@ -154,7 +154,11 @@ def markdown(rows, libs, rounds, images=None, level="##"):
         for name in images or []:
             if name.startswith(key + "_"):
                 out += ["![%s](perf/%s)" % (alt(name), name), ""]
-        out += t
+        if images is None:
+            out += t
+        else:  # in the document the plots come first, the long table folded under them
+            out += ["<details><summary>%s: the table (%d rows)</summary>" % (title, len(t) - 2),
+                    ""] + t + ["", "</details>"]
     return out + ["", footnote(rounds)]
 
 
@@ -190,7 +194,7 @@ def plot(rows, libs, outdir):
             if not data:
                 continue
             name = "%s_%s_np%d.png" % (key, metric, np)
-            script = gnuplot_script(data, libs, metric, np, os.path.join(outdir, name), tmp)
+            script = gnuplot_script(data, libs, (key, metric, np), os.path.join(outdir, name), tmp)
             subprocess.run(["gnuplot"], input=script, text=True, check=True)
             made.append(name)
     finally:
@@ -198,15 +202,18 @@ def plot(rows, libs, outdir):
     return made
 
 
-def gnuplot_script(data, libs, metric, np, png, tmp):
+def gnuplot_script(data, libs, what, png, tmp):
+    key, metric, np = what
     u, ylabel, _, logy = unit(metric)
     benches = sorted(data, key=bench_order)
     cols = min(4, len(benches))
     nrows = (len(benches) + cols - 1) // cols
-    lines = ["set terminal pngcairo size %d,%d noenhanced font ',9'" % (430 * cols, 330 * nrows),
+    lines = ["set terminal pngcairo size %d,%d noenhanced font ',9'" %
+             (max(430 * cols, 860), max(330 * nrows, 440)),
              "set output '%s'" % png,
-             "set multiplot layout %d,%d title '%s at %d ranks, medians of the rounds "
-             "(sizes: Ki = 1024 B, Mi = 1024^2 B)' font ',12'" % (nrows, cols, ylabel, np),
+             "set multiplot layout %d,%d title '%s: %s at %d ranks, medians of the rounds "
+             "(sizes: Ki = 1024 B, Mi = 1024^2 B)' font ',12'" % (nrows, cols, dict(AREAS)[key],
+                                                                   ylabel, np),
              "set logscale x 2", "set format x '%.0b%B'",
              "set xlabel 'message size (bytes)'",
              "set ylabel '%s'" % ylabel, "set key top left box opaque", "set grid"]
@@ -263,7 +270,8 @@ def main():
     images = plot(rows, libs, a.dir)
     if a.doc:
         machine = open(os.path.join(a.dir, "machine.txt")).read()
-        write_doc(a.doc, markdown(rows, libs, a.rounds, images, "###"), images, a.dir, machine)
+        write_doc(a.doc, markdown(rows, libs, a.rounds, images or [], "###"), images, a.dir,
+                  machine)
 
 
 if __name__ == "__main__":
