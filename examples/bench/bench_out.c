@@ -56,7 +56,8 @@ static void header_table(const struct bench_opts *o, const struct bench *b, cons
     printf("# ibex-bench %s (%s)\n# %d ranks", b->name, lib, bench_nranks);
     if (strcmp(b->area, "rma") == 0)
         printf(", sync %s, window from MPI_Win_%s", sync_names[o->sync], win_names[o->win]);
-    if (strcmp(b->area, "pt2pt") == 0 || strstr(b->name, "_bw") != NULL)
+    if ((strcmp(b->area, "pt2pt") == 0 && strcmp(b->name, "latency") != 0) ||
+        strstr(b->name, "_bw") != NULL)
         printf(", window %d", o->window);
     printf(", %s%s\n", spread(o, b), o->check ? ", data validated" : "");
 }

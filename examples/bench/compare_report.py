@@ -187,8 +187,10 @@ def plot(rows, libs, outdir):
     made = []
     tmp = tempfile.mkdtemp()
     try:
+        first = ["latency_us", "bw_MBps", "msg_rate_per_s", "overlap_pct", "pure_us"]
         combos = sorted({(area(r[0]), r[1], r[2]) for r in rows},
-                        key=lambda c: ([a[0] for a in AREAS].index(c[0]), c[1], c[2]))
+                        key=lambda c: ([a[0] for a in AREAS].index(c[0]),
+                                       first.index(c[1]) if c[1] in first else 9, c[1], c[2]))
         for key, metric, np in combos:
             data = panels(rows, key, metric, np)
             if not data:
@@ -216,7 +218,7 @@ def gnuplot_script(data, libs, what, png, tmp):
                                                                    ylabel, np),
              "set logscale x 2", "set format x '%.0b%B'",
              "set xlabel 'message size (bytes)'",
-             "set ylabel '%s'" % ylabel, "set key top left box opaque", "set grid"]
+             "set ylabel '%s'" % ylabel, "set key below horizontal samplen 2 font ',8'", "set bmargin 5", "set grid"]
     lines.append("set logscale y" if logy else "unset logscale y; set yrange [0:105]")
     for b in benches:
         series = []
