@@ -9,7 +9,7 @@
 #   examples/bench/compare.sh [-r ROUNDS] [-b "BENCHMARKS"] [-m MIN:MAX] [--step F] [-i ITERS]
 #                             [--np "2 4 8"] [-s "flush fence lock"] [--win allocate|create]
 #                             [--softib] [--baseline DIR] [--quick | --full] [-t SECONDS]
-#                             [-o DIR] [--doc FILE]
+#                             [--budget SECONDS] [-o DIR] [--doc FILE]
 #   -b      benchmark names or areas (pt2pt coll nbc rma all; default "latency bw")
 #   -s      the one-sided synchronisations to run (each a separate run; default flush)
 #   --softib  also Ibex over verbs on softib (ibexrun --softib), as the column ibex-softib
@@ -23,16 +23,16 @@
 #             (a round takes about as long as the first one did; --full: 900); at least 1 round
 #   --doc     write the tables and plots into FILE (between its BEGIN / END GENERATED marks;
 #             plots into perf/ beside it)
-# Writes into DIR (default: a new ibex-bench-compare.XXXXXX in the current directory):
+#   Writes into DIR (default: a new ibex-bench-compare.XXXXXX in the current directory):
 #   results.md   Markdown tables, results.csv the same as CSV, raw.csv every run's figures,
 #   machine.txt  CPU, cores, kernel, library versions, the command line, runs.log each run's
 #                seconds and arguments,
 #   *.png        plots per area and rank count (when gnuplot is installed).
-# ratio = Ibex's median / the best peer's median: for times (us) below 1 means Ibex is faster,
-# for bandwidth, rate and overlap above 1 means Ibex is better.
+#   ratio = Ibex's median / the best peer's median: for times (us) below 1 means Ibex is faster,
+#   for bandwidth, rate and overlap above 1 means Ibex is better.
 set -u
 usage() {
-    sed -n 's/^#   \{0,1\}//p' "$0" | sed -n '/^examples/,/^ratio/p' >&2
+    sed -n 's/^#   \{0,1\}//p' "$0" | sed -n '/^examples/,/is better/p' >&2
     exit 2
 }
 budget= base= rounds= benches= sizes= step= iters= nps= syncs= win=allocate softib= limit=300 out= doc= preset=
