@@ -16,7 +16,7 @@ int main(int argc, char **argv)
     MPI_Allreduce(in, out, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     for (int i = 0; i < n; i++)
         bad += out[i] != (double)size * (size - 1) / 2 + (double)size * i;
-    int total;
+    int total = 0; /* MPI_Reduce sets it on rank 0 only; the others return it too */
     MPI_Reduce(&bad, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0)
         printf("allreduce: %d ranks, %d doubles: %s\n", size, n, total ? "WRONG" : "ok");

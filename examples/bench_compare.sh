@@ -1,25 +1,25 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# Side-by-side speed: one of the benchmark programs in examples/ built with Ibex, Open MPI and
-# MPICH, run interleaved (ibex, ompi, mpich, ibex, ...) ROUNDS times at each rank count, then the
-# median of each figure per implementation. Small-message latency on these VMs jumps between
-# two modes about 3x apart within seconds, so single runs mean nothing.
+# Side-by-side speed of examples/pollring (polling when ranks outnumber cores, issue #19) built
+# with Ibex, Open MPI and MPICH, run interleaved (ibex, ompi, mpich, ibex, ...) ROUNDS times at
+# each rank count, then the median of each figure per implementation. Small-message latency on
+# these VMs jumps between two modes about 3x apart within seconds, so single runs mean nothing.
+# The micro-benchmarks (ibex-bench) have their own, fuller command: examples/bench/compare.sh.
 # Usage (from the build directory):
-#   examples/bench_compare.sh [ROUNDS] [ARGS...]
-#   BENCH=pingpong (default): ARGS are sizes (8 4k 64k 1m), 2 ranks
-#   BENCH=pollring NPROCS="2 4 8": ARGS are modes (testall test iprobe waitall), ranks per NPROCS
-#   IBEX_BASELINE=DIR: also run the same benchmark from another Ibex build directory (as
-#   "ibex-base"), e.g. the last release, to show a change is within noise
+#   [BENCH=pollring] [NPROCS="2 4 8"] examples/bench_compare.sh [ROUNDS] [MODES...]
+#   MODES: testall test iprobe waitall (default all four); POLL_STEPS: steps per batch (1000)
+#   IBEX_BASELINE=DIR: also run pollring from another Ibex build directory (as "ibex-base"),
+#   e.g. the last release, to show a change is within noise
 # Each program prints lines "METRIC KEY VALUE"; the table has one median per
 # (implementation, metric, key, ranks).
 set -u
 ROUNDS=${1:-7}
 [ $# -gt 0 ] && shift
-BENCH=${BENCH:-pingpong}
+BENCH=${BENCH:-pollring}
 case "$BENCH" in
-pingpong) ARGS=${*:-8 4k 64k 1m}; NPROCS=${NPROCS:-2} ;;
 pollring) ARGS="-i ${POLL_STEPS:-1000} ${*:-testall test iprobe waitall}"; NPROCS=${NPROCS:-2 4 8} ;;
-*) echo "bench_compare.sh: unknown BENCH '$BENCH' (pingpong or pollring)" >&2; exit 2 ;;
+pingpong) echo "bench_compare.sh: pingpong is retired: examples/bench/compare.sh -b \"latency bw\" runs ibex-bench" >&2; exit 2 ;;
+*) echo "bench_compare.sh: unknown BENCH '$BENCH' (pollring; for ibex-bench see examples/bench/compare.sh)" >&2; exit 2 ;;
 esac
 top_builddir=${top_builddir:-$(pwd)}
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
