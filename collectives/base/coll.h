@@ -18,6 +18,7 @@
 #ifndef IBEX_COLL_H
 #define IBEX_COLL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <mpi.h>
@@ -64,6 +65,7 @@ typedef struct ibex_coll_algo {
     const char *name; /* "binomial": forced with ibex_coll_force(kind, name) */
     ibex_coll_kind_t kind;
     ibex_coll_fn_t fn;
+    bool node_local; /* runs only on a communicator within one node (shared memory) */
 } ibex_coll_algo_t;
 
 /* ---- algorithms, one per file ---- */
@@ -76,6 +78,11 @@ ibex_status_t ibex_coll_gather_linear(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_scatter_linear(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_allgather_ring(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_alltoall_pairwise(const ibex_coll_args_t *args);
+/* shared-memory native, within one node (collectives/<kind>_shm.c, base/coll_shm.h) */
+ibex_status_t ibex_coll_barrier_shm(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_bcast_shm(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_reduce_shm(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_allreduce_shm(const ibex_coll_args_t *args);
 
 /* ---- selection (coll_select.c) ---- */
 const char *ibex_coll_kind_name(ibex_coll_kind_t kind);
@@ -89,6 +96,10 @@ int ibex_coll_algo_count(ibex_coll_kind_t kind);
 const ibex_coll_algo_t *ibex_coll_algo_at(ibex_coll_kind_t kind, int i);
 /* Selects and runs. */
 ibex_status_t ibex_coll_run(ibex_coll_kind_t kind, const ibex_coll_args_t *args, size_t bytes);
+/* Runs the table's first algorithm that is not node-local: what a shared-memory algorithm does
+ * when it cannot run on a call (communicator across nodes, no segment, no single copy for a
+ * large message, non-contiguous reduction), which every rank decides alike. */
+ibex_status_t ibex_coll_fallback(ibex_coll_kind_t kind, const ibex_coll_args_t *args, size_t bytes);
 
 /* ---- helpers (coll_util.c) ---- */
 /* A temporary buffer laid out like (count, dt): returns the pointer to pass as the buffer

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "coll.h"
+#include "coll_shm.h"
 #include "ibex_config.h"
 #include "ibex_log.h"
 
@@ -27,6 +28,11 @@ static const ibex_coll_algo_t algorithms[] = {
     {"linear", IBEX_COLL_SCATTER, ibex_coll_scatter_linear},
     {"ring", IBEX_COLL_ALLGATHER, ibex_coll_allgather_ring},
     {"pairwise", IBEX_COLL_ALLTOALL, ibex_coll_alltoall_pairwise},
+    /* shared-memory native (collshm): chosen by the node-local rules below */
+    {"shmem", IBEX_COLL_BARRIER, ibex_coll_barrier_shm, true},
+    {"shmem", IBEX_COLL_BCAST, ibex_coll_bcast_shm, true},
+    {"shmem", IBEX_COLL_REDUCE, ibex_coll_reduce_shm, true},
+    {"shmem", IBEX_COLL_ALLREDUCE, ibex_coll_allreduce_shm, true},
 };
 #define ALGO_COUNT ((int)(sizeof(algorithms) / sizeof(algorithms[0])))
 
@@ -51,7 +57,14 @@ typedef struct coll_rule {
     const char *algo;
 } coll_rule_t;
 
+/* A rule naming a node-local algorithm applies only to a communicator within one node. */
 static const coll_rule_t rules[] = {
+    /* shared-memory native, node-local communicators (collshm): up to 64 ranks, every size
+     * (measured against the point-to-point algorithms in collectives/README.md) */
+    {IBEX_COLL_BARRIER, 64, SIZE_MAX, "shmem"},
+    {IBEX_COLL_BCAST, 64, SIZE_MAX, "shmem"},
+    {IBEX_COLL_REDUCE, 64, SIZE_MAX, "shmem"},
+    {IBEX_COLL_ALLREDUCE, 64, SIZE_MAX, "shmem"},
     {IBEX_COLL_BARRIER, INT_MAX, SIZE_MAX, "dissemination"},
     {IBEX_COLL_BCAST, INT_MAX, SIZE_MAX, "binomial"},
     {IBEX_COLL_REDUCE, INT_MAX, SIZE_MAX, "binomial"},
@@ -133,22 +146,40 @@ ibex_status_t ibex_coll_init(void)
     return result;
 }
 
-const ibex_coll_algo_t *ibex_coll_select(ibex_coll_kind_t kind, int comm_size, size_t bytes)
+/* The first rule that fits; node-local algorithms only when `local`. */
+static const ibex_coll_algo_t *select_rule(ibex_coll_kind_t kind, int comm_size, size_t bytes,
+                                           bool local)
 {
-    if (forced[kind])
-        return forced[kind];
     for (int i = 0; i < RULE_COUNT; i++) {
         const coll_rule_t *r = &rules[i];
-        if (r->kind == kind && comm_size <= r->max_comm_size && bytes <= r->max_bytes)
-            return algo_find(kind, r->algo);
+        if (r->kind != kind || comm_size > r->max_comm_size || bytes > r->max_bytes)
+            continue;
+        const ibex_coll_algo_t *algo = algo_find(kind, r->algo);
+        if (local || !algo->node_local)
+            return algo;
     }
     ibex_assert(!"every collective has a catch-all rule");
     return NULL;
 }
 
+/* For a communicator across nodes (the node-local rules are skipped). */
+const ibex_coll_algo_t *ibex_coll_select(ibex_coll_kind_t kind, int comm_size, size_t bytes)
+{
+    if (forced[kind])
+        return forced[kind];
+    return select_rule(kind, comm_size, bytes, false);
+}
+
+ibex_status_t ibex_coll_fallback(ibex_coll_kind_t kind, const ibex_coll_args_t *args, size_t bytes)
+{
+    return select_rule(kind, args->comm->size, bytes, false)->fn(args);
+}
+
 ibex_status_t ibex_coll_run(ibex_coll_kind_t kind, const ibex_coll_args_t *args, size_t bytes)
 {
-    const ibex_coll_algo_t *algo = ibex_coll_select(kind, args->comm->size, bytes);
+    const ibex_coll_algo_t *algo =
+        forced[kind] ? forced[kind]
+                     : select_rule(kind, args->comm->size, bytes, ibex_coll_shm_usable(args->comm));
     ibex_trace(COLL, "%s %s: %d ranks, %zu bytes", ibex_coll_kind_name(kind), algo->name,
                args->comm->size, bytes);
     return algo->fn(args);

@@ -59,6 +59,8 @@ static ibex_comm_t *comm_new(ibex_group_t *group, uint32_t context_id, int errha
 
 void ibex_comm_destroy(ibex_comm_t *comm)
 {
+    if (comm->coll_shm_free)
+        comm->coll_shm_free(comm->coll_shm);
     ibex_match_queue_put(comm->context_id);
     ibex_match_queue_put(comm->context_id + 1);
     if (comm != ibex_comm_world && comm != ibex_comm_self)

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The shared segment of a node-local communicator, for the shared-memory collectives
+ * (collectives/<kind>_shm.c; base/coll_shm.c makes and frees it).
+ *
+ * One segment per communicator whose ranks are all on this node, made at the first collective
+ * that wants it: rank 0 creates it (shm_open(), owner-only, a random name), sends the name to the
+ * others with the point-to-point bcast, every rank maps it and says so with the point-to-point
+ * allreduce, which also agrees whether every rank could map it and read the others' memory
+ * with process_vm_readv; then rank 0 unlinks it, so nothing stays in /dev/shm whatever happens
+ * to the ranks later. The mappings go at MPI_Comm_free / MPI_Finalize (comm->coll_shm_free).
+ *
+ * Layout: one control block per rank (two cache lines, written by that rank only), then per
+ * rank two inline slots of `slot_size` bytes. Every collective on the segment is one
+ * generation g = ++gen, the same on every rank since every rank calls a communicator's
+ * collectives in the same order. A rank's flags only grow:
+ *   arrive = g  on entering collective g, after its slot / addresses for g are published;
+ *               it also says "I have finished everything of g - 1";
+ *   ready  = g  its part of g is computed (a reduced slice is final);
+ *   done   = g  it has finished reading the other ranks' buffers for g.
+ * Slot (g & 1) of a rank is rewritten at g only after every rank has arrived at g - 1, i.e.
+ * finished reading it at g - 2 (ibex_coll_shm_claim): no counter is ever written by two ranks,
+ * so no atomic read-modify-write, only release stores and acquire loads.
+ *
+ * Waiting on a flag runs the engine's one back-off rule (ibex_wait_step): progress, then spin
+ * or yield by the policy, so on an oversubscribed node a waiter gives its core to the rank it
+ * waits for, and point-to-point traffic other ranks need from this one keeps moving.
+ */
+#ifndef IBEX_COLL_SHM_H
+#define IBEX_COLL_SHM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "coll.h"
+
+typedef struct ibex_coll_shm_ctl {
+    uint64_t arrive, ready, done;
+    uint64_t saddr, raddr; /* this rank's send / result buffer for the current generation */
+    int32_t pid;
+    char pad[128 - 5 * sizeof(uint64_t) - sizeof(int32_t)];
+} __attribute__((aligned(128))) ibex_coll_shm_ctl_t;
+
+typedef struct ibex_coll_shm {
+    int size, rank;
+    uint64_t gen;             /* generation of the last collective run on the segment */
+    uint64_t all_seen;        /* every rank was seen arrived at this generation */
+    size_t slot_size;         /* bytes of one inline slot */
+    size_t map_size;          /* bytes mapped */
+    bool cma;                 /* every rank can process_vm_readv every other */
+    ibex_coll_shm_ctl_t *ctl; /* size of them */
+    char *slots;
+    char *scratch; /* chunks of the single-copy reductions, kept between calls */
+    size_t scratch_size;
+} ibex_coll_shm_t;
+
+/* The segment of a communicator, made on first use; NULL when the shared-memory algorithms
+ * cannot run on it (ranks on several nodes, one rank only, or the segment could not be made
+ * on some rank): the caller then runs a point-to-point algorithm. Collective: every rank of the
+ * communicator gets the same answer. Only a failure to communicate is an error. */
+ibex_status_t ibex_coll_shm_get(ibex_comm_t *comm, ibex_coll_shm_t **seg_p);
+/* Whether the shared-memory algorithms may run on comm: more than one rank, all on this node,
+ * and the segment (if already tried) was made. Local and cheap: what the rule table asks. */
+bool ibex_coll_shm_usable(const ibex_comm_t *comm);
+/* Whether every rank of comm is on this node (or in this rank's block of IBEX_COLL_NODE_SIZE). */
+bool ibex_coll_shm_comm_local(const ibex_comm_t *comm);
+/* The largest payload of the inline path (IBEX_COLL_SHM_INLINE). */
+size_t ibex_coll_shm_inline_max(void);
+/* Bytes per chunk of the single-copy paths (IBEX_COLL_SHM_CHUNK). */
+size_t ibex_coll_shm_chunk(void);
+
+/* Starts a generation on this rank: g, which the caller publishes with ibex_coll_shm_arrive
+ * once its slot / addresses for g are written. */
+static inline uint64_t ibex_coll_shm_begin(ibex_coll_shm_t *seg)
+{
+    return ++seg->gen;
+}
+
+static inline void ibex_coll_shm_set(uint64_t *flag, uint64_t g)
+{
+    __atomic_store_n(flag, g, __ATOMIC_RELEASE);
+}
+
+static inline uint64_t ibex_coll_shm_load(const uint64_t *flag)
+{
+    return __atomic_load_n(flag, __ATOMIC_ACQUIRE);
+}
+
+static inline ibex_coll_shm_ctl_t *ibex_coll_shm_ctl(ibex_coll_shm_t *seg, int rank)
+{
+    return &seg->ctl[rank];
+}
+
+static inline void ibex_coll_shm_arrive(ibex_coll_shm_t *seg, uint64_t g)
+{
+    ibex_coll_shm_set(&seg->ctl[seg->rank].arrive, g);
+}
+
+/* Inline slot of `rank` for generation g. */
+static inline void *ibex_coll_shm_slot(ibex_coll_shm_t *seg, int rank, uint64_t g)
+{
+    return seg->slots + ((size_t)rank * 2 + (g & 1)) * seg->slot_size;
+}
+
+/* Waits until *flag >= g, with the engine's back-off rule. */
+void ibex_coll_shm_wait(const uint64_t *flag, uint64_t g);
+/* Waits until the flag at `offset` of every rank's control block is >= g. */
+void ibex_coll_shm_wait_all(ibex_coll_shm_t *seg, size_t offset, uint64_t g);
+/* Before writing this rank's slot at g: waits until every rank arrived at g - 1. */
+void ibex_coll_shm_claim(ibex_coll_shm_t *seg, uint64_t g);
+/* Reads len bytes at `addr` in rank's address space into dst (process_vm_readv), or copies
+ * when rank is this rank. */
+ibex_status_t ibex_coll_shm_read(ibex_coll_shm_t *seg, int rank, uint64_t addr, void *dst,
+                                 size_t len);
+
+/* ---- reduction steps (coll_shm_reduce.c) ---- */
+/* dst (the dense result bytes) = the rank-order fold of every rank's slot of generation g,
+ * each waited for; (rcount, rdt, op) from a. */
+ibex_status_t ibex_coll_shm_combine(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
+                                    char *dst);
+/* Slice r of count elements over p ranks: first element and length. */
+void ibex_coll_shm_slice(int count, int p, int r, int *lo_p, int *n_p);
+/* This rank's slice of the reduction of every rank's published send buffer (ctl.saddr, dense)
+ * into dst (dense, indexed from element 0 of the whole vector); own is this rank's input.
+ * Waits until every rank arrived at g. */
+ibex_status_t ibex_coll_shm_reduce_slice(ibex_coll_shm_t *seg, uint64_t g,
+                                         const ibex_coll_args_t *a, const char *own, char *dst);
+
+#endif
