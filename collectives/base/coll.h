@@ -83,6 +83,8 @@ ibex_status_t ibex_coll_barrier_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_bcast_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_reduce_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_allreduce_shm(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_gather_shm(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_allgather_shm(const ibex_coll_args_t *args);
 
 /* ---- selection (coll_select.c) ---- */
 const char *ibex_coll_kind_name(ibex_coll_kind_t kind);

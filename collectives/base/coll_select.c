@@ -33,6 +33,8 @@ static const ibex_coll_algo_t algorithms[] = {
     {"shmem", IBEX_COLL_BCAST, ibex_coll_bcast_shm, true},
     {"shmem", IBEX_COLL_REDUCE, ibex_coll_reduce_shm, true},
     {"shmem", IBEX_COLL_ALLREDUCE, ibex_coll_allreduce_shm, true},
+    {"shmem", IBEX_COLL_GATHER, ibex_coll_gather_shm, true},
+    {"shmem", IBEX_COLL_ALLGATHER, ibex_coll_allgather_shm, true},
 };
 #define ALGO_COUNT ((int)(sizeof(algorithms) / sizeof(algorithms[0])))
 
@@ -65,6 +67,8 @@ static const coll_rule_t rules[] = {
     {IBEX_COLL_BCAST, 64, SIZE_MAX, "shmem"},
     {IBEX_COLL_REDUCE, 64, SIZE_MAX, "shmem"},
     {IBEX_COLL_ALLREDUCE, 64, SIZE_MAX, "shmem"},
+    {IBEX_COLL_GATHER, 64, SIZE_MAX, "shmem"},
+    {IBEX_COLL_ALLGATHER, 64, SIZE_MAX, "shmem"},
     {IBEX_COLL_BARRIER, INT_MAX, SIZE_MAX, "dissemination"},
     {IBEX_COLL_BCAST, INT_MAX, SIZE_MAX, "binomial"},
     {IBEX_COLL_REDUCE, INT_MAX, SIZE_MAX, "binomial"},

@@ -128,4 +128,19 @@ void ibex_coll_shm_slice(int count, int p, int r, int *lo_p, int *n_p);
 ibex_status_t ibex_coll_shm_reduce_slice(ibex_coll_shm_t *seg, uint64_t g,
                                          const ibex_coll_args_t *a, const char *own, char *dst);
 
+/* ---- one rank's block (coll_shm_data.c) ---- */
+/* Packs (buf, count, dt) into this rank's slot of generation g (after ibex_coll_shm_claim). */
+void ibex_coll_shm_put_inline(ibex_coll_shm_t *seg, uint64_t g, const void *buf, int count,
+                              MPI_Datatype dt);
+/* Unpacks rank src's slot of generation g into (buf, count, dt). */
+void ibex_coll_shm_get_inline(ibex_coll_shm_t *seg, uint64_t g, int src, void *buf, int count,
+                              MPI_Datatype dt);
+/* Publishes the packed bytes of (buf, count, dt) in ctl.saddr: the buffer itself when dense,
+ * else a packed copy returned in *tmp_p, to free once no rank reads it any more. */
+ibex_status_t ibex_coll_shm_publish(ibex_coll_shm_t *seg, const void *buf, int count,
+                                    MPI_Datatype dt, void **tmp_p);
+/* Reads what rank src published into (buf, count, dt). */
+ibex_status_t ibex_coll_shm_fetch(ibex_coll_shm_t *seg, int src, void *buf, int count,
+                                  MPI_Datatype dt);
+
 #endif

@@ -2,12 +2,12 @@
 /*
  * The shared-memory collectives (collectives/<kind>_shm.c) where coll_all.c does not reach:
  * sizes on both sides of the inline limit and past several single-copy chunks, every root, in
- * place, a non-commutative op on large vectors, bcast with a different (non-contiguous) type at
- * the root, sub-communicators from Comm_split with reversed ranks, thousands of collectives back
- * to back (flag and slot reuse), communicators freed and made again, and no segment name left
- * in /dev/shm once a communicator has run one. Results against references computed here.
- * Runs the "shmem" algorithms forced, then the table's choice ("auto"). Any rank count >= 1.
- * Prints "coll_shm: ok" on rank 0.
+ * place, Gather / Allgather (also into a strided type), a non-commutative op on large vectors,
+ * bcast with a different (non-contiguous) type at the root, sub-communicators from Comm_split with
+ * reversed ranks, thousands of collectives back to back (flag and slot reuse), communicators freed
+ * and made again, and no segment name left in /dev/shm once a communicator has run one. Results
+ * against references computed here. Runs the "shmem" algorithms forced, then the table's choice
+ * ("auto"). Any rank count >= 1. Prints "coll_shm: ok" on rank 0.
  */
 #include <dirent.h>
 #include <string.h>
@@ -113,6 +113,55 @@ static void check_bcast_types(MPI_Comm comm, int *a)
         }
 }
 
+/* Gather and Allgather of blocks on both sides of the inline limit, every root, in place, and a
+ * strided receive type at the root (each block lands with a gap of one int). */
+static void check_gathers(MPI_Comm comm, int *a, int *b)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int sizes[] = {0, 1, 2048, 2049, 40000};
+    for (int s = 0; s < 5; s++) {
+        int n = sizes[s];
+        for (int i = 0; i < n; i++)
+            a[i] = val(rank, i, s);
+        for (int root = 0; root < size; root++) {
+            memset(b, 0xff, sizeof(int) * (size_t)n * (size_t)size);
+            bool inplace = rank == root && (root & 1);
+            if (inplace)
+                memcpy(b + (size_t)n * (size_t)rank, a, sizeof(int) * (size_t)n);
+            CHECK_OK(MPI_Gather(inplace ? MPI_IN_PLACE : a, n, MPI_INT, b, n, MPI_INT, root, comm));
+            for (int r = 0; rank == root && r < size; r++)
+                for (int i = 0; i < n; i++)
+                    CHECK(b[(size_t)r * (size_t)n + (size_t)i] == val(r, i, s));
+        }
+        memset(b, 0xff, sizeof(int) * (size_t)n * (size_t)size);
+        CHECK_OK(MPI_Allgather(a, n, MPI_INT, b, n, MPI_INT, comm));
+        for (int r = 0; r < size; r++)
+            for (int i = 0; i < n; i++)
+                CHECK(b[(size_t)r * (size_t)n + (size_t)i] == val(r, i, s));
+        memset(b, 0xff, sizeof(int) * (size_t)n * (size_t)size);
+        memcpy(b + (size_t)n * (size_t)rank, a, sizeof(int) * (size_t)n);
+        CHECK_OK(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b, n, MPI_INT, comm));
+        for (int r = 0; r < size; r++)
+            for (int i = 0; i < n; i++)
+                CHECK(b[(size_t)r * (size_t)n + (size_t)i] == val(r, i, s));
+        if (n == 0 || n > 2049)
+            continue;
+        MPI_Datatype gap, block;
+        CHECK_OK(MPI_Type_vector(n, 1, 2, MPI_INT, &gap));
+        CHECK_OK(MPI_Type_create_resized(gap, 0, (MPI_Aint)(2 * n * sizeof(int)), &block));
+        CHECK_OK(MPI_Type_commit(&block));
+        memset(b, 0xff, sizeof(int) * 2 * (size_t)n * (size_t)size);
+        CHECK_OK(MPI_Allgather(a, n, MPI_INT, b, 1, block, comm));
+        for (int r = 0; r < size; r++)
+            for (int i = 0; i < n; i++)
+                CHECK(b[2 * ((size_t)r * (size_t)n + (size_t)i)] == val(r, i, s));
+        CHECK_OK(MPI_Type_free(&block));
+        CHECK_OK(MPI_Type_free(&gap));
+    }
+}
+
 /* 2x2 matrix product over unsigned ints: associative, not commutative. */
 static void matmul(void *invec, void *inoutvec, int *len, MPI_Datatype *dt)
 {
@@ -214,6 +263,7 @@ static void suite(MPI_Comm comm, int *a, int *b)
     check_reduce(comm, a, b);
     check_bcast(comm, a);
     check_bcast_types(comm, a);
+    check_gathers(comm, a, b);
     check_noncommutative(comm, (unsigned *)a, (unsigned *)b);
     check_back_to_back(comm);
 }
@@ -230,6 +280,7 @@ static void check_split(int *a, int *b)
     check_allreduce(sub, a, b);
     check_reduce(sub, a, b);
     check_bcast(sub, a);
+    check_gathers(sub, a, b);
     check_no_segment_names();
     CHECK_OK(MPI_Comm_free(&sub));
     for (int i = 0; i < 20; i++) {
@@ -245,9 +296,9 @@ static void check_split(int *a, int *b)
 
 static void force_all(const char *name)
 {
-    ibex_coll_kind_t kinds[] = {IBEX_COLL_BARRIER, IBEX_COLL_BCAST, IBEX_COLL_REDUCE,
-                                IBEX_COLL_ALLREDUCE};
-    for (int k = 0; k < 4; k++)
+    ibex_coll_kind_t kinds[] = {IBEX_COLL_BARRIER,   IBEX_COLL_BCAST,  IBEX_COLL_REDUCE,
+                                IBEX_COLL_ALLREDUCE, IBEX_COLL_GATHER, IBEX_COLL_ALLGATHER};
+    for (int k = 0; k < 6; k++)
         CHECK(ibex_coll_force(kinds[k], name) == IBEX_OK);
 }
 
