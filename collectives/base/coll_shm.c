@@ -62,6 +62,11 @@ static int node_of(int world_rank)
     return ibex_rt.boot.node_of ? ibex_rt.boot.node_of[world_rank] : 0;
 }
 
+int ibex_coll_node_of(const ibex_comm_t *comm, int rank)
+{
+    return node_of(ibex_comm_world_rank(comm, rank));
+}
+
 bool ibex_coll_shm_comm_local(const ibex_comm_t *comm)
 {
     int mine = node_of(ibex_comm_world_rank(comm, comm->rank));
@@ -71,12 +76,19 @@ bool ibex_coll_shm_comm_local(const ibex_comm_t *comm)
     return true;
 }
 
-bool ibex_coll_shm_usable(const ibex_comm_t *comm)
+/* NODE: more than one rank, all on one node; NODES: several nodes, one of them with more
+ * than one rank of comm (else a hierarchy has nothing to share); else ANY. */
+static ibex_coll_span_t comm_span(const ibex_comm_t *comm)
 {
-    const ibex_coll_shm_t *seg = comm->coll_shm;
-    if (seg)
-        return seg->ctl != NULL;
-    return comm->size > 1 && ibex_coll_shm_comm_local(comm);
+    if (comm->size < 2)
+        return IBEX_COLL_SPAN_ANY;
+    if (ibex_coll_shm_comm_local(comm))
+        return IBEX_COLL_SPAN_NODE;
+    for (int i = 0; i < comm->size; i++)
+        for (int j = i + 1; j < comm->size; j++)
+            if (ibex_coll_node_of(comm, i) == ibex_coll_node_of(comm, j))
+                return IBEX_COLL_SPAN_NODES;
+    return IBEX_COLL_SPAN_ANY;
 }
 
 void ibex_coll_shm_wait(const uint64_t *flag, uint64_t g)
@@ -137,8 +149,10 @@ static void seg_free(void *state)
     ibex_coll_shm_t *seg = state;
     if (seg && seg->ctl)
         munmap(seg->ctl, seg->map_size);
-    if (seg)
+    if (seg) {
         free(seg->scratch);
+        ibex_coll_hier_free(seg);
+    }
     free(seg);
 }
 
@@ -257,24 +271,45 @@ static ibex_status_t seg_setup(ibex_comm_t *comm, ibex_coll_shm_t *seg)
     return cma_probe(comm, seg);
 }
 
-ibex_status_t ibex_coll_shm_get(ibex_comm_t *comm, ibex_coll_shm_t **seg_p)
+/* The collectives' state of comm, made on first use (local: no message). */
+ibex_coll_shm_t *ibex_coll_state(ibex_comm_t *comm)
 {
     ibex_coll_shm_t *seg = comm->coll_shm;
-    *seg_p = NULL;
-    if (seg) {
-        *seg_p = seg->ctl ? seg : NULL;
-        return IBEX_OK;
-    }
+    if (seg)
+        return seg;
     seg = calloc(1, sizeof(*seg));
     if (!seg)
-        return IBEX_ERR_NO_MEMORY; /* before any message: every rank must say the same */
+        return NULL;
     seg->size = comm->size;
     seg->rank = comm->rank;
     seg->slot_size = (ibex_coll_shm_inline_max() + 63) / 64 * 64;
+    seg->span = comm_span(comm);
     comm->coll_shm = seg;
     comm->coll_shm_free = seg_free;
-    if (comm->size < 2 || !ibex_coll_shm_comm_local(comm))
+    return seg;
+}
+
+ibex_coll_span_t ibex_coll_comm_span(ibex_comm_t *comm)
+{
+    ibex_coll_shm_t *seg = ibex_coll_state(comm);
+    if (!seg)
+        return IBEX_COLL_SPAN_ANY; /* out of memory: the plain algorithms need no state */
+    if (seg->span == IBEX_COLL_SPAN_NODE && seg->tried && !seg->ctl)
+        return IBEX_COLL_SPAN_ANY; /* the segment could not be made */
+    return seg->span;
+}
+
+ibex_status_t ibex_coll_shm_get(ibex_comm_t *comm, ibex_coll_shm_t **seg_p)
+{
+    ibex_coll_shm_t *seg = ibex_coll_state(comm);
+    *seg_p = NULL;
+    if (!seg)
+        return IBEX_ERR_NO_MEMORY; /* before any message: every rank must say the same */
+    if (seg->tried || seg->span != IBEX_COLL_SPAN_NODE) {
+        *seg_p = seg->ctl ? seg : NULL;
         return IBEX_OK;
+    }
+    seg->tried = true;
     ibex_status_t st = seg_setup(comm, seg);
     if (st == IBEX_ERR_UNSUPPORTED) {
         if (seg->ctl)

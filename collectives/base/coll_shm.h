@@ -54,6 +54,15 @@ typedef struct ibex_coll_shm {
     char *slots;
     char *scratch; /* chunks of the single-copy reductions, kept between calls */
     size_t scratch_size;
+    ibex_coll_span_t span; /* of the communicator */
+    bool tried;            /* the segment was tried (ctl is NULL if it could not be made) */
+    /* the hierarchy of a communicator over several nodes (coll_hier.c) */
+    bool hier_tried;
+    struct ibex_comm *node;    /* this rank's node: its ranks in the parent's order */
+    struct ibex_comm *leaders; /* the lowest parent rank of each node; NULL on the others */
+    int *leader_of;            /* parent rank -> parent rank of its node's leader */
+    int *leader_index;         /* parent rank -> rank of its node's leader in `leaders` */
+    bool hier_ordered;         /* nodes are consecutive blocks of parent ranks: rank order holds */
 } ibex_coll_shm_t;
 
 /* The segment of a communicator, made on first use; NULL when the shared-memory algorithms
@@ -61,9 +70,13 @@ typedef struct ibex_coll_shm {
  * on some rank): the caller then runs a point-to-point algorithm. Collective: every rank of the
  * communicator gets the same answer. Only a failure to communicate is an error. */
 ibex_status_t ibex_coll_shm_get(ibex_comm_t *comm, ibex_coll_shm_t **seg_p);
-/* Whether the shared-memory algorithms may run on comm: more than one rank, all on this node,
- * and the segment (if already tried) was made. Local and cheap: what the rule table asks. */
-bool ibex_coll_shm_usable(const ibex_comm_t *comm);
+/* The collectives' state of comm (segment, hierarchy), made on first use with no message;
+ * NULL when out of memory. */
+ibex_coll_shm_t *ibex_coll_state(ibex_comm_t *comm);
+/* What the rule table asks: the span of comm (ANY once its segment failed). Local, cached. */
+ibex_coll_span_t ibex_coll_comm_span(ibex_comm_t *comm);
+/* The node of a rank of comm (the real one, or its block of IBEX_COLL_NODE_SIZE world ranks). */
+int ibex_coll_node_of(const ibex_comm_t *comm, int rank);
 /* Whether every rank of comm is on this node (or in this rank's block of IBEX_COLL_NODE_SIZE). */
 bool ibex_coll_shm_comm_local(const ibex_comm_t *comm);
 /* The largest payload of the inline path (IBEX_COLL_SHM_INLINE). */
@@ -114,6 +127,14 @@ void ibex_coll_shm_claim(ibex_coll_shm_t *seg, uint64_t g);
  * when rank is this rank. */
 ibex_status_t ibex_coll_shm_read(ibex_coll_shm_t *seg, int rank, uint64_t addr, void *dst,
                                  size_t len);
+
+/* ---- the hierarchy (coll_hier.c) ---- */
+/* Builds (once, collectively over comm) the node and leaders communicators of seg's comm;
+ * IBEX_OK with seg->node NULL if there is no hierarchy to use. */
+ibex_status_t ibex_coll_hier_get(ibex_comm_t *comm, ibex_coll_shm_t **seg_p);
+void ibex_coll_hier_free(ibex_coll_shm_t *seg);
+/* Rank of parent rank r in its node's communicator. */
+int ibex_coll_hier_node_rank(const ibex_coll_shm_t *seg, int r);
 
 /* ---- reduction steps (coll_shm_reduce.c) ---- */
 /* dst (the dense result bytes) = the rank-order fold of every rank's slot of generation g,

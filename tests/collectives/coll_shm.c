@@ -283,6 +283,13 @@ static void check_split(int *a, int *b)
     check_gathers(sub, a, b);
     check_no_segment_names();
     CHECK_OK(MPI_Comm_free(&sub));
+    /* evens then odds: under IBEX_COLL_NODE_SIZE=2 the nodes interleave in rank order, so a
+     * hierarchy must not fold a non-commutative op node by node */
+    CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, (wrank % 2) * wsize + wrank, &sub));
+    check_noncommutative(sub, (unsigned *)a, (unsigned *)b);
+    check_reduce(sub, a, b);
+    check_bcast(sub, a);
+    CHECK_OK(MPI_Comm_free(&sub));
     for (int i = 0; i < 20; i++) {
         MPI_Comm dup;
         int x = wrank, sum = -1;
