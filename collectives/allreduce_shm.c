@@ -27,7 +27,7 @@ static ibex_status_t allreduce_inline(ibex_coll_shm_t *seg, uint64_t g, const ib
                                       const char *in, char *out, size_t bytes)
 {
     ibex_coll_shm_claim(seg, g);
-    memcpy(ibex_coll_shm_slot(seg, seg->rank, g), in, bytes);
+    memcpy(ibex_coll_shm_slot(seg, seg->rank, g, bytes), in, bytes);
     ibex_coll_shm_arrive(seg, g);
     return ibex_coll_shm_combine(seg, g, a, out);
 }

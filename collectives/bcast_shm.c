@@ -29,7 +29,7 @@ static char *dense(void *buf, int count, const ibex_dt_t *d)
 static void bcast_inline(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a, size_t bytes)
 {
     const ibex_dt_t *d = ibex_dt_get(a->rdt);
-    void *slot = ibex_coll_shm_slot(seg, a->root, g);
+    void *slot = ibex_coll_shm_slot(seg, a->root, g, bytes);
     if (seg->rank == a->root) {
         ibex_coll_shm_claim(seg, g);
         ibex_dt_pack(a->rbuf, a->rcount, d, 0, slot, bytes);

@@ -25,7 +25,7 @@ static ibex_status_t reduce_inline(ibex_coll_shm_t *seg, uint64_t g, const ibex_
                                    const char *in, char *out, size_t bytes)
 {
     ibex_coll_shm_claim(seg, g);
-    memcpy(ibex_coll_shm_slot(seg, seg->rank, g), in, bytes);
+    memcpy(ibex_coll_shm_slot(seg, seg->rank, g, bytes), in, bytes);
     ibex_coll_shm_arrive(seg, g);
     if (seg->rank != a->root)
         return IBEX_OK;

@@ -321,3 +321,6 @@ ibex_status_t ibex_coll_shm_get(ibex_comm_t *comm, ibex_coll_shm_t **seg_p)
         *seg_p = seg;
     return st;
 }
+
+_Static_assert(sizeof(ibex_coll_shm_ctl_t) == 128, "a control block is two cache lines");
+_Static_assert(offsetof(ibex_coll_shm_ctl_t, ready) == 64, "the arrive line ends at 64 bytes");

@@ -10,8 +10,9 @@
  * with process_vm_readv; then rank 0 unlinks it, so nothing stays in /dev/shm whatever happens
  * to the ranks later. The mappings go at MPI_Comm_free / MPI_Finalize (comm->coll_shm_free).
  *
- * Layout: one control block per rank (two cache lines, written by that rank only), then per
- * rank two inline slots of `slot_size` bytes. Every collective on the segment is one
+ * Layout: one control block per rank (two cache lines, written by that rank only; the first
+ * holds the arrive flag and two tiny slots), then per rank two inline slots of `slot_size`
+ * bytes. Every collective on the segment is one
  * generation g = ++gen, the same on every rank since every rank calls a communicator's
  * collectives in the same order. A rank's flags only grow:
  *   arrive = g  on entering collective g, after its slot / addresses for g are published;
@@ -36,11 +37,18 @@
 
 #include "coll.h"
 
+#define IBEX_COLL_SHM_TINY 24 /* payloads this small travel in the arrive flag's cache line */
+
+/* Line 0 is what a waiting rank polls: the arrive flag and, beside it, the two tiny slots, so
+ * a small allreduce / bcast costs one cache-line transfer per peer. Line 1 has the rest. */
 typedef struct ibex_coll_shm_ctl {
-    uint64_t arrive, ready, done;
-    uint64_t saddr, raddr; /* this rank's send / result buffer for the current generation */
+    uint64_t arrive;
     int32_t pid;
-    char pad[128 - 5 * sizeof(uint64_t) - sizeof(int32_t)];
+    int32_t pad0;
+    char tiny[2][IBEX_COLL_SHM_TINY];
+    uint64_t ready, done;
+    uint64_t saddr, raddr; /* this rank's send / result buffer for the current generation */
+    char pad1[128 - 64 - 4 * sizeof(uint64_t)];
 } __attribute__((aligned(128))) ibex_coll_shm_ctl_t;
 
 typedef struct ibex_coll_shm {
@@ -111,9 +119,12 @@ static inline void ibex_coll_shm_arrive(ibex_coll_shm_t *seg, uint64_t g)
     ibex_coll_shm_set(&seg->ctl[seg->rank].arrive, g);
 }
 
-/* Inline slot of `rank` for generation g. */
-static inline void *ibex_coll_shm_slot(ibex_coll_shm_t *seg, int rank, uint64_t g)
+/* Inline slot of `rank` for generation g and a payload of `bytes` (every rank of the
+ * collective passes the same): the tiny one in the flag's line, or the rank's slot. */
+static inline void *ibex_coll_shm_slot(ibex_coll_shm_t *seg, int rank, uint64_t g, size_t bytes)
 {
+    if (bytes <= IBEX_COLL_SHM_TINY)
+        return seg->ctl[rank].tiny[g & 1];
     return seg->slots + ((size_t)rank * 2 + (g & 1)) * seg->slot_size;
 }
 

@@ -15,14 +15,16 @@ void ibex_coll_shm_put_inline(ibex_coll_shm_t *seg, uint64_t g, const void *buf,
                               MPI_Datatype dt)
 {
     const ibex_dt_t *d = ibex_dt_get(dt);
-    ibex_dt_pack(buf, count, d, 0, ibex_coll_shm_slot(seg, seg->rank, g), (size_t)count * d->size);
+    ibex_dt_pack(buf, count, d, 0, ibex_coll_shm_slot(seg, seg->rank, g, (size_t)count * d->size),
+                 (size_t)count * d->size);
 }
 
 void ibex_coll_shm_get_inline(ibex_coll_shm_t *seg, uint64_t g, int src, void *buf, int count,
                               MPI_Datatype dt)
 {
     const ibex_dt_t *d = ibex_dt_get(dt);
-    ibex_dt_unpack(buf, count, d, 0, ibex_coll_shm_slot(seg, src, g), (size_t)count * d->size);
+    ibex_dt_unpack(buf, count, d, 0, ibex_coll_shm_slot(seg, src, g, (size_t)count * d->size),
+                   (size_t)count * d->size);
 }
 
 ibex_status_t ibex_coll_shm_publish(ibex_coll_shm_t *seg, const void *buf, int count,

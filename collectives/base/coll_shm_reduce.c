@@ -27,11 +27,11 @@ ibex_status_t ibex_coll_shm_combine(ibex_coll_shm_t *seg, uint64_t g, const ibex
     int p = seg->size;
     if (p - 1 != seg->rank)
         ibex_coll_shm_wait(&seg->ctl[p - 1].arrive, g);
-    memcpy(dst, ibex_coll_shm_slot(seg, p - 1, g), bytes);
+    memcpy(dst, ibex_coll_shm_slot(seg, p - 1, g, bytes), bytes);
     for (int i = p - 2; i >= 0; i--) {
         if (i != seg->rank)
             ibex_coll_shm_wait(&seg->ctl[i].arrive, g);
-        const char *in = ibex_coll_shm_slot(seg, i, g);
+        const char *in = ibex_coll_shm_slot(seg, i, g, bytes);
         ibex_status_t st =
             ibex_coll_apply(a->op, in - d->true_lb, dst - d->true_lb, a->rcount, a->rdt);
         if (st != IBEX_OK)
