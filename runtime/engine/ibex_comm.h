@@ -47,6 +47,7 @@ typedef struct ibex_comm {
     void *coll_shm;
     void (*coll_shm_free)(void *state);
     char name[MPI_MAX_OBJECT_NAME];
+    void *topo; /* process topology (runtime/comm/ibex_topo.h): one block, freed with the comm */
 } ibex_comm_t;
 
 extern ibex_comm_t *ibex_comm_world;
