@@ -55,11 +55,14 @@ size_t ibex_coll_shm_chunk(void)
     return seg_chunk >= 4096 ? (size_t)seg_chunk : 4096;
 }
 
+/* The real node, cut into blocks of IBEX_COLL_NODE_SIZE world ranks when that is set: a faked
+ * node never spans two real ones, so the segment is only ever shared within a machine. */
 static int node_of(int world_rank)
 {
-    if (node_size > 0)
-        return world_rank / node_size;
-    return ibex_rt.boot.node_of ? ibex_rt.boot.node_of[world_rank] : 0;
+    int real = ibex_rt.boot.node_of ? ibex_rt.boot.node_of[world_rank] : 0;
+    if (node_size <= 0)
+        return real;
+    return real * (ibex_rt.boot.size / node_size + 1) + world_rank / node_size;
 }
 
 int ibex_coll_node_of(const ibex_comm_t *comm, int rank)
