@@ -25,12 +25,12 @@
 
 #define SEG_NAME_MAX 64
 
-static long long seg_inline = 8192;
+static long long seg_inline = 65536;
 static long long seg_chunk = 65536;
 static int node_size;
 
 static const ibex_cfg_entry_t coll_shm_table[] = {
-    {"COLL_SHM_INLINE", IBEX_CFG_SIZE, "8k", NULL, &seg_inline,
+    {"COLL_SHM_INLINE", IBEX_CFG_SIZE, "64k", NULL, &seg_inline,
      "shared-memory collectives: largest payload carried inline in the communicator's segment "
      "(two slots of this size per rank); larger ones go single-copy with process_vm_readv"},
     {"COLL_SHM_CHUNK", IBEX_CFG_SIZE, "64k", NULL, &seg_chunk,

@@ -17,8 +17,9 @@
 #include "comm_check.h"
 
 static int wrank, wsize;
-/* Around the default inline limit (8 KiB = 2048 ints) and past several 64 KiB chunks. */
-static const int counts[] = {0, 1, 7, 2047, 2048, 2049, 20001, 300007};
+/* Around the tiny limit (24 bytes), the default inline limit (64 KiB = 16384 ints) and past
+ * several 64 KiB chunks. */
+static const int counts[] = {0, 1, 6, 7, 2049, 16383, 16384, 16385, 300007};
 #define NCOUNTS  ((int)(sizeof(counts) / sizeof(counts[0])))
 #define MAXCOUNT 300007
 
@@ -94,7 +95,7 @@ static void check_bcast_types(MPI_Comm comm, int *a)
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    int sizes[] = {5, 3000, 100000};
+    int sizes[] = {5, 3000, 30000};
     for (int s = 0; s < 3; s++)
         for (int root = 0; root < size; root++) {
             int n = sizes[s];
@@ -120,8 +121,8 @@ static void check_gathers(MPI_Comm comm, int *a, int *b)
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    int sizes[] = {0, 1, 2048, 2049, 40000};
-    for (int s = 0; s < 5; s++) {
+    int sizes[] = {0, 1, 2049, 16384, 16385, 40000};
+    for (int s = 0; s < 6; s++) {
         int n = sizes[s];
         for (int i = 0; i < n; i++)
             a[i] = val(rank, i, s);
@@ -146,7 +147,7 @@ static void check_gathers(MPI_Comm comm, int *a, int *b)
         for (int r = 0; r < size; r++)
             for (int i = 0; i < n; i++)
                 CHECK(b[(size_t)r * (size_t)n + (size_t)i] == val(r, i, s));
-        if (n == 0 || n > 2049)
+        if (n == 0 || n > 16385)
             continue;
         MPI_Datatype gap, block;
         CHECK_OK(MPI_Type_vector(n, 1, 2, MPI_INT, &gap));
@@ -192,8 +193,8 @@ static void check_noncommutative(MPI_Comm comm, unsigned *a, unsigned *b)
     CHECK_OK(MPI_Type_contiguous(4, MPI_UNSIGNED, &mat));
     CHECK_OK(MPI_Type_commit(&mat));
     CHECK_OK(MPI_Op_create(matmul, 0, &op));
-    int sizes[] = {3, 700, 30001}; /* inline, single copy, several chunks per slice */
-    for (int s = 0; s < 3; s++) {
+    int sizes[] = {1, 700, 5000, 30001}; /* tiny, inline, single copy, chunks per slice */
+    for (int s = 0; s < 4; s++) {
         int n = sizes[s];
         for (int k = 0; k < n; k++)
             mat_of(rank, k, &a[4 * k]);
