@@ -18,6 +18,7 @@
 #ifndef IBEX_COLL_H
 #define IBEX_COLL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <mpi.h>
@@ -93,10 +94,19 @@ typedef struct ibex_coll_args {
 
 typedef ibex_status_t (*ibex_coll_fn_t)(const ibex_coll_args_t *args);
 
+/* Which communicators an algorithm is for (collshm): any, those within one node (shared
+ * memory), or those over several nodes with more than one rank on some node (hierarchical). */
+typedef enum {
+    IBEX_COLL_SPAN_ANY = 0,
+    IBEX_COLL_SPAN_NODE,
+    IBEX_COLL_SPAN_NODES,
+} ibex_coll_span_t;
+
 typedef struct ibex_coll_algo {
     const char *name; /* "binomial": forced with ibex_coll_force(kind, name) */
     ibex_coll_kind_t kind;
     ibex_coll_fn_t fn;
+    ibex_coll_span_t span; /* the communicators it is chosen for (by the table) */
 } ibex_coll_algo_t;
 
 /* ---- algorithms, one per file ---- */
@@ -151,6 +161,19 @@ ibex_status_t ibex_coll_rsag_reduce_scatter(ibex_coll_rsag_t *s);
 void ibex_coll_rsag_fini(ibex_coll_rsag_t *s);
 int ibex_coll_rsag_peer(const ibex_coll_rsag_t *s, int newrank);       /* its real rank */
 int ibex_coll_rsag_count(const ibex_coll_rsag_t *s, int from, int to); /* elements of blocks */
+/* shared-memory native, within one node (collectives/<kind>_shm.c, base/coll_shm.h) */
+ibex_status_t ibex_coll_barrier_shm(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_bcast_shm(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_reduce_shm(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_allreduce_shm(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_gather_shm(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_allgather_shm(const ibex_coll_args_t *args);
+/* hierarchical: shared memory within each node, the classic algorithms between node leaders
+ * (collectives/<kind>_hier.c, base/coll_hier.c) */
+ibex_status_t ibex_coll_barrier_hier(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_bcast_hier(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_reduce_hier(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_allreduce_hier(const ibex_coll_args_t *args);
 
 /* ---- selection (coll_select.c) ---- */
 const char *ibex_coll_kind_name(ibex_coll_kind_t kind);
@@ -171,6 +194,11 @@ const ibex_coll_algo_t *ibex_coll_algo_at(ibex_coll_kind_t kind, int i);
 void ibex_coll_algo_names(ibex_coll_kind_t kind, char *buf, size_t len);
 /* Selects and runs. */
 ibex_status_t ibex_coll_run(ibex_coll_kind_t kind, const ibex_coll_args_t *args, size_t bytes);
+/* Runs the table's first algorithm for any communicator (IBEX_COLL_SPAN_ANY): what a
+ * shared-memory or hierarchical algorithm does when it cannot run on a call (wrong span, no
+ * segment, no single copy for a large message, non-contiguous or non-commutative reduction),
+ * which every rank decides alike. */
+ibex_status_t ibex_coll_fallback(ibex_coll_kind_t kind, const ibex_coll_args_t *args, size_t bytes);
 
 /* ---- helpers (coll_util.c) ---- */
 /* A temporary buffer laid out like (count, dt): returns the pointer to pass as the buffer

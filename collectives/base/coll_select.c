@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "coll.h"
+#include "coll_shm.h"
 #include "ibex_config.h"
 #include "ibex_log.h"
 
@@ -54,6 +55,17 @@ static const ibex_coll_algo_t algorithms[] = {
     {"linear", IBEX_COLL_SCAN, ibex_coll_scan_linear},
     {"recursive_doubling", IBEX_COLL_EXSCAN, ibex_coll_exscan_recursive_doubling},
     {"linear", IBEX_COLL_EXSCAN, ibex_coll_exscan_linear},
+    /* shared-memory native and hierarchical (collshm): chosen by span, see the rules */
+    {"shmem", IBEX_COLL_BARRIER, ibex_coll_barrier_shm, IBEX_COLL_SPAN_NODE},
+    {"shmem", IBEX_COLL_BCAST, ibex_coll_bcast_shm, IBEX_COLL_SPAN_NODE},
+    {"shmem", IBEX_COLL_REDUCE, ibex_coll_reduce_shm, IBEX_COLL_SPAN_NODE},
+    {"shmem", IBEX_COLL_ALLREDUCE, ibex_coll_allreduce_shm, IBEX_COLL_SPAN_NODE},
+    {"shmem", IBEX_COLL_GATHER, ibex_coll_gather_shm, IBEX_COLL_SPAN_NODE},
+    {"shmem", IBEX_COLL_ALLGATHER, ibex_coll_allgather_shm, IBEX_COLL_SPAN_NODE},
+    {"hier", IBEX_COLL_BARRIER, ibex_coll_barrier_hier, IBEX_COLL_SPAN_NODES},
+    {"hier", IBEX_COLL_BCAST, ibex_coll_bcast_hier, IBEX_COLL_SPAN_NODES},
+    {"hier", IBEX_COLL_REDUCE, ibex_coll_reduce_hier, IBEX_COLL_SPAN_NODES},
+    {"hier", IBEX_COLL_ALLREDUCE, ibex_coll_allreduce_hier, IBEX_COLL_SPAN_NODES},
 };
 #define ALGO_COUNT ((int)(sizeof(algorithms) / sizeof(algorithms[0])))
 
@@ -81,7 +93,22 @@ typedef struct coll_rule {
 /* The size crossovers are the published ones (MPICH's defaults: Thakur, Rabenseifner and Gropp,
  * "Optimization of collective communication operations in MPICH", 2005), not yet measured on
  * this machine; bytes is the selection key described in coll.h. */
+/* A rule naming an algorithm of a span (ibex_coll_span_t) applies only to a communicator of
+ * that span. */
 static const coll_rule_t rules[] = {
+    /* shared-memory native, node-local communicators (collshm): up to 64 ranks, every size
+     * (measured against the point-to-point algorithms in collectives/README.md) */
+    {IBEX_COLL_BARRIER, 64, SIZE_MAX, "shmem"},
+    {IBEX_COLL_BCAST, 64, SIZE_MAX, "shmem"},
+    {IBEX_COLL_REDUCE, 64, SIZE_MAX, "shmem"},
+    {IBEX_COLL_ALLREDUCE, 64, SIZE_MAX, "shmem"},
+    {IBEX_COLL_GATHER, 64, SIZE_MAX, "shmem"},
+    {IBEX_COLL_ALLGATHER, 64, SIZE_MAX, "shmem"},
+    /* several nodes, more than one rank on some: shared memory inside, leaders between */
+    {IBEX_COLL_BARRIER, INT_MAX, SIZE_MAX, "hier"},
+    {IBEX_COLL_BCAST, INT_MAX, SIZE_MAX, "hier"},
+    {IBEX_COLL_REDUCE, INT_MAX, SIZE_MAX, "hier"},
+    {IBEX_COLL_ALLREDUCE, INT_MAX, SIZE_MAX, "hier"},
     {IBEX_COLL_BARRIER, INT_MAX, SIZE_MAX, "dissemination"},
     {IBEX_COLL_BCAST, 7, SIZE_MAX, "binomial"},    /* few ranks: the tree is short */
     {IBEX_COLL_BCAST, INT_MAX, 12288, "binomial"}, /* small: latency */
@@ -204,22 +231,40 @@ ibex_status_t ibex_coll_init(void)
     return result;
 }
 
-const ibex_coll_algo_t *ibex_coll_select(ibex_coll_kind_t kind, int comm_size, size_t bytes)
+/* The first rule that fits a communicator of that span. */
+static const ibex_coll_algo_t *select_rule(ibex_coll_kind_t kind, int comm_size, size_t bytes,
+                                           ibex_coll_span_t span)
 {
-    if (forced[kind])
-        return forced[kind];
     for (int i = 0; i < RULE_COUNT; i++) {
         const coll_rule_t *r = &rules[i];
-        if (r->kind == kind && comm_size <= r->max_comm_size && bytes <= r->max_bytes)
-            return algo_find(kind, r->algo);
+        if (r->kind != kind || comm_size > r->max_comm_size || bytes > r->max_bytes)
+            continue;
+        const ibex_coll_algo_t *algo = algo_find(kind, r->algo);
+        if (algo->span == IBEX_COLL_SPAN_ANY || algo->span == span)
+            return algo;
     }
     ibex_assert(!"every collective has a catch-all rule");
     return NULL;
 }
 
+/* Without a communicator: the rules for any span. */
+const ibex_coll_algo_t *ibex_coll_select(ibex_coll_kind_t kind, int comm_size, size_t bytes)
+{
+    if (forced[kind])
+        return forced[kind];
+    return select_rule(kind, comm_size, bytes, IBEX_COLL_SPAN_ANY);
+}
+
+ibex_status_t ibex_coll_fallback(ibex_coll_kind_t kind, const ibex_coll_args_t *args, size_t bytes)
+{
+    return select_rule(kind, args->comm->size, bytes, IBEX_COLL_SPAN_ANY)->fn(args);
+}
+
 ibex_status_t ibex_coll_run(ibex_coll_kind_t kind, const ibex_coll_args_t *args, size_t bytes)
 {
-    const ibex_coll_algo_t *algo = ibex_coll_select(kind, args->comm->size, bytes);
+    const ibex_coll_algo_t *algo =
+        forced[kind] ? forced[kind]
+                     : select_rule(kind, args->comm->size, bytes, ibex_coll_comm_span(args->comm));
     ibex_trace(COLL, "%s %s: %d ranks, %zu bytes", ibex_coll_kind_name(kind), algo->name,
                args->comm->size, bytes);
     return algo->fn(args);

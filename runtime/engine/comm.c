@@ -69,6 +69,8 @@ ibex_comm_t *ibex_comm_new_on(ibex_group_t *group, ibex_group_t *remote, uint32_
 
 void ibex_comm_destroy(ibex_comm_t *comm)
 {
+    if (comm->coll_shm_free)
+        comm->coll_shm_free(comm->coll_shm);
     ibex_match_queue_put(comm->context_id);
     ibex_match_queue_put(comm->context_id + 1);
     if (comm != ibex_comm_world && comm != ibex_comm_self)

@@ -47,6 +47,11 @@ typedef struct ibex_comm {
     struct ibex_match_queue *pt2pt; /* matching state of context_id */
     struct ibex_match_queue *coll;  /* matching state of context_id + 1 */
     int coll_tag;                   /* sequence for internal collective tags */
+    /* The shared-memory collectives' state (collectives/base/coll_shm.c), made at the first
+     * collective that needs it; the engine only calls its destructor when the communicator
+     * goes, so it never needs to know what is inside. */
+    void *coll_shm;
+    void (*coll_shm_free)(void *state);
     char name[MPI_MAX_OBJECT_NAME];
     void *topo; /* process topology (runtime/comm/ibex_topo.h): one block, freed with the comm */
 } ibex_comm_t;

@@ -3,11 +3,13 @@
 #include "coll_fake.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ibex_datatype.h"
 #include "ibex_p2p.h"
+#include "ibex_runtime.h"
 
 typedef struct fake_msg {
     struct fake_msg *next;
@@ -121,6 +123,45 @@ ibex_status_t ibex_p2p_waitall(int n, ibex_req_t **reqs)
     return first;
 }
 
+/* The threads share one process, so they must not look like ranks of one node (the
+ * shared-memory collectives would try to map a segment between them): each fake rank is on a
+ * node of its own. */
+ibex_runtime_t ibex_rt;
+static int fake_world[COLL_FAKE_MAX_RANKS];
+static ibex_group_t fake_group = {.world_ranks = fake_world};
+
+/* ibex_request.h's, declared here: this fake has its own struct ibex_req. */
+void ibex_wait_step(int *idle_polls);
+void ibex_wait_step(int *idle_polls)
+{
+    (void)idle_polls;
+    sched_yield();
+}
+
+/* The hierarchy (collectives/base/coll_hier.c) makes communicators; with one fake rank per node
+ * it never runs, so these only satisfy the linker and say so if called. */
+ibex_handle_table_t ibex_comm_handles;
+ibex_status_t ibex_comm_create_from(ibex_comm_t *parent, ibex_group_t *group, ibex_comm_t **comm_p)
+{
+    (void)parent, (void)group, (void)comm_p;
+    abort();
+}
+void ibex_comm_destroy(ibex_comm_t *comm)
+{
+    (void)comm;
+    abort();
+}
+ibex_group_t *ibex_group_new(int size)
+{
+    (void)size;
+    abort();
+}
+void ibex_group_release(ibex_group_t *group)
+{
+    (void)group;
+    abort();
+}
+
 typedef struct fake_rank {
     pthread_t thread;
     ibex_comm_t comm;
@@ -140,8 +181,13 @@ void coll_fake_run(int nranks, coll_fake_fn_t fn, void *arg)
     fake_rank_t ranks[COLL_FAKE_MAX_RANKS];
     if (nranks < 1 || nranks > COLL_FAKE_MAX_RANKS)
         abort();
+    for (int i = 0; i < COLL_FAKE_MAX_RANKS; i++)
+        fake_world[i] = i;
+    fake_group.size = nranks;
+    ibex_rt.boot.node_of = fake_world;
     for (int i = 0; i < nranks; i++) {
         memset(&ranks[i], 0, sizeof(ranks[i]));
+        ranks[i].comm.group = &fake_group;
         ranks[i].comm.rank = i;
         ranks[i].comm.size = nranks;
         ranks[i].fn = fn;

@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The per-communicator shared segment of the shared-memory collectives (coll_shm.h says what
+ * is in it and how its flags are used). Made lazily and collectively over the point-to-point
+ * algorithms, unlinked as soon as every rank has it mapped, unmapped with the communicator.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "coll_shm.h"
+#include "ibex_config.h"
+#include "ibex_log.h"
+#include "ibex_request.h"
+#include "ibex_runtime.h"
+
+#define SEG_NAME_MAX 64
+
+static long long seg_inline = 65536;
+static long long seg_chunk = 65536;
+static int node_size;
+
+static const ibex_cfg_entry_t coll_shm_table[] = {
+    {"COLL_SHM_INLINE", IBEX_CFG_SIZE, "64k", NULL, &seg_inline,
+     "shared-memory collectives: largest payload carried inline in the communicator's segment "
+     "(two slots of this size per rank); larger ones go single-copy with process_vm_readv"},
+    {"COLL_SHM_CHUNK", IBEX_CFG_SIZE, "64k", NULL, &seg_chunk,
+     "shared-memory collectives: bytes per step of the single-copy reductions (read, reduce, "
+     "while the chunk is in cache)"},
+    {"COLL_NODE_SIZE", IBEX_CFG_INT, "0", NULL, &node_size,
+     "treat each block of this many consecutive world ranks as one node for the collectives (0: "
+     "the real nodes); runs the multi-node paths on one machine"},
+};
+IBEX_CFG_MODULE(coll_shm, "coll_shm", IBEX_CFG_LAYER_COLL, coll_shm_table);
+
+/* What a probing rank reads in its neighbour's memory. */
+static const uint64_t probe_magic = 0x1bec011c0115aa55ull;
+
+size_t ibex_coll_shm_inline_max(void)
+{
+    return (size_t)seg_inline;
+}
+
+size_t ibex_coll_shm_chunk(void)
+{
+    return seg_chunk >= 4096 ? (size_t)seg_chunk : 4096;
+}
+
+/* The real node, cut into blocks of IBEX_COLL_NODE_SIZE world ranks when that is set: a faked
+ * node never spans two real ones, so the segment is only ever shared within a machine. */
+static int node_of(int world_rank)
+{
+    int real = ibex_rt.boot.node_of ? ibex_rt.boot.node_of[world_rank] : 0;
+    if (node_size <= 0)
+        return real;
+    return real * (ibex_rt.boot.size / node_size + 1) + world_rank / node_size;
+}
+
+int ibex_coll_node_of(const ibex_comm_t *comm, int rank)
+{
+    return node_of(ibex_comm_world_rank(comm, rank));
+}
+
+bool ibex_coll_shm_comm_local(const ibex_comm_t *comm)
+{
+    int mine = node_of(ibex_comm_world_rank(comm, comm->rank));
+    for (int i = 0; i < comm->size; i++)
+        if (node_of(ibex_comm_world_rank(comm, i)) != mine)
+            return false;
+    return true;
+}
+
+/* NODE: more than one rank, all on one node; NODES: several nodes, one of them with more
+ * than one rank of comm (else a hierarchy has nothing to share); else ANY. */
+static ibex_coll_span_t comm_span(const ibex_comm_t *comm)
+{
+    if (comm->size < 2)
+        return IBEX_COLL_SPAN_ANY;
+    if (ibex_coll_shm_comm_local(comm))
+        return IBEX_COLL_SPAN_NODE;
+    for (int i = 0; i < comm->size; i++)
+        for (int j = i + 1; j < comm->size; j++)
+            if (ibex_coll_node_of(comm, i) == ibex_coll_node_of(comm, j))
+                return IBEX_COLL_SPAN_NODES;
+    return IBEX_COLL_SPAN_ANY;
+}
+
+void ibex_coll_shm_wait(const uint64_t *flag, uint64_t g)
+{
+    int idle = 0;
+    while (ibex_coll_shm_load(flag) < g)
+        ibex_wait_step(&idle);
+}
+
+void ibex_coll_shm_wait_all(ibex_coll_shm_t *seg, size_t offset, uint64_t g)
+{
+    for (int i = 0; i < seg->size; i++)
+        if (i != seg->rank)
+            ibex_coll_shm_wait((const uint64_t *)((char *)&seg->ctl[i] + offset), g);
+}
+
+void ibex_coll_shm_claim(ibex_coll_shm_t *seg, uint64_t g)
+{
+    if (g < 3 || seg->all_seen >= g - 1)
+        return;
+    ibex_coll_shm_wait_all(seg, offsetof(ibex_coll_shm_ctl_t, arrive), g - 1);
+    seg->all_seen = g - 1;
+}
+
+/* process_vm_readv until len bytes are in; the errno of the failure, or 0. */
+static int cma_read(pid_t pid, uint64_t addr, void *dst, size_t len)
+{
+    while (len > 0) {
+        struct iovec liov = {.iov_base = dst, .iov_len = len};
+        struct iovec riov = {.iov_base = (void *)(uintptr_t)addr, .iov_len = len};
+        ssize_t n = process_vm_readv(pid, &liov, 1, &riov, 1, 0);
+        if (n <= 0)
+            return n < 0 ? errno : EFAULT;
+        dst = (char *)dst + n;
+        addr += (uint64_t)n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+ibex_status_t ibex_coll_shm_read(ibex_coll_shm_t *seg, int rank, uint64_t addr, void *dst,
+                                 size_t len)
+{
+    if (rank == seg->rank) {
+        memcpy(dst, (const void *)(uintptr_t)addr, len);
+        return IBEX_OK;
+    }
+    int err = cma_read(seg->ctl[rank].pid, addr, dst, len);
+    if (err == 0)
+        return IBEX_OK;
+    ibex_error(COLL, "reading %zu bytes of rank %d (pid %d) failed: %s", len, rank,
+               (int)seg->ctl[rank].pid, strerror(err));
+    return IBEX_ERR_IO;
+}
+
+static void seg_free(void *state)
+{
+    ibex_coll_shm_t *seg = state;
+    if (seg && seg->ctl)
+        munmap(seg->ctl, seg->map_size);
+    if (seg) {
+        free(seg->scratch);
+        ibex_coll_hier_free(seg);
+    }
+    free(seg);
+}
+
+static size_t seg_bytes(int size, size_t slot)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t bytes = (size_t)size * (sizeof(ibex_coll_shm_ctl_t) + 2 * slot);
+    return (bytes + page - 1) / page * page;
+}
+
+/* Rank 0: a new owner-only object with a name nobody can guess; "" on failure. */
+static int seg_create(char *name, size_t bytes)
+{
+    uint64_t r[2];
+    name[0] = '\0';
+    if (getrandom(r, sizeof(r), 0) != sizeof(r)) {
+        ibex_warn(COLL, "getrandom for a segment name failed: %m");
+        return -1;
+    }
+    char tmp[SEG_NAME_MAX];
+    snprintf(tmp, sizeof(tmp), "/ibex-coll-%d-%016" PRIx64 "%016" PRIx64, (int)getpid(), r[0],
+             r[1]);
+    int fd = shm_open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        ibex_warn(COLL, "shm_open() of a collective segment failed: %m");
+        return -1;
+    }
+    if (ftruncate(fd, (off_t)bytes) != 0) {
+        ibex_warn(COLL, "sizing a %zu-byte collective segment failed: %m", bytes);
+        close(fd);
+        shm_unlink(tmp);
+        return -1;
+    }
+    memcpy(name, tmp, SEG_NAME_MAX);
+    return fd;
+}
+
+static void *seg_map(int fd, size_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        ibex_warn(COLL, "mapping a %zu-byte collective segment failed: %m", bytes);
+        return NULL;
+    }
+    return p;
+}
+
+/* MIN-allreduce of one int over the point-to-point algorithm (the segment is not there yet). */
+static ibex_status_t agree(ibex_comm_t *comm, int *value)
+{
+    int in = *value;
+    ibex_coll_args_t a = {.comm = comm,
+                          .sbuf = &in,
+                          .rbuf = value,
+                          .rcount = 1,
+                          .rdt = MPI_INT,
+                          .op = ibex_op_get(MPI_MIN)};
+    return ibex_coll_allreduce_recursive_doubling(&a);
+}
+
+/* Yama's ptrace_scope 1 allows reading a process that named us: name everyone (as the shared-memory
+ * transport does); the neighbour probe below finds out whether it worked. */
+static void cma_allow(void)
+{
+    FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
+    int scope = 0;
+    if (!f)
+        return;
+    if (fscanf(f, "%d", &scope) == 1 && scope == 1)
+        prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+    fclose(f);
+}
+
+/* Every rank reads the next one's probe word: agreed, so either all use single copy or none. */
+static ibex_status_t cma_probe(ibex_comm_t *comm, ibex_coll_shm_t *seg)
+{
+    uint64_t word = 0;
+    int next = (seg->rank + 1) % seg->size;
+    int ok = cma_read(seg->ctl[next].pid, seg->ctl[next].saddr, &word, sizeof(word)) == 0 &&
+             word == probe_magic;
+    ibex_status_t st = agree(comm, &ok);
+    seg->cma = ok;
+    if (st == IBEX_OK && !ok && seg->rank == 0)
+        ibex_info(COLL, "process_vm_readv between ranks not allowed: large shared-memory "
+                        "collectives fall back to point-to-point");
+    return st;
+}
+
+static ibex_status_t seg_setup(ibex_comm_t *comm, ibex_coll_shm_t *seg)
+{
+    char name[SEG_NAME_MAX] = "";
+    size_t bytes = seg_bytes(comm->size, seg->slot_size);
+    int fd = comm->rank == 0 ? seg_create(name, bytes) : -1;
+    ibex_coll_args_t a = {
+        .comm = comm, .rbuf = name, .rcount = SEG_NAME_MAX, .rdt = MPI_CHAR, .root = 0};
+    ibex_status_t st = ibex_coll_bcast_binomial(&a);
+    if (st == IBEX_OK && name[0] && comm->rank != 0)
+        fd = shm_open(name, O_RDWR | O_CLOEXEC, 0);
+    void *map = fd >= 0 ? seg_map(fd, bytes) : NULL;
+    if (map) {
+        seg->ctl = map;
+        seg->map_size = bytes;
+        seg->slots = (char *)map + (size_t)comm->size * sizeof(ibex_coll_shm_ctl_t);
+        seg->ctl[seg->rank].pid = (int32_t)getpid();
+        seg->ctl[seg->rank].saddr = (uint64_t)(uintptr_t)&probe_magic;
+    }
+    int ok = map != NULL;
+    if (st == IBEX_OK)
+        st = agree(comm, &ok); /* also: every rank has mapped it, so the name can go */
+    if (comm->rank == 0 && name[0])
+        shm_unlink(name);
+    if (st != IBEX_OK || !ok)
+        return st != IBEX_OK ? st : IBEX_ERR_UNSUPPORTED;
+    cma_allow();
+    return cma_probe(comm, seg);
+}
+
+/* The collectives' state of comm, made on first use (local: no message). */
+ibex_coll_shm_t *ibex_coll_state(ibex_comm_t *comm)
+{
+    ibex_coll_shm_t *seg = comm->coll_shm;
+    if (seg)
+        return seg;
+    seg = calloc(1, sizeof(*seg));
+    if (!seg)
+        return NULL;
+    seg->size = comm->size;
+    seg->rank = comm->rank;
+    seg->slot_size = (ibex_coll_shm_inline_max() + 63) / 64 * 64;
+    seg->span = comm_span(comm);
+    comm->coll_shm = seg;
+    comm->coll_shm_free = seg_free;
+    return seg;
+}
+
+ibex_coll_span_t ibex_coll_comm_span(ibex_comm_t *comm)
+{
+    ibex_coll_shm_t *seg = ibex_coll_state(comm);
+    if (!seg)
+        return IBEX_COLL_SPAN_ANY; /* out of memory: the plain algorithms need no state */
+    if (seg->span == IBEX_COLL_SPAN_NODE && seg->tried && !seg->ctl)
+        return IBEX_COLL_SPAN_ANY; /* the segment could not be made */
+    return seg->span;
+}
+
+ibex_status_t ibex_coll_shm_get(ibex_comm_t *comm, ibex_coll_shm_t **seg_p)
+{
+    ibex_coll_shm_t *seg = ibex_coll_state(comm);
+    *seg_p = NULL;
+    if (!seg)
+        return IBEX_ERR_NO_MEMORY; /* before any message: every rank must say the same */
+    if (seg->tried || seg->span != IBEX_COLL_SPAN_NODE) {
+        *seg_p = seg->ctl ? seg : NULL;
+        return IBEX_OK;
+    }
+    seg->tried = true;
+    ibex_status_t st = seg_setup(comm, seg);
+    if (st == IBEX_ERR_UNSUPPORTED) {
+        if (seg->ctl)
+            munmap(seg->ctl, seg->map_size);
+        seg->ctl = NULL;
+        return IBEX_OK;
+    }
+    if (st == IBEX_OK)
+        *seg_p = seg;
+    return st;
+}
+
+_Static_assert(sizeof(ibex_coll_shm_ctl_t) == 128, "a control block is two cache lines");
+_Static_assert(offsetof(ibex_coll_shm_ctl_t, ready) == 64, "the arrive line ends at 64 bytes");

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The shared segment of a node-local communicator, for the shared-memory collectives
+ * (collectives/<kind>_shm.c; base/coll_shm.c makes and frees it).
+ *
+ * One segment per communicator whose ranks are all on this node, made at the first collective
+ * that wants it: rank 0 creates it (shm_open(), owner-only, a random name), sends the name to the
+ * others with the point-to-point bcast, every rank maps it and says so with the point-to-point
+ * allreduce, which also agrees whether every rank could map it and read the others' memory
+ * with process_vm_readv; then rank 0 unlinks it, so nothing stays in /dev/shm whatever happens
+ * to the ranks later. The mappings go at MPI_Comm_free / MPI_Finalize (comm->coll_shm_free).
+ *
+ * Layout: one control block per rank (two cache lines, written by that rank only; the first
+ * holds the arrive flag and two tiny slots), then per rank two inline slots of `slot_size`
+ * bytes. Every collective on the segment is one
+ * generation g = ++gen, the same on every rank since every rank calls a communicator's
+ * collectives in the same order. A rank's flags only grow:
+ *   arrive = g  on entering collective g, after its slot / addresses for g are published;
+ *               it also says "I have finished everything of g - 1";
+ *   ready  = g  its part of g is computed (a reduced slice is final);
+ *   done   = g  it has finished reading the other ranks' buffers for g.
+ * Slot (g & 1) of a rank is rewritten at g only after every rank has arrived at g - 1, i.e.
+ * finished reading it at g - 2 (ibex_coll_shm_claim): no counter is ever written by two ranks,
+ * so no atomic read-modify-write, only release stores and acquire loads.
+ *
+ * Waiting on a flag runs the engine's one back-off rule (ibex_wait_step): progress, then spin
+ * or yield by the policy, so on an oversubscribed node a waiter gives its core to the rank it
+ * waits for, and point-to-point traffic other ranks need from this one keeps moving.
+ */
+#ifndef IBEX_COLL_SHM_H
+#define IBEX_COLL_SHM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "coll.h"
+
+#define IBEX_COLL_SHM_TINY 24 /* payloads this small travel in the arrive flag's cache line */
+
+/* Line 0 is what a waiting rank polls: the arrive flag and, beside it, the two tiny slots, so
+ * a small allreduce / bcast costs one cache-line transfer per peer. Line 1 has the rest. */
+typedef struct ibex_coll_shm_ctl {
+    uint64_t arrive;
+    int32_t pid;
+    int32_t pad0;
+    char tiny[2][IBEX_COLL_SHM_TINY];
+    uint64_t ready, done;
+    uint64_t saddr, raddr; /* this rank's send / result buffer for the current generation */
+    char pad1[128 - 64 - 4 * sizeof(uint64_t)];
+} __attribute__((aligned(128))) ibex_coll_shm_ctl_t;
+
+typedef struct ibex_coll_shm {
+    int size, rank;
+    uint64_t gen;             /* generation of the last collective run on the segment */
+    uint64_t all_seen;        /* every rank was seen arrived at this generation */
+    size_t slot_size;         /* bytes of one inline slot */
+    size_t map_size;          /* bytes mapped */
+    bool cma;                 /* every rank can process_vm_readv every other */
+    ibex_coll_shm_ctl_t *ctl; /* size of them */
+    char *slots;
+    char *scratch; /* chunks of the single-copy reductions, kept between calls */
+    size_t scratch_size;
+    ibex_coll_span_t span; /* of the communicator */
+    bool tried;            /* the segment was tried (ctl is NULL if it could not be made) */
+    /* the hierarchy of a communicator over several nodes (coll_hier.c) */
+    bool hier_tried;
+    struct ibex_comm *node;    /* this rank's node: its ranks in the parent's order */
+    struct ibex_comm *leaders; /* the lowest parent rank of each node; NULL on the others */
+    int *leader_of;            /* parent rank -> parent rank of its node's leader */
+    int *leader_index;         /* parent rank -> rank of its node's leader in `leaders` */
+    bool hier_ordered;         /* nodes are consecutive blocks of parent ranks: rank order holds */
+} ibex_coll_shm_t;
+
+/* The segment of a communicator, made on first use; NULL when the shared-memory algorithms
+ * cannot run on it (ranks on several nodes, one rank only, or the segment could not be made
+ * on some rank): the caller then runs a point-to-point algorithm. Collective: every rank of the
+ * communicator gets the same answer. Only a failure to communicate is an error. */
+ibex_status_t ibex_coll_shm_get(ibex_comm_t *comm, ibex_coll_shm_t **seg_p);
+/* The collectives' state of comm (segment, hierarchy), made on first use with no message;
+ * NULL when out of memory. */
+ibex_coll_shm_t *ibex_coll_state(ibex_comm_t *comm);
+/* What the rule table asks: the span of comm (ANY once its segment failed). Local, cached. */
+ibex_coll_span_t ibex_coll_comm_span(ibex_comm_t *comm);
+/* The node of a rank of comm (the real one, or its block of IBEX_COLL_NODE_SIZE world ranks). */
+int ibex_coll_node_of(const ibex_comm_t *comm, int rank);
+/* Whether every rank of comm is on this node (or in this rank's block of IBEX_COLL_NODE_SIZE). */
+bool ibex_coll_shm_comm_local(const ibex_comm_t *comm);
+/* The largest payload of the inline path (IBEX_COLL_SHM_INLINE). */
+size_t ibex_coll_shm_inline_max(void);
+/* Bytes per chunk of the single-copy paths (IBEX_COLL_SHM_CHUNK). */
+size_t ibex_coll_shm_chunk(void);
+
+/* Starts a generation on this rank: g, which the caller publishes with ibex_coll_shm_arrive
+ * once its slot / addresses for g are written. */
+static inline uint64_t ibex_coll_shm_begin(ibex_coll_shm_t *seg)
+{
+    return ++seg->gen;
+}
+
+static inline void ibex_coll_shm_set(uint64_t *flag, uint64_t g)
+{
+    __atomic_store_n(flag, g, __ATOMIC_RELEASE);
+}
+
+static inline uint64_t ibex_coll_shm_load(const uint64_t *flag)
+{
+    return __atomic_load_n(flag, __ATOMIC_ACQUIRE);
+}
+
+static inline ibex_coll_shm_ctl_t *ibex_coll_shm_ctl(ibex_coll_shm_t *seg, int rank)
+{
+    return &seg->ctl[rank];
+}
+
+static inline void ibex_coll_shm_arrive(ibex_coll_shm_t *seg, uint64_t g)
+{
+    ibex_coll_shm_set(&seg->ctl[seg->rank].arrive, g);
+}
+
+/* Inline slot of `rank` for generation g and a payload of `bytes` (every rank of the
+ * collective passes the same): the tiny one in the flag's line, or the rank's slot. */
+static inline void *ibex_coll_shm_slot(ibex_coll_shm_t *seg, int rank, uint64_t g, size_t bytes)
+{
+    if (bytes <= IBEX_COLL_SHM_TINY)
+        return seg->ctl[rank].tiny[g & 1];
+    return seg->slots + ((size_t)rank * 2 + (g & 1)) * seg->slot_size;
+}
+
+/* Waits until *flag >= g, with the engine's back-off rule. */
+void ibex_coll_shm_wait(const uint64_t *flag, uint64_t g);
+/* Waits until the flag at `offset` of every rank's control block is >= g. */
+void ibex_coll_shm_wait_all(ibex_coll_shm_t *seg, size_t offset, uint64_t g);
+/* Before writing this rank's slot at g: waits until every rank arrived at g - 1. */
+void ibex_coll_shm_claim(ibex_coll_shm_t *seg, uint64_t g);
+/* Reads len bytes at `addr` in rank's address space into dst (process_vm_readv), or copies
+ * when rank is this rank. */
+ibex_status_t ibex_coll_shm_read(ibex_coll_shm_t *seg, int rank, uint64_t addr, void *dst,
+                                 size_t len);
+
+/* ---- the hierarchy (coll_hier.c) ---- */
+/* Builds (once, collectively over comm) the node and leaders communicators of seg's comm;
+ * IBEX_OK with seg->node NULL if there is no hierarchy to use. */
+ibex_status_t ibex_coll_hier_get(ibex_comm_t *comm, ibex_coll_shm_t **seg_p);
+void ibex_coll_hier_free(ibex_coll_shm_t *seg);
+/* Rank of parent rank r in its node's communicator. */
+int ibex_coll_hier_node_rank(const ibex_coll_shm_t *seg, int r);
+
+/* ---- reduction steps (coll_shm_reduce.c) ---- */
+/* dst (the dense result bytes) = the rank-order fold of every rank's slot of generation g,
+ * each waited for; (rcount, rdt, op) from a. */
+ibex_status_t ibex_coll_shm_combine(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
+                                    char *dst);
+/* Slice r of count elements over p ranks: first element and length. */
+void ibex_coll_shm_slice(int count, int p, int r, int *lo_p, int *n_p);
+/* This rank's slice of the reduction of every rank's published send buffer (ctl.saddr, dense)
+ * into dst (dense, indexed from element 0 of the whole vector); own is this rank's input.
+ * Waits until every rank arrived at g. */
+ibex_status_t ibex_coll_shm_reduce_slice(ibex_coll_shm_t *seg, uint64_t g,
+                                         const ibex_coll_args_t *a, const char *own, char *dst);
+
+/* ---- one rank's block (coll_shm_data.c) ---- */
+/* Packs (buf, count, dt) into this rank's slot of generation g (after ibex_coll_shm_claim). */
+void ibex_coll_shm_put_inline(ibex_coll_shm_t *seg, uint64_t g, const void *buf, int count,
+                              MPI_Datatype dt);
+/* Unpacks rank src's slot of generation g into (buf, count, dt). */
+void ibex_coll_shm_get_inline(ibex_coll_shm_t *seg, uint64_t g, int src, void *buf, int count,
+                              MPI_Datatype dt);
+/* Publishes the packed bytes of (buf, count, dt) in ctl.saddr: the buffer itself when dense,
+ * else a packed copy returned in *tmp_p, to free once no rank reads it any more. */
+ibex_status_t ibex_coll_shm_publish(ibex_coll_shm_t *seg, const void *buf, int count,
+                                    MPI_Datatype dt, void **tmp_p);
+/* Reads what rank src published into (buf, count, dt). */
+ibex_status_t ibex_coll_shm_fetch(ibex_coll_shm_t *seg, int src, void *buf, int count,
+                                  MPI_Datatype dt);
+
+#endif

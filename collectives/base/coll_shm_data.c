@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Moving one rank's block through the segment (base/coll_shm.h), for gather_shm.c and
+ * allgather_shm.c: inline through the slot of generation g, or single copy from an address the
+ * owner publishes (its buffer when dense, else a packed temporary). Each rank packs and unpacks
+ * its own side, since ranks' datatypes need only match in type signature.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll_shm.h"
+#include "ibex_datatype.h"
+
+void ibex_coll_shm_put_inline(ibex_coll_shm_t *seg, uint64_t g, const void *buf, int count,
+                              MPI_Datatype dt)
+{
+    const ibex_dt_t *d = ibex_dt_get(dt);
+    ibex_dt_pack(buf, count, d, 0, ibex_coll_shm_slot(seg, seg->rank, g, (size_t)count * d->size),
+                 (size_t)count * d->size);
+}
+
+void ibex_coll_shm_get_inline(ibex_coll_shm_t *seg, uint64_t g, int src, void *buf, int count,
+                              MPI_Datatype dt)
+{
+    const ibex_dt_t *d = ibex_dt_get(dt);
+    ibex_dt_unpack(buf, count, d, 0, ibex_coll_shm_slot(seg, src, g, (size_t)count * d->size),
+                   (size_t)count * d->size);
+}
+
+ibex_status_t ibex_coll_shm_publish(ibex_coll_shm_t *seg, const void *buf, int count,
+                                    MPI_Datatype dt, void **tmp_p)
+{
+    const ibex_dt_t *d = ibex_dt_get(dt);
+    const char *src = (const char *)buf + d->true_lb;
+    *tmp_p = NULL;
+    if (!ibex_dt_is_contig(d, count)) {
+        size_t bytes = (size_t)count * d->size;
+        char *tmp = malloc(bytes ? bytes : 1);
+        if (!tmp)
+            return IBEX_ERR_NO_MEMORY;
+        ibex_dt_pack(buf, count, d, 0, tmp, bytes);
+        src = *tmp_p = tmp;
+    }
+    seg->ctl[seg->rank].saddr = (uint64_t)(uintptr_t)src;
+    return IBEX_OK;
+}
+
+ibex_status_t ibex_coll_shm_fetch(ibex_coll_shm_t *seg, int src, void *buf, int count,
+                                  MPI_Datatype dt)
+{
+    const ibex_dt_t *d = ibex_dt_get(dt);
+    size_t bytes = (size_t)count * d->size;
+    uint64_t addr = ibex_coll_shm_load(&seg->ctl[src].saddr);
+    if (ibex_dt_is_contig(d, count))
+        return ibex_coll_shm_read(seg, src, addr, (char *)buf + d->true_lb, bytes);
+    char *tmp = malloc(bytes ? bytes : 1);
+    if (!tmp)
+        return IBEX_ERR_NO_MEMORY;
+    ibex_status_t st = ibex_coll_shm_read(seg, src, addr, tmp, bytes);
+    if (st == IBEX_OK)
+        ibex_dt_unpack(buf, count, d, 0, tmp, bytes);
+    free(tmp);
+    return st;
+}

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The reduction steps shared by reduce_shm.c and allreduce_shm.c (base/coll_shm.h).
+ *
+ * Inline: every rank's contribution sits in its slot; a combining rank folds them in rank
+ * order, s_0 op (s_1 op (... op s_{p-1})), so a non-commutative op is right and every rank that
+ * combines gets the same bits.
+ *
+ * Single copy: rank r owns slice r of the vector and reduces it from every rank's published
+ * send buffer, chunk by chunk so the running result stays in cache: the first source is read
+ * (process_vm_readv) straight into the result, each further one into a scratch chunk and folded
+ * in. For a commutative op the sources go in rotated order starting after r (ranks read from
+ * different peers at once, and r's own data is folded from its buffer with no copy); for a
+ * non-commutative one in rank order from the top.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll_shm.h"
+#include "ibex_datatype.h"
+
+ibex_status_t ibex_coll_shm_combine(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
+                                    char *dst)
+{
+    const ibex_dt_t *d = ibex_dt_get(a->rdt);
+    size_t bytes = (size_t)a->rcount * d->size;
+    int p = seg->size;
+    if (p - 1 != seg->rank)
+        ibex_coll_shm_wait(&seg->ctl[p - 1].arrive, g);
+    memcpy(dst, ibex_coll_shm_slot(seg, p - 1, g, bytes), bytes);
+    for (int i = p - 2; i >= 0; i--) {
+        if (i != seg->rank)
+            ibex_coll_shm_wait(&seg->ctl[i].arrive, g);
+        const char *in = ibex_coll_shm_slot(seg, i, g, bytes);
+        ibex_status_t st =
+            ibex_coll_apply(a->op, in - d->true_lb, dst - d->true_lb, a->rcount, a->rdt);
+        if (st != IBEX_OK)
+            return st;
+    }
+    seg->all_seen = g;
+    return IBEX_OK;
+}
+
+void ibex_coll_shm_slice(int count, int p, int r, int *lo_p, int *n_p)
+{
+    int base = count / p, rem = count % p;
+    *lo_p = r * base + (r < rem ? r : rem);
+    *n_p = base + (r < rem);
+}
+
+static char *scratch(ibex_coll_shm_t *seg, size_t bytes)
+{
+    if (seg->scratch_size < bytes) {
+        free(seg->scratch);
+        seg->scratch = malloc(bytes);
+        seg->scratch_size = seg->scratch ? bytes : 0;
+    }
+    return seg->scratch;
+}
+
+/* The i-th source in combining order: see the header comment. */
+static int source(const ibex_coll_shm_t *seg, bool commutative, int i)
+{
+    return commutative ? (seg->rank + 1 + i) % seg->size : seg->size - 1 - i;
+}
+
+/* Reads [off, off + len) of rank src's send buffer (this rank's own from `own`). */
+static ibex_status_t fetch(ibex_coll_shm_t *seg, int src, const char *own, size_t off, char *dst,
+                           size_t len)
+{
+    if (src == seg->rank) {
+        memcpy(dst, own + off, len);
+        return IBEX_OK;
+    }
+    return ibex_coll_shm_read(seg, src, seg->ctl[src].saddr + off, dst, len);
+}
+
+/* One chunk of elements [lo, lo + n): into acc, folded over every source. */
+static ibex_status_t reduce_chunk(ibex_coll_shm_t *seg, const ibex_coll_args_t *a, const char *own,
+                                  int lo, int n, char *acc, char *tmp)
+{
+    const ibex_dt_t *d = ibex_dt_get(a->rdt);
+    size_t off = (size_t)lo * d->size, len = (size_t)n * d->size;
+    bool comm = a->op->commutative;
+    ibex_status_t st = fetch(seg, source(seg, comm, 0), own, off, acc, len);
+    for (int i = 1; i < seg->size && st == IBEX_OK; i++) {
+        int src = source(seg, comm, i);
+        const char *in = src == seg->rank ? own + off : tmp;
+        if (src != seg->rank)
+            st = fetch(seg, src, own, off, tmp, len);
+        if (st == IBEX_OK)
+            st = ibex_coll_apply(a->op, in - d->true_lb, acc - d->true_lb, n, a->rdt);
+    }
+    return st;
+}
+
+ibex_status_t ibex_coll_shm_reduce_slice(ibex_coll_shm_t *seg, uint64_t g,
+                                         const ibex_coll_args_t *a, const char *own, char *dst)
+{
+    const ibex_dt_t *d = ibex_dt_get(a->rdt);
+    int lo, n;
+    ibex_coll_shm_slice(a->rcount, seg->size, seg->rank, &lo, &n);
+    int ce = (int)(ibex_coll_shm_chunk() / d->size);
+    ce = ce > 0 ? ce : 1;
+    ce = ce < n ? ce : (n > 0 ? n : 1);
+    /* dst may be this rank's own input (in place): then the running result needs a chunk of
+     * its own, copied out once the chunk is folded */
+    bool alias = dst == own;
+    char *tmp = scratch(seg, (size_t)ce * d->size * (alias ? 2 : 1));
+    if (!tmp)
+        return IBEX_ERR_NO_MEMORY;
+    ibex_coll_shm_wait_all(seg, offsetof(ibex_coll_shm_ctl_t, arrive), g);
+    seg->all_seen = g;
+    ibex_status_t st = IBEX_OK;
+    for (int c = lo; c < lo + n && st == IBEX_OK; c += ce) {
+        int k = lo + n - c < ce ? lo + n - c : ce;
+        size_t off = (size_t)c * d->size;
+        char *acc = alias ? tmp + (size_t)ce * d->size : dst + off;
+        st = reduce_chunk(seg, a, own, c, k, acc, tmp);
+        if (alias && st == IBEX_OK)
+            memcpy(dst + off, acc, (size_t)k * d->size);
+    }
+    return st;
+}

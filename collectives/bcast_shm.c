@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Bcast in the communicator's shared segment (base/coll_shm.h).
+ *
+ * Up to IBEX_COLL_SHM_INLINE bytes the root writes the data into its slot of generation g and
+ * publishes arrive = g; each other rank waits for that flag and copies out. The root does not
+ * wait for anyone: its slot (g & 1) is rewritten only at g + 2, after every rank arrived at
+ * g + 1. Cost: 2 n beta (copy in, copy out, the p - 1 copies out in parallel) + one cache-line
+ * latency.
+ *
+ * Larger: single copy. The root publishes its buffer's address; every other rank reads it with
+ * process_vm_readv straight into its own buffer and sets done = g; the root returns when every
+ * done >= g. Cost: n beta per receiver (in parallel, limited by the cores and the memory
+ * bandwidth) + two flag latencies + one system call per receiver, against ceil(log2 p)
+ * (alpha + n beta) for the binomial tree. A non-contiguous buffer is packed (root) or unpacked
+ * (others) through a temporary, each rank on its own, since only the type signatures match.
+ */
+#include <stdlib.h>
+
+#include "coll_shm.h"
+#include "ibex_datatype.h"
+
+/* The dense bytes of (buf, count, dt), or NULL if it is not one run. */
+static char *dense(void *buf, int count, const ibex_dt_t *d)
+{
+    return ibex_dt_is_contig(d, count) ? (char *)buf + d->true_lb : NULL;
+}
+
+static void bcast_inline(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a, size_t bytes)
+{
+    const ibex_dt_t *d = ibex_dt_get(a->rdt);
+    void *slot = ibex_coll_shm_slot(seg, a->root, g, bytes);
+    if (seg->rank == a->root) {
+        ibex_coll_shm_claim(seg, g);
+        ibex_dt_pack(a->rbuf, a->rcount, d, 0, slot, bytes);
+        ibex_coll_shm_arrive(seg, g);
+        return;
+    }
+    ibex_coll_shm_arrive(seg, g);
+    ibex_coll_shm_wait(&seg->ctl[a->root].arrive, g);
+    ibex_dt_unpack(a->rbuf, a->rcount, d, 0, slot, bytes);
+}
+
+static ibex_status_t bcast_root_single(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
+                                       size_t bytes)
+{
+    const ibex_dt_t *d = ibex_dt_get(a->rdt);
+    char *src = dense(a->rbuf, a->rcount, d), *tmp = NULL;
+    if (!src) {
+        src = tmp = malloc(bytes);
+        if (!tmp)
+            return IBEX_ERR_NO_MEMORY; /* fatal for the job: the others wait for this root */
+        ibex_dt_pack(a->rbuf, a->rcount, d, 0, tmp, bytes);
+    }
+    seg->ctl[seg->rank].saddr = (uint64_t)(uintptr_t)src;
+    ibex_coll_shm_arrive(seg, g);
+    ibex_coll_shm_wait_all(seg, offsetof(ibex_coll_shm_ctl_t, done), g);
+    free(tmp);
+    return IBEX_OK;
+}
+
+static ibex_status_t bcast_leaf_single(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
+                                       size_t bytes)
+{
+    const ibex_dt_t *d = ibex_dt_get(a->rdt);
+    char *dst = dense(a->rbuf, a->rcount, d), *tmp = NULL;
+    if (!dst && !(dst = tmp = malloc(bytes)))
+        return IBEX_ERR_NO_MEMORY;
+    ibex_coll_shm_arrive(seg, g);
+    ibex_coll_shm_wait(&seg->ctl[a->root].arrive, g);
+    ibex_status_t st = ibex_coll_shm_read(seg, a->root, seg->ctl[a->root].saddr, dst, bytes);
+    ibex_coll_shm_set(&seg->ctl[seg->rank].done, g);
+    if (tmp && st == IBEX_OK)
+        ibex_dt_unpack(a->rbuf, a->rcount, d, 0, tmp, bytes);
+    free(tmp);
+    return st;
+}
+
+ibex_status_t ibex_coll_bcast_shm(const ibex_coll_args_t *args)
+{
+    size_t bytes = (size_t)args->rcount * ibex_dt_get(args->rdt)->size;
+    ibex_coll_shm_t *seg;
+    ibex_status_t st = ibex_coll_shm_get(args->comm, &seg);
+    if (st != IBEX_OK)
+        return st;
+    if (!seg || (bytes > seg->slot_size && !seg->cma))
+        return ibex_coll_fallback(IBEX_COLL_BCAST, args, bytes);
+    uint64_t g = ibex_coll_shm_begin(seg);
+    if (bytes <= seg->slot_size) {
+        bcast_inline(seg, g, args, bytes);
+        return IBEX_OK;
+    }
+    return seg->rank == args->root ? bcast_root_single(seg, g, args, bytes)
+                                   : bcast_leaf_single(seg, g, args, bytes);
+}

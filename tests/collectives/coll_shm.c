@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The shared-memory collectives (collectives/<kind>_shm.c) where coll_all.c does not reach:
+ * sizes on both sides of the inline limit and past several single-copy chunks, every root, in
+ * place, Gather / Allgather (also into a strided type), a non-commutative op on large vectors,
+ * bcast with a different (non-contiguous) type at the root, sub-communicators from Comm_split with
+ * reversed ranks, thousands of collectives back to back (flag and slot reuse), communicators freed
+ * and made again, and no segment name left in /dev/shm once a communicator has run one. Results
+ * against references computed here. Runs the "shmem" algorithms forced, then the table's choice
+ * ("auto"). Any rank count >= 1. Prints "coll_shm: ok" on rank 0.
+ */
+#include <dirent.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "coll.h"
+#include "comm_check.h"
+
+static int wrank, wsize;
+/* Around the tiny limit (24 bytes), the default inline limit (64 KiB = 16384 ints) and past
+ * several 64 KiB chunks. */
+static const int counts[] = {0, 1, 6, 7, 2049, 16383, 16384, 16385, 300007};
+#define NCOUNTS  ((int)(sizeof(counts) / sizeof(counts[0])))
+#define MAXCOUNT 300007
+
+static int val(int r, int i, int salt)
+{
+    return (r + 1) * 7919 + i * 3 + salt;
+}
+
+static void check_allreduce(MPI_Comm comm, int *a, int *b)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    for (int c = 0; c < NCOUNTS; c++) {
+        int n = counts[c];
+        for (int i = 0; i < n; i++)
+            a[i] = val(rank, i, c);
+        CHECK_OK(MPI_Allreduce(a, b, n, MPI_INT, MPI_SUM, comm));
+        for (int i = 0; i < n; i++) {
+            int want = 0;
+            for (int r = 0; r < size; r++)
+                want += val(r, i, c);
+            CHECK(b[i] == want);
+            a[i] = val(rank, i, c);
+        }
+        CHECK_OK(MPI_Allreduce(MPI_IN_PLACE, a, n, MPI_INT, MPI_MAX, comm));
+        for (int i = 0; i < n; i++)
+            CHECK(a[i] == val(size - 1, i, c));
+    }
+}
+
+static void check_reduce(MPI_Comm comm, int *a, int *b)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    for (int c = 0; c < NCOUNTS; c++)
+        for (int root = 0; root < size; root++) {
+            int n = counts[c];
+            for (int i = 0; i < n; i++)
+                a[i] = b[i] = val(rank, i, root);
+            bool inplace = rank == root && (c & 1);
+            CHECK_OK(MPI_Reduce(inplace ? MPI_IN_PLACE : a, b, n, MPI_INT, MPI_SUM, root, comm));
+            for (int i = 0; rank == root && i < n; i++) {
+                int want = 0;
+                for (int r = 0; r < size; r++)
+                    want += val(r, i, root);
+                CHECK(b[i] == want);
+            }
+        }
+}
+
+static void check_bcast(MPI_Comm comm, int *a)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    for (int c = 0; c < NCOUNTS; c++)
+        for (int root = 0; root < size; root++) {
+            int n = counts[c];
+            for (int i = 0; i < n; i++)
+                a[i] = rank == root ? val(root, i, c) : -1;
+            CHECK_OK(MPI_Bcast(a, n, MPI_INT, root, comm));
+            for (int i = 0; i < n; i++)
+                CHECK(a[i] == val(root, i, c));
+        }
+}
+
+/* The root sends every other int of a buffer twice as long (a vector type), the others receive
+ * dense ints: same type signature, different types. */
+static void check_bcast_types(MPI_Comm comm, int *a)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int sizes[] = {5, 3000, 30000};
+    for (int s = 0; s < 3; s++)
+        for (int root = 0; root < size; root++) {
+            int n = sizes[s];
+            MPI_Datatype vec;
+            CHECK_OK(MPI_Type_vector(n, 1, 2, MPI_INT, &vec));
+            CHECK_OK(MPI_Type_commit(&vec));
+            for (int i = 0; i < 2 * n; i++)
+                a[i] = rank == root ? (i % 2 ? -7 : val(root, i / 2, s)) : -1;
+            if (rank == root)
+                CHECK_OK(MPI_Bcast(a, 1, vec, root, comm));
+            else
+                CHECK_OK(MPI_Bcast(a, n, MPI_INT, root, comm));
+            for (int i = 0; i < n; i++)
+                CHECK(a[rank == root ? 2 * i : i] == val(root, i, s));
+            CHECK_OK(MPI_Type_free(&vec));
+        }
+}
+
+/* Gather and Allgather of blocks on both sides of the inline limit, every root, in place, and a
+ * strided receive type at the root (each block lands with a gap of one int). */
+static void check_gathers(MPI_Comm comm, int *a, int *b)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int sizes[] = {0, 1, 2049, 16384, 16385, 40000};
+    for (int s = 0; s < 6; s++) {
+        int n = sizes[s];
+        for (int i = 0; i < n; i++)
+            a[i] = val(rank, i, s);
+        for (int root = 0; root < size; root++) {
+            memset(b, 0xff, sizeof(int) * (size_t)n * (size_t)size);
+            bool inplace = rank == root && (root & 1);
+            if (inplace)
+                memcpy(b + (size_t)n * (size_t)rank, a, sizeof(int) * (size_t)n);
+            CHECK_OK(MPI_Gather(inplace ? MPI_IN_PLACE : a, n, MPI_INT, b, n, MPI_INT, root, comm));
+            for (int r = 0; rank == root && r < size; r++)
+                for (int i = 0; i < n; i++)
+                    CHECK(b[(size_t)r * (size_t)n + (size_t)i] == val(r, i, s));
+        }
+        memset(b, 0xff, sizeof(int) * (size_t)n * (size_t)size);
+        CHECK_OK(MPI_Allgather(a, n, MPI_INT, b, n, MPI_INT, comm));
+        for (int r = 0; r < size; r++)
+            for (int i = 0; i < n; i++)
+                CHECK(b[(size_t)r * (size_t)n + (size_t)i] == val(r, i, s));
+        memset(b, 0xff, sizeof(int) * (size_t)n * (size_t)size);
+        memcpy(b + (size_t)n * (size_t)rank, a, sizeof(int) * (size_t)n);
+        CHECK_OK(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b, n, MPI_INT, comm));
+        for (int r = 0; r < size; r++)
+            for (int i = 0; i < n; i++)
+                CHECK(b[(size_t)r * (size_t)n + (size_t)i] == val(r, i, s));
+        if (n == 0 || n > 16385)
+            continue;
+        MPI_Datatype gap, block;
+        CHECK_OK(MPI_Type_vector(n, 1, 2, MPI_INT, &gap));
+        CHECK_OK(MPI_Type_create_resized(gap, 0, (MPI_Aint)(2 * n * sizeof(int)), &block));
+        CHECK_OK(MPI_Type_commit(&block));
+        memset(b, 0xff, sizeof(int) * 2 * (size_t)n * (size_t)size);
+        CHECK_OK(MPI_Allgather(a, n, MPI_INT, b, 1, block, comm));
+        for (int r = 0; r < size; r++)
+            for (int i = 0; i < n; i++)
+                CHECK(b[2 * ((size_t)r * (size_t)n + (size_t)i)] == val(r, i, s));
+        CHECK_OK(MPI_Type_free(&block));
+        CHECK_OK(MPI_Type_free(&gap));
+    }
+}
+
+/* 2x2 matrix product over unsigned ints: associative, not commutative. */
+static void matmul(void *invec, void *inoutvec, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    unsigned *x = invec, *y = inoutvec;
+    for (int k = 0; k < *len; k++, x += 4, y += 4) {
+        unsigned r[4] = {x[0] * y[0] + x[1] * y[2], x[0] * y[1] + x[1] * y[3],
+                         x[2] * y[0] + x[3] * y[2], x[2] * y[1] + x[3] * y[3]};
+        memcpy(y, r, sizeof(r));
+    }
+}
+
+static void mat_of(int r, int k, unsigned m[4])
+{
+    m[0] = (unsigned)(r + 2);
+    m[1] = (unsigned)(k % 5 + 1);
+    m[2] = (unsigned)(r * 3 + 1);
+    m[3] = (unsigned)(k % 3 + r);
+}
+
+static void check_noncommutative(MPI_Comm comm, unsigned *a, unsigned *b)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Datatype mat;
+    MPI_Op op;
+    CHECK_OK(MPI_Type_contiguous(4, MPI_UNSIGNED, &mat));
+    CHECK_OK(MPI_Type_commit(&mat));
+    CHECK_OK(MPI_Op_create(matmul, 0, &op));
+    int sizes[] = {1, 700, 5000, 30001}; /* tiny, inline, single copy, chunks per slice */
+    for (int s = 0; s < 4; s++) {
+        int n = sizes[s];
+        for (int k = 0; k < n; k++)
+            mat_of(rank, k, &a[4 * k]);
+        CHECK_OK(MPI_Allreduce(a, b, n, mat, op, comm));
+        int root = s % size;
+        CHECK_OK(MPI_Reduce(a, b + 4 * n, 0, mat, op, root, comm));
+        CHECK_OK(MPI_Reduce(rank == root ? MPI_IN_PLACE : a, a, n, mat, op, root, comm));
+        for (int k = 0; k < n; k++) {
+            unsigned want[4];
+            mat_of(size - 1, k, want);
+            for (int r = size - 2; r >= 0; r--) {
+                unsigned m[4];
+                int one = 1;
+                mat_of(r, k, m);
+                matmul(m, want, &one, NULL);
+            }
+            CHECK(memcmp(&b[4 * k], want, sizeof(want)) == 0);
+            CHECK(rank != root || memcmp(&a[4 * k], want, sizeof(want)) == 0);
+        }
+    }
+    CHECK_OK(MPI_Op_free(&op));
+    CHECK_OK(MPI_Type_free(&mat));
+}
+
+/* Collectives of every kind back to back, sizes alternating inline / single copy: a slot or flag
+ * reused too early shows up as a wrong value. */
+static void check_back_to_back(MPI_Comm comm)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    static int big[4096], out[4096];
+    for (int it = 0; it < 2000; it++) {
+        int n = it % 7 == 0 ? 4096 : 3, root = it % size, x = rank + it, y = -1;
+        CHECK_OK(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, comm));
+        CHECK(y == size * (size - 1) / 2 + size * it);
+        for (int i = 0; i < n; i++)
+            big[i] = rank == root ? it + i : -1;
+        CHECK_OK(MPI_Bcast(big, n, MPI_INT, root, comm));
+        CHECK(big[0] == it && big[n - 1] == it + n - 1);
+        CHECK_OK(MPI_Reduce(big, out, n, MPI_INT, MPI_SUM, root, comm));
+        CHECK(rank != root || (out[0] == size * it && out[n - 1] == size * (it + n - 1)));
+        if (it % 3 == 0)
+            CHECK_OK(MPI_Barrier(comm));
+    }
+}
+
+/* No "ibex-coll-*" name in /dev/shm: every segment was unlinked once mapped. */
+static void check_no_segment_names(void)
+{
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+    DIR *d = opendir("/dev/shm");
+    if (!d)
+        return;
+    for (struct dirent *e; (e = readdir(d));)
+        if (strncmp(e->d_name, "ibex-coll", 9) == 0) {
+            fprintf(stderr, "coll_shm: rank %d: /dev/shm/%s left behind\n", wrank, e->d_name);
+            CHECK(0);
+        }
+    closedir(d);
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
+static void suite(MPI_Comm comm, int *a, int *b)
+{
+    check_allreduce(comm, a, b);
+    check_reduce(comm, a, b);
+    check_bcast(comm, a);
+    check_bcast_types(comm, a);
+    check_gathers(comm, a, b);
+    check_noncommutative(comm, (unsigned *)a, (unsigned *)b);
+    check_back_to_back(comm);
+}
+
+/* Sub-communicators: halves with ranks in reverse order, then 20 made and freed again. */
+static void check_split(int *a, int *b)
+{
+    MPI_Comm sub;
+    CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wsize - wrank, &sub));
+    int srank, ssize;
+    MPI_Comm_rank(sub, &srank);
+    MPI_Comm_size(sub, &ssize);
+    CHECK(srank == (ssize - 1) - wrank / 2);
+    check_allreduce(sub, a, b);
+    check_reduce(sub, a, b);
+    check_bcast(sub, a);
+    check_gathers(sub, a, b);
+    check_no_segment_names();
+    CHECK_OK(MPI_Comm_free(&sub));
+    /* evens then odds: under IBEX_COLL_NODE_SIZE=2 the nodes interleave in rank order, so a
+     * hierarchy must not fold a non-commutative op node by node */
+    CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, (wrank % 2) * wsize + wrank, &sub));
+    check_noncommutative(sub, (unsigned *)a, (unsigned *)b);
+    check_reduce(sub, a, b);
+    check_bcast(sub, a);
+    CHECK_OK(MPI_Comm_free(&sub));
+    for (int i = 0; i < 20; i++) {
+        MPI_Comm dup;
+        int x = wrank, sum = -1;
+        CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+        CHECK_OK(MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, dup));
+        CHECK(sum == wsize * (wsize - 1) / 2);
+        CHECK_OK(MPI_Barrier(dup));
+        CHECK_OK(MPI_Comm_free(&dup));
+    }
+}
+
+static void force_all(const char *name)
+{
+    ibex_coll_kind_t kinds[] = {IBEX_COLL_BARRIER,   IBEX_COLL_BCAST,  IBEX_COLL_REDUCE,
+                                IBEX_COLL_ALLREDUCE, IBEX_COLL_GATHER, IBEX_COLL_ALLGATHER};
+    for (int k = 0; k < 6; k++)
+        CHECK(ibex_coll_force(kinds[k], name) == IBEX_OK);
+}
+
+int main(int argc, char **argv)
+{
+    alarm(170);
+    CHECK_OK(MPI_Init(&argc, &argv));
+    CHECK_OK(MPI_Comm_rank(MPI_COMM_WORLD, &wrank));
+    CHECK_OK(MPI_Comm_size(MPI_COMM_WORLD, &wsize));
+    int *a = malloc(sizeof(int) * 4 * (MAXCOUNT + 1)), *b = malloc(sizeof(int) * 4 * MAXCOUNT);
+    CHECK(a && b);
+    const char *modes[] = {"shmem", "auto"};
+    for (int m = 0; m < 2; m++) {
+        force_all(modes[m]);
+        suite(MPI_COMM_WORLD, a, b);
+        check_no_segment_names();
+        check_split(a, b);
+    }
+    free(a);
+    free(b);
+    CHECK_OK(MPI_Finalize());
+    if (wrank == 0)
+        printf("coll_shm: ok\n");
+    return 0;
+}

@@ -1,0 +1,35 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# The shared-memory collectives (tests/collectives/coll_shm.c) under ibexrun, at the rank counts
+# of COLL_SHM_RANKS (default 1 2 3 8: on this 2-core machine 3 and 8 are oversubscribed), and
+# coll_all (every algorithm) at COLL_ALL_RANKS (default 5 8: coll.sh runs it at 1-4; `make
+# check-coll-shm` runs 5-8 too), and both at COLL_HIER_RANKS (default 4 5) with
+# IBEX_COLL_NODE_SIZE=2 for the hierarchical algorithms. Fails if a segment name is left in
+# /dev/shm.
+set -u
+run="$top_builddir/launcher/ibexrun"
+status=0
+one() {
+    prog=$1 n=$2
+    out=$(timeout 200 "$run" -n "$n" --timeout 180 "$top_builddir/tests/collectives/$prog" 2>&1)
+    rc=$?
+    if [ $rc -ne 0 ] || ! printf '%s\n' "$out" | grep -q "^$prog: ok$"; then
+        echo "FAIL: $prog -n $n (exit $rc)"
+        printf '%s\n' "$out" | tail -20
+        status=1
+    else
+        echo "ok: $prog -n $n"
+    fi
+    if ls /dev/shm 2>/dev/null | grep -q '^ibex-coll'; then
+        echo "FAIL: $prog -n $n left $(ls /dev/shm | grep '^ibex-coll' | head -1) in /dev/shm"
+        status=1
+    fi
+}
+for n in ${COLL_SHM_RANKS:-1 2 3 8}; do one coll_shm "$n"; done
+for n in ${COLL_ALL_RANKS-5 8}; do one coll_all "$n"; done
+# the hierarchy, with nodes of 2 ranks faked (5: the last node has one rank)
+for n in ${COLL_HIER_RANKS-4 5}; do
+    IBEX_COLL_NODE_SIZE=2 one coll_shm "$n"
+    IBEX_COLL_NODE_SIZE=2 one coll_all "$n"
+done
+exit $status
