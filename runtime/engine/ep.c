@@ -10,6 +10,7 @@
 
 #include "ibex_boot.h"
 #include "ibex_engine_cfg.h"
+#include "ibex_am.h"
 #include "ibex_engine.h"
 #include "ibex_log.h"
 #include "ibex_runtime.h"
@@ -396,5 +397,8 @@ int ibex_progress(void)
         }
         n += inst->comp->ops.progress(inst->tl);
     }
-    return eps_backlogged ? n + ibex_ep_progress_pending() : n;
+    if (eps_backlogged)
+        n += ibex_ep_progress_pending();
+    /* active-message handlers run here, outside every transport callback (ibex_am.h) */
+    return ibex_am_work ? n + ibex_am_progress() : n;
 }

@@ -86,6 +86,11 @@ KINDS = {
     "argv_p": ("char ***{}", None),
     "argv": ("char *{}[]", None),
     "varargs": ("...", None),
+    # one-sided communication
+    "win": ("MPI_Win {}", None),
+    "win_out": ("MPI_Win *{}", "null"),
+    "win_inout": ("MPI_Win *{}", "null"),
+    "win_errhandler_fn": ("MPI_Win_errhandler_function *{}", None),
 }
 RETURNS = {"int": "int", "double": "double", "aint": "MPI_Aint"}
 
