@@ -51,6 +51,17 @@ enum {
     IBEX_WIN_EPOCH_POST = 1u << 3,     /* MPI_Win_post .. wait / test */
 };
 
+/* Per rank of a window with a shared segment, at its end, on a cache line of its own: the
+ * passive-target lock (bit 31 exclusive, below it the shared holders) and the accumulate lock
+ * (a spin lock held while one accumulate is applied), so that no target CPU is needed. */
+typedef struct ibex_win_ctrl {
+    uint32_t lock;
+    uint32_t acc;
+    char pad[56];
+} ibex_win_ctrl_t;
+
+#define IBEX_WIN_LOCK_EXCL 0x80000000u
+
 typedef struct ibex_win {
     int handle;
     ibex_comm_t *comm; /* private duplicate */
@@ -67,6 +78,11 @@ typedef struct ibex_win {
     size_t seg_len;
     MPI_Aint *seg_offs;
     bool own_mem; /* base from ibex_p2p_mem_alloc (Win_allocate) */
+    /* every member on this node and the memory in the shared segment (Win_allocate_shared,
+     * Win_allocate on one node): operations are done by the origin's CPU on the mapping,
+     * locks are the words in ctrl */
+    bool direct;
+    ibex_win_ctrl_t *ctrl;
     /* dynamic: this rank's attached regions; per target, the regions last fetched */
     ibex_win_region_t *regions;
     int nregions, cap_regions;
@@ -170,6 +186,11 @@ bool ibex_win_busy(const ibex_win_t *win);
 /* ---- internals shared by the win files ---- */
 /* win_target.c: the port's handler. */
 void ibex_win_handle(void *arg, int src, void *msg, size_t len);
+/* Applies a data request (win_wire.h: header, then nblocks blocks, then its data) to the
+ * window memory at base (the window's base + the request's displacement); GET / GACC / CAS
+ * write the old contents (hdr->bytes) to out. */
+struct win_hdr;
+void ibex_win_apply(const struct win_hdr *h, char *base, const char *body, char *out);
 /* win_sync.c: waits until cond(win) holds, driving progress. */
 void ibex_win_wait_until(ibex_win_t *win, bool (*cond)(const ibex_win_t *win, int rank), int rank);
 /* win_rma.c: sends a control request (type) to rank and counts its reply as pending. */

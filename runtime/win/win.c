@@ -95,8 +95,8 @@ static ibex_status_t seg_create(ibex_win_t *win)
         win->seg_offs[r] = (MPI_Aint)len;
         len += ((size_t)win->sizes[r] + SEG_ALIGN - 1) / SEG_ALIGN * SEG_ALIGN;
     }
-    if (len == 0)
-        return IBEX_OK;
+    size_t data = len;
+    len += (size_t)win->comm->size * sizeof(ibex_win_ctrl_t); /* the lock words */
     seg_id_t id = {0, -1};
     int fd = win->comm->rank == 0 ? seg_open(win, &id, len) : -1;
     ibex_status_t st = win_bcast(win, &id, (int)sizeof(id));
@@ -114,6 +114,7 @@ static ibex_status_t seg_create(ibex_win_t *win)
     }
     win->seg = p;
     win->seg_len = len;
+    win->ctrl = (ibex_win_ctrl_t *)((char *)p + data);
     return IBEX_OK;
 }
 
@@ -189,14 +190,16 @@ static void win_destroy(ibex_win_t *win)
 /* This rank's memory: the program's, allocated here, or its part of the shared segment. */
 static ibex_status_t win_memory(ibex_win_t *win, const ibex_win_args_t *args)
 {
-    if (args->flavor == MPI_WIN_FLAVOR_ALLOCATE) {
+    win->direct = args->flavor == MPI_WIN_FLAVOR_SHARED ||
+                  (args->flavor == MPI_WIN_FLAVOR_ALLOCATE && ibex_win_comm_is_local(win->comm));
+    if (args->flavor == MPI_WIN_FLAVOR_ALLOCATE && !win->direct) {
         ibex_status_t st = ibex_p2p_mem_alloc(args->size > 0 ? (size_t)args->size : 1, &win->base);
         if (st != IBEX_OK)
             return st;
         win->own_mem = true;
         return IBEX_OK;
     }
-    if (args->flavor != MPI_WIN_FLAVOR_SHARED)
+    if (!win->direct)
         return IBEX_OK;
     ibex_status_t st = seg_create(win);
     if (st == IBEX_OK)
@@ -257,7 +260,7 @@ void ibex_win_shared_query(const ibex_win_t *win, int rank, MPI_Aint *size_p, in
         while (rank < win->comm->size - 1 && win->sizes[rank] == 0)
             rank++;
     }
-    bool mapped = win->seg || (win->flavor == MPI_WIN_FLAVOR_SHARED);
+    bool mapped = win->seg != NULL;
     if (!mapped && rank != win->comm->rank) {
         *size_p = 0; /* MPI 4.1: memory this process cannot reach by load / store */
         *disp_unit_p = win->disp_units[rank];

@@ -6,6 +6,7 @@
  * the request, so every operation is locally complete once started except those that return
  * data, which complete when their reply has been unpacked into the origin's buffer.
  */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,6 +230,69 @@ static char *op_body(const ibex_win_op_t *op, win_hdr_t *h, size_t *len_p)
     return body;
 }
 
+/* The accumulate lock of a target on the shared segment: held for one accumulate only. */
+static void acc_lock(uint32_t *word)
+{
+    for (int spins = 0; __atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE); spins++)
+        if (spins > 64) /* its holder may have no core: let it run */
+            sched_yield();
+}
+
+static void acc_unlock(uint32_t *word)
+{
+    __atomic_store_n(word, 0, __ATOMIC_RELEASE);
+}
+
+static bool op_is_acc(const ibex_win_op_t *op)
+{
+    return op->kind == IBEX_WIN_OP_ACC || op->kind == IBEX_WIN_OP_GACC ||
+           op->kind == IBEX_WIN_OP_CAS;
+}
+
+/* A contiguous put or get on the shared segment: one memcpy. */
+static bool op_direct_copy(ibex_win_t *win, const ibex_win_op_t *op, const win_hdr_t *h)
+{
+    if (op->kind != IBEX_WIN_OP_PUT && op->kind != IBEX_WIN_OP_GET)
+        return false;
+    if (!ibex_dt_is_contig(op->odt, op->ocount) || !ibex_dt_is_contig(op->tdt, op->tcount))
+        return false;
+    char *t = (char *)win->seg + win->seg_offs[op->target] + h->addr + op->tdt->true_lb;
+    char *o = (char *)op->origin + op->odt->true_lb;
+    if (op->kind == IBEX_WIN_OP_PUT)
+        memcpy(t, o, h->bytes);
+    else
+        memcpy(o, t, h->bytes);
+    return true;
+}
+
+/* Every operation on the shared segment is done here by this CPU: no target action, complete
+ * (locally and at the target) on return. Accumulates take the target's accumulate lock, so
+ * they are atomic with each other (the one atomicity domain of this window). */
+static int op_direct(ibex_win_t *win, const ibex_win_op_t *op, win_hdr_t *h, char *body)
+{
+    int t = op->target;
+    char *base = (char *)win->seg + win->seg_offs[t] + h->addr;
+    bool result = op->kind != IBEX_WIN_OP_PUT && op->kind != IBEX_WIN_OP_ACC;
+    char *out = result ? malloc(h->bytes) : NULL;
+    if (result && !out) {
+        free(body);
+        return MPI_ERR_NO_MEM;
+    }
+    if (op_is_acc(op))
+        acc_lock(&win->ctrl[t].acc);
+    ibex_win_apply(h, base, body, out);
+    if (op_is_acc(op))
+        acc_unlock(&win->ctrl[t].acc);
+    if (out) {
+        bool get = op->kind == IBEX_WIN_OP_GET;
+        ibex_dt_unpack(op->result, get ? op->ocount : op->rcount, get ? op->odt : op->rdt, 0, out,
+                       h->bytes);
+        free(out);
+    }
+    free(body);
+    return MPI_SUCCESS;
+}
+
 static int op_send(ibex_win_t *win, const ibex_win_op_t *op, char *msg, size_t len)
 {
     win_hdr_t h = {.type = op_wire[op->kind],
@@ -238,11 +302,24 @@ static int op_send(ibex_win_t *win, const ibex_win_op_t *op, char *msg, size_t l
     h.addr = win->flavor == MPI_WIN_FLAVOR_DYNAMIC
                  ? (uint64_t)op->disp
                  : (uint64_t)(op->disp * win->disp_units[op->target]);
+    if (win->direct && op_direct_copy(win, op, &h)) {
+        if (op->user_req)
+            ibex_req_complete(op->user_req, IBEX_OK);
+        return MPI_SUCCESS;
+    }
     size_t blen;
     char *body = op_body(op, &h, &blen);
     if (!body) {
         snprintf(msg, len, "out of memory");
         return MPI_ERR_NO_MEM;
+    }
+    if (win->direct) {
+        int rc = op_direct(win, op, &h, body);
+        if (rc != MPI_SUCCESS)
+            snprintf(msg, len, "out of memory");
+        else if (op->user_req)
+            ibex_req_complete(op->user_req, IBEX_OK);
+        return rc;
     }
     if (op->kind != IBEX_WIN_OP_PUT && op->kind != IBEX_WIN_OP_ACC) {
         ibex_dt_t *rdt = op->kind == IBEX_WIN_OP_GET ? op->odt : op->rdt;

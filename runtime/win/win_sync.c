@@ -72,9 +72,11 @@ static int assert_check(int assert, char *msg, size_t len)
     return MPI_SUCCESS;
 }
 
-/* Flushes every target in touched[] (or just rank), then waits for the answers. */
+/* Flushes every target in touched[] (or just rank), then waits for the answers. On the shared
+ * segment every operation completed when it returned: only the processor's order is left. */
 static int flush_targets(ibex_win_t *win, int rank, char *msg, size_t len)
 {
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     for (int t = 0; t < win->comm->size; t++) {
         if ((rank != IBEX_WIN_ALL && t != rank) || !win->touched[t])
             continue;
@@ -99,6 +101,7 @@ int ibex_win_fence(ibex_win_t *win, int assert, char *msg, size_t len)
     ibex_coll_args_t a = {.comm = win->comm};
     if (ibex_coll_run(IBEX_COLL_BARRIER, &a, 0) != IBEX_OK)
         return fail(msg, len, MPI_ERR_OTHER, "the fence's barrier failed");
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* stores on the shared segment before it */
     win->fence_ops = false;
     rcache_drop(win);
     if (assert & MPI_MODE_NOSUCCEED)
@@ -138,6 +141,43 @@ static uint8_t lock_code(int type, bool nocheck)
                      (nocheck ? LOCK_NOCHECK : 0));
 }
 
+/* The lock word of target t on the shared segment (ibex_win_ctrl_t): taken by this CPU with no
+ * action of the target; while it waits, progress serves what others ask of this rank. */
+static void word_lock(ibex_win_t *win, int t, bool excl)
+{
+    uint32_t *w = &win->ctrl[t].lock;
+    int idle = 0;
+    for (;;) {
+        uint32_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+        bool free_now = excl ? v == 0 : !(v & IBEX_WIN_LOCK_EXCL);
+        uint32_t nv = excl ? IBEX_WIN_LOCK_EXCL : v + 1;
+        if (free_now &&
+            __atomic_compare_exchange_n(w, &v, nv, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+            return;
+        if (!free_now)
+            ibex_wait_step(&idle);
+    }
+}
+
+static void word_unlock(ibex_win_t *win, int t, bool excl)
+{
+    uint32_t *w = &win->ctrl[t].lock;
+    if (excl)
+        __atomic_store_n(w, 0, __ATOMIC_RELEASE);
+    else
+        __atomic_fetch_sub(w, 1, __ATOMIC_RELEASE);
+}
+
+/* Takes the lock of target t: its lock word, or a request to its lock queue. */
+static ibex_status_t lock_take(ibex_win_t *win, int t, int type)
+{
+    if (win->direct) {
+        word_lock(win, t, type == MPI_LOCK_EXCLUSIVE);
+        return IBEX_OK;
+    }
+    return ibex_win_ctl(win, WIN_LOCK, t, type);
+}
+
 int ibex_win_lock(ibex_win_t *win, int type, int rank, int assert, char *msg, size_t len)
 {
     IBEX_CHECK_RC(assert_check(assert, msg, len));
@@ -152,7 +192,7 @@ int ibex_win_lock(ibex_win_t *win, int type, int rank, int assert, char *msg, si
                     "the target is already locked, or a lock_all / start epoch is open");
     IBEX_CHECK_RC(leave_idle_fence(win, msg, len));
     if (!(assert &MPI_MODE_NOCHECK)) {
-        if (ibex_win_ctl(win, WIN_LOCK, rank, type) != IBEX_OK)
+        if (lock_take(win, rank, type) != IBEX_OK)
             return fail(msg, len, MPI_ERR_OTHER, "cannot send the lock request");
         ibex_win_wait_until(win, target_done, rank);
     }
@@ -167,6 +207,12 @@ static ibex_status_t unlock_one(ibex_win_t *win, int rank)
     int held = win->locked[rank];
     win->locked[rank] = 0;
     win->touched[rank] = false;
+    if (win->direct) { /* every operation is complete already */
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        if (!(held & LOCK_NOCHECK))
+            word_unlock(win, rank, held & LOCK_EXCL);
+        return IBEX_OK;
+    }
     if (held & LOCK_NOCHECK) /* no lock was taken: completion only */
         return ibex_win_ctl(win, WIN_FLUSH, rank, 0);
     return ibex_win_ctl(win, WIN_UNLOCK, rank,
@@ -195,7 +241,7 @@ int ibex_win_lock_all(ibex_win_t *win, int assert, char *msg, size_t len)
     IBEX_CHECK_RC(leave_idle_fence(win, msg, len));
     for (int t = 0; t < win->comm->size; t++) {
         bool nocheck = assert &MPI_MODE_NOCHECK;
-        if (!nocheck && ibex_win_ctl(win, WIN_LOCK, t, MPI_LOCK_SHARED) != IBEX_OK)
+        if (!nocheck && lock_take(win, t, MPI_LOCK_SHARED) != IBEX_OK)
             return fail(msg, len, MPI_ERR_OTHER, "cannot send the lock requests");
         win->locked[t] = lock_code(MPI_LOCK_SHARED, nocheck);
     }

@@ -114,9 +114,8 @@ static void acc_apply(const ibex_op_t *op, MPI_Op oph, ibex_dt_t *bdt, const cha
     free(b);
 }
 
-/* ACC / GACC / CAS: the old contents (replied for GACC / CAS), then the new ones. */
-static void do_acc(ibex_win_t *win, int src, const win_hdr_t *h, const win_layout_t *l,
-                   const char *data)
+/* ACC / GACC / CAS: the old contents into out (GACC / CAS), then the new ones. */
+static void apply_acc(const win_hdr_t *h, const win_layout_t *l, const char *data, char *out)
 {
     ibex_dt_t *bdt = ibex_dt_get(h->basic);
     const ibex_op_t *op = ibex_op_get(h->op);
@@ -132,12 +131,8 @@ static void do_acc(ibex_win_t *win, int src, const win_hdr_t *h, const win_layou
         return;
     }
     layout_copy(l, cur, false);
-    if (h->type != WIN_ACC) {
-        char *old = malloc(h->bytes ? h->bytes : 1);
-        if (old)
-            memcpy(old, cur, h->bytes);
-        reply(win, src, h->tag, old, old ? h->bytes : 0);
-    }
+    if (out)
+        memcpy(out, cur, h->bytes);
     if (h->type == WIN_CAS) {
         if (memcmp(cur, data + h->bytes, h->bytes) == 0)
             layout_copy(l, (char *)data, true);
@@ -148,12 +143,32 @@ static void do_acc(ibex_win_t *win, int src, const win_hdr_t *h, const win_layou
     free(cur);
 }
 
-static void do_get(ibex_win_t *win, int src, const win_hdr_t *h, const win_layout_t *l)
+static size_t data_len(const win_hdr_t *h)
 {
-    char *out = malloc(h->bytes ? h->bytes : 1);
-    if (out)
-        layout_copy(l, out, false);
-    reply(win, src, h->tag, out, out ? h->bytes : 0);
+    if (h->type == WIN_GET || (h->type == WIN_GACC && h->op == MPI_NO_OP))
+        return 0;
+    return h->type == WIN_CAS ? 2 * h->bytes : h->bytes;
+}
+
+static bool wants_reply(const win_hdr_t *h)
+{
+    return h->type != WIN_PUT && h->type != WIN_ACC;
+}
+
+void ibex_win_apply(const struct win_hdr *h, char *base, const char *body, char *out)
+{
+    win_layout_t l = {.base = base,
+                      .tcount = h->tcount,
+                      .extent = h->extent,
+                      .nblocks = h->nblocks,
+                      .blocks = (const ibex_dt_block_t *)body};
+    const char *data = body + (size_t)h->nblocks * sizeof(ibex_dt_block_t);
+    if (h->type == WIN_PUT)
+        layout_copy(&l, (char *)data, true);
+    else if (h->type == WIN_GET)
+        layout_copy(&l, out, false);
+    else
+        apply_acc(h, &l, data, out);
 }
 
 static void do_data(ibex_win_t *win, int src, const win_hdr_t *h, const char *rest, size_t len)
@@ -162,27 +177,24 @@ static void do_data(ibex_win_t *win, int src, const win_hdr_t *h, const char *re
     win_layout_t l = {.base = (char *)win->base + h->addr,
                       .tcount = h->tcount,
                       .extent = h->extent,
-                      .nblocks = h->nblocks};
-    l.blocks = (const ibex_dt_block_t *)rest;
-    size_t data_len = h->type == WIN_GET || (h->type == WIN_GACC && h->op == MPI_NO_OP) ? 0
-                      : h->type == WIN_CAS ? 2 * h->bytes
-                                           : h->bytes;
-    bool sized = len >= blen && len - blen >= data_len;
+                      .nblocks = h->nblocks,
+                      .blocks = (const ibex_dt_block_t *)rest};
     if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC)
         l.base = (char *)(uintptr_t)h->addr;
+    bool sized = len >= blen && len - blen >= data_len(h);
     if (!sized || !layout_ok(win, h, &l)) {
         ibex_warn(CORE, "window: rank %d accessed outside the window (detached?): dropped", src);
-        if (h->type != WIN_PUT && h->type != WIN_ACC)
+        if (wants_reply(h))
             reply(win, src, h->tag, NULL, 0);
         return;
     }
-    const char *data = rest + blen;
-    if (h->type == WIN_PUT)
-        layout_copy(&l, (char *)data, true);
-    else if (h->type == WIN_GET)
-        do_get(win, src, h, &l);
-    else
-        do_acc(win, src, h, &l, data);
+    char *out = NULL;
+    if (wants_reply(h) && !(out = malloc(h->bytes ? h->bytes : 1)))
+        ibex_error(CORE, "window: out of memory for the answer to rank %d", src);
+    if (!wants_reply(h) || out)
+        ibex_win_apply(h, l.base, rest, out);
+    if (wants_reply(h))
+        reply(win, src, h->tag, out, out ? h->bytes : 0);
 }
 
 static bool lock_grantable(const ibex_win_t *win, int type)
