@@ -82,7 +82,13 @@ typedef struct ibex_win {
      * Win_allocate on one node): operations are done by the origin's CPU on the mapping,
      * locks are the words in ctrl */
     bool direct;
+    bool mapped; /* the segment exists but operations go to the targets (IBEX_WIN_DIRECT=0) */
     ibex_win_ctrl_t *ctrl;
+    /* MPI_Win_create on one node: operations by cross-memory attach (process_vm_readv /
+     * writev) into each member's memory at bases[] in process pids[], lock words in ctrl */
+    bool cma;
+    uint64_t *bases;
+    int *pids;
     /* dynamic: this rank's attached regions; per target, the regions last fetched */
     ibex_win_region_t *regions;
     int nregions, cap_regions;
@@ -111,6 +117,9 @@ typedef struct ibex_win {
     MPI_Info info;
     char name[MPI_MAX_OBJECT_NAME];
 } ibex_win_t;
+
+/* IBEX_WIN_DIRECT (win_cfg.c): 0 keeps every window on the active-message path. */
+extern int ibex_win_cfg_direct;
 
 /* ---- creation and destruction (win.c) ---- */
 /* Collective over comm. base / size / disp_unit: this rank's memory (MPI_Win_create), or
@@ -191,6 +200,9 @@ void ibex_win_handle(void *arg, int src, void *msg, size_t len);
  * write the old contents (hdr->bytes) to out. */
 struct win_hdr;
 void ibex_win_apply(const struct win_hdr *h, char *base, const char *body, char *out);
+/* ACC / GACC / CAS on packed streams: cur (the target's old contents, h->bytes) becomes the
+ * new contents from data (the request's data). */
+void ibex_win_acc_packed(const struct win_hdr *h, const char *data, char *cur);
 /* win_sync.c: waits until cond(win) holds, driving progress. */
 void ibex_win_wait_until(ibex_win_t *win, bool (*cond)(const ibex_win_t *win, int rank), int rank);
 /* win_rma.c: sends a control request (type) to rank and counts its reply as pending. */

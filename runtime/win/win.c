@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "coll.h"
@@ -85,13 +86,14 @@ static int seg_open(ibex_win_t *win, seg_id_t *id, size_t len)
     return fd;
 }
 
-static ibex_status_t seg_create(ibex_win_t *win)
+/* with_data: every rank's window memory in it (else only the lock words). */
+static ibex_status_t seg_create(ibex_win_t *win, bool with_data)
 {
     size_t len = 0;
     win->seg_offs = calloc((size_t)win->comm->size, sizeof(MPI_Aint));
     if (!win->seg_offs)
         return IBEX_ERR_NO_MEMORY;
-    for (int r = 0; r < win->comm->size; r++) {
+    for (int r = 0; r < win->comm->size && with_data; r++) {
         win->seg_offs[r] = (MPI_Aint)len;
         len += ((size_t)win->sizes[r] + SEG_ALIGN - 1) / SEG_ALIGN * SEG_ALIGN;
     }
@@ -118,11 +120,12 @@ static ibex_status_t seg_create(ibex_win_t *win)
     return IBEX_OK;
 }
 
-/* Every rank's size and displacement unit, for the origin's range checks. */
+/* Every rank's size and displacement unit, for the origin's range checks; its base and process
+ * id, for cross-memory attach. */
 static ibex_status_t win_exchange(ibex_win_t *win)
 {
     int n = win->comm->size;
-    int64_t mine[2] = {win->size, win->disp_unit};
+    int64_t mine[4] = {win->size, win->disp_unit, (int64_t)(uintptr_t)win->base, getpid()};
     int64_t *all = malloc((size_t)n * sizeof(mine));
     if (!all)
         return IBEX_ERR_NO_MEMORY;
@@ -135,8 +138,10 @@ static ibex_status_t win_exchange(ibex_win_t *win)
                           .rdt = MPI_BYTE};
     ibex_status_t st = ibex_coll_run(IBEX_COLL_ALLGATHER, &a, sizeof(mine));
     for (int r = 0; st == IBEX_OK && r < n; r++) {
-        win->sizes[r] = (MPI_Aint)all[2 * r];
-        win->disp_units[r] = (int)all[2 * r + 1];
+        win->sizes[r] = (MPI_Aint)all[4 * r];
+        win->disp_units[r] = (int)all[4 * r + 1];
+        win->bases[r] = (uint64_t)all[4 * r + 2];
+        win->pids[r] = (int)all[4 * r + 3];
     }
     free(all);
     return st;
@@ -152,8 +157,10 @@ static ibex_status_t win_arrays(ibex_win_t *win, int n)
     win->post_seen = calloc((size_t)n, sizeof(int));
     win->rcache = calloc((size_t)n, sizeof(*win->rcache));
     win->rcache_n = calloc((size_t)n, sizeof(int));
-    bool ok = win->sizes && win->disp_units && win->locked && win->touched && win->pending &&
-              win->post_seen && win->rcache && win->rcache_n;
+    win->bases = calloc((size_t)n, sizeof(uint64_t));
+    win->pids = calloc((size_t)n, sizeof(int));
+    bool ok = win->bases && win->pids && win->sizes && win->disp_units && win->locked &&
+              win->touched && win->pending && win->post_seen && win->rcache && win->rcache_n;
     return ok ? IBEX_OK : IBEX_ERR_NO_MEMORY;
 }
 
@@ -178,6 +185,8 @@ static void win_destroy(ibex_win_t *win)
     free(win->seg_offs);
     free(win->sizes);
     free(win->disp_units);
+    free(win->bases);
+    free(win->pids);
     free(win->locked);
     free(win->touched);
     free(win->pending);
@@ -190,8 +199,12 @@ static void win_destroy(ibex_win_t *win)
 /* This rank's memory: the program's, allocated here, or its part of the shared segment. */
 static ibex_status_t win_memory(ibex_win_t *win, const ibex_win_args_t *args)
 {
-    win->direct = args->flavor == MPI_WIN_FLAVOR_SHARED ||
-                  (args->flavor == MPI_WIN_FLAVOR_ALLOCATE && ibex_win_comm_is_local(win->comm));
+    /* Win_allocate_shared always has the segment (its loads and stores need it); with
+     * IBEX_WIN_DIRECT=0 its MPI operations still go through the active-message path */
+    bool shared = args->flavor == MPI_WIN_FLAVOR_SHARED;
+    bool alloc_local = args->flavor == MPI_WIN_FLAVOR_ALLOCATE && ibex_win_cfg_direct &&
+                       ibex_win_comm_is_local(win->comm);
+    win->direct = shared || alloc_local;
     if (args->flavor == MPI_WIN_FLAVOR_ALLOCATE && !win->direct) {
         ibex_status_t st = ibex_p2p_mem_alloc(args->size > 0 ? (size_t)args->size : 1, &win->base);
         if (st != IBEX_OK)
@@ -201,9 +214,51 @@ static ibex_status_t win_memory(ibex_win_t *win, const ibex_win_args_t *args)
     }
     if (!win->direct)
         return IBEX_OK;
-    ibex_status_t st = seg_create(win);
+    ibex_status_t st = seg_create(win, true);
     if (st == IBEX_OK)
         win->base = win->seg ? (char *)win->seg + win->seg_offs[win->comm->rank] : NULL;
+    if (!ibex_win_cfg_direct) { /* mapped, but operated on by the targets */
+        win->direct = false;
+        win->mapped = true;
+        win->ctrl = NULL;
+    }
+    return st;
+}
+
+/* Can this rank read every member's memory (same user, no ptrace restriction)? Tried on one
+ * byte of each member's window that has any. */
+static bool cma_probe(const ibex_win_t *win)
+{
+    for (int r = 0; r < win->comm->size; r++) {
+        if (win->sizes[r] == 0 || r == win->comm->rank)
+            continue;
+        char b;
+        struct iovec l = {&b, 1}, rm = {(void *)(uintptr_t)win->bases[r], 1};
+        if (process_vm_readv(win->pids[r], &l, 1, &rm, 1, 0) != 1)
+            return false;
+    }
+    return true;
+}
+
+/* MPI_Win_create on one node: operations by cross-memory attach and lock words in a small
+ * shared segment, when every member can reach every other's memory; else the active-message
+ * path. The decision is collective (one rank's failure makes every rank fall back). */
+static ibex_status_t win_cma_setup(ibex_win_t *win)
+{
+    if (!ibex_win_cfg_direct || !ibex_win_comm_is_local(win->comm))
+        return IBEX_OK;
+    int ok = cma_probe(win);
+    ibex_coll_args_t a = {.comm = win->comm,
+                          .sbuf = MPI_IN_PLACE,
+                          .rbuf = &ok,
+                          .rcount = 1,
+                          .rdt = MPI_INT,
+                          .op = ibex_op_get(MPI_MIN)};
+    ibex_status_t st = ibex_coll_run(IBEX_COLL_ALLREDUCE, &a, sizeof(int));
+    if (st != IBEX_OK || !ok)
+        return st;
+    st = seg_create(win, false);
+    win->cma = st == IBEX_OK;
     return st;
 }
 
@@ -226,6 +281,8 @@ ibex_status_t ibex_win_create(const ibex_win_args_t *args, ibex_win_t **win_p)
         st = win_exchange(win);
     if (st == IBEX_OK)
         st = win_memory(win, args);
+    if (st == IBEX_OK && args->flavor == MPI_WIN_FLAVOR_CREATE)
+        st = win_cma_setup(win);
     if (st == IBEX_OK)
         st = ibex_am_port_open(win->comm, ibex_win_handle, win, &win->port);
     if (st == IBEX_OK)
@@ -260,7 +317,7 @@ void ibex_win_shared_query(const ibex_win_t *win, int rank, MPI_Aint *size_p, in
         while (rank < win->comm->size - 1 && win->sizes[rank] == 0)
             rank++;
     }
-    bool mapped = win->seg != NULL;
+    bool mapped = win->direct || win->mapped;
     if (!mapped && rank != win->comm->rank) {
         *size_p = 0; /* MPI 4.1: memory this process cannot reach by load / store */
         *disp_unit_p = win->disp_units[rank];

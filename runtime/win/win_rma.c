@@ -6,10 +6,12 @@
  * the request, so every operation is locally complete once started except those that return
  * data, which complete when their reply has been unpacked into the origin's buffer.
  */
+#define _GNU_SOURCE /* process_vm_readv / writev */
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "ibex_log.h"
 #include "ibex_request.h"
@@ -293,6 +295,81 @@ static int op_direct(ibex_win_t *win, const ibex_win_op_t *op, win_hdr_t *h, cha
     return MPI_SUCCESS;
 }
 
+/* Cross-memory attach of the target layout of h (blocks in body) in target t, to or from the
+ * packed stream in buf. */
+static bool cma_move(ibex_win_t *win, int t, const win_hdr_t *h, const char *body, char *buf,
+                     bool write)
+{
+    const ibex_dt_block_t *b = (const ibex_dt_block_t *)body;
+    struct iovec rv[64], lv;
+    int n = 0;
+    uint64_t base = win->bases[t] + h->addr;
+    size_t chunk = 0;
+    for (int k = 0; k < h->tcount; k++)
+        for (int i = 0; i < h->nblocks; i++) {
+            if (b[i].len == 0)
+                continue;
+            rv[n].iov_base = (void *)(uintptr_t)(base + k * h->extent + b[i].disp);
+            rv[n++].iov_len = b[i].len;
+            chunk += b[i].len;
+            bool last = k == h->tcount - 1 && i == h->nblocks - 1;
+            if (n < 64 && !last)
+                continue;
+            lv = (struct iovec){buf, chunk};
+            ssize_t got = write ? process_vm_writev(win->pids[t], &lv, 1, rv, n, 0)
+                                : process_vm_readv(win->pids[t], &lv, 1, rv, n, 0);
+            if (got != (ssize_t)chunk) {
+                ibex_error(CORE, "window: cross-memory attach to rank %d failed: %m", t);
+                return false;
+            }
+            buf += chunk;
+            chunk = 0;
+            n = 0;
+        }
+    return true;
+}
+
+/* MPI_Win_create memory on this node, by cross-memory attach: no target CPU. Accumulates are
+ * read, computed here and written back under the target's accumulate lock word (the window's
+ * one atomicity domain: every accumulate to it goes this way). */
+static int op_cma(ibex_win_t *win, const ibex_win_op_t *op, win_hdr_t *h, char *body)
+{
+    int t = op->target;
+    const char *data = body + (size_t)h->nblocks * sizeof(ibex_dt_block_t);
+    bool ok = true;
+    char *cur = op->kind == IBEX_WIN_OP_PUT ? NULL : malloc(h->bytes);
+    char *old =
+        op->kind == IBEX_WIN_OP_GACC || op->kind == IBEX_WIN_OP_CAS ? malloc(h->bytes) : NULL;
+    if ((op->kind != IBEX_WIN_OP_PUT && !cur) || (old == NULL && op->rdt)) {
+        free(cur);
+        free(body);
+        return MPI_ERR_NO_MEM;
+    }
+    if (op_is_acc(op))
+        acc_lock(&win->ctrl[t].acc);
+    if (op->kind == IBEX_WIN_OP_PUT) {
+        ok = cma_move(win, t, h, body, (char *)data, true);
+    } else {
+        ok = cma_move(win, t, h, body, cur, false);
+        if (ok && old)
+            memcpy(old, cur, h->bytes);
+        if (ok && op_is_acc(op) && !(h->type == WIN_GACC && h->op == MPI_NO_OP)) {
+            ibex_win_acc_packed(h, data, cur);
+            ok = cma_move(win, t, h, body, cur, true);
+        }
+    }
+    if (op_is_acc(op))
+        acc_unlock(&win->ctrl[t].acc);
+    if (ok && op->kind == IBEX_WIN_OP_GET)
+        ibex_dt_unpack(op->result, op->ocount, op->odt, 0, cur, h->bytes);
+    else if (ok && old)
+        ibex_dt_unpack(op->result, op->rcount, op->rdt, 0, old, h->bytes);
+    free(cur);
+    free(old);
+    free(body);
+    return ok ? MPI_SUCCESS : MPI_ERR_OTHER;
+}
+
 static int op_send(ibex_win_t *win, const ibex_win_op_t *op, char *msg, size_t len)
 {
     win_hdr_t h = {.type = op_wire[op->kind],
@@ -313,10 +390,13 @@ static int op_send(ibex_win_t *win, const ibex_win_op_t *op, char *msg, size_t l
         snprintf(msg, len, "out of memory");
         return MPI_ERR_NO_MEM;
     }
-    if (win->direct) {
-        int rc = op_direct(win, op, &h, body);
+    if (win->direct || win->cma) {
+        int rc = win->direct ? op_direct(win, op, &h, body) : op_cma(win, op, &h, body);
         if (rc != MPI_SUCCESS)
-            snprintf(msg, len, "out of memory");
+            snprintf(msg, len,
+                     rc == MPI_ERR_NO_MEM ? "out of memory"
+                                          : "cross-memory attach to rank %d failed",
+                     op->target);
         else if (op->user_req)
             ibex_req_complete(op->user_req, IBEX_OK);
         return rc;

@@ -171,7 +171,7 @@ static void word_unlock(ibex_win_t *win, int t, bool excl)
 /* Takes the lock of target t: its lock word, or a request to its lock queue. */
 static ibex_status_t lock_take(ibex_win_t *win, int t, int type)
 {
-    if (win->direct) {
+    if (win->ctrl) {
         word_lock(win, t, type == MPI_LOCK_EXCLUSIVE);
         return IBEX_OK;
     }
@@ -207,7 +207,7 @@ static ibex_status_t unlock_one(ibex_win_t *win, int rank)
     int held = win->locked[rank];
     win->locked[rank] = 0;
     win->touched[rank] = false;
-    if (win->direct) { /* every operation is complete already */
+    if (win->ctrl) { /* every operation is complete already */
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
         if (!(held & LOCK_NOCHECK))
             word_unlock(win, rank, held & LOCK_EXCL);

@@ -143,6 +143,18 @@ static void apply_acc(const win_hdr_t *h, const win_layout_t *l, const char *dat
     free(cur);
 }
 
+void ibex_win_acc_packed(const struct win_hdr *h, const char *data, char *cur)
+{
+    ibex_dt_t *bdt = ibex_dt_get(h->basic);
+    const ibex_op_t *op = ibex_op_get(h->op);
+    if (h->type == WIN_CAS) {
+        if (memcmp(cur, data + h->bytes, h->bytes) == 0)
+            memcpy(cur, data, h->bytes);
+    } else if (bdt && op) {
+        acc_apply(op, h->op, bdt, data, cur, h->bytes);
+    }
+}
+
 static size_t data_len(const win_hdr_t *h)
 {
     if (h->type == WIN_GET || (h->type == WIN_GACC && h->op == MPI_NO_OP))
