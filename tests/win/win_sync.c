@@ -111,8 +111,8 @@ static void requests(MPI_Win win, long *base)
     CHECK(r1 == rank * 7 && r2 == rank * 7 + 1);
     MPI_Win_flush_all(win);
     MPI_Win_flush_local_all(win);
+    CHECK_RC(MPI_Win_sync(win));
     MPI_Win_unlock_all(win);
-    MPI_Win_sync(win);
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
