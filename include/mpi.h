@@ -190,6 +190,16 @@ typedef struct MPI_Status {
 /* Communicator split types */
 #define MPI_COMM_TYPE_SHARED 1
 
+/* Process topologies (MPI_Topo_test) and distributed-graph weights */
+#define MPI_GRAPH      1
+#define MPI_CART       2
+#define MPI_DIST_GRAPH 3
+/* Two distinct addresses that are no program's array; arrays of unknown size, so that compilers
+ * do not take them for zero-sized buffers. */
+extern int ibex_mpi_unweighted[], ibex_mpi_weights_empty[];
+#define MPI_UNWEIGHTED    (ibex_mpi_unweighted)
+#define MPI_WEIGHTS_EMPTY (ibex_mpi_weights_empty)
+
 /* Predefined attribute keys */
 #define MPI_TAG_UB          0x64400001
 #define MPI_HOST            0x64400003
@@ -262,7 +272,75 @@ typedef struct MPI_Status {
 #define MPI_ERR_VALUE_TOO_LARGE       59
 #define MPI_ERR_SESSION               60
 #define MPI_ERR_ERRHANDLER            61
-#define MPI_ERR_LASTCODE              61
+/* The tools interface's error classes (returned by MPI_T_* calls, never raised on a handler) */
+#define MPI_T_ERR_MEMORY            62
+#define MPI_T_ERR_NOT_INITIALIZED   63
+#define MPI_T_ERR_CANNOT_INIT       64
+#define MPI_T_ERR_INVALID_INDEX     65
+#define MPI_T_ERR_INVALID_ITEM      66
+#define MPI_T_ERR_INVALID_HANDLE    67
+#define MPI_T_ERR_OUT_OF_HANDLES    68
+#define MPI_T_ERR_OUT_OF_SESSIONS   69
+#define MPI_T_ERR_INVALID_SESSION   70
+#define MPI_T_ERR_CVAR_SET_NOT_NOW  71
+#define MPI_T_ERR_CVAR_SET_NEVER    72
+#define MPI_T_ERR_PVAR_NO_STARTSTOP 73
+#define MPI_T_ERR_PVAR_NO_WRITE     74
+#define MPI_T_ERR_PVAR_NO_ATOMIC    75
+#define MPI_T_ERR_INVALID_NAME      76
+#define MPI_T_ERR_INVALID           77
+#define MPI_T_ERR_NOT_SUPPORTED     78
+#define MPI_T_ERR_NOT_ACCESSIBLE    79
+#define MPI_ERR_LASTCODE            79
+
+/* The tools interface (MPI_T): opaque handles; see runtime/mpi/README.md */
+typedef struct ibex_t_enum *MPI_T_enum;
+typedef struct ibex_t_cvar_handle *MPI_T_cvar_handle;
+typedef struct ibex_t_pvar_handle *MPI_T_pvar_handle;
+typedef struct ibex_t_session *MPI_T_pvar_session;
+#define MPI_T_ENUM_NULL                ((MPI_T_enum)0)
+#define MPI_T_CVAR_HANDLE_NULL         ((MPI_T_cvar_handle)0)
+#define MPI_T_PVAR_HANDLE_NULL         ((MPI_T_pvar_handle)0)
+#define MPI_T_PVAR_ALL_HANDLES         ((MPI_T_pvar_handle)-1)
+#define MPI_T_PVAR_SESSION_NULL        ((MPI_T_pvar_session)0)
+#define MPI_T_VERBOSITY_USER_BASIC     1
+#define MPI_T_VERBOSITY_USER_DETAIL    2
+#define MPI_T_VERBOSITY_USER_ALL       3
+#define MPI_T_VERBOSITY_TUNER_BASIC    4
+#define MPI_T_VERBOSITY_TUNER_DETAIL   5
+#define MPI_T_VERBOSITY_TUNER_ALL      6
+#define MPI_T_VERBOSITY_MPIDEV_BASIC   7
+#define MPI_T_VERBOSITY_MPIDEV_DETAIL  8
+#define MPI_T_VERBOSITY_MPIDEV_ALL     9
+#define MPI_T_BIND_NO_OBJECT           0
+#define MPI_T_BIND_MPI_COMM            1
+#define MPI_T_BIND_MPI_DATATYPE        2
+#define MPI_T_BIND_MPI_ERRHANDLER      3
+#define MPI_T_BIND_MPI_FILE            4
+#define MPI_T_BIND_MPI_GROUP           5
+#define MPI_T_BIND_MPI_OP              6
+#define MPI_T_BIND_MPI_REQUEST         7
+#define MPI_T_BIND_MPI_WIN             8
+#define MPI_T_BIND_MPI_MESSAGE         9
+#define MPI_T_BIND_MPI_INFO            10
+#define MPI_T_BIND_MPI_SESSION         11
+#define MPI_T_SCOPE_CONSTANT           0
+#define MPI_T_SCOPE_READONLY           1
+#define MPI_T_SCOPE_LOCAL              2
+#define MPI_T_SCOPE_GROUP              3
+#define MPI_T_SCOPE_GROUP_EQ           4
+#define MPI_T_SCOPE_ALL                5
+#define MPI_T_SCOPE_ALL_EQ             6
+#define MPI_T_PVAR_CLASS_STATE         0
+#define MPI_T_PVAR_CLASS_LEVEL         1
+#define MPI_T_PVAR_CLASS_SIZE          2
+#define MPI_T_PVAR_CLASS_PERCENTAGE    3
+#define MPI_T_PVAR_CLASS_HIGHWATERMARK 4
+#define MPI_T_PVAR_CLASS_LOWWATERMARK  5
+#define MPI_T_PVAR_CLASS_COUNTER       6
+#define MPI_T_PVAR_CLASS_AGGREGATE     7
+#define MPI_T_PVAR_CLASS_TIMER         8
+#define MPI_T_PVAR_CLASS_GENERIC       9
 
 typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
 typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *code, ...);

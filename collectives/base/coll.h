@@ -3,7 +3,7 @@
  * Collectives: internal interface (collectives/).
  *
  * Each algorithm is one file exposing one function `ibex_coll_<kind>_<algorithm>` that takes
- * the collective's arguments, already checked by the MPI entry point (coll_api.c), in one
+ * the collective's arguments, already checked by the MPI entry point (coll_check.c), in one
  * ibex_coll_args_t. An algorithm is built only on the point-to-point engine's collective-context
  * calls (ibex_p2p.h, coll = true), ibex_op_apply for reductions and the datatype engine for
  * temporary buffers and local copies (coll_util.c). coll_select.c picks an algorithm per call
@@ -34,18 +34,48 @@
     X(GATHER, "gather")                                                                            \
     X(SCATTER, "scatter")                                                                          \
     X(ALLGATHER, "allgather")                                                                      \
-    X(ALLTOALL, "alltoall")
+    X(ALLTOALL, "alltoall")                                                                        \
+    IBEX_COLL_KIND_LIST_V(X)
+
+/* The vector, reduce-scatter and scan kinds (collectives issue), tags 9..17. */
+#define IBEX_COLL_KIND_LIST_V(X)                                                                   \
+    X(GATHERV, "gatherv")                                                                          \
+    X(SCATTERV, "scatterv")                                                                        \
+    X(ALLGATHERV, "allgatherv")                                                                    \
+    X(ALLTOALLV, "alltoallv")                                                                      \
+    X(ALLTOALLW, "alltoallw")                                                                      \
+    X(REDUCE_SCATTER, "reduce_scatter")                                                            \
+    X(REDUCE_SCATTER_BLOCK, "reduce_scatter_block")                                                \
+    X(SCAN, "scan")                                                                                \
+    X(EXSCAN, "exscan")
 
 #define IBEX_COLL_KIND_ENUM(name, text) IBEX_COLL_##name,
 typedef enum { IBEX_COLL_KIND_LIST(IBEX_COLL_KIND_ENUM) IBEX_COLL_KIND_COUNT } ibex_coll_kind_t;
 #undef IBEX_COLL_KIND_ENUM
 
+/* 1..IBEX_COLL_KIND_COUNT (17 today); 1..63 are reserved for the collectives. */
 #define IBEX_COLL_TAG(kind) (1 + (int)(kind))
+#define IBEX_COLL_TAG_MAX   63
+_Static_assert(IBEX_COLL_KIND_COUNT <= IBEX_COLL_TAG_MAX,
+               "collective tags past the reserved range");
 
 /* Arguments of every collective. Bcast uses (rbuf, rcount, rdt) as its buffer; Reduce and
  * Allreduce use (rcount, rdt) for both buffers, and sbuf may be MPI_IN_PLACE (the data is then
  * in rbuf). Gather / Scatter / Allgather / Alltoall use both triples as MPI defines them;
- * MPI_IN_PLACE is passed through to the algorithm where the standard allows it. */
+ * MPI_IN_PLACE is passed through to the algorithm where the standard allows it.
+ *
+ * The per-rank arrays (comm->size entries each, the program's own arrays, which MPI forbids it
+ * to change before the collective completes) are NULL for the kinds that do not use them:
+ *   Gatherv         rcounts, rdispls (root only); (sbuf, scount, sdt) everywhere
+ *   Scatterv        scounts, sdispls (root only); (rbuf, rcount, rdt) everywhere
+ *   Allgatherv      rcounts, rdispls; (sbuf, scount, sdt) unless sbuf is MPI_IN_PLACE
+ *   Alltoallv       scounts, sdispls, rcounts, rdispls with sdt / rdt; displacements in
+ *                   extents of the type; sbuf MPI_IN_PLACE: the s* arrays are ignored
+ *   Alltoallw       the same, with per-peer types sdts / rdts and displacements in bytes
+ *   Reduce_scatter  rcounts (block i goes to rank i) with rdt and op; sbuf holds sum(rcounts)
+ *                   elements, or is MPI_IN_PLACE (the data is then in rbuf)
+ * Reduce_scatter_block uses (rcount, rdt) per rank (sbuf holds size * rcount); Scan and
+ * Exscan use (rcount, rdt) like Allreduce (sbuf may be MPI_IN_PLACE). */
 typedef struct ibex_coll_args {
     ibex_comm_t *comm;
     const void *sbuf;
@@ -56,6 +86,9 @@ typedef struct ibex_coll_args {
     MPI_Datatype rdt;
     const ibex_op_t *op;
     int root;
+    const int *scounts, *sdispls;
+    const int *rcounts, *rdispls;
+    const MPI_Datatype *sdts, *rdts;
 } ibex_coll_args_t;
 
 typedef ibex_status_t (*ibex_coll_fn_t)(const ibex_coll_args_t *args);
@@ -76,10 +109,57 @@ ibex_status_t ibex_coll_gather_linear(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_scatter_linear(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_allgather_ring(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_alltoall_pairwise(const ibex_coll_args_t *args);
+/* more algorithms for the first kinds, chosen by size (the crossovers in coll_select.c) */
+ibex_status_t ibex_coll_bcast_scatter_allgather(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_allreduce_rabenseifner(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_reduce_rabenseifner(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_gather_binomial(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_scatter_binomial(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_allgather_bruck(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_alltoall_bruck(const ibex_coll_args_t *args);
+/* the vector, reduce-scatter and scan kinds */
+ibex_status_t ibex_coll_gatherv_linear(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_scatterv_linear(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_allgatherv_ring(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_allgatherv_bruck(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_alltoallv_pairwise(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_alltoallw_pairwise(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_alltoallv_scattered(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_alltoallw_scattered(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_reduce_scatter_reduce_scatterv(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_reduce_scatter_block_reduce_scatterv(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_reduce_scatter_ring(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_reduce_scatter_block_ring(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_scan_linear(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_exscan_linear(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_scan_recursive_doubling(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_exscan_recursive_doubling(const ibex_coll_args_t *args);
+
+/* The reduce-scatter half of Rabenseifner's algorithms (allreduce_rabenseifner.c), shared with
+ * reduce_rabenseifner.c: buf (a->rcount of a->rdt) is cut into pof2 blocks (cnts / disps);
+ * after ibex_coll_rsag_reduce_scatter a participant (newrank >= 0; the even ones of the first
+ * 2 rem ranks sit out) holds blocks [send_idx, send_idx + 1) of the reduction. */
+typedef struct ibex_coll_rsag {
+    const ibex_coll_args_t *a;
+    void *buf, *tmp, *tmp_base;
+    int *cnts, *disps;
+    int tag, pof2, rem, newrank, send_idx, last_idx;
+} ibex_coll_rsag_t;
+ibex_status_t ibex_coll_rsag_init(ibex_coll_rsag_t *s, const ibex_coll_args_t *a, void *buf,
+                                  int tag);
+ibex_status_t ibex_coll_rsag_reduce_scatter(ibex_coll_rsag_t *s);
+void ibex_coll_rsag_fini(ibex_coll_rsag_t *s);
+int ibex_coll_rsag_peer(const ibex_coll_rsag_t *s, int newrank);       /* its real rank */
+int ibex_coll_rsag_count(const ibex_coll_rsag_t *s, int from, int to); /* elements of blocks */
 
 /* ---- selection (coll_select.c) ---- */
 const char *ibex_coll_kind_name(ibex_coll_kind_t kind);
-/* The algorithm for a call: the forced one if any, else the first table rule that fits. */
+/* The algorithm for a call: the forced one if any, else the first table rule that fits.
+ * bytes must be the same on every rank (all must pick the same algorithm): the per-rank
+ * message of Bcast, Reduce, Allreduce, Scan, Exscan and Reduce_scatter(_block) (the whole
+ * vector), one block of Gather, Scatter, Allgather, Alltoall, the mean block of Allgatherv;
+ * 0 for Gatherv, Scatterv, Alltoallv and Alltoallw, whose counts no rank knows in full, so
+ * their rules key on the communicator size alone. */
 const ibex_coll_algo_t *ibex_coll_select(ibex_coll_kind_t kind, int comm_size, size_t bytes);
 /* Forces an algorithm by name, or back to the table with NULL / "auto". IBEX_ERR_INVALID if
  * the name is not an algorithm of that kind. */
@@ -87,6 +167,8 @@ ibex_status_t ibex_coll_force(ibex_coll_kind_t kind, const char *name);
 /* Number of algorithms of a kind and the i-th one, so tests can loop over all of them. */
 int ibex_coll_algo_count(ibex_coll_kind_t kind);
 const ibex_coll_algo_t *ibex_coll_algo_at(ibex_coll_kind_t kind, int i);
+/* "a, b, c": the names of a kind's algorithms, for messages and ibex_info (cut at len). */
+void ibex_coll_algo_names(ibex_coll_kind_t kind, char *buf, size_t len);
 /* Selects and runs. */
 ibex_status_t ibex_coll_run(ibex_coll_kind_t kind, const ibex_coll_args_t *args, size_t bytes);
 
@@ -103,5 +185,25 @@ void *ibex_coll_block(const void *buf, MPI_Datatype dt, size_t index);
 /* inout = in op inout, as a status. */
 ibex_status_t ibex_coll_apply(const ibex_op_t *op, const void *in, void *inout, int count,
                               MPI_Datatype dt);
+/* buf + displ * extent(dt); displ may be negative (the v-collectives' displacements). */
+void *ibex_coll_disp(const void *buf, MPI_Datatype dt, int displ);
+
+/* A batch of non-blocking sends and receives on the collective context (one tag), waited for
+ * together: post with _send / _recv (the first failure stops further posts and is kept), then
+ * _wait, which waits for everything posted, frees the batch and returns the first error. */
+struct ibex_req;
+typedef struct ibex_coll_batch {
+    ibex_comm_t *comm;
+    int tag, n, cap;
+    struct ibex_req **reqs;
+    ibex_status_t st;
+} ibex_coll_batch_t;
+ibex_status_t ibex_coll_batch_init(ibex_coll_batch_t *b, int cap, ibex_comm_t *comm, int tag);
+void ibex_coll_batch_send(ibex_coll_batch_t *b, const void *buf, int count, MPI_Datatype dt,
+                          int peer);
+void ibex_coll_batch_recv(ibex_coll_batch_t *b, void *buf, int count, MPI_Datatype dt, int peer);
+ibex_status_t ibex_coll_batch_wait(ibex_coll_batch_t *b);
+/* Reduce_scatter_block as Reduce_scatter: runs fn with rcounts all args->rcount. */
+ibex_status_t ibex_coll_rsb_as_rs(const ibex_coll_args_t *args, ibex_coll_fn_t fn);
 
 #endif

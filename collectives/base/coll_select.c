@@ -8,6 +8,7 @@
  * the same.
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
@@ -27,6 +28,32 @@ static const ibex_coll_algo_t algorithms[] = {
     {"linear", IBEX_COLL_SCATTER, ibex_coll_scatter_linear},
     {"ring", IBEX_COLL_ALLGATHER, ibex_coll_allgather_ring},
     {"pairwise", IBEX_COLL_ALLTOALL, ibex_coll_alltoall_pairwise},
+    /* more algorithms for the first kinds */
+    {"scatter_allgather", IBEX_COLL_BCAST, ibex_coll_bcast_scatter_allgather},
+    {"rabenseifner", IBEX_COLL_ALLREDUCE, ibex_coll_allreduce_rabenseifner},
+    {"rabenseifner", IBEX_COLL_REDUCE, ibex_coll_reduce_rabenseifner},
+    {"binomial", IBEX_COLL_GATHER, ibex_coll_gather_binomial},
+    {"binomial", IBEX_COLL_SCATTER, ibex_coll_scatter_binomial},
+    {"bruck", IBEX_COLL_ALLGATHER, ibex_coll_allgather_bruck},
+    {"bruck", IBEX_COLL_ALLTOALL, ibex_coll_alltoall_bruck},
+    /* the vector, reduce-scatter and scan kinds */
+    {"linear", IBEX_COLL_GATHERV, ibex_coll_gatherv_linear},
+    {"linear", IBEX_COLL_SCATTERV, ibex_coll_scatterv_linear},
+    {"ring", IBEX_COLL_ALLGATHERV, ibex_coll_allgatherv_ring},
+    {"bruck", IBEX_COLL_ALLGATHERV, ibex_coll_allgatherv_bruck},
+    {"pairwise", IBEX_COLL_ALLTOALLV, ibex_coll_alltoallv_pairwise},
+    {"scattered", IBEX_COLL_ALLTOALLV, ibex_coll_alltoallv_scattered},
+    {"pairwise", IBEX_COLL_ALLTOALLW, ibex_coll_alltoallw_pairwise},
+    {"scattered", IBEX_COLL_ALLTOALLW, ibex_coll_alltoallw_scattered},
+    {"reduce_scatterv", IBEX_COLL_REDUCE_SCATTER, ibex_coll_reduce_scatter_reduce_scatterv},
+    {"ring", IBEX_COLL_REDUCE_SCATTER, ibex_coll_reduce_scatter_ring},
+    {"reduce_scatterv", IBEX_COLL_REDUCE_SCATTER_BLOCK,
+     ibex_coll_reduce_scatter_block_reduce_scatterv},
+    {"ring", IBEX_COLL_REDUCE_SCATTER_BLOCK, ibex_coll_reduce_scatter_block_ring},
+    {"recursive_doubling", IBEX_COLL_SCAN, ibex_coll_scan_recursive_doubling},
+    {"linear", IBEX_COLL_SCAN, ibex_coll_scan_linear},
+    {"recursive_doubling", IBEX_COLL_EXSCAN, ibex_coll_exscan_recursive_doubling},
+    {"linear", IBEX_COLL_EXSCAN, ibex_coll_exscan_linear},
 };
 #define ALGO_COUNT ((int)(sizeof(algorithms) / sizeof(algorithms[0])))
 
@@ -51,15 +78,46 @@ typedef struct coll_rule {
     const char *algo;
 } coll_rule_t;
 
+/* The size crossovers are the published ones (MPICH's defaults: Thakur, Rabenseifner and Gropp,
+ * "Optimization of collective communication operations in MPICH", 2005), not yet measured on
+ * this machine; bytes is the selection key described in coll.h. */
 static const coll_rule_t rules[] = {
     {IBEX_COLL_BARRIER, INT_MAX, SIZE_MAX, "dissemination"},
-    {IBEX_COLL_BCAST, INT_MAX, SIZE_MAX, "binomial"},
-    {IBEX_COLL_REDUCE, INT_MAX, SIZE_MAX, "binomial"},
-    {IBEX_COLL_ALLREDUCE, INT_MAX, SIZE_MAX, "recursive_doubling"},
-    {IBEX_COLL_GATHER, INT_MAX, SIZE_MAX, "linear"},
+    {IBEX_COLL_BCAST, 7, SIZE_MAX, "binomial"},    /* few ranks: the tree is short */
+    {IBEX_COLL_BCAST, INT_MAX, 12288, "binomial"}, /* small: latency */
+    {IBEX_COLL_BCAST, INT_MAX, SIZE_MAX, "scatter_allgather"},
+    {IBEX_COLL_REDUCE, INT_MAX, 2048, "binomial"},         /* small, or non-commutative: */
+    {IBEX_COLL_REDUCE, INT_MAX, SIZE_MAX, "rabenseifner"}, /* (it falls back to binomial) */
+    {IBEX_COLL_ALLREDUCE, INT_MAX, 2048, "recursive_doubling"},
+    {IBEX_COLL_ALLREDUCE, INT_MAX, SIZE_MAX, "rabenseifner"}, /* (non-commutative: r. d.) */
+    {IBEX_COLL_GATHER, 3, SIZE_MAX, "linear"},                /* a tree of 3 is no shorter */
+    {IBEX_COLL_GATHER, INT_MAX, 32768, "binomial"},
+    {IBEX_COLL_GATHER, INT_MAX, SIZE_MAX, "linear"}, /* large: no forwarding copies */
+    {IBEX_COLL_SCATTER, 3, SIZE_MAX, "linear"},
+    {IBEX_COLL_SCATTER, INT_MAX, 32768, "binomial"},
     {IBEX_COLL_SCATTER, INT_MAX, SIZE_MAX, "linear"},
+    {IBEX_COLL_ALLGATHER, 2, SIZE_MAX, "ring"}, /* one exchange either way */
+    {IBEX_COLL_ALLGATHER, INT_MAX, 8192, "bruck"},
     {IBEX_COLL_ALLGATHER, INT_MAX, SIZE_MAX, "ring"},
+    {IBEX_COLL_ALLTOALL, 7, SIZE_MAX, "pairwise"},
+    {IBEX_COLL_ALLTOALL, INT_MAX, 256, "bruck"}, /* small blocks, many ranks */
     {IBEX_COLL_ALLTOALL, INT_MAX, SIZE_MAX, "pairwise"},
+    /* the vector, reduce-scatter and scan kinds */
+    {IBEX_COLL_GATHERV, INT_MAX, SIZE_MAX, "linear"},
+    {IBEX_COLL_SCATTERV, INT_MAX, SIZE_MAX, "linear"},
+    {IBEX_COLL_ALLGATHERV, 2, SIZE_MAX, "ring"}, /* as Allgather, on the mean block */
+    {IBEX_COLL_ALLGATHERV, INT_MAX, 8192, "bruck"},
+    {IBEX_COLL_ALLGATHERV, INT_MAX, SIZE_MAX, "ring"},
+    {IBEX_COLL_ALLTOALLV, INT_MAX, SIZE_MAX, "scattered"}, /* (in place: pairwise) */
+    {IBEX_COLL_ALLTOALLW, INT_MAX, SIZE_MAX, "scattered"},
+    {IBEX_COLL_REDUCE_SCATTER, 2, SIZE_MAX, "ring"}, /* one exchange, no tree to climb */
+    {IBEX_COLL_REDUCE_SCATTER, INT_MAX, 16384, "reduce_scatterv"},
+    {IBEX_COLL_REDUCE_SCATTER, INT_MAX, SIZE_MAX, "ring"},
+    {IBEX_COLL_REDUCE_SCATTER_BLOCK, 2, SIZE_MAX, "ring"},
+    {IBEX_COLL_REDUCE_SCATTER_BLOCK, INT_MAX, 16384, "reduce_scatterv"},
+    {IBEX_COLL_REDUCE_SCATTER_BLOCK, INT_MAX, SIZE_MAX, "ring"},
+    {IBEX_COLL_SCAN, INT_MAX, SIZE_MAX, "recursive_doubling"},
+    {IBEX_COLL_EXSCAN, INT_MAX, SIZE_MAX, "recursive_doubling"},
 };
 #define RULE_COUNT ((int)(sizeof(rules) / sizeof(rules[0])))
 
@@ -97,6 +155,17 @@ const ibex_coll_algo_t *ibex_coll_algo_at(ibex_coll_kind_t kind, int i)
     return NULL;
 }
 
+void ibex_coll_algo_names(ibex_coll_kind_t kind, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < ibex_coll_algo_count(kind) && used < len; i++) {
+        int n = snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+                         ibex_coll_algo_at(kind, i)->name);
+        used += n > 0 ? (size_t)n : 0;
+    }
+}
+
 ibex_status_t ibex_coll_force(ibex_coll_kind_t kind, const char *name)
 {
     if ((unsigned)kind >= IBEX_COLL_KIND_COUNT)
@@ -126,8 +195,10 @@ ibex_status_t ibex_coll_init(void)
         for (; kname[i] && i < sizeof(var) - 1; i++)
             var[i] = (char)toupper((unsigned char)kname[i]);
         var[i] = '\0';
-        ibex_error(COLL, "IBEX_COLL_%s='%s' is not a %s algorithm (see collectives/README.md)", var,
-                   name, kname);
+        char names[256];
+        ibex_coll_algo_names((ibex_coll_kind_t)k, names, sizeof(names));
+        ibex_error(COLL, "IBEX_COLL_%s='%s' is not a %s algorithm: valid are auto, %s", var, name,
+                   kname, names);
         result = IBEX_ERR_INVALID;
     }
     return result;

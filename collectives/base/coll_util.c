@@ -7,6 +7,7 @@
 #include "ibex_datatype.h"
 #include "ibex_runtime.h"
 #include "ibex_log.h"
+#include "ibex_p2p.h"
 
 #define COPY_CHUNK (64 * 1024)
 
@@ -76,4 +77,65 @@ ibex_status_t ibex_coll_apply(const ibex_op_t *op, const void *in, void *inout, 
         return IBEX_ERR_INVALID;
     }
     return IBEX_OK;
+}
+
+void *ibex_coll_disp(const void *buf, MPI_Datatype dt, int displ)
+{
+    return (char *)buf + (ptrdiff_t)displ * ibex_dt_get(dt)->extent;
+}
+
+/* ---- batches of non-blocking sends and receives ---- */
+
+ibex_status_t ibex_coll_batch_init(ibex_coll_batch_t *b, int cap, ibex_comm_t *comm, int tag)
+{
+    *b = (ibex_coll_batch_t){.comm = comm, .tag = tag, .cap = cap};
+    b->reqs = malloc((size_t)(cap > 0 ? cap : 1) * sizeof(*b->reqs));
+    return b->reqs ? IBEX_OK : IBEX_ERR_NO_MEMORY;
+}
+
+static void batch_post(ibex_coll_batch_t *b, bool send, void *buf, int count, MPI_Datatype dt,
+                       int peer)
+{
+    if (b->st != IBEX_OK)
+        return;
+    ibex_assert(b->n < b->cap);
+    ibex_dt_t *d = ibex_dt_get(dt);
+    b->st = send ? ibex_p2p_isend(buf, count, d, peer, b->tag, b->comm, true, &b->reqs[b->n])
+                 : ibex_p2p_irecv(buf, count, d, peer, b->tag, b->comm, true, &b->reqs[b->n]);
+    b->n += b->st == IBEX_OK;
+}
+
+void ibex_coll_batch_send(ibex_coll_batch_t *b, const void *buf, int count, MPI_Datatype dt,
+                          int peer)
+{
+    batch_post(b, true, (void *)buf, count, dt, peer);
+}
+
+void ibex_coll_batch_recv(ibex_coll_batch_t *b, void *buf, int count, MPI_Datatype dt, int peer)
+{
+    batch_post(b, false, buf, count, dt, peer);
+}
+
+ibex_status_t ibex_coll_batch_wait(ibex_coll_batch_t *b)
+{
+    ibex_status_t st = b->n > 0 ? ibex_p2p_waitall(b->n, b->reqs) : IBEX_OK;
+    free(b->reqs);
+    b->reqs = NULL;
+    b->n = 0;
+    return b->st != IBEX_OK ? b->st : st;
+}
+
+ibex_status_t ibex_coll_rsb_as_rs(const ibex_coll_args_t *args, ibex_coll_fn_t fn)
+{
+    int size = args->comm->size;
+    int *counts = malloc((size_t)size * sizeof(*counts));
+    if (!counts)
+        return IBEX_ERR_NO_MEMORY;
+    for (int i = 0; i < size; i++)
+        counts[i] = args->rcount;
+    ibex_coll_args_t a = *args;
+    a.rcounts = counts;
+    ibex_status_t st = fn(&a);
+    free(counts);
+    return st;
 }

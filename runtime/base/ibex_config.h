@@ -36,7 +36,12 @@ typedef struct ibex_cfg_entry {
     const char *choices; /* IBEX_CFG_ENUM only: "auto|read|write" */
     void *addr;          /* the module's own variable, of the type's C type */
     const char *doc;
+    unsigned flags; /* IBEX_CFG_LIVE */
 } ibex_cfg_entry_t;
+
+/* The variable is read where it is used, not copied at start-up, so a change at run time (the
+ * tools interface's MPI_T_cvar_write) takes effect. Entries without it are fixed after init. */
+#define IBEX_CFG_LIVE 1u
 
 /* Where a module's tables sort: lower layers first (the layers of the README). */
 enum {

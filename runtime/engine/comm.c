@@ -66,6 +66,7 @@ void ibex_comm_destroy(ibex_comm_t *comm)
     if (comm->handle != MPI_COMM_NULL)
         ibex_handle_release(&ibex_comm_handles, comm->handle);
     ibex_group_release(comm->group);
+    free(comm->topo);
     comm_live--;
     free(comm);
 }

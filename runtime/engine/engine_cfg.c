@@ -25,8 +25,10 @@ static const ibex_cfg_entry_t engine_table[] = {
     {"WAIT_POLICY", IBEX_CFG_ENUM, "auto", "auto|spin|yield", &ibex_engine_cfg.wait_policy,
      "blocking waits and polling calls (MPI_Test*, Iprobe): auto spins IBEX_SPIN_COUNT empty "
      "polls then yields the core, and yields at once on an oversubscribed node (more local ranks "
-     "than hwloc's core count); spin never yields; yield yields after every empty poll"},
+     "than hwloc's core count); spin never yields; yield yields after every empty poll",
+     IBEX_CFG_LIVE},
     {"SPIN_COUNT", IBEX_CFG_INT, "10000", NULL, &ibex_engine_cfg.spin_count,
-     "empty progress polls in a row before a waiting or polling rank starts to yield the core"},
+     "empty progress polls in a row before a waiting or polling rank starts to yield the core",
+     IBEX_CFG_LIVE},
 };
 IBEX_CFG_MODULE(engine, "engine", IBEX_CFG_LAYER_ENGINE, engine_table);

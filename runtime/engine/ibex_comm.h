@@ -42,6 +42,7 @@ typedef struct ibex_comm {
     struct ibex_match_queue *coll;  /* matching state of context_id + 1 */
     int coll_tag;                   /* sequence for internal collective tags */
     char name[MPI_MAX_OBJECT_NAME];
+    void *topo; /* process topology (runtime/comm/ibex_topo.h): one block, freed with the comm */
 } ibex_comm_t;
 
 extern ibex_comm_t *ibex_comm_world;

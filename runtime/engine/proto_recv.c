@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ibex_engine_cfg.h"
+#include "ibex_engine_stats.h"
 #include "ibex_engine.h"
 #include "ibex_log.h"
 
@@ -125,6 +126,7 @@ static ibex_status_t recv_match_now(int world_src, const void *data, size_t len)
     if (!u)
         return IBEX_ERR_AGAIN;
     ibex_unexpected_bytes += payload;
+    ibex_stats_note_unexpected();
     ibex_match_list_append(&q->unexpected, &u->match);
     return IBEX_OK;
 }
@@ -161,6 +163,7 @@ static void release_early(ibex_ep_t *ep)
         } else {
             if (u->type == IBEX_HDR_EAGER)
                 ibex_unexpected_bytes += u->len;
+            ibex_stats_note_unexpected();
             ibex_match_list_append(&q->unexpected, &u->match);
         }
         ep->recv_seq++;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ibex_engine_stats.h"
 #include "ibex_boot.h"
 #include "ibex_engine_cfg.h"
 #include "ibex_engine.h"
@@ -45,6 +46,12 @@ ibex_status_t ibex_proto_rndv_send_rts(ibex_req_t *req)
                   : req->proto == IBEX_PROTO_RNDV_SPLIT ? IBEX_HDR_FLAG_SPLIT
                                                         : 0;
     req->split = req->proto == IBEX_PROTO_RNDV_SPLIT;
+    if (req->split)
+        ibex_engine_stats.rndv_split++;
+    else if (req->proto == IBEX_PROTO_RNDV_WRITE)
+        ibex_engine_stats.rndv_write++;
+    else
+        ibex_engine_stats.rndv_read++;
     req->pending = req->split ? 2 : 0; /* SPLIT: our put, and the receiver's FIN */
     req->rma_status = IBEX_OK;
     rts.m.ctx = req->comm->context_id + (req->coll ? 1 : 0);

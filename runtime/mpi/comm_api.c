@@ -17,6 +17,7 @@
 #include "ibex_err.h"
 #include "ibex_log.h"
 #include "ibex_runtime.h"
+#include "ibex_topo.h"
 #include "ibex_entry.h"
 
 extern const int ibex_tag_ub; /* runtime/mpi/errhandler_check.c */
@@ -61,10 +62,14 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     IBEX_ARGS(Comm_dup, newcomm);
     IBEX_CHECK(comm_create_common(c, c->group, call, newcomm));
     ibex_comm_t *n = ibex_comm_get(*newcomm);
-    int rc = ibex_attr_comm_copy(c, n); /* the copy callbacks, in the order attributes were set */
+    n->topo = ibex_topo_dup(ibex_topo_of(c)); /* a duplicate keeps the topology */
+    bool no_topo = c->topo && !n->topo;
+    int rc = no_topo ? MPI_ERR_NO_MEM : ibex_attr_comm_copy(c, n); /* in the order set */
     if (rc != MPI_SUCCESS) {
         ibex_comm_release(n);
         *newcomm = MPI_COMM_NULL;
+        if (no_topo)
+            return IBEX_ERROR(rc, "out of memory for the topology");
         return IBEX_ERROR(rc, "an attribute copy callback returned %d", rc);
     }
     return MPI_SUCCESS;

@@ -74,7 +74,25 @@
     X(MPI_ERR_PROC_ABORTED, "operation involved a process that failed or aborted")                 \
     X(MPI_ERR_VALUE_TOO_LARGE, "value too large to store")                                         \
     X(MPI_ERR_SESSION, "invalid session")                                                          \
-    X(MPI_ERR_ERRHANDLER, "invalid error handler")
+    X(MPI_ERR_ERRHANDLER, "invalid error handler")                                                 \
+    X(MPI_T_ERR_MEMORY, "tools interface: out of memory")                                          \
+    X(MPI_T_ERR_NOT_INITIALIZED, "tools interface: not initialized")                               \
+    X(MPI_T_ERR_CANNOT_INIT, "tools interface: cannot be initialized")                             \
+    X(MPI_T_ERR_INVALID_INDEX, "tools interface: invalid index")                                   \
+    X(MPI_T_ERR_INVALID_ITEM, "tools interface: invalid item index")                               \
+    X(MPI_T_ERR_INVALID_HANDLE, "tools interface: invalid handle")                                 \
+    X(MPI_T_ERR_OUT_OF_HANDLES, "tools interface: no more handles")                                \
+    X(MPI_T_ERR_OUT_OF_SESSIONS, "tools interface: no more sessions")                              \
+    X(MPI_T_ERR_INVALID_SESSION, "tools interface: invalid session")                               \
+    X(MPI_T_ERR_CVAR_SET_NOT_NOW, "tools interface: control variable cannot be set now")           \
+    X(MPI_T_ERR_CVAR_SET_NEVER, "tools interface: control variable can never be set")              \
+    X(MPI_T_ERR_PVAR_NO_STARTSTOP, "tools interface: performance variable cannot be started")      \
+    X(MPI_T_ERR_PVAR_NO_WRITE, "tools interface: performance variable cannot be written")          \
+    X(MPI_T_ERR_PVAR_NO_ATOMIC, "tools interface: performance variable cannot be read atomically") \
+    X(MPI_T_ERR_INVALID_NAME, "tools interface: invalid name")                                     \
+    X(MPI_T_ERR_INVALID, "tools interface: invalid use")                                           \
+    X(MPI_T_ERR_NOT_SUPPORTED, "tools interface: not supported")                                   \
+    X(MPI_T_ERR_NOT_ACCESSIBLE, "tools interface: not accessible")
 
 #define IBEX_ERR_ROW(cls, text) [cls] = {#cls, text},
 static const struct {

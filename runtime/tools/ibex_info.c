@@ -14,6 +14,7 @@
 
 #include <mpi.h>
 
+#include "coll.h"
 #include "ibex_config.h"
 #include "ibex_config_auto.h"
 #include "ibex_engine_cfg.h"
@@ -77,6 +78,17 @@ static void info_waiting(void)
         printf(" (waits and polls never yield the core)\n");
     else
         printf(" (waits and polls yield the core after every empty progress poll)\n");
+}
+
+/* Every collective's algorithms, which IBEX_COLL_<KIND> may force. */
+static void info_coll(void)
+{
+    printf("collective algorithms (IBEX_COLL_<KIND>=auto or one of them):\n");
+    for (int k = 0; k < IBEX_COLL_KIND_COUNT; k++) {
+        char names[256];
+        ibex_coll_algo_names((ibex_coll_kind_t)k, names, sizeof(names));
+        printf("    %-21s %s\n", ibex_coll_kind_name((ibex_coll_kind_t)k), names);
+    }
 }
 
 static void info_node(void)
@@ -151,6 +163,8 @@ int main(int argc, char **argv)
         info_transport(tl);
     printf("\n");
     info_waiting();
+    printf("\n");
+    info_coll();
     printf("\ntunables (set in the environment as IBEX_NAME=value):\n");
     ibex_config_print(stdout);
     return 0;

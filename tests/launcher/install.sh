@@ -29,4 +29,12 @@ if "$PREFIX/bin/ibexcc" -o "$WORK/hello" "$S/examples/hello.c" 2>"$WORK/err"; th
 else
     fail "installed ibexcc cannot build hello.c: $(cat "$WORK/err")"
 fi
+# ibex_info runs from a prefix given only to make install (its RUNPATH has $ORIGIN/../lib)
+if "$PREFIX/bin/ibex_info" >"$WORK/info" 2>&1 && grep -q IBEX_EAGER_LIMIT "$WORK/info"; then
+    lib=$(ldd "$PREFIX/bin/ibex_info" | awk '/libibex/ { print $3 }')
+    [ "$(readlink -f "$lib")" = "$(readlink -f "$PREFIX/lib/libibex.so.0")" ] && pass "installed ibex_info" ||
+        fail "installed ibex_info does not use the installed libibex: $(ldd "$PREFIX/bin/ibex_info")"
+else
+    fail "installed ibex_info does not run: $(head -5 "$WORK/info")"
+fi
 finish

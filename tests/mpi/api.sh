@@ -6,9 +6,9 @@
 set -u
 run="$top_builddir/launcher/ibexrun"
 status=0
-for prog in info_basic attr_basic p2p_isendrecv misc_small; do
+for prog in info_basic attr_basic p2p_isendrecv misc_small mpit_basic; do
     for n in 1 2 3 4; do
-        out=$(timeout 150 "$run" -n "$n" --timeout 120 "$top_builddir/tests/mpi/$prog" first second 2>&1)
+        out=$(IBEX_SPIN_COUNT=777 timeout 150 "$run" -n "$n" --timeout 120 "$top_builddir/tests/mpi/$prog" first second 2>&1)
         rc=$?
         if [ $rc -ne 0 ] || ! printf '%s\n' "$out" | grep -q "^$prog: ok$"; then
             echo "FAIL: $prog -n $n (exit $rc)"

@@ -91,7 +91,27 @@ KINDS = {
     "win_out": ("MPI_Win *{}", "null"),
     "win_inout": ("MPI_Win *{}", "null"),
     "win_errhandler_fn": ("MPI_Win_errhandler_function *{}", None),
+    # the tools interface (MPI_T): its calls return MPI_T_ERR_* themselves and never raise an
+    # error on a handler, so none of these is checked uniformly
+    "t_int_p": ("int *{}", None),
+    "t_cstr": ("const char *{}", None),
+    "t_datatype_p": ("MPI_Datatype *{}", None),
+    "t_enum": ("MPI_T_enum {}", None),
+    "t_enum_p": ("MPI_T_enum *{}", None),
+    "t_cvar": ("MPI_T_cvar_handle {}", None),
+    "t_cvar_p": ("MPI_T_cvar_handle *{}", None),
+    "t_pvar": ("MPI_T_pvar_handle {}", None),
+    "t_pvar_p": ("MPI_T_pvar_handle *{}", None),
+    "t_session": ("MPI_T_pvar_session {}", None),
+    "t_session_p": ("MPI_T_pvar_session *{}", None),
+    # per-rank arrays of the v / w collectives: int in MPI_X, MPI_Count / MPI_Aint in MPI_X_c
+    "counts": ("const int {}[]", None),
+    "displs": ("const int {}[]", None),
 }
+# the type of a large-count parameter in MPI_X_c, when it differs
+LARGE_KINDS = {"count": "MPI_Count {}", "counts": "const MPI_Count {}[]",
+               "displs": "const MPI_Aint {}[]"}
+ARRAY_KINDS = ("counts", "displs")
 RETURNS = {"int": "int", "double": "double", "aint": "MPI_Aint"}
 
 LINE = re.compile(r"^(\w+)\s+(\w+)\((.*)\)\s*(large)?$")
@@ -104,8 +124,8 @@ class Func:
     def decl(self, prefix, suffix=""):
         """The C declaration; with suffix "_c" the large-count one (counts are MPI_Count)."""
         def param(kind, name):
-            if suffix and kind == "count":
-                return "MPI_Count " + name
+            if suffix and kind in LARGE_KINDS:
+                return LARGE_KINDS[kind].format(name)
             return KINDS[kind][0].format(name)
         args = ", ".join(param(k, n) for k, n in self.params) or "void"
         return "%s %s%s%s(%s)" % (RETURNS[self.ret], prefix, self.name, suffix, args)
@@ -150,7 +170,7 @@ def parse(path):
                 fail(where, "%s listed twice" % m.group(2))
             names.add(m.group(2))
             params = parse_params(m.group(3), where)
-            if m.group(4) and not any(k == "count" for k, _ in params):
+            if m.group(4) and not any(k in LARGE_KINDS for k, _ in params):
                 fail(where, "%s is marked large but has no count parameter" % m.group(2))
             funcs.append(Func(m.group(1), m.group(2), params, file, bool(m.group(4))))
     return funcs
@@ -226,6 +246,8 @@ def internal_h(funcs):
 
 
 LARGE_HEAD = """#include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
 
 #include "ibex_comm.h"
 #include "ibex_entry.h"
@@ -236,6 +258,32 @@ static int large_count_error(const ibex_entry_t *e, const char *param, MPI_Count
     return ibex_mpi_error(e->comm, MPI_ERR_COUNT, e->call,
                           "%s %lld does not fit in an int: Ibex takes counts up to %d", param,
                           (long long)n, INT_MAX);
+}
+
+/* A per-rank array (counts or displacements) of a large-count call as ints, comm->size of
+ * them, in *out_p (free it). NULL stays NULL (non-roots may pass it), as does everything when
+ * the communicator is bad: the int call then reports what is wrong. */
+__attribute__((unused)) static int large_array(const ibex_entry_t *e, const char *param,
+                                               const void *in, bool aint, int **out_p)
+{
+    *out_p = NULL;
+    if (!in || !e->comm)
+        return MPI_SUCCESS;
+    int n = e->comm->size;
+    int *out = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    if (!out)
+        return ibex_mpi_error(e->comm, MPI_ERR_NO_MEM, e->call, "out of memory for %s", param);
+    for (int i = 0; i < n; i++) {
+        long long v = aint ? (long long)((const MPI_Aint *)in)[i]
+                           : (long long)((const MPI_Count *)in)[i];
+        if (v < INT_MIN || v > INT_MAX) {
+            free(out);
+            return large_count_error(e, param, v);
+        }
+        out[i] = (int)v;
+    }
+    *out_p = out;
+    return MPI_SUCCESS;
 }
 """
 
@@ -250,9 +298,44 @@ def large_function(fn):
         if kind == "count":
             out += ["    if (%s < INT_MIN || %s > INT_MAX)" % (name, name),
                     "        return large_count_error(&ibex_e, \"%s\", %s);" % (name, name)]
+    arrays = [(k, n) for k, n in fn.params if k in ARRAY_KINDS]
+    if arrays:
+        return out + large_array_call(fn, arrays)
     args = ", ".join("(int)" + n if k == "count" else n for k, n in fn.params)
     out += [wrap("    return PMPI_%s(%s);" % (fn.name, args), "        "), "}", "",
             "#pragma weak MPI_%s_c = PMPI_%s_c" % (fn.name, fn.name), ""]
+    return out
+
+
+def large_array_skip(fn, name):
+    """When an array of a _c call is not significant (and may be anything, so it is not read):
+    with a root (Gatherv, Scatterv) every array is the root's; without one, the send-side
+    arrays (send*, sdispls) are ignored when sendbuf is MPI_IN_PLACE (Alltoallv / w)."""
+    roots = [n for k, n in fn.params if k == "root"]
+    if roots:
+        return "ibex_e.comm && ibex_e.comm->rank != %s" % roots[0]
+    if (name.startswith("send") or name == "sdispls") and any(n == "sendbuf" for _, n in fn.params):
+        return "sendbuf == MPI_IN_PLACE"
+    return None
+
+
+def large_array_call(fn, arrays):
+    """The rest of a _c body with per-rank arrays: convert each (those not significant stay
+    NULL), call, free."""
+    out = ["    int %s;" % ", ".join("*%s_i = NULL" % n for _, n in arrays), "    int rc = MPI_SUCCESS;"]
+    for kind, name in arrays:
+        skip = large_array_skip(fn, name)
+        src = "%s ? NULL : %s" % (skip, name) if skip else name
+        out += ["    if (rc == MPI_SUCCESS)",
+                wrap("        rc = large_array(&ibex_e, \"%s\", %s, %s, &%s_i);" % (
+                    name, src, "true" if kind == "displs" else "false", name), "            ")]
+    args = ", ".join("(int)" + n if k == "count" else (n + "_i" if k in ARRAY_KINDS else n)
+                     for k, n in fn.params)
+    out += ["    if (rc == MPI_SUCCESS)", wrap("        rc = PMPI_%s(%s);" % (fn.name, args),
+                                                   "            ")]
+    out += ["    free(%s_i);" % n for _, n in arrays]
+    out += ["    return rc;", "}", "", "#pragma weak MPI_%s_c = PMPI_%s_c" % (fn.name, fn.name),
+            ""]
     return out
 
 

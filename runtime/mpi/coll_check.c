@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Argument checks of every collective, one function per kind, shared by the blocking entry
+ * points and the non-blocking / persistent ones (coll_api.h: ibex_coll_prepare). Checks are
+ * local: an argument error on one rank returns there (the program is erroneous and the other
+ * ranks may wait); nothing is sent.
+ *
+ * MPI_IN_PLACE is accepted exactly where MPI 4.1 allows it: sendbuf of Reduce (root),
+ * Allreduce, Gather(v) (root), Allgather(v), Alltoall(v,w), Reduce_scatter(_block), Scan and
+ * Exscan; recvbuf of Scatter(v) (root). Everywhere else it is MPI_ERR_BUFFER.
+ */
+#include <limits.h>
+
+#include "coll.h"
+#include "coll_api.h"
+#include "ibex_datatype.h"
+#include "ibex_err.h"
+#include "ibex_log.h"
+#include "ibex_runtime.h"
+#include "ibex_entry.h"
+
+typedef int (*prep_fn_t)(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p);
+
+static size_t dt_bytes(MPI_Datatype dt, long long count)
+{
+    return (size_t)count * ibex_dt_get(dt)->size;
+}
+
+static int check_root(ibex_comm_t *c, const char *call, int root)
+{
+    if (root < 0 || root >= c->size)
+        return ibex_mpi_error(c, MPI_ERR_ROOT, call,
+                              "root %d is not a rank of a communicator"
+                              " of %d",
+                              root, c->size);
+    return MPI_SUCCESS;
+}
+
+/* A live op that is defined on dt (a predefined op is checked with an empty application; user
+ * ops are defined on whatever the program says). */
+static int check_op(ibex_comm_t *c, const char *call, MPI_Op op, MPI_Datatype dt,
+                    const ibex_op_t **op_p)
+{
+    const ibex_op_t *o = ibex_op_get(op);
+    if (!o)
+        return ibex_mpi_error(c, MPI_ERR_OP, call, "invalid op handle 0x%x", op);
+    if (o->predefined && ibex_op_apply(o, NULL, NULL, 0, dt) != MPI_SUCCESS)
+        return ibex_mpi_error(c, MPI_ERR_OP, call, "op 0x%x is not defined on datatype %s", op,
+                              ibex_dt_get(dt)->name);
+    *op_p = o;
+    return MPI_SUCCESS;
+}
+
+int ibex_check_triple(ibex_comm_t *c, const char *call, const void *buf, int count, MPI_Datatype dt)
+{
+    ibex_dt_t *d;
+    int rc = ibex_check_count(c, call, count);
+    if (rc == MPI_SUCCESS)
+        rc = ibex_dt_lookup_on(c, dt, call, true, &d);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (buf == MPI_IN_PLACE)
+        return ibex_mpi_error(c, MPI_ERR_BUFFER, call, "MPI_IN_PLACE is not allowed here");
+    /* MPI_BOTTOM (NULL) is a valid base for absolute displacements of derived types */
+    return d->predefined ? ibex_check_buffer(c, call, buf, count) : MPI_SUCCESS;
+}
+
+/* A per-rank array of size entries, each >= 0 when it holds counts; *total_p their sum. */
+static int check_array(ibex_comm_t *c, const char *call, const int *arr, const char *name,
+                       bool counts, long long *total_p)
+{
+    if (!arr)
+        return ibex_mpi_error(c, MPI_ERR_ARG, call, "%s is NULL", name);
+    long long total = 0;
+    for (int i = 0; counts && i < c->size; i++) {
+        if (arr[i] < 0)
+            return ibex_mpi_error(c, MPI_ERR_COUNT, call, "%s[%d] is negative (%d)", name, i,
+                                  arr[i]);
+        total += arr[i];
+    }
+    if (total_p)
+        *total_p = total;
+    return MPI_SUCCESS;
+}
+
+/* A buffer described by (counts[], displs[], dt) over the communicator's ranks. */
+static int check_vbuf(ibex_comm_t *c, const char *call, const void *buf, const int *counts,
+                      const int *displs, MPI_Datatype dt, const char *cname, const char *dname)
+{
+    long long total;
+    int rc = check_array(c, call, counts, cname, true, &total);
+    if (rc == MPI_SUCCESS)
+        rc = check_array(c, call, displs, dname, false, NULL);
+    if (rc == MPI_SUCCESS)
+        rc = ibex_check_triple(c, call, buf, total > INT_MAX ? INT_MAX : (int)total, dt);
+    return rc;
+}
+
+static int prep_barrier(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
+{
+    (void)a, (void)op, (void)call;
+    *bytes_p = 0;
+    return MPI_SUCCESS;
+}
+
+static int prep_bcast(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
+{
+    (void)op;
+    IBEX_CHECK(check_root(a->comm, call, a->root));
+    IBEX_CHECK(ibex_check_triple(a->comm, call, a->rbuf, a->rcount, a->rdt));
+    *bytes_p = dt_bytes(a->rdt, a->rcount);
+    return MPI_SUCCESS;
+}
+
+/* Who gets a result: the root (Reduce), everyone (Allreduce, Scan), everyone but rank 0
+ * (Exscan: there recvbuf is not significant, unless it holds the data, in place). */
+typedef enum { RESULT_AT_ROOT, RESULT_EVERYWHERE, RESULT_BUT_RANK0 } result_at_t;
+
+/* Reduce, Allreduce, Scan, Exscan: sendbuf may be MPI_IN_PLACE (Reduce: at the root only). */
+static int check_reduce(ibex_coll_args_t *a, MPI_Op op, const char *call, result_at_t at,
+                        size_t *bytes_p)
+{
+    ibex_comm_t *c = a->comm;
+    if (at == RESULT_AT_ROOT)
+        IBEX_CHECK(check_root(c, call, a->root));
+    bool gets_result = at == RESULT_EVERYWHERE || (at == RESULT_AT_ROOT && c->rank == a->root) ||
+                       (at == RESULT_BUT_RANK0 && (c->rank > 0 || a->sbuf == MPI_IN_PLACE));
+    bool in_place_ok = at != RESULT_AT_ROOT || c->rank == a->root;
+    if (a->sbuf != MPI_IN_PLACE || !in_place_ok)
+        IBEX_CHECK(ibex_check_triple(c, call, a->sbuf, a->rcount, a->rdt));
+    if (gets_result)
+        IBEX_CHECK(ibex_check_triple(c, call, a->rbuf, a->rcount, a->rdt));
+    IBEX_CHECK(check_op(c, call, op, a->rdt, &a->op));
+    *bytes_p = dt_bytes(a->rdt, a->rcount);
+    return MPI_SUCCESS;
+}
+
+static int prep_reduce(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
+{
+    return check_reduce(a, op, call, RESULT_AT_ROOT, bytes_p);
+}
+
+static int prep_allreduce(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
+{
+    return check_reduce(a, op, call, RESULT_EVERYWHERE, bytes_p);
+}
+
+static int prep_exscan(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
+{
+    return check_reduce(a, op, call, RESULT_BUT_RANK0, bytes_p);
+}
+
+/* Gather and Scatter mirror each other: at a leaf the data is the send side of a gather and the
+ * receive side of a scatter; at the root MPI_IN_PLACE moves it to the other side. Only the
+ * root's root-side triple is checked (elsewhere those arguments are not significant). */
+static int prep_rooted(ibex_coll_args_t *a, bool gather, const char *call, size_t *bytes_p)
+{
+    ibex_comm_t *c = a->comm;
+    IBEX_CHECK(check_root(c, call, a->root));
+    bool root = c->rank == a->root;
+    const void *leaf = gather ? a->sbuf : a->rbuf;
+    if (!(root && leaf == MPI_IN_PLACE))
+        IBEX_CHECK(gather ? ibex_check_triple(c, call, a->sbuf, a->scount, a->sdt)
+                          : ibex_check_triple(c, call, a->rbuf, a->rcount, a->rdt));
+    if (root)
+        IBEX_CHECK(gather ? ibex_check_triple(c, call, a->rbuf, a->rcount, a->rdt)
+                          : ibex_check_triple(c, call, a->sbuf, a->scount, a->sdt));
+    bool use_send = gather == (leaf != MPI_IN_PLACE);
+    *bytes_p = use_send ? dt_bytes(a->sdt, a->scount) : dt_bytes(a->rdt, a->rcount);
+    return MPI_SUCCESS;
+}
+
+static int prep_gather(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
+{
+    (void)op;
+    return prep_rooted(a, true, call, bytes_p);
+}
+
+static int prep_scatter(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
+{
+    (void)op;
+    return prep_rooted(a, false, call, bytes_p);
+}
+
+/* Allgather / Alltoall: sendbuf may be MPI_IN_PLACE on every rank. */
+static int prep_all(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
+{
+    (void)op;
+    if (a->sbuf != MPI_IN_PLACE)
+        IBEX_CHECK(ibex_check_triple(a->comm, call, a->sbuf, a->scount, a->sdt));
+    IBEX_CHECK(ibex_check_triple(a->comm, call, a->rbuf, a->rcount, a->rdt));
+    *bytes_p = dt_bytes(a->rdt, a->rcount);
+    return MPI_SUCCESS;
+}
+
+static int prep_gatherv(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
+{
+    (void)op;
+    ibex_comm_t *c = a->comm;
+    IBEX_CHECK(check_root(c, call, a->root));
+    bool root = c->rank == a->root;
+    if (!(root && a->sbuf == MPI_IN_PLACE))
+        IBEX_CHECK(ibex_check_triple(c, call, a->sbuf, a->scount, a->sdt));
+    if (root)
+        IBEX_CHECK(
+            check_vbuf(c, call, a->rbuf, a->rcounts, a->rdispls, a->rdt, "recvcounts", "displs"));
+    *bytes_p = 0;
+    return MPI_SUCCESS;
+}
+
+static int prep_scatterv(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
+{
+    (void)op;
+    ibex_comm_t *c = a->comm;
+    IBEX_CHECK(check_root(c, call, a->root));
+    bool root = c->rank == a->root;
+    if (!(root && a->rbuf == MPI_IN_PLACE))
+        IBEX_CHECK(ibex_check_triple(c, call, a->rbuf, a->rcount, a->rdt));
+    if (root)
+        IBEX_CHECK(
+            check_vbuf(c, call, a->sbuf, a->scounts, a->sdispls, a->sdt, "sendcounts", "displs"));
+    *bytes_p = 0;
+    return MPI_SUCCESS;
+}
+
+static int prep_allgatherv(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
+{
+    (void)op;
+    ibex_comm_t *c = a->comm;
+    if (a->sbuf != MPI_IN_PLACE)
+        IBEX_CHECK(ibex_check_triple(c, call, a->sbuf, a->scount, a->sdt));
+    IBEX_CHECK(
+        check_vbuf(c, call, a->rbuf, a->rcounts, a->rdispls, a->rdt, "recvcounts", "displs"));
+    long long total = 0;
+    for (int i = 0; i < c->size; i++)
+        total += a->rcounts[i];
+    *bytes_p = dt_bytes(a->rdt, total / c->size);
+    return MPI_SUCCESS;
+}
+
+static int prep_alltoallv(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
+{
+    (void)op;
+    ibex_comm_t *c = a->comm;
+    if (a->sbuf != MPI_IN_PLACE)
+        IBEX_CHECK(
+            check_vbuf(c, call, a->sbuf, a->scounts, a->sdispls, a->sdt, "sendcounts", "sdispls"));
+    IBEX_CHECK(
+        check_vbuf(c, call, a->rbuf, a->rcounts, a->rdispls, a->rdt, "recvcounts", "rdispls"));
+    *bytes_p = 0;
+    return MPI_SUCCESS;
+}
+
+/* One side of an Alltoallw: counts, byte displacements and a type per peer. */
+static int check_wside(ibex_comm_t *c, const char *call, const void *buf, const int *counts,
+                       const int *displs, const MPI_Datatype *dts, bool send)
+{
+    IBEX_CHECK(check_array(c, call, counts, send ? "sendcounts" : "recvcounts", true, NULL));
+    IBEX_CHECK(check_array(c, call, displs, send ? "sdispls" : "rdispls", false, NULL));
+    if (!dts)
+        return ibex_mpi_error(c, MPI_ERR_ARG, call, "%s is NULL", send ? "sendtypes" : "recvtypes");
+    for (int i = 0; i < c->size; i++) /* an empty block's type is not looked at (as MPICH) */
+        if (counts[i] > 0)
+            IBEX_CHECK(ibex_check_triple(c, call, buf, counts[i], dts[i]));
+    return MPI_SUCCESS;
+}
+
+static int prep_alltoallw(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
+{
+    (void)op;
+    if (a->sbuf != MPI_IN_PLACE)
+        IBEX_CHECK(check_wside(a->comm, call, a->sbuf, a->scounts, a->sdispls, a->sdts, true));
+    IBEX_CHECK(check_wside(a->comm, call, a->rbuf, a->rcounts, a->rdispls, a->rdts, false));
+    *bytes_p = 0;
+    return MPI_SUCCESS;
+}
+
+/* Reduce_scatter(_block): sbuf holds the whole vector (or is MPI_IN_PLACE: then rbuf does);
+ * rbuf gets this rank's block. */
+static int check_rs(ibex_coll_args_t *a, MPI_Op op, const char *call, long long total, int mine)
+{
+    ibex_comm_t *c = a->comm;
+    if (total > INT_MAX)
+        return ibex_mpi_error(c, MPI_ERR_COUNT, call, "%lld elements in all do not fit in an int",
+                              total);
+    if (a->sbuf != MPI_IN_PLACE)
+        IBEX_CHECK(ibex_check_triple(c, call, a->sbuf, (int)total, a->rdt));
+    IBEX_CHECK(
+        ibex_check_triple(c, call, a->rbuf, a->sbuf == MPI_IN_PLACE ? (int)total : mine, a->rdt));
+    return check_op(c, call, op, a->rdt, &a->op);
+}
+
+static int prep_reduce_scatter(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
+{
+    ibex_comm_t *c = a->comm;
+    ibex_dt_t *d;
+    long long total;
+    IBEX_CHECK(check_array(c, call, a->rcounts, "recvcounts", true, &total));
+    IBEX_CHECK(ibex_dt_lookup_on(c, a->rdt, call, true, &d));
+    IBEX_CHECK(check_rs(a, op, call, total, a->rcounts[c->rank]));
+    *bytes_p = dt_bytes(a->rdt, total);
+    return MPI_SUCCESS;
+}
+
+static int prep_reduce_scatter_block(ibex_coll_args_t *a, MPI_Op op, const char *call,
+                                     size_t *bytes_p)
+{
+    ibex_comm_t *c = a->comm;
+    ibex_dt_t *d;
+    IBEX_CHECK(ibex_check_count(c, call, a->rcount));
+    IBEX_CHECK(ibex_dt_lookup_on(c, a->rdt, call, true, &d));
+    long long total = (long long)a->rcount * c->size;
+    IBEX_CHECK(check_rs(a, op, call, total, a->rcount));
+    *bytes_p = dt_bytes(a->rdt, total);
+    return MPI_SUCCESS;
+}
+
+static const prep_fn_t preps[IBEX_COLL_KIND_COUNT] = {
+    [IBEX_COLL_BARRIER] = prep_barrier,
+    [IBEX_COLL_BCAST] = prep_bcast,
+    [IBEX_COLL_REDUCE] = prep_reduce,
+    [IBEX_COLL_ALLREDUCE] = prep_allreduce,
+    [IBEX_COLL_GATHER] = prep_gather,
+    [IBEX_COLL_SCATTER] = prep_scatter,
+    [IBEX_COLL_ALLGATHER] = prep_all,
+    [IBEX_COLL_ALLTOALL] = prep_all,
+    [IBEX_COLL_GATHERV] = prep_gatherv,
+    [IBEX_COLL_SCATTERV] = prep_scatterv,
+    [IBEX_COLL_ALLGATHERV] = prep_allgatherv,
+    [IBEX_COLL_ALLTOALLV] = prep_alltoallv,
+    [IBEX_COLL_ALLTOALLW] = prep_alltoallw,
+    [IBEX_COLL_REDUCE_SCATTER] = prep_reduce_scatter,
+    [IBEX_COLL_REDUCE_SCATTER_BLOCK] = prep_reduce_scatter_block,
+    [IBEX_COLL_SCAN] = prep_allreduce,
+    [IBEX_COLL_EXSCAN] = prep_exscan,
+};
+
+int ibex_coll_prepare(ibex_coll_kind_t kind, MPI_Comm comm, MPI_Op op, const char *call,
+                      ibex_coll_args_t *a, size_t *bytes_p)
+{
+    ibex_assert((unsigned)kind < IBEX_COLL_KIND_COUNT && preps[kind]);
+    IBEX_CHECK(ibex_comm_enter(comm, call, &a->comm));
+    return preps[kind](a, op, call, bytes_p);
+}

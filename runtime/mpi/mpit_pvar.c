@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * MPI_T performance variables: the engine's (runtime/engine/ibex_engine_stats.h), each an
+ * MPI_UNSIGNED_LONG_LONG bound to no object, in the category "ibex_engine_stats".
+ *
+ * - Levels and sizes (queue lengths, buffered bytes, live requests) and the high-water mark
+ *   are continuous and read-only: they always show the library's current value, cannot be
+ *   started or stopped (MPI_T_ERR_PVAR_NO_STARTSTOP), written or reset (MPI_T_ERR_PVAR_NO_WRITE).
+ * - Counters (rendezvous sends by scheme) are per handle, as MPI defines them: a new handle is
+ *   stopped at 0, counts only while started, and may be reset or written.
+ * Sessions isolate handles: freeing a session frees its handles.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibex_engine_stats.h"
+#include "ibex_entry.h"
+#include "mpit_internal.h"
+
+struct ibex_t_pvar_handle {
+    struct ibex_t_pvar_handle *next; /* in its session */
+    struct ibex_t_session *session;
+    const ibex_pvar_desc_t *var;
+    bool started;
+    unsigned long long acc;  /* counted before the last start (or the value written) */
+    unsigned long long base; /* the library's value at the last start */
+};
+
+struct ibex_t_session {
+    struct ibex_t_session *next; /* every live session */
+    struct ibex_t_pvar_handle *handles;
+};
+
+static struct ibex_t_session *sessions;
+
+int ibex_mpit_pvar_count(void)
+{
+    int n = 0;
+    while (ibex_engine_pvar(n))
+        n++;
+    return n;
+}
+
+static bool is_counter(const ibex_pvar_desc_t *v)
+{
+    return v->kind == IBEX_PVAR_COUNTER;
+}
+
+static int pvar_class(const ibex_pvar_desc_t *v)
+{
+    switch (v->kind) {
+    case IBEX_PVAR_SIZE:
+        return MPI_T_PVAR_CLASS_SIZE;
+    case IBEX_PVAR_HIGHWATER:
+        return MPI_T_PVAR_CLASS_HIGHWATERMARK;
+    case IBEX_PVAR_COUNTER:
+        return MPI_T_PVAR_CLASS_COUNTER;
+    default:
+        return MPI_T_PVAR_CLASS_LEVEL;
+    }
+}
+
+int PMPI_T_pvar_get_num(int *num_pvar)
+{
+    IBEX_ENTER_ANYTIME(T_pvar_get_num);
+    IBEX_MPIT_READY();
+    if (!num_pvar)
+        return MPI_T_ERR_INVALID;
+    *num_pvar = ibex_mpit_pvar_count();
+    return MPI_SUCCESS;
+}
+
+int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class,
+                         MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len,
+                         int *bind, int *readonly, int *continuous, int *atomic)
+{
+    IBEX_ENTER_ANYTIME(T_pvar_get_info);
+    IBEX_MPIT_READY();
+    const ibex_pvar_desc_t *v = ibex_engine_pvar(pvar_index);
+    if (!v)
+        return MPI_T_ERR_INVALID_INDEX;
+    ibex_mpit_str(v->name, name, name_len);
+    ibex_mpit_str(v->desc, desc, desc_len);
+    int out[] = {MPI_T_VERBOSITY_TUNER_BASIC,
+                 pvar_class(v),
+                 MPI_T_BIND_NO_OBJECT,
+                 !is_counter(v),
+                 !is_counter(v),
+                 1};
+    int *to[] = {verbosity, var_class, bind, readonly, continuous, atomic};
+    for (int i = 0; i < (int)(sizeof(out) / sizeof(out[0])); i++)
+        if (to[i])
+            *to[i] = out[i];
+    if (datatype)
+        *datatype = MPI_UNSIGNED_LONG_LONG;
+    if (enumtype)
+        *enumtype = MPI_T_ENUM_NULL;
+    return MPI_SUCCESS;
+}
+
+int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
+{
+    IBEX_ENTER_ANYTIME(T_pvar_get_index);
+    IBEX_MPIT_READY();
+    if (!name || !pvar_index)
+        return MPI_T_ERR_INVALID;
+    const ibex_pvar_desc_t *v;
+    for (int i = 0; (v = ibex_engine_pvar(i)) != NULL; i++)
+        if (strcmp(v->name, name) == 0 && pvar_class(v) == var_class) {
+            *pvar_index = i;
+            return MPI_SUCCESS;
+        }
+    return MPI_T_ERR_INVALID_NAME;
+}
+
+static bool session_live(MPI_T_pvar_session s)
+{
+    for (struct ibex_t_session *p = sessions; p; p = p->next)
+        if (p == s)
+            return true;
+    return false;
+}
+
+int PMPI_T_pvar_session_create(MPI_T_pvar_session *session)
+{
+    IBEX_ENTER_ANYTIME(T_pvar_session_create);
+    IBEX_MPIT_READY();
+    if (!session)
+        return MPI_T_ERR_INVALID;
+    MPI_T_pvar_session s = calloc(1, sizeof(*s));
+    if (!s)
+        return MPI_T_ERR_OUT_OF_SESSIONS;
+    s->next = sessions;
+    sessions = s;
+    *session = s;
+    return MPI_SUCCESS;
+}
+
+static void session_destroy(MPI_T_pvar_session s)
+{
+    while (s->handles) {
+        struct ibex_t_pvar_handle *h = s->handles;
+        s->handles = h->next;
+        free(h);
+    }
+    for (struct ibex_t_session **pp = &sessions; *pp; pp = &(*pp)->next)
+        if (*pp == s) {
+            *pp = s->next;
+            break;
+        }
+    free(s);
+}
+
+int PMPI_T_pvar_session_free(MPI_T_pvar_session *session)
+{
+    IBEX_ENTER_ANYTIME(T_pvar_session_free);
+    IBEX_MPIT_READY();
+    if (!session || !session_live(*session))
+        return MPI_T_ERR_INVALID_SESSION;
+    session_destroy(*session);
+    *session = MPI_T_PVAR_SESSION_NULL;
+    return MPI_SUCCESS;
+}
+
+void ibex_mpit_pvar_teardown(void)
+{
+    while (sessions)
+        session_destroy(sessions);
+}
+
+int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle,
+                             MPI_T_pvar_handle *handle, int *count)
+{
+    IBEX_ENTER_ANYTIME(T_pvar_handle_alloc);
+    IBEX_MPIT_READY();
+    (void)obj_handle; /* bound to no object */
+    if (!session_live(session))
+        return MPI_T_ERR_INVALID_SESSION;
+    const ibex_pvar_desc_t *v = ibex_engine_pvar(pvar_index);
+    if (!v)
+        return MPI_T_ERR_INVALID_INDEX;
+    if (!handle || !count)
+        return MPI_T_ERR_INVALID;
+    MPI_T_pvar_handle h = calloc(1, sizeof(*h));
+    if (!h)
+        return MPI_T_ERR_OUT_OF_HANDLES;
+    h->session = session;
+    h->var = v;
+    h->started = !is_counter(v); /* continuous variables are always active */
+    h->next = session->handles;
+    session->handles = h;
+    *handle = h;
+    *count = 1;
+    return MPI_SUCCESS;
+}
+
+/* The handle belongs to the session (MPI_T_PVAR_ALL_HANDLES is not a handle here). */
+static int handle_check(MPI_T_pvar_session session, MPI_T_pvar_handle h)
+{
+    if (!session_live(session))
+        return MPI_T_ERR_INVALID_SESSION;
+    for (struct ibex_t_pvar_handle *p = session->handles; p; p = p->next)
+        if (p == h)
+            return MPI_SUCCESS;
+    return MPI_T_ERR_INVALID_HANDLE;
+}
+
+int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle)
+{
+    IBEX_ENTER_ANYTIME(T_pvar_handle_free);
+    IBEX_MPIT_READY();
+    if (!handle)
+        return MPI_T_ERR_INVALID;
+    int rc = handle_check(session, *handle);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    for (struct ibex_t_pvar_handle **pp = &session->handles; *pp; pp = &(*pp)->next)
+        if (*pp == *handle) {
+            *pp = (*handle)->next;
+            break;
+        }
+    free(*handle);
+    *handle = MPI_T_PVAR_HANDLE_NULL;
+    return MPI_SUCCESS;
+}
+
+static unsigned long long handle_value(const struct ibex_t_pvar_handle *h)
+{
+    unsigned long long now = h->var->read();
+    if (!is_counter(h->var))
+        return now;
+    return h->acc + (h->started ? now - h->base : 0);
+}
+
+/* One handle's start (start true) or stop. */
+static int start_stop(MPI_T_pvar_handle h, bool start)
+{
+    if (!is_counter(h->var))
+        return MPI_T_ERR_PVAR_NO_STARTSTOP;
+    if (start && !h->started)
+        h->base = h->var->read();
+    else if (!start && h->started)
+        h->acc += h->var->read() - h->base;
+    h->started = start;
+    return MPI_SUCCESS;
+}
+
+/* Applies op to handle, or to every handle of the session it applies to (ALL_HANDLES: the
+ * ones it does not apply to are skipped, as MPI says). */
+static int for_handles(MPI_T_pvar_session s, MPI_T_pvar_handle handle,
+                       int (*op)(MPI_T_pvar_handle, bool), bool arg)
+{
+    if (handle != MPI_T_PVAR_ALL_HANDLES) {
+        int rc = handle_check(s, handle);
+        return rc != MPI_SUCCESS ? rc : op(handle, arg);
+    }
+    if (!session_live(s))
+        return MPI_T_ERR_INVALID_SESSION;
+    for (struct ibex_t_pvar_handle *h = s->handles; h; h = h->next)
+        if (is_counter(h->var))
+            op(h, arg);
+    return MPI_SUCCESS;
+}
+
+int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
+{
+    IBEX_ENTER_ANYTIME(T_pvar_start);
+    IBEX_MPIT_READY();
+    return for_handles(session, handle, start_stop, true);
+}
+
+int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
+{
+    IBEX_ENTER_ANYTIME(T_pvar_stop);
+    IBEX_MPIT_READY();
+    return for_handles(session, handle, start_stop, false);
+}
+
+int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
+{
+    IBEX_ENTER_ANYTIME(T_pvar_read);
+    IBEX_MPIT_READY();
+    int rc = handle_check(session, handle);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!buf)
+        return MPI_T_ERR_INVALID;
+    *(unsigned long long *)buf = handle_value(handle);
+    return MPI_SUCCESS;
+}
+
+/* Sets a counter handle to value (its reset is value 0). */
+static int set_value(MPI_T_pvar_handle h, unsigned long long value)
+{
+    if (!is_counter(h->var))
+        return MPI_T_ERR_PVAR_NO_WRITE;
+    h->acc = value;
+    h->base = h->var->read();
+    return MPI_SUCCESS;
+}
+
+static int reset_one(MPI_T_pvar_handle h, bool unused)
+{
+    (void)unused;
+    return set_value(h, 0);
+}
+
+int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf)
+{
+    IBEX_ENTER_ANYTIME(T_pvar_write);
+    IBEX_MPIT_READY();
+    int rc = handle_check(session, handle);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!buf)
+        return MPI_T_ERR_INVALID;
+    return set_value(handle, *(const unsigned long long *)buf);
+}
+
+int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
+{
+    IBEX_ENTER_ANYTIME(T_pvar_reset);
+    IBEX_MPIT_READY();
+    return for_handles(session, handle, reset_one, false);
+}
+
+int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
+{
+    IBEX_ENTER_ANYTIME(T_pvar_readreset);
+    IBEX_MPIT_READY();
+    int rc = handle_check(session, handle);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!buf)
+        return MPI_T_ERR_INVALID;
+    if (!is_counter(handle->var))
+        return MPI_T_ERR_PVAR_NO_WRITE;
+    *(unsigned long long *)buf = handle_value(handle);
+    return set_value(handle, 0);
+}
+
+IBEX_MPI_ALIASES(mpit_pvar)

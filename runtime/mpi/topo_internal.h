@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What the topology entry points (topo_cart.c, topo_graph.c, topo_neighbor.c) share. */
+#ifndef IBEX_TOPO_INTERNAL_H
+#define IBEX_TOPO_INTERNAL_H
+
+#include <mpi.h>
+
+#include "ibex_comm.h"
+#include "ibex_topo.h"
+
+/* Tags on the collective context (coll.h reserves 1..63 for collectives, whose kinds take the
+ * low end): the edge exchange of MPI_Dist_graph_create. */
+#define IBEX_TOPO_TAG 62
+
+/* The topology of c, or NULL after raising MPI_ERR_TOPOLOGY when c has none of `kind`
+ * (kind 0: any kind). */
+const ibex_topo_t *ibex_topo_need(ibex_comm_t *c, int kind, const char *call);
+/* Builds the communicator of a new topology over the first n ranks of parent (Ibex does not
+ * reorder: ranks keep their order, which is what a single node wants; see README). Every
+ * member of parent calls it; `make` builds the topology for a member's new rank (or NULL when
+ * out of memory) and is called only on members. */
+typedef ibex_topo_t *(*ibex_topo_make_fn)(const void *arg, int new_rank);
+int ibex_topo_comm_create(ibex_comm_t *parent, int n, ibex_topo_make_fn make, const void *arg,
+                          const char *call, MPI_Comm *newcomm);
+/* An int array argument of n entries: NULL only when n is 0 (else MPI_ERR_ARG). */
+int ibex_topo_check_array(ibex_comm_t *c, const char *call, const void *a, int n, const char *what);
+
+#endif
