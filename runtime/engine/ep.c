@@ -379,7 +379,39 @@ bool ibex_ep_busy(void)
     return false;
 }
 
-/* The progress engine's one loop: every open transport, then the backlogs. Here, next to the
+static ibex_progress_hook_t progress_hooks[IBEX_PROGRESS_HOOKS];
+static int progress_hook_count;
+
+ibex_status_t ibex_progress_hook_add(ibex_progress_hook_t fn)
+{
+    for (int i = 0; i < progress_hook_count; i++)
+        if (progress_hooks[i] == fn)
+            return IBEX_OK;
+    if (progress_hook_count == IBEX_PROGRESS_HOOKS)
+        return IBEX_ERR_AGAIN;
+    progress_hooks[progress_hook_count++] = fn;
+    return IBEX_OK;
+}
+
+void ibex_progress_hook_remove(ibex_progress_hook_t fn)
+{
+    for (int i = 0; i < progress_hook_count; i++)
+        if (progress_hooks[i] == fn) {
+            progress_hooks[i] = progress_hooks[--progress_hook_count];
+            return;
+        }
+}
+
+static int progress_hooks_run(void)
+{
+    int n = 0;
+    for (int i = 0; i < progress_hook_count; i++)
+        n += progress_hooks[i]();
+    return n;
+}
+
+/* The progress engine's one loop: every open transport, then the backlogs, then the hooks of
+ * the layers above (none unless a non-blocking collective is under way). Here, next to the
  * transport table, because every wait spins on it. The loopback transport has nothing to deliver
  * unless this process sent to itself, so an idle poll skips it. */
 int ibex_progress(void)
@@ -400,5 +432,7 @@ int ibex_progress(void)
     if (eps_backlogged)
         n += ibex_ep_progress_pending();
     /* active-message handlers run here, outside every transport callback (ibex_am.h) */
-    return ibex_am_work ? n + ibex_am_progress() : n;
+    if (ibex_am_work)
+        n += ibex_am_progress();
+    return __builtin_expect(progress_hook_count == 0, 1) ? n : n + progress_hooks_run();
 }

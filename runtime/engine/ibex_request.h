@@ -19,7 +19,9 @@
 #include "ibex_p2p.h"
 #include "ibex_proto.h"
 
-typedef enum { IBEX_REQ_SEND, IBEX_REQ_RECV } ibex_req_kind_t;
+/* IBEX_REQ_COLL: a non-blocking or persistent collective; its schedule (collectives/base)
+ * hangs on hook_arg, completes it through ibex_req_complete and is freed by on_release. */
+typedef enum { IBEX_REQ_SEND, IBEX_REQ_RECV, IBEX_REQ_COLL } ibex_req_kind_t;
 
 struct ibex_ep;
 struct ibex_umsg;
@@ -64,6 +66,7 @@ struct ibex_req {
     /* hooks */
     void (*on_complete)(struct ibex_req *req); /* e.g. Bsend releases its buffer */
     void *hook_arg;
+    void (*on_release)(struct ibex_req *req); /* e.g. a collective frees its schedule */
 };
 
 /* Takes a request from the pool (zeroed); handle is MPI_REQUEST_NULL until published. */

@@ -93,6 +93,8 @@ void ibex_req_complete(ibex_req_t *req, ibex_status_t error)
 
 void ibex_req_release(ibex_req_t *req)
 {
+    if (req->on_release)
+        req->on_release(req);
     ibex_comm_release(req->comm); /* the last reference frees it */
     if (req->dt && !req->dt->predefined)
         ibex_dt_release(req->dt);

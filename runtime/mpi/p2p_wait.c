@@ -310,6 +310,9 @@ int PMPI_Cancel(MPI_Request *request)
     IBEX_CHECK(check_array(call, 1, request));
     if (req_lookup(*request, call, &req, &rc) == REQ_INACTIVE)
         return rc != MPI_SUCCESS ? rc : IBEX_ERROR(MPI_ERR_REQUEST, "request is not active");
+    if (req->kind == IBEX_REQ_COLL)
+        return IBEX_ERROR(MPI_ERR_REQUEST, "a collective request cannot be cancelled (erroneous "
+                                           "in MPI)");
     /* Only a receive not yet matched can be cancelled; a send always goes ahead. */
     if (req->kind == IBEX_REQ_RECV && req->in_posted) {
         ibex_match_queue_t *q = ibex_match_queue_get(req->comm->context_id + req->coll);
