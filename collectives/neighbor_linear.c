@@ -20,12 +20,6 @@
 #include "coll_neighbor.h"
 #include "ibex_p2p.h"
 
-/* The i-th send in posting order. */
-static int send_index(const ibex_coll_nbr_args_t *a, int i)
-{
-    return a->cart_pairs ? (i ^ 1) : i;
-}
-
 static ibex_status_t post_all(const ibex_coll_nbr_args_t *a, ibex_req_t **reqs, int *nreq_p)
 {
     ibex_status_t st = IBEX_OK;
@@ -39,7 +33,7 @@ static ibex_status_t post_all(const ibex_coll_nbr_args_t *a, ibex_req_t **reqs, 
         nreq += st == IBEX_OK;
     }
     for (int k = 0; k < a->nout && st == IBEX_OK; k++) {
-        int i = send_index(a, k);
+        int i = ibex_coll_nbr_send_index(a, k);
         const ibex_coll_nbr_block_t *b = &a->send[i];
         if (a->out[i] == MPI_PROC_NULL)
             continue;

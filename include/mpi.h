@@ -18,7 +18,7 @@ extern "C" {
 
 #define IBEX_VERSION_STRING "0.1.0"
 #define MPI_VERSION         4
-#define MPI_SUBVERSION      0
+#define MPI_SUBVERSION      1 /* the MPI 4.1 interface, a subset of it: see the README */
 
 typedef int MPI_Comm;
 typedef int MPI_Group;
@@ -199,6 +199,38 @@ typedef struct MPI_Status {
 extern int ibex_mpi_unweighted[], ibex_mpi_weights_empty[];
 #define MPI_UNWEIGHTED    (ibex_mpi_unweighted)
 #define MPI_WEIGHTS_EMPTY (ibex_mpi_weights_empty)
+/* MPI 4.0 / 4.1 hardware and resource split types (issue 12) */
+#define MPI_COMM_TYPE_HW_UNGUIDED     2
+#define MPI_COMM_TYPE_HW_GUIDED       3
+#define MPI_COMM_TYPE_RESOURCE_GUIDED 4
+
+/* Datatype decoding and array constructors (MPI 4.1 sections 5.1.3, 5.1.4, 5.1.13) */
+#define MPI_COMBINER_NAMED          0
+#define MPI_COMBINER_DUP            1
+#define MPI_COMBINER_CONTIGUOUS     2
+#define MPI_COMBINER_VECTOR         3
+#define MPI_COMBINER_HVECTOR        4
+#define MPI_COMBINER_INDEXED        5
+#define MPI_COMBINER_HINDEXED       6
+#define MPI_COMBINER_INDEXED_BLOCK  7
+#define MPI_COMBINER_HINDEXED_BLOCK 8
+#define MPI_COMBINER_STRUCT         9
+#define MPI_COMBINER_RESIZED        10
+#define MPI_COMBINER_SUBARRAY       11
+#define MPI_COMBINER_DARRAY         12
+#define MPI_COMBINER_F90_REAL       13
+#define MPI_COMBINER_F90_COMPLEX    14
+#define MPI_COMBINER_F90_INTEGER    15
+#define MPI_COMBINER_VALUE_INDEX    16
+#define MPI_ORDER_C                 56
+#define MPI_ORDER_FORTRAN           57
+#define MPI_DISTRIBUTE_BLOCK        121
+#define MPI_DISTRIBUTE_CYCLIC       122
+#define MPI_DISTRIBUTE_NONE         123
+#define MPI_DISTRIBUTE_DFLT_DARG    (-49767)
+#define MPI_TYPECLASS_INTEGER       1
+#define MPI_TYPECLASS_REAL          2
+#define MPI_TYPECLASS_COMPLEX       3
 
 /* Predefined attribute keys */
 #define MPI_TAG_UB          0x64400001
@@ -358,6 +390,17 @@ typedef MPI_Comm_delete_attr_function MPI_Delete_function;
 #define MPI_NULL_DELETE_FN MPI_COMM_NULL_DELETE_FN
 #define MPI_DUP_FN         MPI_COMM_DUP_FN
 
+/* Datatype attributes, generalized requests, datatype conversion (issue 12) */
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval,
+                                          void *attribute_val, void *extra_state);
+#define MPI_TYPE_NULL_COPY_FN   ((MPI_Type_copy_attr_function *)0)
+#define MPI_TYPE_NULL_DELETE_FN ((MPI_Type_delete_attr_function *)0)
+#define MPI_TYPE_DUP_FN         ((MPI_Type_copy_attr_function *)1)
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
 /* One-sided communication (windows) */
 typedef int MPI_Win;
 #define MPI_WIN_NULL ((MPI_Win)IBEX_HANDLE(IBEX_KIND_WIN, 0))

@@ -34,5 +34,14 @@ typedef struct ibex_coll_nbr_args {
 
 /* Posts every receive, then every send, and waits for all. */
 ibex_status_t ibex_coll_neighbor_linear(const ibex_coll_nbr_args_t *a);
+/* The same exchange as one round of a schedule (the non-blocking and persistent forms,
+ * collectives/sched_neighbor.c). */
+struct ibex_sched;
+void ibex_sched_neighbor(const ibex_coll_nbr_args_t *a, struct ibex_sched *s);
+/* The i-th send in posting order (see neighbor_linear.c). */
+static inline int ibex_coll_nbr_send_index(const ibex_coll_nbr_args_t *a, int i)
+{
+    return a->cart_pairs ? (i ^ 1) : i;
+}
 
 #endif

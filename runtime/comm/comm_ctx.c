@@ -101,16 +101,23 @@ int ibex_comm_split_members(const int *all, int n, int colour, int *ranks_out)
     return m;
 }
 
-ibex_status_t ibex_comm_ctx_agree(ibex_comm_t *parent, uint32_t *context_id_p)
+void ibex_comm_ctx_free_mask(uint64_t *mask)
 {
-    uint64_t mask[IBEX_CTX_WORDS];
-    memcpy(mask, ctx_free, sizeof(mask));
-    ibex_status_t st = ibex_comm_ctx_allreduce_band(parent, mask, IBEX_CTX_WORDS);
-    if (st != IBEX_OK) {
+    memcpy(mask, ctx_free, sizeof(ctx_free));
+}
+
+ibex_status_t ibex_comm_ctx_mask(ibex_comm_t *comm, uint64_t *mask)
+{
+    memcpy(mask, ctx_free, sizeof(ctx_free));
+    ibex_status_t st = ibex_comm_ctx_allreduce_band(comm, mask, IBEX_CTX_WORDS);
+    if (st != IBEX_OK)
         ibex_error(CORE, "context id agreement over communicator of %d ranks failed: %s",
-                   parent->size, ibex_status_str(st));
-        return st;
-    }
+                   comm->size, ibex_status_str(st));
+    return st;
+}
+
+ibex_status_t ibex_comm_ctx_take(const uint64_t *mask, uint32_t *context_id_p)
+{
     int id = ibex_comm_ctx_lowest(mask, IBEX_CTX_WORDS);
     if (id < 0) {
         ibex_error(CORE, "no context id is free on every rank of the parent (%d pairs)",
@@ -118,8 +125,18 @@ ibex_status_t ibex_comm_ctx_agree(ibex_comm_t *parent, uint32_t *context_id_p)
         return IBEX_ERR_AGAIN;
     }
     uint32_t pair = (uint32_t)id / 2;
+    ibex_assert(ctx_free[pair / 64] & ((uint64_t)1 << (pair % 64)));
     ctx_free[pair / 64] &= ~((uint64_t)1 << (pair % 64));
-    ibex_debug(CORE, "agreed context id %d over %d ranks", id, parent->size);
+    ibex_debug(CORE, "agreed context id %d", id);
     *context_id_p = (uint32_t)id;
     return IBEX_OK;
+}
+
+ibex_status_t ibex_comm_ctx_agree(ibex_comm_t *parent, uint32_t *context_id_p)
+{
+    uint64_t mask[IBEX_CTX_WORDS];
+    ibex_status_t st = ibex_comm_ctx_mask(parent, mask);
+    if (st != IBEX_OK)
+        return st;
+    return ibex_comm_ctx_take(mask, context_id_p);
 }

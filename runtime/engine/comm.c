@@ -36,6 +36,12 @@ int ibex_comm_live_count(void)
 /* A communicator over group with context pair context_id; takes a reference on group. */
 static ibex_comm_t *comm_new(ibex_group_t *group, uint32_t context_id, int errhandler)
 {
+    return ibex_comm_new_on(group, NULL, context_id, errhandler);
+}
+
+ibex_comm_t *ibex_comm_new_on(ibex_group_t *group, ibex_group_t *remote, uint32_t context_id,
+                              int errhandler)
+{
     ibex_comm_t *comm = calloc(1, sizeof(*comm));
     if (!comm)
         return NULL;
@@ -52,6 +58,10 @@ static ibex_comm_t *comm_new(ibex_group_t *group, uint32_t context_id, int errha
     comm->size = group->size;
     comm->group = group;
     group->refcount++;
+    comm->peers = remote ? remote : group;
+    comm->peer_size = comm->peers->size;
+    if (remote && remote != group)
+        remote->refcount++;
     comm->errhandler = errhandler;
     comm_live++;
     return comm;
@@ -67,6 +77,10 @@ void ibex_comm_destroy(ibex_comm_t *comm)
         ibex_handle_release(&ibex_comm_handles, comm->handle);
     ibex_group_release(comm->group);
     free(comm->topo);
+    if (comm->peers != comm->group)
+        ibex_group_release(comm->peers);
+    if (comm->local)
+        ibex_comm_release(comm->local);
     comm_live--;
     free(comm);
 }

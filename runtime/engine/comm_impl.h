@@ -41,6 +41,13 @@ void ibex_comm_ctx_init(void);
  * (they release the id again with ibex_comm_ctx_release). */
 ibex_status_t ibex_comm_ctx_agree(ibex_comm_t *parent, uint32_t *context_id_p);
 void ibex_comm_ctx_release(uint32_t context_id);
+/* The two halves of ibex_comm_ctx_agree, for agreements that span two groups (intercommunicators,
+ * runtime/comm/comm_inter.c): mask = the pairs free on every member of comm; then, once the
+ * masks of every process involved are ANDed in, reserve the lowest pair left. */
+ibex_status_t ibex_comm_ctx_mask(ibex_comm_t *comm, uint64_t *mask);
+ibex_status_t ibex_comm_ctx_take(const uint64_t *mask, uint32_t *context_id_p);
+/* This process's own free-pair bitmap (IBEX_CTX_WORDS words). */
+void ibex_comm_ctx_free_mask(uint64_t *mask);
 /* Lowest pair set in every word of mask, as an even context id, or -1 if none. */
 int ibex_comm_ctx_lowest(const uint64_t *mask, int nwords);
 /* words[i] &= the same words of every member of comm (recursive doubling). */
@@ -50,6 +57,11 @@ ibex_status_t ibex_comm_ctx_allgather_int(ibex_comm_t *comm, const int *mine, in
 
 /* ---- communicators (comm.c) ---- */
 ibex_status_t ibex_comm_handle_alloc(ibex_comm_t *comm);
+/* A communicator (no handle yet, refcount 1) over group on the reserved pair context_id, which
+ * it then owns; remote non-NULL makes it an intercommunicator whose peers are remote (the
+ * caller sets ->local). Takes references on group and remote; NULL when out of memory. */
+ibex_comm_t *ibex_comm_new_on(ibex_group_t *group, ibex_group_t *remote, uint32_t context_id,
+                              int errhandler);
 /* Number of live communicators, for tests of Comm_free. */
 int ibex_comm_live_count(void);
 

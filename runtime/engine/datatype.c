@@ -225,11 +225,47 @@ ibex_dt_t *ibex_dt_alloc(void)
     return dt;
 }
 
+static void dt_contents_free(ibex_dt_contents_t *c)
+{
+    if (!c)
+        return;
+    for (int i = 0; i < c->nd; i++)
+        ibex_dt_release(c->types[i]);
+    free(c);
+}
+
+bool ibex_dt_contents_set(ibex_dt_t *dt, const int *ints, int ni, const MPI_Aint *aints, int na,
+                          ibex_dt_t *const *types, int nd)
+{
+    /* one allocation: the record, then the addresses, the type pointers and the ints */
+    size_t bytes = sizeof(ibex_dt_contents_t) + (size_t)na * sizeof(MPI_Aint) +
+                   (size_t)nd * sizeof(ibex_dt_t *) + (size_t)ni * sizeof(int);
+    ibex_dt_contents_t *c = malloc(bytes);
+    if (!c)
+        return false;
+    c->ni = ni, c->na = na, c->nd = nd;
+    c->aints = (MPI_Aint *)(c + 1);
+    c->types = (ibex_dt_t **)(c->aints + na);
+    c->ints = (int *)(c->types + nd);
+    if (na > 0)
+        memcpy(c->aints, aints, (size_t)na * sizeof(MPI_Aint));
+    if (ni > 0)
+        memcpy(c->ints, ints, (size_t)ni * sizeof(int));
+    for (int i = 0; i < nd; i++) {
+        c->types[i] = types[i];
+        ibex_dt_retain(types[i]);
+    }
+    dt_contents_free(ibex_dt_priv(dt)->contents);
+    ibex_dt_priv(dt)->contents = c;
+    return true;
+}
+
 void ibex_dt_destroy(ibex_dt_t *dt)
 {
     if (!dt || dt->predefined)
         return;
     ibex_dt_priv_t *priv = ibex_dt_priv(dt);
+    dt_contents_free(priv->contents);
     free(priv->prefix);
     free(priv->runs);
     free(dt->blocks);

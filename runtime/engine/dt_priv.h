@@ -21,15 +21,25 @@ typedef struct ibex_dt_run {
     size_t bsize;
 } ibex_dt_run_t;
 
+/* A derived type's constructor arguments, for MPI_Type_get_envelope / get_contents (the
+ * types are references, released with the type). */
+typedef struct ibex_dt_contents {
+    int ni, na, nd;
+    int *ints;
+    MPI_Aint *aints;
+    struct ibex_dt **types;
+} ibex_dt_contents_t;
+
 typedef struct ibex_dt_priv {
     size_t *prefix;      /* nblocks + 1 prefix sums of block lengths: packed offset of a block */
     ibex_dt_run_t *runs; /* basic-element layout of one element (Get_elements on mixed types) */
     int nruns;
-    size_t nelems; /* basic elements in one element */
-    int op_type;   /* predefined type handle the type is built of (for ops), or -1 */
-    size_t align;  /* largest alignment of its basic types (struct padding rule) */
-    bool sticky;   /* lb / ub are explicit markers (from create_resized) */
-    int combiner;  /* IBEX_DT_COMBINER_* */
+    size_t nelems;                /* basic elements in one element */
+    int op_type;                  /* predefined type handle the type is built of (for ops), or -1 */
+    size_t align;                 /* largest alignment of its basic types (struct padding rule) */
+    bool sticky;                  /* lb / ub are explicit markers (from create_resized) */
+    int combiner;                 /* IBEX_DT_COMBINER_* */
+    ibex_dt_contents_t *contents; /* NULL for named types */
 } ibex_dt_priv_t;
 
 enum {
@@ -44,6 +54,11 @@ enum {
     IBEX_DT_COMBINER_HINDEXED_BLOCK,
     IBEX_DT_COMBINER_STRUCT,
     IBEX_DT_COMBINER_RESIZED,
+    IBEX_DT_COMBINER_SUBARRAY,
+    IBEX_DT_COMBINER_DARRAY,
+    IBEX_DT_COMBINER_F90_REAL,
+    IBEX_DT_COMBINER_F90_COMPLEX,
+    IBEX_DT_COMBINER_F90_INTEGER,
 };
 
 static inline ibex_dt_priv_t *ibex_dt_priv(const ibex_dt_t *dt)
@@ -64,6 +79,10 @@ void ibex_dt_destroy(ibex_dt_t *dt);
 int ibex_dt_register(ibex_dt_t *dt);
 /* Removes a derived type's handle (MPI_Type_free); the object lives while referenced. */
 void ibex_dt_unregister(ibex_dt_t *dt);
+/* Keeps a copy of a constructor's arguments on dt (retaining the types); false when out of
+ * memory. Replaces any earlier record. */
+bool ibex_dt_contents_set(ibex_dt_t *dt, const int *ints, int ni, const MPI_Aint *aints, int na,
+                          ibex_dt_t *const *types, int nd);
 /* Fills dt->priv's prefix sums from its blocks; false when out of memory. */
 bool ibex_dt_prefix_build(ibex_dt_t *dt);
 

@@ -36,6 +36,12 @@ typedef struct ibex_comm {
     uint32_t context_id; /* even; context_id + 1 is the collective context */
     int rank, size;
     ibex_group_t *group;
+    /* Whom point-to-point ranks name: group itself, or an intercommunicator's remote group. */
+    ibex_group_t *peers;
+    int peer_size;
+    /* An intercommunicator's internal intracommunicator over its local group (its own context
+     * pair, no handle): the local half of the intercommunicator's constructors. NULL: intra. */
+    struct ibex_comm *local;
     int errhandler;                 /* MPI_Errhandler handle */
     bool errhandler_set;            /* set explicitly by the program */
     struct ibex_match_queue *pt2pt; /* matching state of context_id */
@@ -54,9 +60,15 @@ ibex_comm_t *ibex_comm_get(MPI_Comm handle);
 extern ibex_handle_table_t ibex_comm_handles;
 ibex_group_t *ibex_group_get(MPI_Group handle);
 
+static inline bool ibex_comm_is_inter(const ibex_comm_t *comm)
+{
+    return comm->local != NULL;
+}
+
+/* World rank of the peer that point-to-point rank `rank` names (remote group if inter). */
 static inline int ibex_comm_world_rank(const ibex_comm_t *comm, int rank)
 {
-    return comm->group->world_ranks[rank];
+    return comm->peers->world_ranks[rank];
 }
 
 /* Creates a communicator over `group` with an agreed context id, collectively over `parent`

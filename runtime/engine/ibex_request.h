@@ -25,6 +25,17 @@ typedef enum { IBEX_REQ_SEND, IBEX_REQ_RECV, IBEX_REQ_COLL } ibex_req_kind_t;
 
 struct ibex_ep;
 struct ibex_umsg;
+struct ibex_req;
+
+/* Requests the program drives itself (generalized requests, runtime/mpi/p2p_greq.c): the
+ * MPI layer calls query when Wait / Test / Request_get_status report the request (it fills
+ * req->status and returns an MPI code) and cancel from MPI_Cancel; the engine calls release
+ * when the request goes back to the pool. */
+typedef struct ibex_req_ext {
+    int (*query)(struct ibex_req *req);
+    int (*cancel)(struct ibex_req *req);
+    int (*release)(struct ibex_req *req);
+} ibex_req_ext_t;
 
 struct ibex_req {
     ibex_match_entry_t match;       /* first: a posted receive sits in a match queue by this */
@@ -67,6 +78,7 @@ struct ibex_req {
     void (*on_complete)(struct ibex_req *req); /* e.g. Bsend releases its buffer */
     void *hook_arg;
     void (*on_release)(struct ibex_req *req); /* e.g. a collective frees its schedule */
+    const ibex_req_ext_t *ext; /* NULL but for generalized requests */
 };
 
 /* Takes a request from the pool (zeroed); handle is MPI_REQUEST_NULL until published. */

@@ -95,6 +95,10 @@ void ibex_req_release(ibex_req_t *req)
 {
     if (req->on_release)
         req->on_release(req);
+    if (req->ext) {
+        req->ext->release(req);
+        req->ext = NULL;
+    }
     ibex_comm_release(req->comm); /* the last reference frees it */
     if (req->dt && !req->dt->predefined)
         ibex_dt_release(req->dt);

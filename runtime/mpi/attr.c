@@ -25,6 +25,7 @@
 
 #include "comm_impl.h"
 #include "ibex_attr.h"
+#include "ibex_err_internal.h"
 #include "ibex_handle.h"
 #include "ibex_runtime.h"
 #include "ibex_entry.h"
@@ -176,7 +177,7 @@ static int attr_io = MPI_ANY_SOURCE; /* every rank can do I/O */
 static int attr_wtime_is_global = 0;
 static int attr_universe_size;
 static int attr_appnum = 0;
-static int attr_lastusedcode = MPI_ERR_LASTCODE; /* no MPI_Add_error_code: the last class */
+static int attr_lastusedcode = MPI_ERR_LASTCODE;
 
 static int *predefined_value(int keyval)
 {
@@ -196,6 +197,7 @@ static int *predefined_value(int keyval)
     case MPI_APPNUM:
         return &attr_appnum;
     case MPI_LASTUSEDCODE:
+        attr_lastusedcode = ibex_err_last_used(); /* err_user.c */
         return &attr_lastusedcode;
     default:
         return NULL;

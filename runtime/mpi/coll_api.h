@@ -38,4 +38,8 @@ int ibex_coll_call(ibex_coll_kind_t kind, MPI_Comm comm, MPI_Op op, const char *
 int ibex_check_triple(ibex_comm_t *c, const char *call, const void *buf, int count,
                       MPI_Datatype dt);
 
+/* MPI_ERR_COMM on an intercommunicator: their collectives are not there yet (the collectives
+ * issue); checked first, so no root or buffer rule of the intracommunicator form applies. */
+int ibex_coll_check_intra(ibex_comm_t *c, const char *call);
+
 #endif

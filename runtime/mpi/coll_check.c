@@ -340,5 +340,13 @@ int ibex_coll_prepare(ibex_coll_kind_t kind, MPI_Comm comm, MPI_Op op, const cha
 {
     ibex_assert((unsigned)kind < IBEX_COLL_KIND_COUNT && preps[kind]);
     IBEX_CHECK(ibex_comm_enter(comm, call, &a->comm));
+    IBEX_CHECK(ibex_coll_check_intra(a->comm, call));
     return preps[kind](a, op, call, bytes_p);
+}
+
+int ibex_coll_check_intra(ibex_comm_t *c, const char *call)
+{
+    if (!ibex_comm_is_inter(c))
+        return MPI_SUCCESS;
+    return ibex_mpi_error(c, MPI_ERR_COMM, call, "not supported on an intercommunicator yet");
 }

@@ -16,6 +16,11 @@
  * (persistent, MPI_Xxx_init). */
 int ibex_nbc_post(ibex_coll_kind_t kind, MPI_Comm comm, MPI_Op op, ibex_coll_args_t *a,
                   bool persistent, MPI_Request *request, const char *call);
+/* The same for a schedule the caller built on comm (NULL when it ran out of memory; freed
+ * here on failure): the neighbourhood collectives, whose arguments are not ibex_coll_args_t. */
+struct ibex_sched;
+int ibex_nbc_post_sched(ibex_comm_t *comm, struct ibex_sched *s, bool persistent,
+                        MPI_Request *request, const char *call);
 /* MPI_Start of a persistent collective request. */
 int ibex_nbc_start(ibex_req_t *req, const char *call);
 

@@ -44,15 +44,21 @@ int ibex_nbc_post(ibex_coll_kind_t kind, MPI_Comm comm, MPI_Op op, ibex_coll_arg
     IBEX_CHECK(ibex_coll_prepare(kind, comm, op, call, a, &bytes));
     if (!request)
         return ibex_mpi_error(a->comm, MPI_ERR_ARG, call, "request pointer is NULL");
-    ibex_sched_t *s = ibex_sched_build(kind, a, bytes);
-    ibex_req_t *req = s ? nbc_req_new(a->comm, s) : NULL;
+    return ibex_nbc_post_sched(a->comm, ibex_sched_build(kind, a, bytes), persistent, request,
+                               call);
+}
+
+int ibex_nbc_post_sched(ibex_comm_t *comm, ibex_sched_t *s, bool persistent, MPI_Request *request,
+                        const char *call)
+{
+    ibex_req_t *req = s ? nbc_req_new(comm, s) : NULL;
     if (!req) {
         ibex_sched_free(s);
-        return ibex_mpi_error(a->comm, MPI_ERR_NO_MEM, call, "out of memory for a schedule");
+        return ibex_mpi_error(comm, MPI_ERR_NO_MEM, call, "out of memory for a schedule");
     }
     if (s->build_error == IBEX_ERR_UNSUPPORTED) {
         ibex_req_release(req);
-        return ibex_mpi_error(a->comm, MPI_ERR_UNSUPPORTED_OPERATION, call,
+        return ibex_mpi_error(comm, MPI_ERR_UNSUPPORTED_OPERATION, call,
                               "not supported yet in its non-blocking / persistent form");
     }
     if (persistent) {
@@ -62,7 +68,7 @@ int ibex_nbc_post(ibex_coll_kind_t kind, MPI_Comm comm, MPI_Op op, ibex_coll_arg
     }
     if (ibex_req_publish(req, request) != 0) {
         ibex_req_release(req);
-        return ibex_mpi_error(a->comm, MPI_ERR_NO_MEM, call, "out of request handles");
+        return ibex_mpi_error(comm, MPI_ERR_NO_MEM, call, "out of request handles");
     }
     if (!persistent)
         ibex_sched_start(s, req);

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "dt_priv.h"
+#include "ibex_attr.h"
+#include "ibex_dt_api.h"
 #include "ibex_err.h"
 #include "ibex_runtime.h"
 #include "ibex_entry.h"
@@ -115,9 +117,12 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     ibex_dt_t *dt = NULL;
     IBEX_ARGS(Type_free, datatype);
     IBEX_CHECK(ibex_dt_lookup(*datatype, call, false, &dt));
-    if (dt->predefined)
+    if (dt->predefined || ibex_dt_is_f90(dt))
         return ibex_mpi_error(NULL, MPI_ERR_TYPE, call, "cannot free predefined datatype %s",
                               dt->name);
+    int rc = ibex_attr_type_delete_all(*datatype); /* the delete callbacks, the last set first */
+    if (rc != MPI_SUCCESS)
+        return ibex_mpi_error(NULL, rc, call, "an attribute delete callback returned %d", rc);
     ibex_dt_unregister(dt);
     ibex_dt_release(dt);
     *datatype = MPI_DATATYPE_NULL;

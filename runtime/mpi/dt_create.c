@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "dt_priv.h"
+#include "ibex_attr.h"
+#include "ibex_dt_api.h"
 #include "ibex_err.h"
 #include "ibex_log.h"
 #include "ibex_runtime.h"
@@ -58,6 +60,42 @@ static int create_fail(ibex_dt_build_t *b, int rc)
     return rc;
 }
 
+/* Keeps the constructor's arguments on the new type *out (for Type_get_contents); on failure
+ * the type goes and *out is reset. */
+static int record(const char *call, MPI_Datatype *out, const int *ints, int ni,
+                  const MPI_Aint *aints, int na, const MPI_Datatype *types, int nd)
+{
+    ibex_dt_t *dt = ibex_dt_get(*out), *tv[nd > 0 ? nd : 1];
+    for (int i = 0; i < nd; i++)
+        tv[i] = ibex_dt_get(types[i]);
+    if (ibex_dt_contents_set(dt, ints, ni, aints, na, tv, nd))
+        return MPI_SUCCESS;
+    ibex_dt_unregister(dt);
+    ibex_dt_release(dt);
+    *out = MPI_DATATYPE_NULL;
+    return ibex_mpi_error(NULL, MPI_ERR_NO_MEM, call, "out of memory for a datatype");
+}
+
+/* The int arguments of the indexed family: count, then the lengths (or the one length),
+ * then the int displacements if any; NULL when out of memory. */
+static int *indexed_ints(int count, const int *lens, int len, const int *idisps, int *n_p)
+{
+    int n = 1 + (lens ? count : 1) + (idisps ? count : 0), k = 0;
+    int *v = malloc((size_t)n * sizeof(int));
+    if (!v)
+        return NULL;
+    v[k++] = count;
+    if (lens)
+        for (int i = 0; i < count; i++)
+            v[k++] = lens[i];
+    else
+        v[k++] = len;
+    for (int i = 0; idisps && i < count; i++)
+        v[k++] = idisps[i];
+    *n_p = n;
+    return v;
+}
+
 static int check_blocklen(const char *call, int len)
 {
     if (len < 0)
@@ -83,7 +121,8 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
     if ((rc = ibex_dt_lookup(oldtype, call, false, &old)) != MPI_SUCCESS)
         return create_fail(&b, rc);
     ibex_dt_build_add(&b, old, 0, (size_t)count);
-    return create_end(call, &b, IBEX_DT_COMBINER_CONTIGUOUS, false, newtype);
+    IBEX_CHECK(create_end(call, &b, IBEX_DT_COMBINER_CONTIGUOUS, false, newtype));
+    return record(call, newtype, &count, 1, NULL, 0, &oldtype, 1);
 }
 
 /* vector and hvector: stride in bytes. */
@@ -98,11 +137,15 @@ static int create_hvector(const char *call, int count, int blocklength, MPI_Aint
     if ((rc = check_blocklen(call, blocklength)) != MPI_SUCCESS ||
         (rc = ibex_dt_lookup(oldtype, call, false, &old)) != MPI_SUCCESS)
         return create_fail(&b, rc);
+    MPI_Aint given = stride;
     if (combiner == IBEX_DT_COMBINER_VECTOR)
         stride *= old->extent;
     for (int i = 0; i < count; i++)
         ibex_dt_build_add(&b, old, (ptrdiff_t)i * stride, (size_t)blocklength);
-    return create_end(call, &b, combiner, false, newtype);
+    IBEX_CHECK(create_end(call, &b, combiner, false, newtype));
+    bool v = combiner == IBEX_DT_COMBINER_VECTOR;
+    int ints[3] = {count, blocklength, (int)given};
+    return record(call, newtype, ints, v ? 3 : 2, &given, v ? 0 : 1, &oldtype, 1);
 }
 
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
@@ -154,7 +197,14 @@ static int create_indexed(const char *call, const indexed_args_t *a, MPI_Datatyp
         ptrdiff_t d = a->idisps ? (ptrdiff_t)a->idisps[i] * old->extent : a->adisps[i];
         ibex_dt_build_add(&b, old, d, (size_t)len);
     }
-    return create_end(call, &b, a->combiner, false, newtype);
+    int ni = 0, *ints = indexed_ints(a->count, a->block ? NULL : a->lens, a->len, a->idisps, &ni);
+    if (!ints)
+        return create_fail(&b, ibex_mpi_error(NULL, MPI_ERR_NO_MEM, call, "out of memory"));
+    rc = create_end(call, &b, a->combiner, false, newtype);
+    if (rc == MPI_SUCCESS)
+        rc = record(call, newtype, ints, ni, a->adisps, a->adisps ? a->count : 0, &oldtype, 1);
+    free(ints);
+    return rc;
 }
 
 int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
@@ -236,7 +286,14 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
             return create_fail(&b, rc);
         ibex_dt_build_add(&b, old, array_of_displacements[i], (size_t)array_of_blocklengths[i]);
     }
-    return create_end(call, &b, IBEX_DT_COMBINER_STRUCT, true, newtype);
+    int ni = 0, *ints = indexed_ints(count, array_of_blocklengths, 0, NULL, &ni);
+    if (!ints)
+        return create_fail(&b, ibex_mpi_error(NULL, MPI_ERR_NO_MEM, call, "out of memory"));
+    rc = create_end(call, &b, IBEX_DT_COMBINER_STRUCT, true, newtype);
+    if (rc == MPI_SUCCESS)
+        rc = record(call, newtype, ints, ni, array_of_displacements, count, array_of_types, count);
+    free(ints);
+    return rc;
 }
 
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
@@ -255,22 +312,57 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     b.bounded = b.sticky = true;
     b.lb = lb;
     b.ub = lb + extent;
-    return create_end(call, &b, IBEX_DT_COMBINER_RESIZED, false, newtype);
+    IBEX_CHECK(create_end(call, &b, IBEX_DT_COMBINER_RESIZED, false, newtype));
+    MPI_Aint aints[2] = {lb, extent};
+    return record(call, newtype, NULL, 0, aints, 2, &oldtype, 1);
+}
+
+/* A copy of old's layout with the given combiner (DUP, or old's own for a clone). */
+static int dup_as(const char *call, ibex_dt_t *old, int combiner, MPI_Datatype *newtype)
+{
+    ibex_dt_build_t b;
+    IBEX_CHECK(create_begin(call, 0, newtype, &b));
+    ibex_dt_build_add(&b, old, 0, 1);
+    b.dt->committed = old->committed;
+    return create_end(call, &b, combiner, false, newtype);
+}
+
+int ibex_dt_record(const char *call, MPI_Datatype *newtype, int combiner, const int *ints, int ni,
+                   const MPI_Aint *aints, int na, const MPI_Datatype *types, int nd)
+{
+    IBEX_CHECK(record(call, newtype, ints, ni, aints, na, types, nd));
+    ibex_dt_priv(ibex_dt_get(*newtype))->combiner = combiner;
+    return MPI_SUCCESS;
+}
+
+int ibex_dt_clone(const char *call, ibex_dt_t *old, MPI_Datatype *newtype)
+{
+    ibex_dt_contents_t *c = ibex_dt_priv(old)->contents;
+    IBEX_CHECK(dup_as(call, old, ibex_dt_priv(old)->combiner, newtype));
+    ibex_dt_t *dt = ibex_dt_get(*newtype);
+    if (!c || ibex_dt_contents_set(dt, c->ints, c->ni, c->aints, c->na, c->types, c->nd))
+        return MPI_SUCCESS;
+    ibex_dt_unregister(dt);
+    ibex_dt_release(dt);
+    *newtype = MPI_DATATYPE_NULL;
+    return ibex_mpi_error(NULL, MPI_ERR_NO_MEM, call, "out of memory for a datatype");
 }
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     IBEX_ENTER_ANYTIME(Type_dup);
     ibex_dt_t *old = NULL;
-    ibex_dt_build_t b;
-    int rc = create_begin(call, 0, newtype, &b);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if ((rc = ibex_dt_lookup(oldtype, call, false, &old)) != MPI_SUCCESS)
-        return create_fail(&b, rc);
-    ibex_dt_build_add(&b, old, 0, 1);
-    b.dt->committed = old->committed;
-    return create_end(call, &b, IBEX_DT_COMBINER_DUP, false, newtype);
+    if (!newtype)
+        return IBEX_ERROR(MPI_ERR_ARG, "newtype is NULL");
+    IBEX_CHECK(ibex_dt_lookup(oldtype, call, false, &old));
+    IBEX_CHECK(dup_as(call, old, IBEX_DT_COMBINER_DUP, newtype));
+    IBEX_CHECK(record(call, newtype, NULL, 0, NULL, 0, &oldtype, 1));
+    int rc = ibex_attr_type_copy(oldtype, *newtype); /* the copy callbacks */
+    if (rc != MPI_SUCCESS) {
+        PMPI_Type_free(newtype);
+        return IBEX_ERROR(rc, "an attribute copy callback returned %d", rc);
+    }
+    return MPI_SUCCESS;
 }
 
 IBEX_MPI_ALIASES(dt_create)

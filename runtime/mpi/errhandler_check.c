@@ -29,16 +29,17 @@ int ibex_check_tag(struct ibex_comm *comm, const char *call, int tag, int allow_
 
 int ibex_check_rank(struct ibex_comm *comm, const char *call, int rank, int allow_any)
 {
-    if ((rank >= 0 && rank < comm->size) || rank == MPI_PROC_NULL)
+    /* point-to-point ranks: an intercommunicator's name its remote group */
+    if ((rank >= 0 && rank < comm->peer_size) || rank == MPI_PROC_NULL)
         return MPI_SUCCESS;
     if (rank == MPI_ANY_SOURCE && allow_any)
         return MPI_SUCCESS;
     if (rank == MPI_ANY_SOURCE)
         return ibex_mpi_error(comm, MPI_ERR_RANK, call,
                               "MPI_ANY_SOURCE is not allowed here (communicator size %d)",
-                              comm->size);
-    return ibex_mpi_error(comm, MPI_ERR_RANK, call, "invalid rank %d (communicator size %d)", rank,
-                          comm->size);
+                              comm->peer_size);
+    return ibex_mpi_error(comm, MPI_ERR_RANK, call, "invalid rank %d (%s size %d)", rank,
+                          comm->local ? "remote group" : "communicator", comm->peer_size);
 }
 
 int ibex_check_buffer(struct ibex_comm *comm, const char *call, const void *buf, int count)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Error classes as text: MPI_Error_string, MPI_Error_class, and the mapping from internal
- * status codes to classes. Ibex has no error codes beyond the classes (no MPI_Add_error_code),
- * so every code is its own class.
+ * status codes to classes. Every predefined code is its own class; the program's classes and
+ * codes are err_user.c's.
  */
 #include <stdio.h>
 #include <string.h>
@@ -160,9 +160,11 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
     if (!string || !resultlen)
         return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "%s is NULL",
                               string ? "resultlen" : "string");
-    const char *name = ibex_err_class_name(errorcode);
+    const char *name = ibex_err_class_name(errorcode), *user = ibex_err_user_string(errorcode);
     int len;
-    if (name)
+    if (user)
+        len = snprintf(string, MPI_MAX_ERROR_STRING, "%s", user);
+    else if (name)
         len =
             snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", name, ibex_err_class_text(errorcode));
     else
@@ -175,9 +177,10 @@ int PMPI_Error_class(int errorcode, int *errorclass)
 {
     IBEX_ENTER_ANYTIME(Error_class);
     IBEX_ARGS(Error_class, errorclass);
-    if (!ibex_err_class_name(errorcode))
+    int user = ibex_err_user_class(errorcode);
+    if (!ibex_err_class_name(errorcode) && user < 0)
         return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "unknown error code %d", errorcode);
-    *errorclass = errorcode;
+    *errorclass = user >= 0 ? user : errorcode;
     return MPI_SUCCESS;
 }
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * MPI group entry points: Group_size, rank, incl, excl, translate_ranks, compare, union,
- * intersection, difference, free. Groups are built as lists of world ranks; membership tests
- * go through a world-rank index (world size ints), so every operation is linear.
+ * MPI group entry points: Group_size, rank, incl, excl, range_incl, range_excl,
+ * translate_ranks, compare, union, intersection, difference, free. Groups are built as lists of
+ * world ranks; membership tests go through a world-rank index (world size ints), so every operation
+ * is linear.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -92,13 +93,9 @@ static int group_check_ranks(const ibex_group_t *g, int n, const int *ranks, con
     return rc;
 }
 
-int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+static int group_incl(const ibex_group_t *g, int n, const int *ranks, const char *call,
+                      MPI_Group *newgroup)
 {
-    IBEX_ENTER(Group_incl);
-    ibex_group_t *g = NULL;
-    IBEX_CHECK(group_lookup(group, call, &g));
-    IBEX_CHECK(group_check_ranks(g, n, ranks, call));
-    IBEX_ARGS(Group_incl, newgroup);
     ibex_group_t *ng = ibex_group_new(n);
     if (ng && n > 0) {
         for (int i = 0; i < n; i++)
@@ -108,13 +105,9 @@ int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
     return group_publish(ng, call, newgroup);
 }
 
-int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+static int group_excl(const ibex_group_t *g, int n, const int *ranks, const char *call,
+                      MPI_Group *newgroup)
 {
-    IBEX_ENTER(Group_excl);
-    ibex_group_t *g = NULL;
-    IBEX_CHECK(group_lookup(group, call, &g));
-    IBEX_CHECK(group_check_ranks(g, n, ranks, call));
-    IBEX_ARGS(Group_excl, newgroup);
     char *drop = calloc((size_t)g->size + 1, 1);
     ibex_group_t *ng = drop ? ibex_group_new(g->size - n) : NULL;
     if (ng && ng->size > 0) {
@@ -127,6 +120,92 @@ int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
     }
     free(drop);
     return group_publish(ng, call, newgroup);
+}
+
+int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+{
+    IBEX_ENTER(Group_incl);
+    ibex_group_t *g = NULL;
+    IBEX_CHECK(group_lookup(group, call, &g));
+    IBEX_CHECK(group_check_ranks(g, n, ranks, call));
+    IBEX_ARGS(Group_incl, newgroup);
+    return group_incl(g, n, ranks, call, newgroup);
+}
+
+int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+{
+    IBEX_ENTER(Group_excl);
+    ibex_group_t *g = NULL;
+    IBEX_CHECK(group_lookup(group, call, &g));
+    IBEX_CHECK(group_check_ranks(g, n, ranks, call));
+    IBEX_ARGS(Group_excl, newgroup);
+    return group_excl(g, n, ranks, call, newgroup);
+}
+
+/* The ranks of n (first, last, stride) triplets into *out_p (malloc'd, *m_p of them): a
+ * stride of 0 is MPI_ERR_ARG, a first or last outside g MPI_ERR_RANK; the list is then
+ * checked as Group_incl's (a rank named twice is MPI_ERR_RANK). */
+static int group_ranges(const ibex_group_t *g, int n, int ranges[][3], const char *call,
+                        int **out_p, int *m_p)
+{
+    if (n < 0 || (n > 0 && !ranges))
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "n = %d or ranges is NULL", n);
+    int *out = malloc((size_t)g->size * sizeof(int) + 1), m = 0;
+    if (!out)
+        return ibex_mpi_error(NULL, MPI_ERR_NO_MEM, call, "out of memory");
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
+        if (stride == 0)
+            rc = ibex_mpi_error(NULL, MPI_ERR_ARG, call, "ranges[%d] has stride 0", i);
+        else if (first < 0 || first >= g->size || last < 0 || last >= g->size)
+            rc = ibex_mpi_error(NULL, MPI_ERR_RANK, call,
+                                "ranges[%d] = (%d, %d, %d) leaves a group of %d", i, first, last,
+                                stride, g->size);
+        for (long r = first; rc == MPI_SUCCESS && (stride > 0 ? r <= last : r >= last);
+             r += stride) {
+            if (m == g->size)
+                rc = ibex_mpi_error(NULL, MPI_ERR_RANK, call,
+                                    "the ranges name more ranks than the group has (%d)", g->size);
+            else
+                out[m++] = (int)r;
+        }
+    }
+    if (rc == MPI_SUCCESS)
+        rc = group_check_ranks(g, m, out, call);
+    if (rc != MPI_SUCCESS) {
+        free(out);
+        return rc;
+    }
+    *out_p = out;
+    *m_p = m;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+{
+    IBEX_ENTER(Group_range_incl);
+    ibex_group_t *g = NULL;
+    int *ranks = NULL, m = 0;
+    IBEX_CHECK(group_lookup(group, call, &g));
+    IBEX_ARGS(Group_range_incl, newgroup);
+    IBEX_CHECK(group_ranges(g, n, ranges, call, &ranks, &m));
+    int rc = group_incl(g, m, ranks, call, newgroup);
+    free(ranks);
+    return rc;
+}
+
+int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+{
+    IBEX_ENTER(Group_range_excl);
+    ibex_group_t *g = NULL;
+    int *ranks = NULL, m = 0;
+    IBEX_CHECK(group_lookup(group, call, &g));
+    IBEX_ARGS(Group_range_excl, newgroup);
+    IBEX_CHECK(group_ranges(g, n, ranges, call, &ranks, &m));
+    int rc = group_excl(g, m, ranks, call, newgroup);
+    free(ranks);
+    return rc;
 }
 
 int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,

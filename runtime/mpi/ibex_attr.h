@@ -13,4 +13,10 @@ int ibex_attr_comm_copy(struct ibex_comm *old, struct ibex_comm *new_comm);
  * a callback's failure stops there (the rest stay) and returns its code. */
 int ibex_attr_comm_delete_all(struct ibex_comm *comm);
 
+/* Datatype attributes (attr_type.c): MPI_Type_dup runs the copy callbacks of old's attributes
+ * onto new, MPI_Type_free the delete callbacks (the last set first); each returns the first
+ * failing callback's code. */
+int ibex_attr_type_copy(int old_type, int new_type);
+int ibex_attr_type_delete_all(int type);
+
 #endif

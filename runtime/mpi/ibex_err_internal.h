@@ -24,6 +24,11 @@ int ibex_err_exit_code(int errclass);
  * set a handler there, else MPI_COMM_WORLD (NULL before MPI_Init). */
 struct ibex_comm *ibex_err_default_comm(void);
 
+/* User error classes and codes (err_user.c): the class of a user number (-1: not one), its
+ * string ("" when none was added; NULL: not a user number), the largest number in use. */
+int ibex_err_user_class(int code);
+const char *ibex_err_user_string(int code);
+int ibex_err_last_used(void);
 /* Handlers of objects other than communicators (windows): a live handle (predefined or a user
  * handler the program holds); one more reference for a Get call; and raising an error on
  * handler eh for object handle obj (named obj_name in the fatal message). */

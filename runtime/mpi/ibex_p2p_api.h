@@ -28,7 +28,7 @@ static inline int ibex_p2p_args(const char *call, const void *buf, int count, MP
         (dt = ibex_handle_get(&ibex_dt_handles, datatype)) != NULL && dt->committed && count >= 0 &&
         (buf || count == 0 || !dt->predefined) &&
         ((unsigned)tag <= (unsigned)ibex_tag_ub || (is_recv && tag == MPI_ANY_TAG)) &&
-        ((unsigned)peer < (unsigned)c->size || peer == MPI_PROC_NULL ||
+        ((unsigned)peer < (unsigned)c->peer_size || peer == MPI_PROC_NULL ||
          (is_recv && peer == MPI_ANY_SOURCE))) {
         *comm_p = c;
         *dt_p = dt;
@@ -58,7 +58,15 @@ int ibex_p2p_recv_req(const char *call, void *buf, int count, MPI_Datatype datat
                       int tag, MPI_Comm comm, bool start, ibex_req_t **req_p);
 /* Starts an inactive request (MPI_Start, and the non-persistent calls). */
 void ibex_p2p_start(ibex_req_t *req);
+/* The finish of a generalized request (p2p_greq.c): query_fn, status, free_fn, release. */
+int ibex_p2p_greq_finish(ibex_req_t *req, MPI_Request *handle, MPI_Status *st, const char *call,
+                         bool raise);
+/* A request already complete, on c (the calls that finish at the call: Comm_idup,
+ * Buffer_iflush): Wait / Test report an empty status. */
+int ibex_p2p_req_done(ibex_comm_t *c, const char *call, MPI_Request *request);
 /* Buffered send (p2p_bsend.c). */
 int ibex_p2p_bsend_start(const char *call, ibex_req_t *req);
+/* MPI_Comm_free: c's own buffer, if any, is flushed and detached. */
+void ibex_p2p_bsend_comm_drop(const ibex_comm_t *c);
 
 #endif

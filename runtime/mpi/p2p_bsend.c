@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Buffered sends: MPI_Buffer_attach / detach and the Bsend path. The message is packed into
- * the attached buffer and sent by an internal request; the user's call completes at once.
- * The buffer is managed first-fit: each block carries a small header (MPI_BSEND_OVERHEAD).
+ * Buffered sends: MPI_Buffer_attach / detach / flush / iflush, the MPI 4.1 communicator
+ * buffers (MPI_Comm_attach_buffer / detach / flush / iflush) and the Bsend path. The message
+ * is packed into the communicator's buffer if it has one, else the process's, and sent by an
+ * internal request; the user's call completes at once. A buffer is managed first-fit: each
+ * block carries a small header (MPI_BSEND_OVERHEAD). The iflush forms flush at the call and
+ * give a complete request. Sessions (and so MPI_Session_attach_buffer) are not there yet.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ibex_p2p_api.h"
@@ -16,41 +20,47 @@ typedef struct bsend_block {
     int pad;
 } bsend_block_t;
 
-static char *bsend_buf;
-static size_t bsend_size;
+typedef struct bsend_pool {
+    char *buf;
+    size_t size;
+} bsend_pool_t;
+
+static bsend_pool_t proc_pool;   /* MPI_Buffer_attach's */
+static bsend_pool_t *comm_pools; /* by communicator handle index */
+static int ncomm_pools;
 
 _Static_assert(sizeof(bsend_block_t) <= MPI_BSEND_OVERHEAD, "bsend header too big");
 
 #define BLOCK_HDR   MPI_BSEND_OVERHEAD
 #define BLOCK_ALIGN 16
 
-static bsend_block_t *block_at(size_t off)
+static bsend_block_t *block_at(const bsend_pool_t *p, size_t off)
 {
-    return (bsend_block_t *)(bsend_buf + off);
+    return (bsend_block_t *)(p->buf + off);
 }
 
 /* Joins free neighbours so space freed in any order can be reused. */
-static void bsend_coalesce(void)
+static void bsend_coalesce(bsend_pool_t *p)
 {
     size_t off = 0;
-    while (off < bsend_size) {
-        bsend_block_t *b = block_at(off);
-        while (!b->in_use && off + b->size < bsend_size && !block_at(off + b->size)->in_use)
-            b->size += block_at(off + b->size)->size;
+    while (off < p->size) {
+        bsend_block_t *b = block_at(p, off);
+        while (!b->in_use && off + b->size < p->size && !block_at(p, off + b->size)->in_use)
+            b->size += block_at(p, off + b->size)->size;
         off += b->size;
     }
 }
 
-static void *bsend_alloc(size_t bytes)
+static void *bsend_alloc(bsend_pool_t *p, size_t bytes)
 {
     size_t need = (BLOCK_HDR + bytes + BLOCK_ALIGN - 1) & ~(size_t)(BLOCK_ALIGN - 1);
-    bsend_coalesce();
-    for (size_t off = 0; bsend_buf && off < bsend_size; off += block_at(off)->size) {
-        bsend_block_t *b = block_at(off);
+    bsend_coalesce(p);
+    for (size_t off = 0; p->buf && off < p->size; off += block_at(p, off)->size) {
+        bsend_block_t *b = block_at(p, off);
         if (b->in_use || b->size < need)
             continue;
         if (b->size - need >= BLOCK_HDR + BLOCK_ALIGN) {
-            bsend_block_t *rest = block_at(off + need);
+            bsend_block_t *rest = block_at(p, off + need);
             rest->size = b->size - need;
             rest->in_use = 0;
             b->size = need;
@@ -67,17 +77,48 @@ static void bsend_release(ibex_req_t *req)
     b->in_use = 0;
 }
 
-static bool bsend_busy(void)
+static bool bsend_busy(const bsend_pool_t *p)
 {
-    for (size_t off = 0; bsend_buf && off < bsend_size; off += block_at(off)->size)
-        if (block_at(off)->in_use)
+    for (size_t off = 0; p->buf && off < p->size; off += block_at(p, off)->size)
+        if (block_at(p, off)->in_use)
             return true;
     return false;
 }
 
+/* The buffer of communicator c (grow: make room for it), or NULL. */
+static bsend_pool_t *comm_pool(const ibex_comm_t *c, bool grow)
+{
+    int i = IBEX_HANDLE_INDEX(c->handle);
+    if (i >= ncomm_pools && grow) {
+        int n = i + 16;
+        bsend_pool_t *np = realloc(comm_pools, (size_t)n * sizeof(*np));
+        if (!np)
+            return NULL;
+        memset(np + ncomm_pools, 0, (size_t)(n - ncomm_pools) * sizeof(*np));
+        comm_pools = np;
+        ncomm_pools = n;
+    }
+    return i < ncomm_pools ? &comm_pools[i] : NULL;
+}
+
+/* Where a Bsend on c goes: c's buffer if it has one, else the process's. */
+static bsend_pool_t *pool_for(const ibex_comm_t *c)
+{
+    bsend_pool_t *p = comm_pool(c, false);
+    return p && p->buf ? p : &proc_pool;
+}
+
+static void pool_flush(const bsend_pool_t *p)
+{
+    int idle = 0;
+    while (bsend_busy(p))
+        ibex_wait_step(&idle);
+}
+
 int ibex_p2p_bsend_start(const char *call, ibex_req_t *req)
 {
-    void *space = bsend_alloc(req->bytes);
+    bsend_pool_t *pool = pool_for(req->comm);
+    void *space = bsend_alloc(pool, req->bytes);
     if (!space) {
         ibex_comm_t *comm = req->comm;
         size_t bytes = req->bytes;
@@ -91,7 +132,7 @@ int ibex_p2p_bsend_start(const char *call, ibex_req_t *req)
         return ibex_mpi_error(comm, MPI_ERR_BUFFER, call,
                               "no room for %zu bytes in the attached buffer (%zu bytes; attach "
                               "a larger one with MPI_Buffer_attach)",
-                              bytes, bsend_size);
+                              bytes, pool->size);
     }
     ibex_dt_pack(req->buf, req->count, req->dt, 0, space, req->bytes);
     /* The copy travels as bytes; the user request is already complete. */
@@ -111,41 +152,110 @@ int ibex_p2p_bsend_start(const char *call, ibex_req_t *req)
     return MPI_SUCCESS;
 }
 
-int PMPI_Buffer_attach(void *buffer, int size)
+static int pool_attach(bsend_pool_t *p, const char *call, ibex_comm_t *c, void *buffer, int size)
 {
-    IBEX_ENTER(Buffer_attach);
-    if (bsend_buf)
-        return ibex_mpi_error(NULL, MPI_ERR_BUFFER, call,
+    if (p->buf)
+        return ibex_mpi_error(c, MPI_ERR_BUFFER, call,
                               "a buffer is already attached (detach it first)");
     if (size < 0 || (!buffer && size > 0))
-        return ibex_mpi_error(NULL, MPI_ERR_BUFFER, call, "invalid buffer %p of size %d", buffer,
+        return ibex_mpi_error(c, MPI_ERR_BUFFER, call, "invalid buffer %p of size %d", buffer,
                               size);
     size_t usable = (size_t)size & ~(size_t)(BLOCK_ALIGN - 1);
     if (usable < BLOCK_HDR + BLOCK_ALIGN)
         usable = 0;
-    bsend_buf = buffer;
-    bsend_size = usable;
+    p->buf = buffer;
+    p->size = usable;
     if (usable) {
-        block_at(0)->size = usable;
-        block_at(0)->in_use = 0;
+        block_at(p, 0)->size = usable;
+        block_at(p, 0)->in_use = 0;
     }
     return MPI_SUCCESS;
+}
+
+/* Detach blocks until every buffered message has been transmitted. */
+static int pool_detach(bsend_pool_t *p, const char *call, ibex_comm_t *c, void *buffer_addr,
+                       int *size)
+{
+    if (!buffer_addr || !size)
+        return ibex_mpi_error(c, MPI_ERR_ARG, call, "NULL argument");
+    if (c && (!p || !p->buf)) /* a communicator without its own buffer */
+        return ibex_mpi_error(c, MPI_ERR_BUFFER, call, "no buffer is attached to %s", c->name);
+    if (!p)
+        p = &proc_pool;
+    pool_flush(p);
+    *(void **)buffer_addr = p->buf;
+    *size = (int)p->size;
+    p->buf = NULL;
+    p->size = 0;
+    return MPI_SUCCESS;
+}
+
+void ibex_p2p_bsend_comm_drop(const ibex_comm_t *c)
+{
+    bsend_pool_t *p = comm_pool(c, false);
+    if (p && p->buf) { /* its messages go out first */
+        pool_flush(p);
+        p->buf = NULL;
+        p->size = 0;
+    }
+}
+
+int PMPI_Buffer_attach(void *buffer, int size)
+{
+    IBEX_ENTER(Buffer_attach);
+    return pool_attach(&proc_pool, call, NULL, buffer, size);
 }
 
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
     IBEX_ENTER(Buffer_detach);
-    if (!buffer_addr || !size)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "NULL argument");
-    /* Detach blocks until every buffered message has been transmitted. */
-    int idle = 0;
-    while (bsend_busy())
-        ibex_wait_step(&idle);
-    *(void **)buffer_addr = bsend_buf;
-    *size = (int)bsend_size;
-    bsend_buf = NULL;
-    bsend_size = 0;
+    return pool_detach(&proc_pool, call, NULL, buffer_addr, size);
+}
+
+/* MPI 4.1: every message buffered so far has left the buffer (the buffer stays attached). */
+int PMPI_Buffer_flush(void)
+{
+    IBEX_ENTER(Buffer_flush);
+    pool_flush(&proc_pool);
     return MPI_SUCCESS;
+}
+
+int PMPI_Buffer_iflush(MPI_Request *request)
+{
+    IBEX_ENTER(Buffer_iflush);
+    IBEX_ARGS(Buffer_iflush, request);
+    pool_flush(&proc_pool);
+    return ibex_p2p_req_done(ibex_comm_self, call, request);
+}
+
+int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
+{
+    IBEX_ENTER_COMM(Comm_attach_buffer, comm, c);
+    bsend_pool_t *p = comm_pool(c, true);
+    if (!p)
+        return IBEX_ERROR(MPI_ERR_NO_MEM, "out of memory");
+    return pool_attach(p, call, c, buffer, size);
+}
+
+int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
+{
+    IBEX_ENTER_COMM(Comm_detach_buffer, comm, c);
+    return pool_detach(comm_pool(c, false), call, c, buffer_addr, size);
+}
+
+int PMPI_Comm_flush_buffer(MPI_Comm comm)
+{
+    IBEX_ENTER_COMM(Comm_flush_buffer, comm, c);
+    pool_flush(pool_for(c));
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
+{
+    IBEX_ENTER_COMM(Comm_iflush_buffer, comm, c);
+    IBEX_ARGS(Comm_iflush_buffer, request);
+    pool_flush(pool_for(c));
+    return ibex_p2p_req_done(c, call, request);
 }
 
 IBEX_MPI_ALIASES(p2p_bsend)

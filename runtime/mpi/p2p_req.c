@@ -208,6 +208,8 @@ int ibex_p2p_finish(ibex_req_t *req, MPI_Request *handle, MPI_Status *st, const 
             *handle = MPI_REQUEST_NULL;
         return MPI_SUCCESS;
     }
+    if (req->ext) /* a generalized request: its callbacks say the outcome */
+        return ibex_p2p_greq_finish(req, handle, st, call, raise);
     int cls = ibex_err_class_of(req->error);
     if (req->error != IBEX_OK && raise)
         cls = ibex_p2p_req_error(req, call);

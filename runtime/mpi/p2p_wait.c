@@ -283,6 +283,16 @@ int PMPI_Request_free(MPI_Request *request)
     return MPI_SUCCESS;
 }
 
+/* A completed request's status without freeing it (a generalized one asks query_fn). */
+static int status_peek(ibex_req_t *req, MPI_Status *status, const char *call)
+{
+    int rc = req->ext ? req->ext->query(req) : MPI_SUCCESS;
+    ibex_p2p_status_out(req, status);
+    if (rc != MPI_SUCCESS)
+        return ibex_mpi_error(NULL, rc, call, "query_fn returned %d", rc);
+    return MPI_SUCCESS;
+}
+
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
     IBEX_ENTER_FAST(Request_get_status);
@@ -298,7 +308,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         ibex_poll_step();
     *flag = req->complete;
     if (req->complete)
-        ibex_p2p_status_out(req, status);
+        return status_peek(req, status, call);
     return MPI_SUCCESS;
 }
 
@@ -313,6 +323,10 @@ int PMPI_Cancel(MPI_Request *request)
     if (req->kind == IBEX_REQ_COLL)
         return IBEX_ERROR(MPI_ERR_REQUEST, "a collective request cannot be cancelled (erroneous "
                                            "in MPI)");
+    if (req->ext) { /* generalized: the program's cancel_fn decides */
+        rc = req->ext->cancel(req);
+        return rc == MPI_SUCCESS ? rc : IBEX_ERROR(rc, "cancel_fn returned %d", rc);
+    }
     /* Only a receive not yet matched can be cancelled; a send always goes ahead. */
     if (req->kind == IBEX_REQ_RECV && req->in_posted) {
         ibex_match_queue_t *q = ibex_match_queue_get(req->comm->context_id + req->coll);
@@ -331,6 +345,92 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
     if (!status || status == MPI_STATUS_IGNORE || !flag)
         return IBEX_ERROR(MPI_ERR_ARG, "NULL status or flag");
     *flag = status->ibex_cancelled != 0;
+    return MPI_SUCCESS;
+}
+
+/* MPI 4.1: the status queries of an array that free nothing (Testany / Testall / Testsome
+ * without the completion). */
+int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *index,
+                                int *flag, MPI_Status *status)
+{
+    IBEX_ENTER_FAST(Request_get_status_any);
+    IBEX_CHECK(check_array(call, count, array_of_requests));
+    IBEX_ARGS(Request_get_status_any, count, index, flag);
+    int live = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        live = 0;
+        for (int i = 0; i < count; i++) {
+            ibex_req_t *req;
+            int rc;
+            if (req_lookup(array_of_requests[i], call, &req, &rc) == REQ_INACTIVE)
+                continue;
+            live++;
+            if (req->complete) {
+                *index = i, *flag = 1;
+                return status_peek(req, status, call);
+            }
+        }
+        if (live == 0)
+            break;
+        if (pass == 0)
+            ibex_poll_step();
+    }
+    *flag = live == 0, *index = MPI_UNDEFINED;
+    if (live == 0)
+        status_empty_out(status);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
+                                MPI_Status array_of_statuses[])
+{
+    IBEX_ENTER_FAST(Request_get_status_all);
+    IBEX_CHECK(check_array(call, count, array_of_requests));
+    IBEX_ARGS(Request_get_status_all, count, flag);
+    int live, done;
+    scan(count, array_of_requests, &live, &done);
+    if (done < live) {
+        ibex_poll_step();
+        scan(count, array_of_requests, &live, &done);
+    }
+    *flag = done == live;
+    for (int i = 0; *flag && i < count; i++) {
+        ibex_req_t *req;
+        int rc;
+        if (req_lookup(array_of_requests[i], call, &req, &rc) == REQ_INACTIVE)
+            status_empty_out(status_at(array_of_statuses, i));
+        else
+            IBEX_CHECK(status_peek(req, status_at(array_of_statuses, i), call));
+    }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int *outcount,
+                                 int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    IBEX_ENTER_FAST(Request_get_status_some);
+    IBEX_CHECK(check_array(call, incount, array_of_requests));
+    IBEX_ARGS(Request_get_status_some, incount, outcount);
+    int live, done;
+    scan(incount, array_of_requests, &live, &done);
+    if (done == 0 && live > 0) {
+        ibex_poll_step();
+        scan(incount, array_of_requests, &live, &done);
+    }
+    if (live == 0) {
+        *outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    int n = 0;
+    for (int i = 0; i < incount; i++) {
+        ibex_req_t *req;
+        int rc;
+        if (req_lookup(array_of_requests[i], call, &req, &rc) == REQ_INACTIVE || !req->complete)
+            continue;
+        array_of_indices[n] = i;
+        IBEX_CHECK(status_peek(req, status_at(array_of_statuses, n++), call));
+    }
+    *outcount = n;
     return MPI_SUCCESS;
 }
 

@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Neighbourhood collectives (blocking): MPI_Neighbor_allgather, allgatherv, alltoall,
- * alltoallv, alltoallw on Cartesian, graph and distributed-graph communicators. Each entry
- * point checks its arguments, describes one block per neighbour and runs the exchange of
- * collectives/neighbor_linear.c. Neighbours are in the order MPI defines (Cart: per dimension
- * the -1 then the +1 neighbour, MPI_PROC_NULL off a non-periodic edge, whose block is left
- * alone; graph: MPI_Graph_neighbors; distributed graph: the sources and destinations as
- * given). MPI_IN_PLACE is not allowed (MPI 4.1 section 8.6).
+ * Neighbourhood collectives: MPI_Neighbor_allgather, allgatherv, alltoall,
+ * alltoallv, alltoallw on Cartesian, graph and distributed-graph communicators, with their
+ * non-blocking (MPI_Ineighbor_*) and persistent (MPI_Neighbor_*_init) forms. Each entry point
+ * checks its arguments and describes one block per neighbour; the blocking form runs the
+ * exchange of collectives/neighbor_linear.c, the others post it as a one-round schedule
+ * (collectives/sched_neighbor.c) on a collective request (coll_nbc_req.c). Neighbours are in the
+ * order MPI defines (Cart: per dimension the -1 then the +1 neighbour, MPI_PROC_NULL off a
+ * non-periodic edge, whose block is left alone; graph: MPI_Graph_neighbors; distributed graph: the
+ * sources and destinations as given). MPI_IN_PLACE is not allowed (MPI 4.1 section 8.6).
  */
 #include <stdlib.h>
 
 #include "coll_api.h"
+#include "coll_nbc.h"
 #include "coll_neighbor.h"
+#include "coll_sched.h"
 #include "ibex_datatype.h"
 #include "ibex_err.h"
 #include "ibex_entry.h"
@@ -122,8 +126,33 @@ static int side_fill(ibex_comm_t *c, const char *call, const side_t *s, ibex_col
     return MPI_SUCCESS;
 }
 
-/* Every variant: check and describe both sides, then exchange. */
-static int nbr_collective(MPI_Comm comm, const char *call, const side_t *send, const side_t *recv)
+/* How a call completes: now (blocking), through a started request, or through an inactive
+ * persistent request. */
+typedef struct nbr_mode {
+    bool schedule, persistent;
+    MPI_Request *request;
+} nbr_mode_t;
+
+static const nbr_mode_t NBR_BLOCKING = {false, false, NULL};
+
+/* The non-blocking and persistent forms: the exchange as a schedule on its own tag. */
+static int nbr_post(nbr_call_t *n, const nbr_mode_t *m, const char *call)
+{
+    ibex_comm_t *c = n->a.comm;
+    if (!m->request) {
+        free(n->mem);
+        return ibex_mpi_error(c, MPI_ERR_ARG, call, "request pointer is NULL");
+    }
+    ibex_sched_t *s = ibex_sched_new(c, NULL);
+    if (s)
+        ibex_sched_neighbor(&n->a, s); /* the steps keep the buffers, not the block list */
+    free(n->mem);
+    return ibex_nbc_post_sched(c, s, m->persistent, m->request, call);
+}
+
+/* Every variant: check and describe both sides, then exchange or post. */
+static int nbr_collective(MPI_Comm comm, const char *call, const side_t *send, const side_t *recv,
+                          const nbr_mode_t *mode)
 {
     ibex_comm_t *c;
     nbr_call_t n;
@@ -136,7 +165,7 @@ static int nbr_collective(MPI_Comm comm, const char *call, const side_t *send, c
         free(n.mem);
         return rc;
     }
-    return nbr_run(&n, call);
+    return mode->schedule ? nbr_post(&n, mode, call) : nbr_run(&n, call);
 }
 
 int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -145,7 +174,7 @@ int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
     IBEX_ENTER_FAST(Neighbor_allgather);
     side_t s = {.buf = sendbuf, .count = sendcount, .dt = sendtype};
     side_t r = {.buf = recvbuf, .count = recvcount, .dt = recvtype, .stride = true};
-    return nbr_collective(comm, call, &s, &r);
+    return nbr_collective(comm, call, &s, &r, &NBR_BLOCKING);
 }
 
 int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -156,7 +185,7 @@ int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
     side_t s = {.buf = sendbuf, .count = sendcount, .dt = sendtype};
     side_t r = {
         .buf = recvbuf, .counts = recvcounts, .displs = displs, .dt = recvtype, .per_block = true};
-    return nbr_collective(comm, call, &s, &r);
+    return nbr_collective(comm, call, &s, &r, &NBR_BLOCKING);
 }
 
 int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -165,7 +194,7 @@ int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
     IBEX_ENTER_FAST(Neighbor_alltoall);
     side_t s = {.buf = sendbuf, .count = sendcount, .dt = sendtype, .stride = true};
     side_t r = {.buf = recvbuf, .count = recvcount, .dt = recvtype, .stride = true};
-    return nbr_collective(comm, call, &s, &r);
+    return nbr_collective(comm, call, &s, &r, &NBR_BLOCKING);
 }
 
 int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -177,7 +206,7 @@ int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
         .buf = sendbuf, .counts = sendcounts, .displs = sdispls, .dt = sendtype, .per_block = true};
     side_t r = {
         .buf = recvbuf, .counts = recvcounts, .displs = rdispls, .dt = recvtype, .per_block = true};
-    return nbr_collective(comm, call, &s, &r);
+    return nbr_collective(comm, call, &s, &r, &NBR_BLOCKING);
 }
 
 int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
@@ -195,7 +224,150 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
                 .bdispls = rdispls,
                 .dts = recvtypes,
                 .per_block = true};
-    return nbr_collective(comm, call, &s, &r);
+    return nbr_collective(comm, call, &s, &r, &NBR_BLOCKING);
+}
+
+int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                             MPI_Request *request)
+{
+    IBEX_ENTER_FAST(Ineighbor_allgather);
+    side_t s = {.buf = sendbuf, .count = sendcount, .dt = sendtype};
+    side_t r = {.buf = recvbuf, .count = recvcount, .dt = recvtype, .stride = true};
+    nbr_mode_t m = {true, false, request};
+    return nbr_collective(comm, call, &s, &r, &m);
+}
+
+int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                 MPI_Info info, MPI_Request *request)
+{
+    IBEX_ENTER_FAST(Neighbor_allgather_init);
+    side_t s = {.buf = sendbuf, .count = sendcount, .dt = sendtype};
+    side_t r = {.buf = recvbuf, .count = recvcount, .dt = recvtype, .stride = true};
+    nbr_mode_t m = {true, true, request};
+    (void)info; /* no hints are honoured */
+    return nbr_collective(comm, call, &s, &r, &m);
+}
+
+int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, const int recvcounts[], const int displs[],
+                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    IBEX_ENTER_FAST(Ineighbor_allgatherv);
+    side_t s = {.buf = sendbuf, .count = sendcount, .dt = sendtype};
+    side_t r = {
+        .buf = recvbuf, .counts = recvcounts, .displs = displs, .dt = recvtype, .per_block = true};
+    nbr_mode_t m = {true, false, request};
+    return nbr_collective(comm, call, &s, &r, &m);
+}
+
+int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, const int recvcounts[], const int displs[],
+                                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request)
+{
+    IBEX_ENTER_FAST(Neighbor_allgatherv_init);
+    side_t s = {.buf = sendbuf, .count = sendcount, .dt = sendtype};
+    side_t r = {
+        .buf = recvbuf, .counts = recvcounts, .displs = displs, .dt = recvtype, .per_block = true};
+    nbr_mode_t m = {true, true, request};
+    (void)info; /* no hints are honoured */
+    return nbr_collective(comm, call, &s, &r, &m);
+}
+
+int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request *request)
+{
+    IBEX_ENTER_FAST(Ineighbor_alltoall);
+    side_t s = {.buf = sendbuf, .count = sendcount, .dt = sendtype, .stride = true};
+    side_t r = {.buf = recvbuf, .count = recvcount, .dt = recvtype, .stride = true};
+    nbr_mode_t m = {true, false, request};
+    return nbr_collective(comm, call, &s, &r, &m);
+}
+
+int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                MPI_Info info, MPI_Request *request)
+{
+    IBEX_ENTER_FAST(Neighbor_alltoall_init);
+    side_t s = {.buf = sendbuf, .count = sendcount, .dt = sendtype, .stride = true};
+    side_t r = {.buf = recvbuf, .count = recvcount, .dt = recvtype, .stride = true};
+    nbr_mode_t m = {true, true, request};
+    (void)info; /* no hints are honoured */
+    return nbr_collective(comm, call, &s, &r, &m);
+}
+
+int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                             MPI_Request *request)
+{
+    IBEX_ENTER_FAST(Ineighbor_alltoallv);
+    side_t s = {
+        .buf = sendbuf, .counts = sendcounts, .displs = sdispls, .dt = sendtype, .per_block = true};
+    side_t r = {
+        .buf = recvbuf, .counts = recvcounts, .displs = rdispls, .dt = recvtype, .per_block = true};
+    nbr_mode_t m = {true, false, request};
+    return nbr_collective(comm, call, &s, &r, &m);
+}
+
+int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                 MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                 const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                 MPI_Info info, MPI_Request *request)
+{
+    IBEX_ENTER_FAST(Neighbor_alltoallv_init);
+    side_t s = {
+        .buf = sendbuf, .counts = sendcounts, .displs = sdispls, .dt = sendtype, .per_block = true};
+    side_t r = {
+        .buf = recvbuf, .counts = recvcounts, .displs = rdispls, .dt = recvtype, .per_block = true};
+    nbr_mode_t m = {true, true, request};
+    (void)info; /* no hints are honoured */
+    return nbr_collective(comm, call, &s, &r, &m);
+}
+
+int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                             MPI_Comm comm, MPI_Request *request)
+{
+    IBEX_ENTER_FAST(Ineighbor_alltoallw);
+    side_t s = {.buf = sendbuf,
+                .counts = sendcounts,
+                .bdispls = sdispls,
+                .dts = sendtypes,
+                .per_block = true};
+    side_t r = {.buf = recvbuf,
+                .counts = recvcounts,
+                .bdispls = rdispls,
+                .dts = recvtypes,
+                .per_block = true};
+    nbr_mode_t m = {true, false, request};
+    return nbr_collective(comm, call, &s, &r, &m);
+}
+
+int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
+                                 const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                 void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                                 const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request)
+{
+    IBEX_ENTER_FAST(Neighbor_alltoallw_init);
+    side_t s = {.buf = sendbuf,
+                .counts = sendcounts,
+                .bdispls = sdispls,
+                .dts = sendtypes,
+                .per_block = true};
+    side_t r = {.buf = recvbuf,
+                .counts = recvcounts,
+                .bdispls = rdispls,
+                .dts = recvtypes,
+                .per_block = true};
+    nbr_mode_t m = {true, true, request};
+    (void)info; /* no hints are honoured */
+    return nbr_collective(comm, call, &s, &r, &m);
 }
 
 IBEX_MPI_ALIASES(topo_neighbor)

@@ -32,6 +32,9 @@ static int info_copy(MPI_Info info, MPI_Info *out)
 static int win_new(ibex_entry_t *e, ibex_win_args_t *a, MPI_Info info, MPI_Win *win)
 {
     const char *call = e->call;
+    if (ibex_comm_is_inter(a->comm))
+        return ibex_mpi_error(a->comm, MPI_ERR_COMM, call,
+                              "windows are made over an intracommunicator (this one is inter)");
     if (a->size < 0)
         return ibex_mpi_error(a->comm, MPI_ERR_SIZE, call, "negative size %lld",
                               (long long)a->size);

@@ -46,7 +46,7 @@ static void check_before_init(void)
     /* callable before MPI_Init */
     CHECK(MPI_Get_version(&v, &sv) == MPI_SUCCESS && v == MPI_VERSION && sv == MPI_SUBVERSION);
     CHECK(MPI_Get_library_version(str, &len) == MPI_SUCCESS);
-    CHECK(strncmp(str, "Ibex 0.1.0 (MPI 4.0 subset)", 27) == 0 && len == (int)strlen(str));
+    CHECK(strncmp(str, "Ibex 0.1.0 (MPI 4.1 subset)", 27) == 0 && len == (int)strlen(str));
     CHECK(MPI_Error_string(MPI_ERR_TAG, str, &len) == MPI_SUCCESS);
     CHECK(strcmp(str, "MPI_ERR_TAG: invalid tag") == 0);
 }

@@ -10,12 +10,13 @@ mt_pass=0
 mt_fail=0
 
 # run_case NPROCS PROGRAM [VAR=VALUE ...]: the program must exit 0 and print "PROGRAM: ok".
+# MT_ARGS, when set, are the program's arguments.
 run_case() {
     np=$1
     prog=$2
     shift 2
     out=$(env "$@" timeout -k 5 "$CASE_TIMEOUT" "$IBEXRUN" -n "$np" --timeout "$((CASE_TIMEOUT - 10))" \
-        "$MPI_T/$prog" 2>&1)
+        "$MPI_T/$prog" ${MT_ARGS:-} 2>&1)
     rc=$?
     left=$(pgrep -f "$MPI_T/$prog" | head -3)
     if [ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -q "^$prog: ok" && [ -z "$left" ]; then

@@ -4,7 +4,8 @@
  * and not, including a periodic dimension of size 2, where both neighbours are one process),
  * graph and distributed-graph (adjacent and general, weighted and not) communicators, their
  * queries against values computed here, Comm_dup and Cart_sub, every neighbourhood collective
- * against a reference, and the error classes of bad arguments. Standard MPI only.
+ * (blocking, non-blocking and persistent) against a reference, and the error classes of bad
+ * arguments. Standard MPI only.
  */
 #include "mpitest.h"
 
@@ -102,9 +103,34 @@ static int neighbours(MPI_Comm comm, int *in, int *out, int *nin, int *nout)
  * sends (sender, block index) in the data itself instead. */
 #define VAL(sender, block) ((sender)*1000 + (block))
 
+/* How check_neighbor_colls runs each collective: 0 blocking, 1 MPI_Ineighbor_* + MPI_Wait,
+ * 2 MPI_Neighbor_*_init started twice (the receive buffer's first `reset` ints set back to -1
+ * between the starts, so the second start must write them again). */
+static int nbr_mode;
+
+#define RUN_NBR(NAME, reset, ...)                                                                  \
+    do {                                                                                           \
+        MPI_Request rq_;                                                                           \
+        if (nbr_mode == 0) {                                                                       \
+            CHECK_RC(MPI_Neighbor_##NAME(__VA_ARGS__));                                            \
+        } else if (nbr_mode == 1) {                                                                \
+            CHECK_RC(MPI_Ineighbor_##NAME(__VA_ARGS__, &rq_));                                     \
+            CHECK_RC(MPI_Wait(&rq_, MPI_STATUS_IGNORE));                                           \
+        } else {                                                                                   \
+            CHECK_RC(MPI_Neighbor_##NAME##_init(__VA_ARGS__, MPI_INFO_NULL, &rq_));                \
+            CHECK_RC(MPI_Start(&rq_));                                                             \
+            CHECK_RC(MPI_Wait(&rq_, MPI_STATUS_IGNORE));                                           \
+            for (int z_ = 0; z_ < (reset); z_++)                                                   \
+                rbuf[z_] = -1;                                                                     \
+            CHECK_RC(MPI_Start(&rq_));                                                             \
+            CHECK_RC(MPI_Wait(&rq_, MPI_STATUS_IGNORE));                                           \
+            CHECK_RC(MPI_Request_free(&rq_));                                                      \
+        }                                                                                          \
+    } while (0)
+
 /* Every neighbour collective on comm: each send block i carries VAL(me, i) (so misplaced
  * blocks show), each receive slot starts as -1 (PROC_NULL slots must stay so). */
-static void check_neighbor_colls(MPI_Comm comm)
+static void check_neighbor_mode(MPI_Comm comm)
 {
     int in[64], out[64], nin, nout, me;
     int kind = neighbours(comm, in, out, &nin, &nout);
@@ -115,7 +141,7 @@ static void check_neighbor_colls(MPI_Comm comm)
     int mine = VAL(me, 999);
     for (int k = 0; k < nin; k++)
         rbuf[k] = -1;
-    CHECK_RC(MPI_Neighbor_allgather(&mine, 1, MPI_INT, rbuf, 1, MPI_INT, comm));
+    RUN_NBR(allgather, nin, &mine, 1, MPI_INT, rbuf, 1, MPI_INT, comm);
     for (int k = 0; k < nin; k++)
         CHECK(rbuf[k] == (in[k] == MPI_PROC_NULL ? -1 : VAL(in[k], 999)));
 
@@ -126,7 +152,7 @@ static void check_neighbor_colls(MPI_Comm comm)
         sbuf[i] = VAL(me, i);
     for (int k = 0; k < nin; k++)
         rbuf[k] = -1;
-    CHECK_RC(MPI_Neighbor_alltoall(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, comm));
+    RUN_NBR(alltoall, nin, sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, comm);
     for (int k = 0; k < nin; k++) {
         if (in[k] == MPI_PROC_NULL) {
             CHECK(rbuf[k] == -1);
@@ -158,7 +184,7 @@ static void check_neighbor_colls(MPI_Comm comm)
             sc[i] = 1;
     for (int j = 0; j < pos; j++)
         rbuf[j] = -1;
-    CHECK_RC(MPI_Neighbor_alltoallv(sbuf, sc, sd, MPI_INT, rbuf, rcnt, rd, MPI_INT, comm));
+    RUN_NBR(alltoallv, pos, sbuf, sc, sd, MPI_INT, rbuf, rcnt, rd, MPI_INT, comm);
     for (int k = 0; k < nin; k++)
         for (int j = 0; j < rcnt[k]; j++)
             CHECK(in[k] == MPI_PROC_NULL ? rbuf[rd[k] + j] == -1 : rbuf[rd[k] + j] / 1000 == in[k]);
@@ -170,7 +196,7 @@ static void check_neighbor_colls(MPI_Comm comm)
         rdv[k] = 2 * k;
         rbuf[2 * k] = rbuf[2 * k + 1] = -1;
     }
-    CHECK_RC(MPI_Neighbor_allgatherv(&mine, 1, MPI_INT, rbuf, rc1, rdv, MPI_INT, comm));
+    RUN_NBR(allgatherv, 2 * nin, &mine, 1, MPI_INT, rbuf, rc1, rdv, MPI_INT, comm);
     for (int k = 0; k < nin; k++)
         CHECK(rbuf[2 * k + 1] == -1 &&
               rbuf[2 * k] == (in[k] == MPI_PROC_NULL ? -1 : VAL(in[k], 999)));
@@ -192,12 +218,19 @@ static void check_neighbor_colls(MPI_Comm comm)
         rt[k] = MPI_INT;
         rbuf[2 * k] = rbuf[2 * k + 1] = -1;
     }
-    CHECK_RC(MPI_Neighbor_alltoallw(sbuf, swc, swd, st, rbuf, rwc, rwd, rt, comm));
+    RUN_NBR(alltoallw, 2 * nin, sbuf, swc, swd, st, rbuf, rwc, rwd, rt, comm);
     for (int k = 0; k < nin; k++)
         if (in[k] == MPI_PROC_NULL)
             CHECK(rbuf[2 * k] == -1 && rbuf[2 * k + 1] == -1);
         else
             CHECK(rbuf[2 * k] / 1000 == in[k] && rbuf[2 * k + 1] == -rbuf[2 * k]);
+}
+
+/* Every neighbourhood collective, blocking, non-blocking and persistent. */
+static void check_neighbor_colls(MPI_Comm comm)
+{
+    for (nbr_mode = 0; nbr_mode < 3; nbr_mode++)
+        check_neighbor_mode(comm);
 }
 
 static void test_cart(int ndims, const int *dims, const int *periods)

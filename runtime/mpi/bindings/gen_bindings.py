@@ -107,6 +107,23 @@ KINDS = {
     # per-rank arrays of the v / w collectives: int in MPI_X, MPI_Count / MPI_Aint in MPI_X_c
     "counts": ("const int {}[]", None),
     "displs": ("const int {}[]", None),
+    # issue 12 (api): group ranges, in/out int arrays, datatype decoders and keyvals, errors
+    "ranges": ("int {}[][3]", None),
+    "ints_inout": ("int {}[]", None),
+    "aints": ("MPI_Aint {}[]", None),
+    "large_counts": ("MPI_Count {}[]", None),
+    "datatypes": ("MPI_Datatype {}[]", None),
+    "count_in": ("MPI_Count {}", None),
+    "aint_inout": ("MPI_Aint *{}", "null"),
+    "type_copy_fn": ("MPI_Type_copy_attr_function *{}", None),
+    "type_delete_fn": ("MPI_Type_delete_attr_function *{}", None),
+    "grequest_query_fn": ("MPI_Grequest_query_function *{}", None),
+    "grequest_free_fn": ("MPI_Grequest_free_function *{}", None),
+    "grequest_cancel_fn": ("MPI_Grequest_cancel_function *{}", None),
+    "cstr": ("const char *{}", None),
+    "int_inout": ("int *{}", "null"),
+    "crequests": ("const MPI_Request {}[]", None),
+    "fint": ("MPI_Fint {}", None),
 }
 # the type of a large-count parameter in MPI_X_c, when it differs
 LARGE_KINDS = {"count": "MPI_Count {}", "counts": "const MPI_Count {}[]",

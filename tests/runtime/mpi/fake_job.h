@@ -56,11 +56,13 @@ static void fake_job_reset(MPI_Errhandler world_handler, MPI_Errhandler self_han
     fake_world = (ibex_comm_t){.handle = MPI_COMM_WORLD,
                                .rank = 1,
                                .size = 4,
+                               .peer_size = 4,
                                .errhandler = world_handler,
                                .name = "MPI_COMM_WORLD"};
     fake_self = (ibex_comm_t){.handle = MPI_COMM_SELF,
                               .rank = 0,
                               .size = 1,
+                              .peer_size = 1,
                               .errhandler = self_handler,
                               .name = "MPI_COMM_SELF"};
     ibex_comm_world = &fake_world;

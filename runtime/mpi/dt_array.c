@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Array datatypes (MPI 4.1 sections 5.1.3, 5.1.4): MPI_Type_create_subarray and
+ * MPI_Type_create_darray, in C (row-major) and Fortran (column-major) order.
+ *
+ * Both are built one dimension at a time, from the fastest-varying one, out of the other
+ * constructors: each dimension is an hindexed type of blocks of the type built so far (whose
+ * extent is one full row of the previous dimensions), resized to the dimension's full length.
+ * The result has lb 0 and the extent of the whole global array, as the standard says, and
+ * records the SUBARRAY / DARRAY combiner and its arguments for Type_get_contents. The
+ * intermediate types are freed on the way.
+ */
+#include <stdlib.h>
+
+#include "dt_priv.h"
+#include "ibex_dt_api.h"
+#include "ibex_err.h"
+#include "ibex_runtime.h"
+#include "ibex_entry.h"
+
+/* One dimension: n blocks (lens, disps in elements of the type so far) of *t, resized to
+ * `full` elements; replaces *t (freed unless it is the program's, the first). */
+static int dim_step(MPI_Datatype *t, MPI_Datatype first, MPI_Aint elem, int n, const int *lens,
+                    const MPI_Aint *disps, MPI_Aint full)
+{
+    MPI_Aint *bytes = malloc((size_t)(n > 0 ? n : 1) * sizeof(MPI_Aint));
+    if (!bytes)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < n; i++)
+        bytes[i] = disps[i] * elem;
+    MPI_Datatype h, r;
+    int rc = PMPI_Type_create_hindexed(n, lens, bytes, *t, &h);
+    free(bytes);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = PMPI_Type_create_resized(h, 0, full * elem, &r);
+    PMPI_Type_free(&h);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (*t != first)
+        PMPI_Type_free(t);
+    *t = r;
+    return MPI_SUCCESS;
+}
+
+/* The dimension index of step k: the last first in C order, the first first in Fortran. */
+static int dim_of(int k, int ndims, int order)
+{
+    return order == MPI_ORDER_C ? ndims - 1 - k : k;
+}
+
+static int check_order(const char *call, int order, int ndims)
+{
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "order %d is neither C nor Fortran", order);
+    if (ndims <= 0)
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "ndims %d is not positive", ndims);
+    return MPI_SUCCESS;
+}
+
+static int subarray_check(const char *call, int ndims, const int *sizes, const int *subsizes,
+                          const int *starts, int order)
+{
+    IBEX_CHECK(check_order(call, order, ndims));
+    if (!sizes || !subsizes || !starts)
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "an array argument is NULL");
+    for (int i = 0; i < ndims; i++)
+        if (sizes[i] < 1 || subsizes[i] < 1 || subsizes[i] > sizes[i] || starts[i] < 0 ||
+            starts[i] > sizes[i] - subsizes[i])
+            return ibex_mpi_error(NULL, MPI_ERR_ARG, call,
+                                  "dimension %d: size %d, subsize %d, start %d do not fit", i,
+                                  sizes[i], subsizes[i], starts[i]);
+    return MPI_SUCCESS;
+}
+
+/* The recorded arguments: ndims, sizes, subsizes, starts, order. */
+static int subarray_record(const char *call, MPI_Datatype *t, int ndims, const int *sizes,
+                           const int *subsizes, const int *starts, int order, MPI_Datatype old)
+{
+    int *ints = malloc((size_t)(3 * ndims + 2) * sizeof(int));
+    if (!ints)
+        return ibex_mpi_error(NULL, MPI_ERR_NO_MEM, call, "out of memory");
+    ints[0] = ndims;
+    for (int i = 0; i < ndims; i++) {
+        ints[1 + i] = sizes[i];
+        ints[1 + ndims + i] = subsizes[i];
+        ints[1 + 2 * ndims + i] = starts[i];
+    }
+    ints[1 + 3 * ndims] = order;
+    int rc =
+        ibex_dt_record(call, t, IBEX_DT_COMBINER_SUBARRAY, ints, 3 * ndims + 2, NULL, 0, &old, 1);
+    free(ints);
+    return rc;
+}
+
+int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+                              const int array_of_starts[], int order, MPI_Datatype oldtype,
+                              MPI_Datatype *newtype)
+{
+    IBEX_ENTER_ANYTIME(Type_create_subarray);
+    ibex_dt_t *old = NULL;
+    IBEX_CHECK(ibex_dt_lookup(oldtype, call, false, &old));
+    IBEX_ARGS(Type_create_subarray, newtype);
+    IBEX_CHECK(
+        subarray_check(call, ndims, array_of_sizes, array_of_subsizes, array_of_starts, order));
+    MPI_Datatype t = oldtype;
+    MPI_Aint elem = old->extent;
+    int rc = MPI_SUCCESS;
+    for (int k = 0; k < ndims && rc == MPI_SUCCESS; k++) {
+        int d = dim_of(k, ndims, order);
+        MPI_Aint start = array_of_starts[d];
+        rc = dim_step(&t, oldtype, elem, 1, &array_of_subsizes[d], &start, array_of_sizes[d]);
+        elem *= array_of_sizes[d];
+    }
+    if (rc != MPI_SUCCESS) {
+        if (t != oldtype)
+            PMPI_Type_free(&t);
+        return IBEX_ERROR(rc, "cannot build the subarray type");
+    }
+    *newtype = t;
+    return subarray_record(call, newtype, ndims, array_of_sizes, array_of_subsizes, array_of_starts,
+                           order, oldtype);
+}
+
+/* ---- darray ---- */
+
+typedef struct darray_args {
+    int size, rank, ndims;
+    const int *gsizes, *distribs, *dargs, *psizes;
+    int order;
+} darray_args_t;
+
+static int darray_check(const char *call, const darray_args_t *a)
+{
+    IBEX_CHECK(check_order(call, a->order, a->ndims));
+    if (!a->gsizes || !a->distribs || !a->dargs || !a->psizes)
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "an array argument is NULL");
+    long procs = 1;
+    for (int i = 0; i < a->ndims; i++) {
+        int g = a->gsizes[i], p = a->psizes[i], dist = a->distribs[i], darg = a->dargs[i];
+        bool known = dist == MPI_DISTRIBUTE_BLOCK || dist == MPI_DISTRIBUTE_CYCLIC ||
+                     dist == MPI_DISTRIBUTE_NONE;
+        if (g < 1 || p < 1 || !known || (darg < 1 && darg != MPI_DISTRIBUTE_DFLT_DARG) ||
+            (dist == MPI_DISTRIBUTE_NONE && p != 1) ||
+            (dist == MPI_DISTRIBUTE_BLOCK && darg != MPI_DISTRIBUTE_DFLT_DARG &&
+             (long)darg * p < g))
+            return ibex_mpi_error(NULL, MPI_ERR_ARG, call,
+                                  "dimension %d: gsize %d, distrib %d, darg %d, psize %d", i, g,
+                                  dist, darg, p);
+        procs *= p;
+    }
+    if (a->size < 1 || procs != a->size || a->rank < 0 || a->rank >= a->size)
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, call,
+                              "the process grid has %ld processes: size %d, rank %d", procs,
+                              a->size, a->rank);
+    return MPI_SUCCESS;
+}
+
+/* This process's blocks in one dimension of g elements over p processes at coordinate c:
+ * block size k (BLOCK: one block; CYCLIC: every p-th block; NONE: all). */
+static int dim_blocks(int dist, int darg, int g, int p, int c, int *lens, MPI_Aint *disps)
+{
+    if (dist == MPI_DISTRIBUTE_NONE) {
+        lens[0] = g, disps[0] = 0;
+        return 1;
+    }
+    int k = darg != MPI_DISTRIBUTE_DFLT_DARG ? darg
+            : dist == MPI_DISTRIBUTE_BLOCK   ? (g + p - 1) / p
+                                             : 1;
+    int n = 0;
+    for (long start = (long)c * k; start < g; start += (long)p * k) {
+        lens[n] = (int)(g - start < k ? g - start : k);
+        disps[n++] = start;
+        if (dist == MPI_DISTRIBUTE_BLOCK)
+            break;
+    }
+    return n;
+}
+
+static int darray_build(const darray_args_t *a, MPI_Datatype old, MPI_Aint elem, MPI_Datatype *t_p)
+{
+    int coords[64], r = a->rank, rc = MPI_SUCCESS;
+    for (int i = a->ndims - 1; i >= 0; i--) { /* the process grid is row-major */
+        coords[i] = r % a->psizes[i];
+        r /= a->psizes[i];
+    }
+    MPI_Datatype t = old;
+    for (int k = 0; k < a->ndims && rc == MPI_SUCCESS; k++) {
+        int d = dim_of(k, a->ndims, a->order), g = a->gsizes[d];
+        int *lens = malloc((size_t)g * sizeof(int));
+        MPI_Aint *disps = malloc((size_t)g * sizeof(MPI_Aint));
+        rc = lens && disps ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+        if (rc == MPI_SUCCESS) {
+            int n =
+                dim_blocks(a->distribs[d], a->dargs[d], g, a->psizes[d], coords[d], lens, disps);
+            rc = dim_step(&t, old, elem, n, lens, disps, g);
+        }
+        free(lens);
+        free(disps);
+        elem *= g;
+    }
+    if (rc != MPI_SUCCESS && t != old)
+        PMPI_Type_free(&t);
+    *t_p = t;
+    return rc;
+}
+
+static int darray_record(const char *call, MPI_Datatype *t, const darray_args_t *a,
+                         MPI_Datatype old)
+{
+    int n = a->ndims, *ints = malloc((size_t)(4 * n + 4) * sizeof(int));
+    if (!ints)
+        return ibex_mpi_error(NULL, MPI_ERR_NO_MEM, call, "out of memory");
+    ints[0] = a->size, ints[1] = a->rank, ints[2] = n;
+    for (int i = 0; i < n; i++) {
+        ints[3 + i] = a->gsizes[i];
+        ints[3 + n + i] = a->distribs[i];
+        ints[3 + 2 * n + i] = a->dargs[i];
+        ints[3 + 3 * n + i] = a->psizes[i];
+    }
+    ints[3 + 4 * n] = a->order;
+    int rc = ibex_dt_record(call, t, IBEX_DT_COMBINER_DARRAY, ints, 4 * n + 4, NULL, 0, &old, 1);
+    free(ints);
+    return rc;
+}
+
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                            const int array_of_distribs[], const int array_of_dargs[],
+                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                            MPI_Datatype *newtype)
+{
+    IBEX_ENTER_ANYTIME(Type_create_darray);
+    ibex_dt_t *old = NULL;
+    IBEX_CHECK(ibex_dt_lookup(oldtype, call, false, &old));
+    IBEX_ARGS(Type_create_darray, newtype);
+    darray_args_t a = {
+        size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes,
+        order};
+    IBEX_CHECK(darray_check(call, &a));
+    if (ndims > 64)
+        return IBEX_ERROR(MPI_ERR_ARG, "ndims %d: at most 64 dimensions", ndims);
+    MPI_Datatype t;
+    int rc = darray_build(&a, oldtype, old->extent, &t);
+    if (rc != MPI_SUCCESS)
+        return IBEX_ERROR(rc, "cannot build the darray type");
+    *newtype = t;
+    return darray_record(call, newtype, &a, oldtype);
+}
+
+IBEX_MPI_ALIASES(dt_array)
