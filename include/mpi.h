@@ -50,6 +50,7 @@ typedef struct MPI_Status {
 #define IBEX_KIND_ERRHANDLER     6
 #define IBEX_KIND_MESSAGE        7
 #define IBEX_KIND_INFO           8
+#define IBEX_KIND_WIN            9
 #define IBEX_HANDLE(kind, index) ((int)(((kind) << 26) | (index)))
 
 /* Communicators, groups, requests, messages, infos */
@@ -400,6 +401,30 @@ typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval
 typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
 typedef int MPI_Grequest_free_function(void *extra_state);
 typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+/* One-sided communication (windows) */
+typedef int MPI_Win;
+#define MPI_WIN_NULL ((MPI_Win)IBEX_HANDLE(IBEX_KIND_WIN, 0))
+typedef void MPI_Win_errhandler_function(MPI_Win *win, int *code, ...);
+/* assertions of Win_fence / lock / lock_all / post / start */
+#define MPI_MODE_NOCHECK        1024
+#define MPI_MODE_NOSTORE        2048
+#define MPI_MODE_NOPUT          4096
+#define MPI_MODE_NOPRECEDE      8192
+#define MPI_MODE_NOSUCCEED      16384
+#define MPI_LOCK_EXCLUSIVE      234
+#define MPI_LOCK_SHARED         235
+#define MPI_WIN_FLAVOR_CREATE   1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC  3
+#define MPI_WIN_FLAVOR_SHARED   4
+#define MPI_WIN_SEPARATE        1
+#define MPI_WIN_UNIFIED         2
+/* predefined window attributes (MPI_Win_get_attr) */
+#define MPI_WIN_BASE          0x66000001
+#define MPI_WIN_SIZE          0x66000003
+#define MPI_WIN_DISP_UNIT     0x66000005
+#define MPI_WIN_CREATE_FLAVOR 0x66000007
+#define MPI_WIN_MODEL         0x66000009
 
 /* MPI_X and its profiling twin PMPI_X for every function Ibex implements: generated from
  * runtime/mpi/bindings/mpi.def into the build tree and installed next to this file. */

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # The house rules, checked over every #include "..." line of the product's sources:
-#   base < boot < transport (transport.h, the registry) < engine < collectives < comm
+#   base < boot < transport (transport.h, the registry) < engine < collectives < comm, win
 #   < mpi < tools
 # each layer may include only its own headers and those of the layers below it. Besides:
 #   - a backend (transport/<name>/) uses only base, boot's interface, transport.h and its own
@@ -26,6 +26,7 @@ layer_of() {
     runtime/engine/*) echo 3 ;;
     collectives/*) echo 4 ;;
     runtime/comm/*) echo 5 ;;
+    runtime/win/*) echo 5 ;; # windows: MPI objects built on collectives, beside comm
     runtime/mpi/*) echo 6 ;;
     runtime/tools/*) echo 7 ;;
     include/*) echo 0 ;; # the public API: any layer may use mpi.h

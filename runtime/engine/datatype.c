@@ -316,3 +316,8 @@ void ibex_dt_release(ibex_dt_t *dt)
     if (--dt->refcount == 0)
         ibex_dt_destroy(dt);
 }
+
+int ibex_dt_op_type(const ibex_dt_t *dt)
+{
+    return ibex_dt_priv(dt)->op_type;
+}

@@ -10,6 +10,7 @@
 
 #include "ibex_boot.h"
 #include "ibex_engine_cfg.h"
+#include "ibex_am.h"
 #include "ibex_engine.h"
 #include "ibex_log.h"
 #include "ibex_runtime.h"
@@ -430,5 +431,8 @@ int ibex_progress(void)
     }
     if (eps_backlogged)
         n += ibex_ep_progress_pending();
+    /* active-message handlers run here, outside every transport callback (ibex_am.h) */
+    if (ibex_am_work)
+        n += ibex_am_progress();
     return __builtin_expect(progress_hook_count == 0, 1) ? n : n + progress_hooks_run();
 }

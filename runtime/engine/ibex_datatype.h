@@ -67,6 +67,9 @@ size_t ibex_dt_pack(const void *buf, int count, const ibex_dt_t *dt, size_t offs
 /* Copies len bytes of packed stream from in to stream position offset of (buf, count, dt). */
 size_t ibex_dt_unpack(void *buf, int count, const ibex_dt_t *dt, size_t offset, const void *in,
                       size_t len);
+/* The predefined type a type is built of, for reductions and accumulates (MPI_DOUBLE_INT for
+ * a vector of it), or -1 when it mixes types. */
+int ibex_dt_op_type(const ibex_dt_t *dt);
 /* Number of basic elements in `bytes` of packed data, or MPI_UNDEFINED if not whole. */
 MPI_Count ibex_dt_elements(const ibex_dt_t *dt, MPI_Count bytes);
 

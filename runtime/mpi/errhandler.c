@@ -208,4 +208,42 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
     return MPI_SUCCESS;
 }
 
+/* ---- for other objects' handlers (windows: win_err.c) ---- */
+
+bool ibex_errhandler_valid(MPI_Errhandler eh)
+{
+    return errhandler_is_predefined(eh) || errhandler_user_get(eh) != NULL;
+}
+
+void ibex_errhandler_ref(MPI_Errhandler eh)
+{
+    ibex_errhandler_t *h = errhandler_user_get(eh);
+    if (h)
+        h->refs++;
+}
+
+int ibex_mpi_error_obj(MPI_Errhandler eh, int obj, const char *obj_name, int errclass,
+                       const char *call, const char *cause)
+{
+    char msg[1536], full[2048];
+    err_format(msg, sizeof(msg), errclass, call, cause);
+    if (eh == MPI_ERRORS_RETURN) {
+        ibex_debug(CORE, "%s (returned: MPI_ERRORS_RETURN)", msg);
+        return errclass;
+    }
+    ibex_errhandler_t *h =
+        errhandler_is_predefined(eh) ? NULL : ibex_handle_get(errhandler_table_get(), eh);
+    if (h && h->fn) {
+        int code = errclass;
+        ibex_debug(CORE, "%s (calling the user error handler)", msg);
+        h->fn(&obj, &code);
+        return errclass;
+    }
+    int code = ibex_err_exit_code(errclass);
+    snprintf(full, sizeof(full),
+             "%s\nibex: error handler %s on %s: aborting the job (exit code %d)", msg,
+             errhandler_name(eh), obj_name, code);
+    ibex_boot_abort(code, full);
+}
+
 IBEX_MPI_ALIASES(errhandler)

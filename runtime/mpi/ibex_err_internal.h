@@ -6,6 +6,8 @@
 #ifndef IBEX_ERR_INTERNAL_H
 #define IBEX_ERR_INTERNAL_H
 
+#include <stdbool.h>
+
 #include <mpi.h>
 
 /* "MPI_ERR_RANK", or NULL for a code outside [MPI_SUCCESS, MPI_ERR_LASTCODE]. */
@@ -27,5 +29,12 @@ struct ibex_comm *ibex_err_default_comm(void);
 int ibex_err_user_class(int code);
 const char *ibex_err_user_string(int code);
 int ibex_err_last_used(void);
+/* Handlers of objects other than communicators (windows): a live handle (predefined or a user
+ * handler the program holds); one more reference for a Get call; and raising an error on
+ * handler eh for object handle obj (named obj_name in the fatal message). */
+bool ibex_errhandler_valid(MPI_Errhandler eh);
+void ibex_errhandler_ref(MPI_Errhandler eh);
+int ibex_mpi_error_obj(MPI_Errhandler eh, int obj, const char *obj_name, int errclass,
+                       const char *call, const char *cause);
 
 #endif

@@ -86,6 +86,11 @@ KINDS = {
     "argv_p": ("char ***{}", None),
     "argv": ("char *{}[]", None),
     "varargs": ("...", None),
+    # one-sided communication
+    "win": ("MPI_Win {}", None),
+    "win_out": ("MPI_Win *{}", "null"),
+    "win_inout": ("MPI_Win *{}", "null"),
+    "win_errhandler_fn": ("MPI_Win_errhandler_function *{}", None),
     # the tools interface (MPI_T): its calls return MPI_T_ERR_* themselves and never raise an
     # error on a handler, so none of these is checked uniformly
     "t_int_p": ("int *{}", None),

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The window entry points' shared pieces (win_api.c, win_err.c, win_rma_api.c,
+ * win_sync_api.c): the window handle table and errors raised on the window's handler.
+ */
+#ifndef IBEX_WIN_API_H
+#define IBEX_WIN_API_H
+
+#include <mpi.h>
+
+#include "ibex_entry.h"
+#include "ibex_win.h"
+
+/* The window of a handle; on a bad handle raises MPI_ERR_WIN (default handler), NULL. */
+ibex_win_t *ibex_win_lookup(MPI_Win handle, const char *call);
+/* Raises an error on the window's handler (MPI_ERRORS_ARE_FATAL unless set) and returns the
+ * class. */
+int ibex_win_error(ibex_win_t *win, int errclass, const char *call, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+#define IBEX_ENTER_WIN(name, handle, w)                                                            \
+    IBEX_ENTER(name);                                                                              \
+    ibex_win_t *w = ibex_win_lookup((handle), call);                                               \
+    if (!w)                                                                                        \
+    return MPI_ERR_WIN
+
+#define IBEX_WIN_ERROR(w, errclass, ...) ibex_win_error((w), (errclass), call, __VA_ARGS__)
+
+/* A message-carrying result of runtime/win: raised on the window when not MPI_SUCCESS. */
+#define IBEX_WIN_CHECK(w, expr)                                                                    \
+    do {                                                                                           \
+        char ibex_msg_[512] = "";                                                                  \
+        int ibex_rc_ = (expr);                                                                     \
+        if (ibex_rc_ != MPI_SUCCESS)                                                               \
+            return ibex_win_error((w), ibex_rc_, call, "%s", ibex_msg_);                           \
+    } while (0)
+
+#endif

@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Window creation, destruction and queries: MPI_Win_create / allocate / allocate_shared /
+ * create_dynamic, shared_query, attach / detach, free, get_attr, names, group, info. The
+ * window objects are runtime/win's; this file holds their handle table.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "comm_impl.h"
+#include "ibex_handle.h"
+#include "ibex_win_api.h"
+
+static ibex_handle_table_t win_table;
+
+ibex_win_t *ibex_win_lookup(MPI_Win handle, const char *call)
+{
+    ibex_win_t *w = win_table.kind ? ibex_handle_get(&win_table, handle) : NULL;
+    if (!w)
+        ibex_mpi_error(NULL, MPI_ERR_WIN, call, "invalid window 0x%x%s", (unsigned)handle,
+                       handle == MPI_WIN_NULL ? " (MPI_WIN_NULL)" : "");
+    return w;
+}
+
+static int info_copy(MPI_Info info, MPI_Info *out)
+{
+    if (info == MPI_INFO_NULL)
+        return PMPI_Info_create(out);
+    return PMPI_Info_dup(info, out);
+}
+
+static int win_new(ibex_entry_t *e, ibex_win_args_t *a, MPI_Info info, MPI_Win *win)
+{
+    const char *call = e->call;
+    if (ibex_comm_is_inter(a->comm))
+        return ibex_mpi_error(a->comm, MPI_ERR_COMM, call,
+                              "windows are made over an intracommunicator (this one is inter)");
+    if (a->size < 0)
+        return ibex_mpi_error(a->comm, MPI_ERR_SIZE, call, "negative size %lld",
+                              (long long)a->size);
+    if (a->disp_unit <= 0)
+        return ibex_mpi_error(a->comm, MPI_ERR_DISP, call, "displacement unit %d (must be > 0)",
+                              a->disp_unit);
+    MPI_Info copy;
+    if (info_copy(info, &copy) != MPI_SUCCESS)
+        return MPI_ERR_INFO;
+    if (!win_table.kind)
+        ibex_handle_table_init(&win_table, IBEX_KIND_WIN, 1);
+    ibex_win_t *w;
+    ibex_status_t st = ibex_win_create(a, &w);
+    if (st != IBEX_OK) {
+        PMPI_Info_free(&copy);
+        return ibex_mpi_error(a->comm, ibex_err_class_of(st), call, "cannot create the window: %s",
+                              ibex_status_str(st));
+    }
+    w->info = copy;
+    w->errhandler = MPI_ERRORS_ARE_FATAL;
+    w->attr_size = w->size;
+    w->attr_disp_unit = w->disp_unit;
+    w->attr_flavor = w->flavor;
+    w->attr_model = w->model;
+    w->handle = ibex_handle_alloc(&win_table, w);
+    if (w->handle < 0)
+        return ibex_mpi_error(a->comm, MPI_ERR_NO_MEM, call, "out of memory for handles");
+    *win = w->handle;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                    MPI_Win *win)
+{
+    IBEX_ENTER_COMM(Win_create, comm, c);
+    IBEX_ARGS(Win_create, win);
+    if (size > 0 && !base)
+        return IBEX_ERROR(MPI_ERR_ARG, "base is NULL with size %lld", (long long)size);
+    ibex_win_args_t a = {c, MPI_WIN_FLAVOR_CREATE, base, size, disp_unit};
+    return win_new(&ibex_e, &a, info, win);
+}
+
+static int win_alloc(ibex_entry_t *e, ibex_win_args_t *a, MPI_Info info, void *baseptr,
+                     MPI_Win *win)
+{
+    int rc = win_new(e, a, info, win);
+    if (rc == MPI_SUCCESS)
+        *(void **)baseptr = ibex_win_lookup(*win, e->call)->base;
+    return rc;
+}
+
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                      MPI_Win *win)
+{
+    IBEX_ENTER_COMM(Win_allocate, comm, c);
+    IBEX_ARGS(Win_allocate, baseptr, win);
+    ibex_win_args_t a = {c, MPI_WIN_FLAVOR_ALLOCATE, NULL, size, disp_unit};
+    return win_alloc(&ibex_e, &a, info, baseptr, win);
+}
+
+int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                             void *baseptr, MPI_Win *win)
+{
+    IBEX_ENTER_COMM(Win_allocate_shared, comm, c);
+    IBEX_ARGS(Win_allocate_shared, baseptr, win);
+    if (!ibex_win_comm_is_local(c))
+        return IBEX_ERROR(MPI_ERR_RMA_SHARED,
+                          "the communicator spans several nodes: no memory can be shared");
+    ibex_win_args_t a = {c, MPI_WIN_FLAVOR_SHARED, NULL, size, disp_unit};
+    return win_alloc(&ibex_e, &a, info, baseptr, win);
+}
+
+int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    IBEX_ENTER_COMM(Win_create_dynamic, comm, c);
+    IBEX_ARGS(Win_create_dynamic, win);
+    ibex_win_args_t a = {c, MPI_WIN_FLAVOR_DYNAMIC, NULL, 0, 1};
+    return win_new(&ibex_e, &a, info, win);
+}
+
+int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
+{
+    IBEX_ENTER_WIN(Win_shared_query, win, w);
+    if (!size || !disp_unit || !baseptr)
+        return IBEX_WIN_ERROR(w, MPI_ERR_ARG, "size, disp_unit or baseptr is NULL");
+    if (rank != MPI_PROC_NULL && (rank < 0 || rank >= w->comm->size))
+        return IBEX_WIN_ERROR(w, MPI_ERR_RANK, "invalid rank %d (window of %d ranks)", rank,
+                              w->comm->size);
+    ibex_win_shared_query(w, rank, size, disp_unit, (void **)baseptr);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+{
+    IBEX_ENTER_WIN(Win_attach, win, w);
+    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        return IBEX_WIN_ERROR(w, MPI_ERR_RMA_FLAVOR, "the window is not dynamic");
+    if (size < 0 || (size > 0 && !base))
+        return IBEX_WIN_ERROR(w, MPI_ERR_ARG, "invalid region (base %p, size %lld)", base,
+                              (long long)size);
+    int rc = ibex_win_attach(w, base, size);
+    if (rc != MPI_SUCCESS)
+        return IBEX_WIN_ERROR(w, rc, "region at %p of %lld bytes overlaps an attached one", base,
+                              (long long)size);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_detach(MPI_Win win, const void *base)
+{
+    IBEX_ENTER_WIN(Win_detach, win, w);
+    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        return IBEX_WIN_ERROR(w, MPI_ERR_RMA_FLAVOR, "the window is not dynamic");
+    if (ibex_win_detach(w, base) != MPI_SUCCESS)
+        return IBEX_WIN_ERROR(w, MPI_ERR_RMA_ATTACH, "no region is attached at %p", base);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_free(MPI_Win *win)
+{
+    IBEX_ENTER(Win_free);
+    IBEX_ARGS(Win_free, win);
+    ibex_win_t *w = ibex_win_lookup(*win, call);
+    if (!w)
+        return MPI_ERR_WIN;
+    if (ibex_win_busy(w))
+        return IBEX_WIN_ERROR(w, MPI_ERR_RMA_SYNC,
+                              "a lock, lock_all, start or post epoch is still open");
+    MPI_Info info = w->info;
+    ibex_handle_release(&win_table, w->handle);
+    ibex_status_t st = ibex_win_free(w);
+    PMPI_Info_free(&info);
+    *win = MPI_WIN_NULL;
+    if (st != IBEX_OK)
+        return ibex_mpi_error(NULL, ibex_err_class_of(st), call, "%s", ibex_status_str(st));
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
+{
+    IBEX_ENTER_WIN(Win_get_attr, win, w);
+    if (!attribute_val || !flag)
+        return IBEX_WIN_ERROR(w, MPI_ERR_ARG, "attribute_val or flag is NULL");
+    void *v;
+    switch (win_keyval) {
+    case MPI_WIN_BASE:
+        v = w->base;
+        break;
+    case MPI_WIN_SIZE:
+        v = &w->attr_size;
+        break;
+    case MPI_WIN_DISP_UNIT:
+        v = &w->attr_disp_unit;
+        break;
+    case MPI_WIN_CREATE_FLAVOR:
+        v = &w->attr_flavor;
+        break;
+    case MPI_WIN_MODEL:
+        v = &w->attr_model;
+        break;
+    default:
+        return IBEX_WIN_ERROR(w, MPI_ERR_KEYVAL,
+                              "keyval 0x%x: only the predefined window attributes exist "
+                              "(user window keyvals are not supported)",
+                              (unsigned)win_keyval);
+    }
+    *(void **)attribute_val = v;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_set_name(MPI_Win win, const char *win_name)
+{
+    IBEX_ENTER_WIN(Win_set_name, win, w);
+    if (!win_name)
+        return IBEX_WIN_ERROR(w, MPI_ERR_ARG, "win_name is NULL");
+    snprintf(w->name, sizeof(w->name), "%s", win_name);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
+{
+    IBEX_ENTER_WIN(Win_get_name, win, w);
+    if (!win_name || !resultlen)
+        return IBEX_WIN_ERROR(w, MPI_ERR_ARG, "win_name or resultlen is NULL");
+    snprintf(win_name, MPI_MAX_OBJECT_NAME, "%s", w->name);
+    *resultlen = (int)strlen(win_name);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
+{
+    IBEX_ENTER_WIN(Win_get_group, win, w);
+    if (!group)
+        return IBEX_WIN_ERROR(w, MPI_ERR_ARG, "group is NULL");
+    *group = ibex_group_handle_new(w->comm->group);
+    if (*group == MPI_GROUP_NULL)
+        return IBEX_WIN_ERROR(w, MPI_ERR_NO_MEM, "out of memory");
+    return MPI_SUCCESS;
+}
+
+/* The hints Ibex honours, with their values when the program set none. */
+static const char *const info_defaults[][2] = {
+    {"no_locks", "false"},
+    {"accumulate_ordering", "rar,raw,war,waw"},
+    {"accumulate_ops", "same_op_no_op"},
+    {"same_size", "false"},
+    {"same_disp_unit", "false"},
+};
+
+int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
+{
+    IBEX_ENTER_WIN(Win_get_info, win, w);
+    if (!info_used)
+        return IBEX_WIN_ERROR(w, MPI_ERR_ARG, "info_used is NULL");
+    IBEX_CHECK(PMPI_Info_dup(w->info, info_used));
+    for (size_t i = 0; i < sizeof(info_defaults) / sizeof(info_defaults[0]); i++) {
+        int len, flag;
+        PMPI_Info_get_valuelen(*info_used, info_defaults[i][0], &len, &flag);
+        if (!flag)
+            PMPI_Info_set(*info_used, info_defaults[i][0], info_defaults[i][1]);
+    }
+    if (w->flavor == MPI_WIN_FLAVOR_SHARED) {
+        int len, flag;
+        PMPI_Info_get_valuelen(*info_used, "alloc_shared_noncontig", &len, &flag);
+        if (!flag)
+            PMPI_Info_set(*info_used, "alloc_shared_noncontig", "false");
+    }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
+{
+    IBEX_ENTER_WIN(Win_set_info, win, w);
+    int n;
+    if (info == MPI_INFO_NULL)
+        return MPI_SUCCESS;
+    IBEX_CHECK(PMPI_Info_get_nkeys(info, &n));
+    for (int i = 0; i < n; i++) {
+        char key[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
+        int len = (int)sizeof(value), flag;
+        PMPI_Info_get_nthkey(info, i, key);
+        PMPI_Info_get_string(info, key, &len, value, &flag);
+        if (flag)
+            PMPI_Info_set(w->info, key, value);
+    }
+    return MPI_SUCCESS;
+}
+
+IBEX_MPI_ALIASES(win_api)

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * MPI windows (runtime/win): one-sided communication built on collectives (window creation is
+ * collective) and on the engine's active-message path (runtime/engine/ibex_am.h).
+ *
+ * Every window has a private duplicate of its communicator (no program handle, so its traffic
+ * never matches a user receive) and an active-message port on it. Every operation is a request
+ * to the target's port, applied by the target's progress engine in the order each origin sent
+ * them (so accumulates from one origin are ordered, and the target applies each one whole:
+ * accumulates to one window are atomic with each other). Requests that return data (Get,
+ * Get_accumulate, Fetch_and_op, Compare_and_swap, flush, lock, unlock, the regions of a dynamic
+ * window) are answered on a reply tag the origin posted a receive for before it asked.
+ *
+ * The origin checks every access against the target's window (sizes are exchanged at creation;
+ * a dynamic window's attached regions are fetched on a miss and cached) before anything goes on
+ * the wire; the target checks again and drops an access that falls outside (a detach that raced
+ * with the access), so a bad access never corrupts memory.
+ *
+ * Functions return ibex_status_t, or for checks of the program's use an MPI error class through
+ * ibex_win_err_t (the MPI layer raises it with the window's error handler).
+ */
+#ifndef IBEX_WIN_H
+#define IBEX_WIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mpi.h>
+
+#include "ibex_am.h"
+#include "ibex_comm.h"
+#include "ibex_datatype.h"
+#include "ibex_op.h"
+#include "ibex_status.h"
+
+typedef struct ibex_win_region {
+    uint64_t base, len;
+} ibex_win_region_t;
+
+/* The target's lock queue entry: a lock request that waits. */
+typedef struct ibex_win_waiter {
+    struct ibex_win_waiter *next;
+    int src, type, tag;
+} ibex_win_waiter_t;
+
+enum {
+    IBEX_WIN_EPOCH_FENCE = 1u << 0,    /* between fences (not closed by MPI_MODE_NOSUCCEED) */
+    IBEX_WIN_EPOCH_LOCK_ALL = 1u << 1, /* MPI_Win_lock_all */
+    IBEX_WIN_EPOCH_START = 1u << 2,    /* MPI_Win_start .. complete */
+    IBEX_WIN_EPOCH_POST = 1u << 3,     /* MPI_Win_post .. wait / test */
+};
+
+/* Per rank of a window with a shared segment, at its end, on a cache line of its own: the
+ * passive-target lock (bit 31 exclusive, below it the shared holders) and the accumulate lock
+ * (a spin lock held while one accumulate is applied), so that no target CPU is needed. */
+typedef struct ibex_win_ctrl {
+    uint32_t lock;
+    uint32_t acc;
+    char pad[56];
+} ibex_win_ctrl_t;
+
+#define IBEX_WIN_LOCK_EXCL 0x80000000u
+
+typedef struct ibex_win {
+    int handle;
+    ibex_comm_t *comm; /* private duplicate */
+    ibex_am_port_t *port;
+    int flavor; /* MPI_WIN_FLAVOR_* */
+    int model;  /* MPI_WIN_UNIFIED */
+    void *base;
+    MPI_Aint size;
+    int disp_unit;
+    MPI_Aint *sizes; /* per rank of comm */
+    int *disp_units;
+    /* Win_allocate_shared: the segment every local member maps, and each rank's part in it */
+    void *seg;
+    size_t seg_len;
+    MPI_Aint *seg_offs;
+    bool own_mem; /* base from ibex_p2p_mem_alloc (Win_allocate) */
+    /* every member on this node and the memory in the shared segment (Win_allocate_shared,
+     * Win_allocate on one node): operations are done by the origin's CPU on the mapping,
+     * locks are the words in ctrl */
+    bool direct;
+    bool mapped; /* the segment exists but operations go to the targets (IBEX_WIN_DIRECT=0) */
+    ibex_win_ctrl_t *ctrl;
+    /* MPI_Win_create on one node: operations by cross-memory attach (process_vm_readv /
+     * writev) into each member's memory at bases[] in process pids[], lock words in ctrl */
+    bool cma;
+    uint64_t *bases;
+    int *pids;
+    /* dynamic: this rank's attached regions; per target, the regions last fetched */
+    ibex_win_region_t *regions;
+    int nregions, cap_regions;
+    ibex_win_region_t **rcache;
+    int *rcache_n;
+    /* origin */
+    unsigned epoch;   /* IBEX_WIN_EPOCH_* */
+    bool fence_ops;   /* an operation was issued since the last fence */
+    uint8_t *locked;  /* per target: 0, or the lock held (win_sync.c LOCK_*) */
+    int nlocked;      /* targets in locked[] */
+    bool *touched;    /* per target: requests sent since its last flush */
+    int *pending;     /* per target: replies still to come */
+    long outstanding; /* all of pending */
+    ibex_group_t *start_group;
+    int *post_seen; /* per rank: MPI_Win_post notices not yet consumed by a start */
+    /* target: exposure (post / wait) and the lock */
+    ibex_group_t *post_group;
+    int complete_seen;
+    int lock_excl;   /* rank holding the exclusive lock, or -1 */
+    int lock_shared; /* shared holders */
+    ibex_win_waiter_t *waiters, *waiters_tail;
+    /* the MPI layer's: attributes, name, error handler, info */
+    MPI_Aint attr_size;
+    int attr_disp_unit, attr_flavor, attr_model;
+    int errhandler;
+    MPI_Info info;
+    char name[MPI_MAX_OBJECT_NAME];
+} ibex_win_t;
+
+/* IBEX_WIN_DIRECT (win_cfg.c): 0 keeps every window on the active-message path. */
+extern int ibex_win_cfg_direct;
+
+/* ---- creation and destruction (win.c) ---- */
+/* Collective over comm. base / size / disp_unit: this rank's memory (MPI_Win_create), or
+ * allocated here by flavor (ALLOCATE, SHARED); DYNAMIC has none until attached. */
+typedef struct ibex_win_args {
+    ibex_comm_t *comm;
+    int flavor;
+    void *base;
+    MPI_Aint size;
+    int disp_unit;
+} ibex_win_args_t;
+ibex_status_t ibex_win_create(const ibex_win_args_t *args, ibex_win_t **win_p);
+/* Collective; the caller checked that no epoch is open. */
+ibex_status_t ibex_win_free(ibex_win_t *win);
+/* Every member of comm is on this node (MPI_Win_allocate_shared needs it). */
+bool ibex_win_comm_is_local(const ibex_comm_t *comm);
+/* MPI_Win_shared_query: rank's part (rank MPI_PROC_NULL: the lowest rank with size > 0). */
+void ibex_win_shared_query(const ibex_win_t *win, int rank, MPI_Aint *size_p, int *disp_unit_p,
+                           void **base_p);
+/* Dynamic windows: MPI error class (MPI_SUCCESS, MPI_ERR_RMA_ATTACH, MPI_ERR_NO_MEM). */
+int ibex_win_attach(ibex_win_t *win, void *base, MPI_Aint size);
+int ibex_win_detach(ibex_win_t *win, const void *base);
+
+/* ---- operations (win_rma.c) ---- */
+typedef enum {
+    IBEX_WIN_OP_PUT,
+    IBEX_WIN_OP_GET,
+    IBEX_WIN_OP_ACC,
+    IBEX_WIN_OP_GACC,
+    IBEX_WIN_OP_CAS,
+} ibex_win_op_kind_t;
+
+/* One operation as the program gave it (datatypes committed, checked by the MPI layer). */
+typedef struct ibex_win_op {
+    ibex_win_op_kind_t kind;
+    const void *origin;
+    int ocount;
+    ibex_dt_t *odt;
+    void *result; /* GET: = origin; GACC / CAS: the result buffer */
+    int rcount;
+    ibex_dt_t *rdt;
+    const void *compare; /* CAS */
+    int target;
+    MPI_Aint disp;
+    int tcount;
+    ibex_dt_t *tdt;
+    const ibex_op_t *op;
+    MPI_Op op_handle;
+    struct ibex_req *user_req; /* R* calls: completed when the operation is locally complete */
+} ibex_win_op_t;
+
+/* Checks (epoch, sizes, range, op / type) and starts the operation. Returns MPI_SUCCESS or an
+ * MPI error class, with a message in msg. */
+int ibex_win_op_start(ibex_win_t *win, ibex_win_op_t *op, char *msg, size_t msg_len);
+
+/* ---- synchronisation (win_sync.c): each returns MPI_SUCCESS or an error class + msg ---- */
+int ibex_win_fence(ibex_win_t *win, int assert, char *msg, size_t len);
+int ibex_win_lock(ibex_win_t *win, int type, int rank, int assert, char *msg, size_t len);
+int ibex_win_unlock(ibex_win_t *win, int rank, char *msg, size_t len);
+int ibex_win_lock_all(ibex_win_t *win, int assert, char *msg, size_t len);
+int ibex_win_unlock_all(ibex_win_t *win, char *msg, size_t len);
+/* rank MPI_PROC_NULL - 1 (IBEX_WIN_ALL) flushes every target */
+#define IBEX_WIN_ALL (-100)
+int ibex_win_flush(ibex_win_t *win, int rank, bool local, char *msg, size_t len);
+int ibex_win_post(ibex_win_t *win, ibex_group_t *group, int assert, char *msg, size_t len);
+int ibex_win_start(ibex_win_t *win, ibex_group_t *group, int assert, char *msg, size_t len);
+int ibex_win_complete(ibex_win_t *win, char *msg, size_t len);
+/* wait: blocks; test: one poll step, *flag says whether the exposure epoch ended. */
+int ibex_win_wait(ibex_win_t *win, bool test, int *flag, char *msg, size_t len);
+/* True when an epoch is open that MPI_Win_free must not meet. */
+bool ibex_win_busy(const ibex_win_t *win);
+
+/* ---- internals shared by the win files ---- */
+/* win_target.c: the port's handler. */
+void ibex_win_handle(void *arg, int src, void *msg, size_t len);
+/* Applies a data request (win_wire.h: header, then nblocks blocks, then its data) to the
+ * window memory at base (the window's base + the request's displacement); GET / GACC / CAS
+ * write the old contents (hdr->bytes) to out. */
+struct win_hdr;
+void ibex_win_apply(const struct win_hdr *h, char *base, const char *body, char *out);
+/* ACC / GACC / CAS on packed streams: cur (the target's old contents, h->bytes) becomes the
+ * new contents from data (the request's data). */
+void ibex_win_acc_packed(const struct win_hdr *h, const char *data, char *cur);
+/* win_sync.c: waits until cond(win) holds, driving progress. */
+void ibex_win_wait_until(ibex_win_t *win, bool (*cond)(const ibex_win_t *win, int rank), int rank);
+/* win_rma.c: sends a control request (type) to rank and counts its reply as pending. */
+ibex_status_t ibex_win_ctl(ibex_win_t *win, int type, int rank, int lock_type);
+
+#endif

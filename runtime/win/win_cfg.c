@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The windows' table of tunables (see ibex_config.h for how tables register). */
+#include "ibex_config.h"
+#include "ibex_win.h"
+
+int ibex_win_cfg_direct = 1;
+
+static const ibex_cfg_entry_t win_table[] = {
+    {"WIN_DIRECT", IBEX_CFG_BOOL, "1", NULL, &ibex_win_cfg_direct,
+     "windows whose members are all on this node work without the target's CPU: "
+     "MPI_Win_allocate(_shared) on a shared mapping, MPI_Win_create by cross-memory attach, lock "
+     "words in shared memory; 0 sends every operation (but the loads and stores of "
+     "MPI_Win_allocate_shared) through the target's active-message path"},
+};
+IBEX_CFG_MODULE(win, "win", IBEX_CFG_LAYER_COLL, win_table);

@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The origin side of Put, Get, Accumulate, Get_accumulate, Fetch_and_op, Compare_and_swap and
+ * their request forms: checks (epoch, type signatures, op, range) before anything goes on the
+ * wire, then one request to the target's port (win_wire.h). The origin's data is packed into
+ * the request, so every operation is locally complete once started except those that return
+ * data, which complete when their reply has been unpacked into the origin's buffer.
+ */
+#define _GNU_SOURCE /* process_vm_readv / writev */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "ibex_log.h"
+#include "ibex_request.h"
+#include "ibex_win.h"
+#include "win_wire.h"
+
+/* A reply the origin waits for. */
+typedef struct win_wait {
+    ibex_win_t *win;
+    int target;
+    ibex_req_t *user_req;
+    int value; /* the int of a control reply */
+} win_wait_t;
+
+static void reply_done(void *arg, ibex_status_t st)
+{
+    win_wait_t *w = arg;
+    if (st != IBEX_OK)
+        ibex_error(CORE, "window: reply from rank %d failed: %s", w->target, ibex_status_str(st));
+    w->win->pending[w->target]--;
+    w->win->outstanding--;
+    if (w->user_req)
+        ibex_req_complete(w->user_req, st);
+    free(w);
+}
+
+/* Posts the receive of a reply into (buf, count, dt) and returns its tag (or -1). */
+static int reply_expect(ibex_win_t *win, int target, void *buf, int count, ibex_dt_t *dt,
+                        ibex_req_t *user_req)
+{
+    win_wait_t *w = calloc(1, sizeof(*w));
+    if (!w)
+        return -1;
+    *w = (win_wait_t){.win = win, .target = target, .user_req = user_req};
+    int tag = ibex_am_tag(win->port);
+    if (!buf) {
+        buf = &w->value;
+        count = (int)sizeof(int);
+        dt = ibex_dt_get(MPI_BYTE);
+    }
+    if (ibex_am_recv(win->port, buf, count, dt, target, tag, reply_done, w) != IBEX_OK) {
+        free(w);
+        return -1;
+    }
+    win->pending[target]++;
+    win->outstanding++;
+    return tag;
+}
+
+ibex_status_t ibex_win_ctl(ibex_win_t *win, int type, int rank, int lock_type)
+{
+    win_hdr_t h = {.type = (uint8_t)type, .lock_type = (uint8_t)lock_type};
+    if (type != WIN_POST && type != WIN_COMPLETE) {
+        h.tag = reply_expect(win, rank, NULL, 0, NULL, NULL);
+        if (h.tag < 0)
+            return IBEX_ERR_NO_MEMORY;
+    }
+    return ibex_am_send(win->port, rank, &h, sizeof(h), NULL, 0);
+}
+
+static bool access_ok(const ibex_win_t *win, int t)
+{
+    if (win->epoch & (IBEX_WIN_EPOCH_FENCE | IBEX_WIN_EPOCH_LOCK_ALL))
+        return true;
+    if (win->locked[t])
+        return true;
+    if ((win->epoch & IBEX_WIN_EPOCH_START) && win->start_group) {
+        int w = ibex_comm_world_rank(win->comm, t);
+        for (int i = 0; i < win->start_group->size; i++)
+            if (win->start_group->world_ranks[i] == w)
+                return true;
+    }
+    return false;
+}
+
+/* The byte range [lo, hi) of the target layout, from the displacement. */
+static void target_span(const ibex_win_t *win, const ibex_win_op_t *op, int64_t *lo, int64_t *hi)
+{
+    const ibex_dt_t *t = op->tdt;
+    int64_t base = win->flavor == MPI_WIN_FLAVOR_DYNAMIC
+                       ? (int64_t)op->disp
+                       : (int64_t)op->disp * win->disp_units[op->target];
+    int64_t span = (int64_t)(op->tcount - 1) * t->extent;
+    *lo = base + t->true_lb + (span < 0 ? span : 0);
+    *hi = base + t->true_lb + t->true_extent + (span > 0 ? span : 0);
+}
+
+static bool regions_cover(ibex_win_region_t *r, int n, int64_t lo, int64_t hi)
+{
+    for (int i = 0; i < n; i++)
+        if (lo >= (int64_t)r[i].base && hi <= (int64_t)(r[i].base + r[i].len))
+            return true;
+    return false;
+}
+
+/* Fetches target t's attached regions into the cache (a round trip). */
+static ibex_status_t regions_fetch(ibex_win_t *win, int t)
+{
+    ibex_win_region_t *r = malloc(WIN_REGIONS_MAX * sizeof(*r));
+    ibex_req_t *req;
+    if (!r)
+        return IBEX_ERR_NO_MEMORY;
+    int tag = ibex_am_tag(win->port);
+    ibex_status_t st = ibex_p2p_irecv(r, (int)(WIN_REGIONS_MAX * sizeof(*r)), ibex_dt_get(MPI_BYTE),
+                                      t, tag, win->comm, false, &req);
+    win_hdr_t h = {.type = WIN_REGIONS, .tag = tag};
+    if (st == IBEX_OK)
+        st = ibex_am_send(win->port, t, &h, sizeof(h), NULL, 0);
+    MPI_Status status;
+    if (st == IBEX_OK)
+        st = ibex_p2p_wait(req, &status);
+    if (st != IBEX_OK) {
+        free(r);
+        return st;
+    }
+    free(win->rcache[t]);
+    win->rcache[t] = r;
+    win->rcache_n[t] = (int)(status.ibex_count / (MPI_Count)sizeof(*r));
+    return IBEX_OK;
+}
+
+static int range_check(ibex_win_t *win, const ibex_win_op_t *op, char *msg, size_t len)
+{
+    int64_t lo, hi;
+    int t = op->target;
+    target_span(win, op, &lo, &hi);
+    if (win->flavor != MPI_WIN_FLAVOR_DYNAMIC) {
+        if (lo >= 0 && hi <= (int64_t)win->sizes[t])
+            return MPI_SUCCESS;
+        snprintf(msg, len, "access to bytes [%lld, %lld) of rank %d's window, which has %lld bytes",
+                 (long long)lo, (long long)hi, t, (long long)win->sizes[t]);
+        return MPI_ERR_RMA_RANGE;
+    }
+    if (regions_cover(win->rcache[t], win->rcache_n[t], lo, hi))
+        return MPI_SUCCESS;
+    if (regions_fetch(win, t) != IBEX_OK) {
+        snprintf(msg, len, "cannot fetch the attached regions of rank %d", t);
+        return MPI_ERR_OTHER;
+    }
+    if (regions_cover(win->rcache[t], win->rcache_n[t], lo, hi))
+        return MPI_SUCCESS;
+    snprintf(msg, len, "address range [0x%llx, 0x%llx) is not attached to rank %d's dynamic window",
+             (unsigned long long)lo, (unsigned long long)hi, t);
+    return MPI_ERR_RMA_RANGE;
+}
+
+static size_t dt_bytes(const ibex_dt_t *dt, int count)
+{
+    return (size_t)count * dt->size;
+}
+
+/* ACC / GACC / CAS: predefined op defined on one predefined element type on every side. */
+static int acc_check(const ibex_win_op_t *op, char *msg, size_t len)
+{
+    int bt = ibex_dt_op_type(op->tdt);
+    bool origin_used = op->op_handle != MPI_NO_OP || op->kind == IBEX_WIN_OP_ACC;
+    if (bt < 0 || (origin_used && ibex_dt_op_type(op->odt) != bt) ||
+        (op->rdt && ibex_dt_op_type(op->rdt) != bt)) {
+        snprintf(msg, len,
+                 "origin, result and target types must be built of one and the same "
+                 "predefined type");
+        return MPI_ERR_TYPE;
+    }
+    if (op->kind == IBEX_WIN_OP_CAS || op->op_handle == MPI_REPLACE || op->op_handle == MPI_NO_OP)
+        return MPI_SUCCESS;
+    if (!op->op->predefined) {
+        snprintf(msg, len, "user-defined operations are not allowed in one-sided accumulates");
+        return MPI_ERR_OP;
+    }
+    _Alignas(16) char a[64] = {0}, b[64] = {0};
+    if (ibex_op_apply(op->op, a, b, 1, bt) != MPI_SUCCESS) {
+        snprintf(msg, len, "the operation is not defined on the target's element type");
+        return MPI_ERR_OP;
+    }
+    return MPI_SUCCESS;
+}
+
+static int sizes_check(const ibex_win_op_t *op, char *msg, size_t len)
+{
+    size_t tb = dt_bytes(op->tdt, op->tcount);
+    bool origin_used = !(op->kind == IBEX_WIN_OP_GACC && op->op_handle == MPI_NO_OP);
+    size_t ob = origin_used ? dt_bytes(op->odt, op->ocount) : tb;
+    size_t rb = op->rdt ? dt_bytes(op->rdt, op->rcount) : tb;
+    if (ob == tb && rb == tb)
+        return MPI_SUCCESS;
+    snprintf(msg, len, "type signatures differ: origin %zu bytes, target %zu bytes%s", ob, tb,
+             op->rdt ? ", or result" : "");
+    return MPI_ERR_TYPE;
+}
+
+static const uint8_t op_wire[] = {
+    [IBEX_WIN_OP_PUT] = WIN_PUT,   [IBEX_WIN_OP_GET] = WIN_GET, [IBEX_WIN_OP_ACC] = WIN_ACC,
+    [IBEX_WIN_OP_GACC] = WIN_GACC, [IBEX_WIN_OP_CAS] = WIN_CAS,
+};
+
+/* The request's body: the target layout, then the origin's data (CAS: value, compare). */
+static char *op_body(const ibex_win_op_t *op, win_hdr_t *h, size_t *len_p)
+{
+    const ibex_dt_t *t = op->tdt;
+    bool contig = ibex_dt_is_contig(t, op->tcount);
+    ibex_dt_block_t one = {t->true_lb, h->bytes};
+    h->nblocks = contig ? 1 : t->nblocks;
+    h->tcount = contig ? 1 : op->tcount;
+    h->extent = contig ? 0 : t->extent;
+    bool data = op->kind != IBEX_WIN_OP_GET &&
+                !(op->kind == IBEX_WIN_OP_GACC && op->op_handle == MPI_NO_OP);
+    size_t blen = (size_t)h->nblocks * sizeof(ibex_dt_block_t);
+    size_t len = blen + (data ? h->bytes : 0) + (op->kind == IBEX_WIN_OP_CAS ? h->bytes : 0);
+    char *body = malloc(len ? len : 1);
+    if (!body)
+        return NULL;
+    memcpy(body, contig ? &one : t->blocks, blen);
+    if (data)
+        ibex_dt_pack(op->origin, op->ocount, op->odt, 0, body + blen, h->bytes);
+    if (op->kind == IBEX_WIN_OP_CAS)
+        memcpy(body + blen + h->bytes, op->compare, h->bytes);
+    *len_p = len;
+    return body;
+}
+
+/* The accumulate lock of a target on the shared segment: held for one accumulate only. */
+static void acc_lock(uint32_t *word)
+{
+    for (int spins = 0; __atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE); spins++)
+        if (spins > 64) /* its holder may have no core: let it run */
+            sched_yield();
+}
+
+static void acc_unlock(uint32_t *word)
+{
+    __atomic_store_n(word, 0, __ATOMIC_RELEASE);
+}
+
+static bool op_is_acc(const ibex_win_op_t *op)
+{
+    return op->kind == IBEX_WIN_OP_ACC || op->kind == IBEX_WIN_OP_GACC ||
+           op->kind == IBEX_WIN_OP_CAS;
+}
+
+/* A contiguous put or get on the shared segment: one memcpy. */
+static bool op_direct_copy(ibex_win_t *win, const ibex_win_op_t *op, const win_hdr_t *h)
+{
+    if (op->kind != IBEX_WIN_OP_PUT && op->kind != IBEX_WIN_OP_GET)
+        return false;
+    if (!ibex_dt_is_contig(op->odt, op->ocount) || !ibex_dt_is_contig(op->tdt, op->tcount))
+        return false;
+    char *t = (char *)win->seg + win->seg_offs[op->target] + h->addr + op->tdt->true_lb;
+    char *o = (char *)op->origin + op->odt->true_lb;
+    if (op->kind == IBEX_WIN_OP_PUT)
+        memcpy(t, o, h->bytes);
+    else
+        memcpy(o, t, h->bytes);
+    return true;
+}
+
+/* Every operation on the shared segment is done here by this CPU: no target action, complete
+ * (locally and at the target) on return. Accumulates take the target's accumulate lock, so
+ * they are atomic with each other (the one atomicity domain of this window). */
+static int op_direct(ibex_win_t *win, const ibex_win_op_t *op, win_hdr_t *h, char *body)
+{
+    int t = op->target;
+    char *base = (char *)win->seg + win->seg_offs[t] + h->addr;
+    bool result = op->kind != IBEX_WIN_OP_PUT && op->kind != IBEX_WIN_OP_ACC;
+    char *out = result ? malloc(h->bytes) : NULL;
+    if (result && !out) {
+        free(body);
+        return MPI_ERR_NO_MEM;
+    }
+    if (op_is_acc(op))
+        acc_lock(&win->ctrl[t].acc);
+    ibex_win_apply(h, base, body, out);
+    if (op_is_acc(op))
+        acc_unlock(&win->ctrl[t].acc);
+    if (out) {
+        bool get = op->kind == IBEX_WIN_OP_GET;
+        ibex_dt_unpack(op->result, get ? op->ocount : op->rcount, get ? op->odt : op->rdt, 0, out,
+                       h->bytes);
+        free(out);
+    }
+    free(body);
+    return MPI_SUCCESS;
+}
+
+/* Cross-memory attach of the target layout of h (blocks in body) in target t, to or from the
+ * packed stream in buf. */
+static bool cma_move(ibex_win_t *win, int t, const win_hdr_t *h, const char *body, char *buf,
+                     bool write)
+{
+    const ibex_dt_block_t *b = (const ibex_dt_block_t *)body;
+    struct iovec rv[64], lv;
+    int n = 0;
+    uint64_t base = win->bases[t] + h->addr;
+    size_t chunk = 0;
+    for (int k = 0; k < h->tcount; k++)
+        for (int i = 0; i < h->nblocks; i++) {
+            if (b[i].len == 0)
+                continue;
+            rv[n].iov_base = (void *)(uintptr_t)(base + k * h->extent + b[i].disp);
+            rv[n++].iov_len = b[i].len;
+            chunk += b[i].len;
+            bool last = k == h->tcount - 1 && i == h->nblocks - 1;
+            if (n < 64 && !last)
+                continue;
+            lv = (struct iovec){buf, chunk};
+            ssize_t got = write ? process_vm_writev(win->pids[t], &lv, 1, rv, n, 0)
+                                : process_vm_readv(win->pids[t], &lv, 1, rv, n, 0);
+            if (got != (ssize_t)chunk) {
+                ibex_error(CORE, "window: cross-memory attach to rank %d failed: %m", t);
+                return false;
+            }
+            buf += chunk;
+            chunk = 0;
+            n = 0;
+        }
+    return true;
+}
+
+/* MPI_Win_create memory on this node, by cross-memory attach: no target CPU. Accumulates are
+ * read, computed here and written back under the target's accumulate lock word (the window's
+ * one atomicity domain: every accumulate to it goes this way). */
+static int op_cma(ibex_win_t *win, const ibex_win_op_t *op, win_hdr_t *h, char *body)
+{
+    int t = op->target;
+    const char *data = body + (size_t)h->nblocks * sizeof(ibex_dt_block_t);
+    bool ok = true;
+    char *cur = op->kind == IBEX_WIN_OP_PUT ? NULL : malloc(h->bytes);
+    char *old =
+        op->kind == IBEX_WIN_OP_GACC || op->kind == IBEX_WIN_OP_CAS ? malloc(h->bytes) : NULL;
+    if ((op->kind != IBEX_WIN_OP_PUT && !cur) || (old == NULL && op->rdt)) {
+        free(cur);
+        free(body);
+        return MPI_ERR_NO_MEM;
+    }
+    if (op_is_acc(op))
+        acc_lock(&win->ctrl[t].acc);
+    if (op->kind == IBEX_WIN_OP_PUT) {
+        ok = cma_move(win, t, h, body, (char *)data, true);
+    } else {
+        ok = cma_move(win, t, h, body, cur, false);
+        if (ok && old)
+            memcpy(old, cur, h->bytes);
+        if (ok && op_is_acc(op) && !(h->type == WIN_GACC && h->op == MPI_NO_OP)) {
+            ibex_win_acc_packed(h, data, cur);
+            ok = cma_move(win, t, h, body, cur, true);
+        }
+    }
+    if (op_is_acc(op))
+        acc_unlock(&win->ctrl[t].acc);
+    if (ok && op->kind == IBEX_WIN_OP_GET)
+        ibex_dt_unpack(op->result, op->ocount, op->odt, 0, cur, h->bytes);
+    else if (ok && old)
+        ibex_dt_unpack(op->result, op->rcount, op->rdt, 0, old, h->bytes);
+    free(cur);
+    free(old);
+    free(body);
+    return ok ? MPI_SUCCESS : MPI_ERR_OTHER;
+}
+
+static int op_send(ibex_win_t *win, const ibex_win_op_t *op, char *msg, size_t len)
+{
+    win_hdr_t h = {.type = op_wire[op->kind],
+                   .op = op->op_handle,
+                   .basic = ibex_dt_op_type(op->tdt),
+                   .bytes = dt_bytes(op->tdt, op->tcount)};
+    h.addr = win->flavor == MPI_WIN_FLAVOR_DYNAMIC
+                 ? (uint64_t)op->disp
+                 : (uint64_t)(op->disp * win->disp_units[op->target]);
+    if (win->direct && op_direct_copy(win, op, &h)) {
+        if (op->user_req)
+            ibex_req_complete(op->user_req, IBEX_OK);
+        return MPI_SUCCESS;
+    }
+    size_t blen;
+    char *body = op_body(op, &h, &blen);
+    if (!body) {
+        snprintf(msg, len, "out of memory");
+        return MPI_ERR_NO_MEM;
+    }
+    if (win->direct || win->cma) {
+        int rc = win->direct ? op_direct(win, op, &h, body) : op_cma(win, op, &h, body);
+        if (rc != MPI_SUCCESS)
+            snprintf(msg, len,
+                     rc == MPI_ERR_NO_MEM ? "out of memory"
+                                          : "cross-memory attach to rank %d failed",
+                     op->target);
+        else if (op->user_req)
+            ibex_req_complete(op->user_req, IBEX_OK);
+        return rc;
+    }
+    if (op->kind != IBEX_WIN_OP_PUT && op->kind != IBEX_WIN_OP_ACC) {
+        ibex_dt_t *rdt = op->kind == IBEX_WIN_OP_GET ? op->odt : op->rdt;
+        int rcount = op->kind == IBEX_WIN_OP_GET ? op->ocount : op->rcount;
+        h.tag = reply_expect(win, op->target, op->result, rcount, rdt, op->user_req);
+        if (h.tag < 0) {
+            free(body);
+            snprintf(msg, len, "out of memory");
+            return MPI_ERR_NO_MEM;
+        }
+    } else if (op->user_req) {
+        ibex_req_complete(op->user_req, IBEX_OK);
+    }
+    ibex_status_t st = ibex_am_send(win->port, op->target, &h, sizeof(h), body, blen);
+    if (st != IBEX_OK) {
+        snprintf(msg, len, "cannot send to rank %d: %s", op->target, ibex_status_str(st));
+        return MPI_ERR_OTHER;
+    }
+    win->touched[op->target] = true;
+    win->fence_ops = true;
+    return MPI_SUCCESS;
+}
+
+int ibex_win_op_start(ibex_win_t *win, ibex_win_op_t *op, char *msg, size_t len)
+{
+    bool acc =
+        op->kind == IBEX_WIN_OP_ACC || op->kind == IBEX_WIN_OP_GACC || op->kind == IBEX_WIN_OP_CAS;
+    if (op->target == MPI_PROC_NULL || dt_bytes(op->tdt, op->tcount) == 0) {
+        if (op->target != MPI_PROC_NULL && !access_ok(win, op->target))
+            goto sync_error;
+        if (op->user_req)
+            ibex_req_complete(op->user_req, IBEX_OK);
+        return MPI_SUCCESS;
+    }
+    if (!access_ok(win, op->target))
+        goto sync_error;
+    int rc = sizes_check(op, msg, len);
+    if (rc == MPI_SUCCESS && acc)
+        rc = acc_check(op, msg, len);
+    if (rc == MPI_SUCCESS)
+        rc = range_check(win, op, msg, len);
+    return rc == MPI_SUCCESS ? op_send(win, op, msg, len) : rc;
+sync_error:
+    snprintf(msg, len, "no access epoch is open to rank %d (fence, lock, lock_all or start)",
+             op->target);
+    return MPI_ERR_RMA_SYNC;
+}

@@ -1,0 +1,20 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# One-sided communication over verbs alone (no shared memory, no self) on softib, 2 and 3 ranks:
+# every operation on the active-message path over verbs (IBEX_WIN_DIRECT=0).
+. "$top_srcdir/tests/mpi/lib.sh"
+mt_require_ibexrun
+MPI_T="$top_builddir/tests/win"
+CASE_TIMEOUT=150
+SOFTIB="$top_builddir/softib/.libs/libsoftib.so"
+[ -f "$SOFTIB" ] || { echo "softib not built at $SOFTIB"; exit 1; }
+V="IBEX_TRANSPORTS=verbs LD_PRELOAD=$SOFTIB"
+for np in 2 3; do
+    for prog in win_ops win_sync win_errors; do
+        run_case "$np" "$prog" $V IBEX_WIN_DIRECT=0 MT_WIN_AM=1
+    done
+done
+# the default: windows on one node need no transport for their data
+run_case 2 win_sync $V
+softib_sweep "$SOFTIB"
+mt_finish
