@@ -188,6 +188,8 @@ void coll_fake_run(int nranks, coll_fake_fn_t fn, void *arg)
     for (int i = 0; i < nranks; i++) {
         memset(&ranks[i], 0, sizeof(ranks[i]));
         ranks[i].comm.group = &fake_group;
+        ranks[i].comm.peers = &fake_group; /* an intracommunicator names its own group */
+        ranks[i].comm.peer_size = nranks;
         ranks[i].comm.rank = i;
         ranks[i].comm.size = nranks;
         ranks[i].fn = fn;
