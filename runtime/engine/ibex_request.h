@@ -78,7 +78,7 @@ struct ibex_req {
     void (*on_complete)(struct ibex_req *req); /* e.g. Bsend releases its buffer */
     void *hook_arg;
     void (*on_release)(struct ibex_req *req); /* e.g. a collective frees its schedule */
-    const ibex_req_ext_t *ext; /* NULL but for generalized requests */
+    const ibex_req_ext_t *ext;                /* NULL but for generalized requests */
 };
 
 /* Takes a request from the pool (zeroed); handle is MPI_REQUEST_NULL until published. */
