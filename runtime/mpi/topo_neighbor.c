@@ -168,52 +168,54 @@ static int nbr_collective(MPI_Comm comm, const char *call, const side_t *send, c
     return mode->schedule ? nbr_post(&n, mode, call) : nbr_run(&n, call);
 }
 
-int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+/* Each variant's two sides, described once for its blocking, non-blocking and persistent
+ * entry points (which differ only in the mode). */
+
+static int nbr_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm, const char *call,
+                         const nbr_mode_t *mode)
 {
-    IBEX_ENTER_FAST(Neighbor_allgather);
     side_t s = {.buf = sendbuf, .count = sendcount, .dt = sendtype};
     side_t r = {.buf = recvbuf, .count = recvcount, .dt = recvtype, .stride = true};
-    return nbr_collective(comm, call, &s, &r, &NBR_BLOCKING);
+    return nbr_collective(comm, call, &s, &r, mode);
 }
 
-int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                             void *recvbuf, const int recvcounts[], const int displs[],
-                             MPI_Datatype recvtype, MPI_Comm comm)
+static int nbr_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                          MPI_Comm comm, const char *call, const nbr_mode_t *mode)
 {
-    IBEX_ENTER_FAST(Neighbor_allgatherv);
     side_t s = {.buf = sendbuf, .count = sendcount, .dt = sendtype};
     side_t r = {
         .buf = recvbuf, .counts = recvcounts, .displs = displs, .dt = recvtype, .per_block = true};
-    return nbr_collective(comm, call, &s, &r, &NBR_BLOCKING);
+    return nbr_collective(comm, call, &s, &r, mode);
 }
 
-int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+static int nbr_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, const char *call,
+                        const nbr_mode_t *mode)
 {
-    IBEX_ENTER_FAST(Neighbor_alltoall);
     side_t s = {.buf = sendbuf, .count = sendcount, .dt = sendtype, .stride = true};
     side_t r = {.buf = recvbuf, .count = recvcount, .dt = recvtype, .stride = true};
-    return nbr_collective(comm, call, &s, &r, &NBR_BLOCKING);
+    return nbr_collective(comm, call, &s, &r, mode);
 }
 
-int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+static int nbr_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                         MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                         const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                         const char *call, const nbr_mode_t *mode)
 {
-    IBEX_ENTER_FAST(Neighbor_alltoallv);
     side_t s = {
         .buf = sendbuf, .counts = sendcounts, .displs = sdispls, .dt = sendtype, .per_block = true};
     side_t r = {
         .buf = recvbuf, .counts = recvcounts, .displs = rdispls, .dt = recvtype, .per_block = true};
-    return nbr_collective(comm, call, &s, &r, &NBR_BLOCKING);
+    return nbr_collective(comm, call, &s, &r, mode);
 }
 
-int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+static int nbr_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                         const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                         const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                         const char *call, const nbr_mode_t *mode)
 {
-    IBEX_ENTER_FAST(Neighbor_alltoallw);
     side_t s = {.buf = sendbuf,
                 .counts = sendcounts,
                 .bdispls = sdispls,
@@ -224,7 +226,15 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
                 .bdispls = rdispls,
                 .dts = recvtypes,
                 .per_block = true};
-    return nbr_collective(comm, call, &s, &r, &NBR_BLOCKING);
+    return nbr_collective(comm, call, &s, &r, mode);
+}
+
+int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    IBEX_ENTER_FAST(Neighbor_allgather);
+    return nbr_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, call,
+                         &NBR_BLOCKING);
 }
 
 int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -232,10 +242,9 @@ int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype se
                              MPI_Request *request)
 {
     IBEX_ENTER_FAST(Ineighbor_allgather);
-    side_t s = {.buf = sendbuf, .count = sendcount, .dt = sendtype};
-    side_t r = {.buf = recvbuf, .count = recvcount, .dt = recvtype, .stride = true};
     nbr_mode_t m = {true, false, request};
-    return nbr_collective(comm, call, &s, &r, &m);
+    return nbr_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, call,
+                         &m);
 }
 
 int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -243,11 +252,19 @@ int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatyp
                                  MPI_Info info, MPI_Request *request)
 {
     IBEX_ENTER_FAST(Neighbor_allgather_init);
-    side_t s = {.buf = sendbuf, .count = sendcount, .dt = sendtype};
-    side_t r = {.buf = recvbuf, .count = recvcount, .dt = recvtype, .stride = true};
     nbr_mode_t m = {true, true, request};
     (void)info; /* no hints are honoured */
-    return nbr_collective(comm, call, &s, &r, &m);
+    return nbr_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, call,
+                         &m);
+}
+
+int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, const int recvcounts[], const int displs[],
+                             MPI_Datatype recvtype, MPI_Comm comm)
+{
+    IBEX_ENTER_FAST(Neighbor_allgatherv);
+    return nbr_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                          call, &NBR_BLOCKING);
 }
 
 int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -255,11 +272,9 @@ int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype s
                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     IBEX_ENTER_FAST(Ineighbor_allgatherv);
-    side_t s = {.buf = sendbuf, .count = sendcount, .dt = sendtype};
-    side_t r = {
-        .buf = recvbuf, .counts = recvcounts, .displs = displs, .dt = recvtype, .per_block = true};
     nbr_mode_t m = {true, false, request};
-    return nbr_collective(comm, call, &s, &r, &m);
+    return nbr_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                          call, &m);
 }
 
 int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -268,12 +283,18 @@ int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Dataty
                                   MPI_Request *request)
 {
     IBEX_ENTER_FAST(Neighbor_allgatherv_init);
-    side_t s = {.buf = sendbuf, .count = sendcount, .dt = sendtype};
-    side_t r = {
-        .buf = recvbuf, .counts = recvcounts, .displs = displs, .dt = recvtype, .per_block = true};
     nbr_mode_t m = {true, true, request};
     (void)info; /* no hints are honoured */
-    return nbr_collective(comm, call, &s, &r, &m);
+    return nbr_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                          call, &m);
+}
+
+int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    IBEX_ENTER_FAST(Neighbor_alltoall);
+    return nbr_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, call,
+                        &NBR_BLOCKING);
 }
 
 int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -281,10 +302,8 @@ int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sen
                             MPI_Request *request)
 {
     IBEX_ENTER_FAST(Ineighbor_alltoall);
-    side_t s = {.buf = sendbuf, .count = sendcount, .dt = sendtype, .stride = true};
-    side_t r = {.buf = recvbuf, .count = recvcount, .dt = recvtype, .stride = true};
     nbr_mode_t m = {true, false, request};
-    return nbr_collective(comm, call, &s, &r, &m);
+    return nbr_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, call, &m);
 }
 
 int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -292,11 +311,18 @@ int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype
                                 MPI_Info info, MPI_Request *request)
 {
     IBEX_ENTER_FAST(Neighbor_alltoall_init);
-    side_t s = {.buf = sendbuf, .count = sendcount, .dt = sendtype, .stride = true};
-    side_t r = {.buf = recvbuf, .count = recvcount, .dt = recvtype, .stride = true};
     nbr_mode_t m = {true, true, request};
     (void)info; /* no hints are honoured */
-    return nbr_collective(comm, call, &s, &r, &m);
+    return nbr_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, call, &m);
+}
+
+int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    IBEX_ENTER_FAST(Neighbor_alltoallv);
+    return nbr_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                         recvtype, comm, call, &NBR_BLOCKING);
 }
 
 int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -305,12 +331,9 @@ int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const 
                              MPI_Request *request)
 {
     IBEX_ENTER_FAST(Ineighbor_alltoallv);
-    side_t s = {
-        .buf = sendbuf, .counts = sendcounts, .displs = sdispls, .dt = sendtype, .per_block = true};
-    side_t r = {
-        .buf = recvbuf, .counts = recvcounts, .displs = rdispls, .dt = recvtype, .per_block = true};
     nbr_mode_t m = {true, false, request};
-    return nbr_collective(comm, call, &s, &r, &m);
+    return nbr_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                         recvtype, comm, call, &m);
 }
 
 int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -319,13 +342,19 @@ int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], co
                                  MPI_Info info, MPI_Request *request)
 {
     IBEX_ENTER_FAST(Neighbor_alltoallv_init);
-    side_t s = {
-        .buf = sendbuf, .counts = sendcounts, .displs = sdispls, .dt = sendtype, .per_block = true};
-    side_t r = {
-        .buf = recvbuf, .counts = recvcounts, .displs = rdispls, .dt = recvtype, .per_block = true};
     nbr_mode_t m = {true, true, request};
     (void)info; /* no hints are honoured */
-    return nbr_collective(comm, call, &s, &r, &m);
+    return nbr_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                         recvtype, comm, call, &m);
+}
+
+int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    IBEX_ENTER_FAST(Neighbor_alltoallw);
+    return nbr_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                         recvtypes, comm, call, &NBR_BLOCKING);
 }
 
 int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
@@ -334,18 +363,9 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const 
                              MPI_Comm comm, MPI_Request *request)
 {
     IBEX_ENTER_FAST(Ineighbor_alltoallw);
-    side_t s = {.buf = sendbuf,
-                .counts = sendcounts,
-                .bdispls = sdispls,
-                .dts = sendtypes,
-                .per_block = true};
-    side_t r = {.buf = recvbuf,
-                .counts = recvcounts,
-                .bdispls = rdispls,
-                .dts = recvtypes,
-                .per_block = true};
     nbr_mode_t m = {true, false, request};
-    return nbr_collective(comm, call, &s, &r, &m);
+    return nbr_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                         recvtypes, comm, call, &m);
 }
 
 int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
@@ -355,19 +375,10 @@ int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
                                  MPI_Request *request)
 {
     IBEX_ENTER_FAST(Neighbor_alltoallw_init);
-    side_t s = {.buf = sendbuf,
-                .counts = sendcounts,
-                .bdispls = sdispls,
-                .dts = sendtypes,
-                .per_block = true};
-    side_t r = {.buf = recvbuf,
-                .counts = recvcounts,
-                .bdispls = rdispls,
-                .dts = recvtypes,
-                .per_block = true};
     nbr_mode_t m = {true, true, request};
     (void)info; /* no hints are honoured */
-    return nbr_collective(comm, call, &s, &r, &m);
+    return nbr_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                         recvtypes, comm, call, &m);
 }
 
 IBEX_MPI_ALIASES(topo_neighbor)
