@@ -32,24 +32,6 @@ static ibex_status_t reduce_inline(ibex_coll_shm_t *seg, uint64_t g, const ibex_
     return ibex_coll_shm_combine(seg, g, a, out);
 }
 
-/* The root collects every other slice as soon as its owner says it is ready. */
-static ibex_status_t gather_slices(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
-                                   char *out)
-{
-    size_t esz = ibex_dt_get(a->rdt)->size;
-    for (int i = 1; i < seg->size; i++) {
-        int k = (seg->rank + i) % seg->size, lo, n;
-        ibex_coll_shm_slice(a->rcount, seg->size, k, &lo, &n);
-        ibex_coll_shm_wait(&seg->ctl[k].ready, g);
-        size_t off = (size_t)lo * esz;
-        ibex_status_t st =
-            ibex_coll_shm_read(seg, k, seg->ctl[k].raddr + off, out + off, (size_t)n * esz);
-        if (st != IBEX_OK)
-            return st;
-    }
-    return IBEX_OK;
-}
-
 static ibex_status_t reduce_single(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
                                    const char *in, char *out)
 {
@@ -70,7 +52,7 @@ static ibex_status_t reduce_single(ibex_coll_shm_t *seg, uint64_t g, const ibex_
     ibex_coll_shm_set(&me->ready, g);
     if (root) {
         if (st == IBEX_OK)
-            st = gather_slices(seg, g, a, out);
+            st = ibex_coll_shm_collect_slices(seg, g, a, out);
         ibex_coll_shm_set(&me->done, g);
         return st;
     }

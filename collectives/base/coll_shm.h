@@ -159,6 +159,10 @@ void ibex_coll_shm_slice(int count, int p, int r, int *lo_p, int *n_p);
  * Waits until every rank arrived at g. */
 ibex_status_t ibex_coll_shm_reduce_slice(ibex_coll_shm_t *seg, uint64_t g,
                                          const ibex_coll_args_t *a, const char *own, char *dst);
+/* Every other rank's final slice (its ctl.raddr + the slice's offset, read once its ready flag
+ * reaches g) into the same place of out: the second phase of reduce and allreduce. */
+ibex_status_t ibex_coll_shm_collect_slices(ibex_coll_shm_t *seg, uint64_t g,
+                                           const ibex_coll_args_t *a, char *out);
 
 /* ---- one rank's block (coll_shm_data.c) ---- */
 /* Packs (buf, count, dt) into this rank's slot of generation g (after ibex_coll_shm_claim). */

@@ -122,3 +122,20 @@ ibex_status_t ibex_coll_shm_reduce_slice(ibex_coll_shm_t *seg, uint64_t g,
     }
     return st;
 }
+
+ibex_status_t ibex_coll_shm_collect_slices(ibex_coll_shm_t *seg, uint64_t g,
+                                           const ibex_coll_args_t *a, char *out)
+{
+    size_t esz = ibex_dt_get(a->rdt)->size;
+    for (int i = 1; i < seg->size; i++) {
+        int k = (seg->rank + i) % seg->size, lo, n;
+        ibex_coll_shm_slice(a->rcount, seg->size, k, &lo, &n);
+        ibex_coll_shm_wait(&seg->ctl[k].ready, g);
+        size_t off = (size_t)lo * esz;
+        ibex_status_t st =
+            ibex_coll_shm_read(seg, k, seg->ctl[k].raddr + off, out + off, (size_t)n * esz);
+        if (st != IBEX_OK)
+            return st;
+    }
+    return IBEX_OK;
+}
