@@ -48,6 +48,10 @@ int PMPI_T_init_thread(int required, int *provided)
         return MPI_T_ERR_CANNOT_INIT;
     if (ibex_mpit_refs == 0 && ibex_mpit_cvar_setup() != MPI_SUCCESS)
         return MPI_T_ERR_MEMORY;
+    if (ibex_mpit_refs == 0 && ibex_mpit_pvar_setup() != MPI_SUCCESS) {
+        ibex_mpit_cvar_teardown();
+        return MPI_T_ERR_MEMORY;
+    }
     ibex_mpit_refs++;
     *provided = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
     return MPI_SUCCESS;
