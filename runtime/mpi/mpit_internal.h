@@ -31,6 +31,8 @@ void ibex_mpit_cvar_teardown(void);
  * memory); and its release. */
 MPI_T_enum ibex_mpit_enum_new(const char *name, const char *choices);
 void ibex_mpit_enum_free(MPI_T_enum e);
+/* How many categories (mpit.c). */
+int ibex_mpit_category_count(void);
 /* Performance variables: how many. */
 int ibex_mpit_pvar_count(void);
 /* Builds the collective-algorithm enums (the first MPI_T_init_thread); frees every pvar
