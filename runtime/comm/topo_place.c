@@ -35,9 +35,8 @@ static char *synthetic;
 
 static const ibex_cfg_entry_t topo_table[] = {
     {"TOPO_SYNTHETIC", IBEX_CFG_STRING, "", NULL, &synthetic,
-     "topology reorder: an hwloc synthetic topology (\"pack:1 l3:2 l2:2 core:2 pu:1\") used "
-     "instead of this machine's to place ranks on cores sharing caches (for tests); empty: "
-     "this machine's"},
+     "topology reorder: an hwloc synthetic topology (\"pack:1 l3:2 l2:2 core:2 pu:1\") whose "
+     "caches are used instead of this machine's (for tests); empty: this machine's"},
 };
 IBEX_CFG_MODULE(topo, "topo", IBEX_CFG_LAYER_COLL, topo_table);
 
