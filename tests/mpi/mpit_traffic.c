@@ -6,7 +6,8 @@
  * eager limit (read back as the IBEX_EAGER_LIMIT cvar, which the script sets) and checks:
  * eager and rendezvous send counts by size, messages and bytes on the transport the messages
  * take (MPIT_TL: "shm", "verbs", "self"; default self at 1 rank, else shm) and nothing on the
- * others, rendezvous put / get bytes summed over the ranks, registration-cache counts (verbs),
+ * others, rendezvous put / get bytes summed over the ranks, registration-cache counts (verbs;
+ * evictions with MPIT_EVICT, when the script makes the cache smaller than a message),
  * and the algorithm the last MPI_Bcast ran (IBEX_COLL_BCAST when the script forces one).
  * The variable names are Ibex's: this program runs under ibexrun only.
  */
@@ -110,7 +111,7 @@ static unsigned long long get(MPI_T_pvar_session s, MPI_T_pvar_handle h)
     return v;
 }
 
-enum { EAGER, RNDV, MSGS, BYTES, RMA, HITS, MISSES, NVARS };
+enum { EAGER, RNDV, MSGS, BYTES, RMA, HITS, MISSES, EVICTIONS, NVARS };
 
 /* The ring: every size NREP times to the next rank, from the previous one. */
 static void ring(const size_t *sizes, int nsizes, char *sbuf, char *rbuf)
@@ -139,7 +140,8 @@ static void traffic(void)
     MPI_T_pvar_session s;
     CHECK_RC(MPI_T_pvar_session_create(&s));
     char names[NVARS][64];
-    const char *suffix[] = {"msgs", "bytes", "rma_bytes", "reg_hits", "reg_misses"};
+    const char *suffix[] = {"msgs",     "bytes",      "rma_bytes",
+                            "reg_hits", "reg_misses", "reg_evictions"};
     snprintf(names[EAGER], 64, "ibex_eager_sends");
     snprintf(names[RNDV], 64, "ibex_rndv_sends");
     for (int v = MSGS; v < NVARS; v++)
@@ -190,7 +192,9 @@ static void traffic(void)
     if (strcmp(tl, "verbs") == 0) /* both ends register; the same buffers again are hits */
         CHECK(d[HITS] + d[MISSES] >= 2 * NREP && d[HITS] >= 1);
     else /* no registration cache */
-        CHECK(d[HITS] == 0 && d[MISSES] == 0);
+        CHECK(d[HITS] == 0 && d[MISSES] == 0 && d[EVICTIONS] == 0);
+    if (getenv("MPIT_EVICT")) /* the script made the cache smaller than one message */
+        CHECK(d[EVICTIONS] >= 1);
     CHECK_RC(MPI_T_pvar_session_free(&s));
     free(sbuf);
     free(rbuf);
