@@ -373,6 +373,25 @@ typedef struct ibex_t_session *MPI_T_pvar_session;
 #define MPI_T_PVAR_CLASS_AGGREGATE     7
 #define MPI_T_PVAR_CLASS_TIMER         8
 #define MPI_T_PVAR_CLASS_GENERIC       9
+/* MPI_T events (MPI 4.0): Ibex has no event sources or types (runtime/mpi/mpit_event.c) */
+typedef struct ibex_t_event_registration *MPI_T_event_registration;
+typedef struct ibex_t_event_instance *MPI_T_event_instance;
+typedef enum {
+    MPI_T_CB_REQUIRE_NONE,
+    MPI_T_CB_REQUIRE_MPI_RESTRICTED,
+    MPI_T_CB_REQUIRE_THREAD_SAFE,
+    MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE
+} MPI_T_cb_safety;
+typedef enum { MPI_T_SOURCE_ORDERED, MPI_T_SOURCE_UNORDERED } MPI_T_source_order;
+typedef void MPI_T_event_cb_function(MPI_T_event_instance event_instance,
+                                     MPI_T_event_registration event_registration,
+                                     MPI_T_cb_safety cb_safety, void *user_data);
+typedef void MPI_T_event_free_cb_function(MPI_T_event_registration event_registration,
+                                          MPI_T_cb_safety cb_safety, void *user_data);
+typedef void MPI_T_event_dropped_cb_function(MPI_Count count,
+                                             MPI_T_event_registration event_registration,
+                                             int source_index, MPI_T_cb_safety cb_safety,
+                                             void *user_data);
 
 typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
 typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *code, ...);

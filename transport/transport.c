@@ -149,6 +149,11 @@ static void stub_info(void *out)
 {
     (void)out;
 }
+static void stub_stats(ibex_tl_t *tl, ibex_tl_stats_t *st_p)
+{
+    (void)tl;
+    *st_p = (ibex_tl_stats_t){0};
+}
 
 #define FILL(op, stub)                                                                             \
     if (!ops->op)                                                                                  \
@@ -171,5 +176,6 @@ void ibex_tl_fill_stubs(ibex_tl_ops_t *ops)
     FILL(mem_free, stub_mem_free);
     FILL(progress, stub_progress);
     FILL(info, stub_info);
+    FILL(stats, stub_stats);
 }
 #undef FILL

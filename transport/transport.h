@@ -115,6 +115,14 @@ typedef struct ibex_tl_rma {
     ibex_tl_comp_t *comp;     /* called when IBEX_INPROGRESS was returned */
 } ibex_tl_rma_t;
 
+/* What a transport counts of its own work, for the tools interface (MPI_T performance
+ * variables): read on demand by the stats op, since the transport started. */
+typedef struct ibex_tl_stats {
+    unsigned long long reg_hits;      /* mem_reg calls served from a registration cache */
+    unsigned long long reg_misses;    /* mem_reg calls that registered memory */
+    unsigned long long reg_evictions; /* cached registrations dropped to make room */
+} ibex_tl_stats_t;
+
 typedef struct ibex_tl_ops {
     /* Opens the transport; fills *caps. IBEX_ERR_NO_DEVICE means "not usable here" (quietly
      * skipped when transports are auto-selected). */
@@ -143,6 +151,8 @@ typedef struct ibex_tl_ops {
     int (*progress)(ibex_tl_t *tl);
     /* For ibex_info: prints devices found and what the transport would choose. */
     void (*info)(void *out_file);
+    /* Fills *st_p with the transport's counts (the stub: all 0). */
+    void (*stats)(ibex_tl_t *tl, ibex_tl_stats_t *st_p);
 } ibex_tl_ops_t;
 
 enum {

@@ -17,6 +17,7 @@
 #include "coll.h"
 #include "coll_shm.h"
 #include "ibex_config.h"
+#include "ibex_engine_stats.h"
 #include "ibex_log.h"
 
 static const ibex_coll_algo_t algorithms[] = {
@@ -267,5 +268,6 @@ ibex_status_t ibex_coll_run(ibex_coll_kind_t kind, const ibex_coll_args_t *args,
                      : select_rule(kind, args->comm->size, bytes, ibex_coll_comm_span(args->comm));
     ibex_trace(COLL, "%s %s: %d ranks, %zu bytes", ibex_coll_kind_name(kind), algo->name,
                args->comm->size, bytes);
+    ibex_engine_stats.coll_algo[kind] = algo; /* MPI_T: ibex_coll_<kind>_algorithm */
     return algo->fn(args);
 }

@@ -67,4 +67,23 @@ void ibex_topo_degrees(const ibex_topo_t *t, int rank, int *in_p, int *out_p);
  * Cartesian topology both lists are, per dimension, the -1 then the +1 neighbour. */
 void ibex_topo_neighbors(const ibex_topo_t *t, int rank, int *in, int *out);
 
+/* ---- reorder (topo_place.c) ---- */
+/* An undirected graph over n vertices: the neighbours of v are adj[xadj[v] .. xadj[v+1]) (an
+ * edge listed twice counts twice). */
+typedef struct ibex_topo_graph {
+    int n;
+    int *xadj, *adj;
+} ibex_topo_graph_t;
+/* From npairs edges (pairs[2e], pairs[2e + 1]), each given once; NULL when out of memory. */
+ibex_topo_graph_t *ibex_topo_graph_from_pairs(int n, const int *pairs, int npairs);
+/* The graph of a Cartesian grid (each process and its +1 neighbour in each dimension) and of
+ * an MPI_Graph_create graph (each edge once, as its lower end lists it); NULL: no memory. */
+ibex_topo_graph_t *ibex_topo_graph_of_cart(int ndims, const int *dims, const int *periods);
+ibex_topo_graph_t *ibex_topo_graph_of_edges(int nnodes, const int *index, const int *edges);
+void ibex_topo_graph_free(ibex_topo_graph_t *g);
+/* Where the vertices of g go: vertex_of[i] is the vertex (new rank) of parent rank i, for
+ * i < g->n, placing neighbours on one node, then on cores sharing caches (see topo_place.c).
+ * Local: every process computes it alike for its own node. */
+ibex_status_t ibex_topo_place(ibex_comm_t *parent, const ibex_topo_graph_t *g, int *vertex_of);
+
 #endif

@@ -85,6 +85,7 @@ static ibex_status_t tl_open_one(ibex_tl_component_t *comp, const ibex_tl_params
     inst->eager_limit = ibex_proto_eager_limit(&inst->caps);
     inst->loopback = (comp->flags & IBEX_TL_COMP_LOOPBACK) != 0;
     inst->queued = 0;
+    inst->count = ibex_stats_tl_slot(comp);
     tl_count++;
 
     char addr[65536];
@@ -143,8 +144,10 @@ void ibex_ep_close_transports(void)
     for (int i = 0; i < ibex_ep_table_size; i++)
         if (ibex_ep_table[i].connected)
             ibex_ep_table[i].tl->comp->ops.ep_destroy(ibex_ep_table[i].tl_ep);
-    for (int i = tl_count - 1; i >= 0; i--)
+    for (int i = tl_count - 1; i >= 0; i--) {
+        ibex_stats_tl_closing(tl_insts[i].comp, tl_insts[i].tl);
         tl_insts[i].comp->ops.close(tl_insts[i].tl);
+    }
     tl_count = 0;
     free(ibex_ep_table);
     ibex_ep_table = NULL;

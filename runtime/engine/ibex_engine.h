@@ -6,6 +6,7 @@
 #ifndef IBEX_ENGINE_H
 #define IBEX_ENGINE_H
 
+#include "ibex_engine_stats.h"
 #include "ibex_request.h"
 
 /* One open transport. */
@@ -18,6 +19,7 @@ typedef struct ibex_tl_inst {
      * `queued` (sends accepted minus messages delivered) is above 0 */
     bool loopback;
     long queued;
+    ibex_tl_count_t *count; /* its MPI_T counts (ibex_engine_stats.h) */
 } ibex_tl_inst_t;
 
 /* A pending outgoing message: a request to (re)start, or a copied control message. */
@@ -89,6 +91,8 @@ static inline ibex_status_t ibex_ep_tl_send(ibex_ep_t *ep, const void *hdr, size
     ibex_status_t st = tl->comp->ops.send(ep->tl_ep, hdr, hdr_len, payload, len);
     if (tl->loopback && st == IBEX_OK)
         tl->queued++;
+    if (st == IBEX_OK) /* plain increments: the engine takes no locks */
+        tl->count->msgs++, tl->count->bytes += hdr_len + len;
     return st;
 }
 /* Sends a control message (queued behind pending ones when the transport is full). */

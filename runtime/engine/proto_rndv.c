@@ -153,6 +153,7 @@ static void rma_issue(ibex_req_t *req, char *local, size_t total, uint64_t remot
                               .remote = remote + off,
                               .rkey = rkey,
                               .comp = &req->comp};
+        tl->count->rma_bytes += len;
         ibex_status_t st = write ? tl->comp->ops.put(req->ep->tl_ep, &desc)
                                  : tl->comp->ops.get(req->ep->tl_ep, &desc);
         if (st != IBEX_INPROGRESS)

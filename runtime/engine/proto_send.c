@@ -107,6 +107,7 @@ ibex_status_t ibex_proto_send_start(ibex_req_t *req)
     req->proto = req->bytes <= ep->tl->eager_limit
                      ? IBEX_PROTO_EAGER
                      : (uint8_t)ibex_proto_choose(&ep->tl->caps, req->bytes);
+    ibex_engine_stats.eager += req->proto == IBEX_PROTO_EAGER; /* MPI_T: ibex_eager_sends */
     if (req->proto != IBEX_PROTO_EAGER) {
         st = rndv_prepare(req);
         if (st != IBEX_OK) {
@@ -152,6 +153,7 @@ ibex_status_t ibex_proto_send_now(const void *buf, int count, ibex_dt_t *dt, int
     if ((bytes && !payload) || ibex_ep_tl_send(ep, &h, sizeof(h), payload, bytes) != IBEX_OK)
         return IBEX_ERR_AGAIN; /* the request path retries, and reports what fails there */
     ep->send_seq++;
+    ibex_engine_stats.eager++; /* MPI_T: ibex_eager_sends */
     ibex_trace(PROTO, "send %zu bytes to rank %d tag %d seq %u eager, no request", bytes,
                ep->world_rank, tag, h.seq);
     return IBEX_OK;

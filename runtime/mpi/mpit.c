@@ -11,7 +11,8 @@
  * MPI_T calls return MPI_T_ERR_* (or MPI_SUCCESS) and, as MPI requires, never call an error
  * handler. They are valid before MPI_Init and after MPI_Finalize, between MPI_T_init_thread and
  * the matching MPI_T_finalize. Events (MPI 4.0) are not offered: there are no sources and no
- * event types (MPI_T_source_get_num and MPI_T_event_get_num answer 0).
+ * event types (MPI_T_source_get_num and MPI_T_event_get_num answer 0); the other event calls
+ * are mpit_event.c's and fail with the MPI_T_ERR_* class of what they are given.
  */
 #include <stdio.h>
 #include <string.h>
@@ -48,6 +49,10 @@ int PMPI_T_init_thread(int required, int *provided)
         return MPI_T_ERR_CANNOT_INIT;
     if (ibex_mpit_refs == 0 && ibex_mpit_cvar_setup() != MPI_SUCCESS)
         return MPI_T_ERR_MEMORY;
+    if (ibex_mpit_refs == 0 && ibex_mpit_pvar_setup() != MPI_SUCCESS) {
+        ibex_mpit_cvar_teardown();
+        return MPI_T_ERR_MEMORY;
+    }
     ibex_mpit_refs++;
     *provided = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
     return MPI_SUCCESS;
@@ -82,7 +87,7 @@ static int module_categories(const ibex_cfg_module_t **mods, int max)
 
 #define MAX_CATEGORIES 64
 
-static int category_count(void)
+int ibex_mpit_category_count(void)
 {
     const ibex_cfg_module_t *mods[MAX_CATEGORIES];
     return module_categories(mods, MAX_CATEGORIES) + 1; /* + the stats category */
@@ -94,7 +99,7 @@ int PMPI_T_category_get_num(int *num_cat)
     IBEX_MPIT_READY();
     if (!num_cat)
         return MPI_T_ERR_INVALID;
-    *num_cat = category_count();
+    *num_cat = ibex_mpit_category_count();
     return MPI_SUCCESS;
 }
 
@@ -122,7 +127,7 @@ int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *des
 {
     IBEX_ENTER_ANYTIME(T_category_get_info);
     IBEX_MPIT_READY();
-    if (cat_index < 0 || cat_index >= category_count())
+    if (cat_index < 0 || cat_index >= ibex_mpit_category_count())
         return MPI_T_ERR_INVALID_INDEX;
     int first, n;
     const char *mod;
@@ -150,7 +155,7 @@ int PMPI_T_category_get_index(const char *name, int *cat_index)
     IBEX_MPIT_READY();
     if (!name || !cat_index)
         return MPI_T_ERR_INVALID;
-    for (int c = 0, n = category_count(); c < n; c++) {
+    for (int c = 0, n = ibex_mpit_category_count(); c < n; c++) {
         int first, count;
         const char *mod;
         category_range(c, &first, &count, &mod);
@@ -165,7 +170,7 @@ int PMPI_T_category_get_index(const char *name, int *cat_index)
 /* The first len indices of a category's members (first .. first + n - 1). */
 static int category_members(int cat_index, int len, int *indices, bool pvars)
 {
-    if (cat_index < 0 || cat_index >= category_count())
+    if (cat_index < 0 || cat_index >= ibex_mpit_category_count())
         return MPI_T_ERR_INVALID_INDEX;
     if (len < 0 || (len > 0 && !indices))
         return MPI_T_ERR_INVALID;
@@ -200,7 +205,7 @@ int PMPI_T_category_get_categories(int cat_index, int len, int indices[])
     IBEX_ENTER_ANYTIME(T_category_get_categories);
     IBEX_MPIT_READY();
     (void)indices; /* the categories are flat: none has sub-categories */
-    if (cat_index < 0 || cat_index >= category_count())
+    if (cat_index < 0 || cat_index >= ibex_mpit_category_count())
         return MPI_T_ERR_INVALID_INDEX;
     return len < 0 ? MPI_T_ERR_INVALID : MPI_SUCCESS;
 }

@@ -46,7 +46,7 @@ MPI_T_enum ibex_mpit_cvar_enum(int i)
     return cvar_enums && i >= 0 && i < cvar_n ? cvar_enums[i] : MPI_T_ENUM_NULL;
 }
 
-static void enum_free(MPI_T_enum e)
+void ibex_mpit_enum_free(MPI_T_enum e)
 {
     if (!e)
         return;
@@ -56,8 +56,7 @@ static void enum_free(MPI_T_enum e)
     free(e);
 }
 
-/* An enum of the '|'-separated names in choices, called after the variable. */
-static MPI_T_enum enum_new(const char *var, const char *choices)
+MPI_T_enum ibex_mpit_enum_new(const char *name, const char *choices)
 {
     MPI_T_enum e = calloc(1, sizeof(*e));
     int n = 1;
@@ -67,11 +66,11 @@ static MPI_T_enum enum_new(const char *var, const char *choices)
         free(e);
         return NULL;
     }
-    snprintf(e->name, sizeof(e->name), "IBEX_%s", var);
+    snprintf(e->name, sizeof(e->name), "%s", name);
     for (const char *p = choices; e->n < n; e->n++) {
         size_t len = strcspn(p, "|");
         if (!(e->items[e->n] = strndup(p, len))) {
-            enum_free(e);
+            ibex_mpit_enum_free(e);
             return NULL;
         }
         p += len + (p[len] == '|');
@@ -90,7 +89,9 @@ int ibex_mpit_cvar_setup(void)
         const char *choices = e->type == IBEX_CFG_ENUM       ? e->choices
                               : e->type == IBEX_CFG_LOGLEVEL ? "error|warn|info|debug|trace"
                                                              : NULL;
-        if (choices && !(cvar_enums[i] = enum_new(e->name, choices))) {
+        char name[64];
+        snprintf(name, sizeof(name), "IBEX_%s", e->name);
+        if (choices && !(cvar_enums[i] = ibex_mpit_enum_new(name, choices))) {
             ibex_mpit_cvar_teardown();
             return MPI_T_ERR_MEMORY;
         }
@@ -101,7 +102,7 @@ int ibex_mpit_cvar_setup(void)
 void ibex_mpit_cvar_teardown(void)
 {
     for (int i = 0; cvar_enums && i < cvar_n; i++)
-        enum_free(cvar_enums[i]);
+        ibex_mpit_enum_free(cvar_enums[i]);
     free(cvar_enums);
     cvar_enums = NULL;
     cvar_n = 0;

@@ -27,9 +27,17 @@ MPI_T_enum ibex_mpit_cvar_enum(int i);
 /* Builds / frees the cvar enums (at the first MPI_T_init_thread and the last MPI_T_finalize). */
 int ibex_mpit_cvar_setup(void);
 void ibex_mpit_cvar_teardown(void);
+/* An enum named name of the '|'-separated items in choices (values 0..n-1), or NULL (no
+ * memory); and its release. */
+MPI_T_enum ibex_mpit_enum_new(const char *name, const char *choices);
+void ibex_mpit_enum_free(MPI_T_enum e);
+/* How many categories (mpit.c). */
+int ibex_mpit_category_count(void);
 /* Performance variables: how many. */
 int ibex_mpit_pvar_count(void);
-/* Frees every pvar session (the last MPI_T_finalize). */
+/* Builds the collective-algorithm enums (the first MPI_T_init_thread); frees every pvar
+ * session and those enums (the last MPI_T_finalize). */
+int ibex_mpit_pvar_setup(void);
 void ibex_mpit_pvar_teardown(void);
 
 #endif

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * MPI_T performance variables: the engine's (runtime/engine/ibex_engine_stats.h), each an
- * MPI_UNSIGNED_LONG_LONG bound to no object, in the category "ibex_engine_stats".
+ * MPI_T performance variables, bound to no object, in the category "ibex_engine_stats": the
+ * engine's (runtime/engine/ibex_engine_stats.h: queues, protocols, per transport), each an
+ * MPI_UNSIGNED_LONG_LONG, then one state per collective kind, "ibex_coll_<kind>_algorithm",
+ * an MPI_INT whose enum ("IBEX_COLL_<KIND>") names the kind's algorithms in
+ * ibex_coll_algo_at's order (the names IBEX_COLL_<KIND> takes), then "none": the algorithm
+ * the last blocking collective of that kind ran in this process.
  *
  * - Levels and sizes (queue lengths, buffered bytes, live requests) and the high-water mark
  *   are continuous and read-only: they always show the library's current value, cannot be
@@ -13,9 +17,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ctype.h>
+#include <stdio.h>
+
+#include "coll.h"
 #include "ibex_engine_stats.h"
 #include "ibex_entry.h"
 #include "mpit_internal.h"
+
+_Static_assert(IBEX_COLL_KIND_COUNT <= IBEX_STATS_MAX_COLL,
+               "ibex_engine_stats.coll_algo too small");
 
 struct ibex_t_pvar_handle {
     struct ibex_t_pvar_handle *next; /* in its session */
@@ -33,10 +44,87 @@ struct ibex_t_session {
 
 static struct ibex_t_session *sessions;
 
+/* ---- the collective-algorithm states ---- */
+
+static ibex_pvar_desc_t coll_pvars[IBEX_COLL_KIND_COUNT];
+static MPI_T_enum coll_enums[IBEX_COLL_KIND_COUNT];
+
+/* The index of the kind's last algorithm, or the algorithm count ("none") before the first. */
+static unsigned long long read_coll(int kind)
+{
+    int n = ibex_coll_algo_count((ibex_coll_kind_t)kind), i = 0;
+    while (i < n &&
+           ibex_coll_algo_at((ibex_coll_kind_t)kind, i) != ibex_engine_stats.coll_algo[kind])
+        i++;
+    return (unsigned long long)i;
+}
+
+/* "binomial|ring|...|none": the enum's items of a kind. */
+static void coll_choices(ibex_coll_kind_t kind, char *buf, size_t len)
+{
+    size_t used = 0;
+    for (int i = 0; i < ibex_coll_algo_count(kind) && used < len; i++) {
+        int n = snprintf(buf + used, len - used, "%s|", ibex_coll_algo_at(kind, i)->name);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    snprintf(buf + (used < len ? used : len - 1), len - (used < len ? used : len - 1), "none");
+}
+
+static void coll_pvar_fill(ibex_coll_kind_t k, char *upper, size_t len)
+{
+    const char *kname = ibex_coll_kind_name(k);
+    size_t i = 0;
+    for (; kname[i] && i < len - 1; i++)
+        upper[i] = (char)toupper((unsigned char)kname[i]);
+    upper[i] = '\0';
+    ibex_pvar_desc_t *d = &coll_pvars[k];
+    snprintf(d->name, sizeof(d->name), "ibex_coll_%s_algorithm", kname);
+    snprintf(d->desc, sizeof(d->desc),
+             "the algorithm the last blocking %s of this process ran (enum IBEX_COLL_%s; none "
+             "before the first)",
+             kname, upper);
+    d->kind = IBEX_PVAR_STATE;
+    d->read = read_coll;
+    d->arg = (int)k;
+}
+
+int ibex_mpit_pvar_setup(void)
+{
+    for (int k = 0; k < IBEX_COLL_KIND_COUNT; k++) {
+        char upper[32], name[64], choices[512];
+        coll_pvar_fill((ibex_coll_kind_t)k, upper, sizeof(upper));
+        coll_choices((ibex_coll_kind_t)k, choices, sizeof(choices));
+        snprintf(name, sizeof(name), "IBEX_COLL_%s", upper);
+        if (!(coll_enums[k] = ibex_mpit_enum_new(name, choices))) {
+            ibex_mpit_pvar_teardown();
+            return MPI_T_ERR_MEMORY;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* The engine's variables, then the collective states. */
+static const ibex_pvar_desc_t *pvar_at(int i)
+{
+    static int engine_n = -1;
+    if (engine_n < 0)
+        for (engine_n = 0; ibex_engine_pvar(engine_n);)
+            engine_n++;
+    if (i >= 0 && i < engine_n)
+        return ibex_engine_pvar(i);
+    i -= engine_n;
+    return i >= 0 && i < IBEX_COLL_KIND_COUNT ? &coll_pvars[i] : NULL;
+}
+
+static bool is_state(const ibex_pvar_desc_t *v)
+{
+    return v->kind == IBEX_PVAR_STATE;
+}
+
 int ibex_mpit_pvar_count(void)
 {
     int n = 0;
-    while (ibex_engine_pvar(n))
+    while (pvar_at(n))
         n++;
     return n;
 }
@@ -49,6 +137,8 @@ static bool is_counter(const ibex_pvar_desc_t *v)
 static int pvar_class(const ibex_pvar_desc_t *v)
 {
     switch (v->kind) {
+    case IBEX_PVAR_STATE:
+        return MPI_T_PVAR_CLASS_STATE;
     case IBEX_PVAR_SIZE:
         return MPI_T_PVAR_CLASS_SIZE;
     case IBEX_PVAR_HIGHWATER:
@@ -76,7 +166,7 @@ int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosi
 {
     IBEX_ENTER_ANYTIME(T_pvar_get_info);
     IBEX_MPIT_READY();
-    const ibex_pvar_desc_t *v = ibex_engine_pvar(pvar_index);
+    const ibex_pvar_desc_t *v = pvar_at(pvar_index);
     if (!v)
         return MPI_T_ERR_INVALID_INDEX;
     ibex_mpit_str(v->name, name, name_len);
@@ -92,9 +182,9 @@ int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosi
         if (to[i])
             *to[i] = out[i];
     if (datatype)
-        *datatype = MPI_UNSIGNED_LONG_LONG;
+        *datatype = is_state(v) ? MPI_INT : MPI_UNSIGNED_LONG_LONG;
     if (enumtype)
-        *enumtype = MPI_T_ENUM_NULL;
+        *enumtype = is_state(v) ? coll_enums[v->arg] : MPI_T_ENUM_NULL;
     return MPI_SUCCESS;
 }
 
@@ -105,7 +195,7 @@ int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
     if (!name || !pvar_index)
         return MPI_T_ERR_INVALID;
     const ibex_pvar_desc_t *v;
-    for (int i = 0; (v = ibex_engine_pvar(i)) != NULL; i++)
+    for (int i = 0; (v = pvar_at(i)) != NULL; i++)
         if (strcmp(v->name, name) == 0 && pvar_class(v) == var_class) {
             *pvar_index = i;
             return MPI_SUCCESS;
@@ -166,6 +256,10 @@ void ibex_mpit_pvar_teardown(void)
 {
     while (sessions)
         session_destroy(sessions);
+    for (int k = 0; k < IBEX_COLL_KIND_COUNT; k++) {
+        ibex_mpit_enum_free(coll_enums[k]);
+        coll_enums[k] = MPI_T_ENUM_NULL;
+    }
 }
 
 int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle,
@@ -176,7 +270,7 @@ int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *o
     (void)obj_handle; /* bound to no object */
     if (!session_live(session))
         return MPI_T_ERR_INVALID_SESSION;
-    const ibex_pvar_desc_t *v = ibex_engine_pvar(pvar_index);
+    const ibex_pvar_desc_t *v = pvar_at(pvar_index);
     if (!v)
         return MPI_T_ERR_INVALID_INDEX;
     if (!handle || !count)
@@ -226,7 +320,7 @@ int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handl
 
 static unsigned long long handle_value(const struct ibex_t_pvar_handle *h)
 {
-    unsigned long long now = h->var->read();
+    unsigned long long now = h->var->read(h->var->arg);
     if (!is_counter(h->var))
         return now;
     return h->acc + (h->started ? now - h->base : 0);
@@ -238,9 +332,9 @@ static int start_stop(MPI_T_pvar_handle h, bool start)
     if (!is_counter(h->var))
         return MPI_T_ERR_PVAR_NO_STARTSTOP;
     if (start && !h->started)
-        h->base = h->var->read();
+        h->base = h->var->read(h->var->arg);
     else if (!start && h->started)
-        h->acc += h->var->read() - h->base;
+        h->acc += h->var->read(h->var->arg) - h->base;
     h->started = start;
     return MPI_SUCCESS;
 }
@@ -285,7 +379,10 @@ int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void 
         return rc;
     if (!buf)
         return MPI_T_ERR_INVALID;
-    *(unsigned long long *)buf = handle_value(handle);
+    if (is_state(handle->var))
+        *(int *)buf = (int)handle_value(handle);
+    else
+        *(unsigned long long *)buf = handle_value(handle);
     return MPI_SUCCESS;
 }
 
@@ -295,7 +392,7 @@ static int set_value(MPI_T_pvar_handle h, unsigned long long value)
     if (!is_counter(h->var))
         return MPI_T_ERR_PVAR_NO_WRITE;
     h->acc = value;
-    h->base = h->var->read();
+    h->base = h->var->read(h->var->arg);
     return MPI_SUCCESS;
 }
 

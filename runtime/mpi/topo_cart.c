@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll.h"
 #include "comm_impl.h"
 #include "ibex_err.h"
 #include "ibex_entry.h"
@@ -73,20 +74,88 @@ static int create_with_topo(ibex_comm_t *parent, ibex_group_t *group, ibex_topo_
     return MPI_SUCCESS;
 }
 
-int ibex_topo_comm_create(ibex_comm_t *parent, int n, ibex_topo_make_fn make, const void *arg,
-                          const char *call, MPI_Comm *newcomm)
+/* Every parent rank's vertex under g's placement (-1: not a member, or the placement failed
+ * there); all[i] for parent rank i, the same everywhere (an allgather). */
+static ibex_status_t placed_vertices(ibex_comm_t *parent, const ibex_topo_graph_t *g, int n,
+                                     int *all)
+{
+    int mine = -1, *vertex_of = g ? malloc((size_t)n * sizeof(int)) : NULL;
+    if (vertex_of && parent->rank < n && ibex_topo_place(parent, g, vertex_of) == IBEX_OK)
+        mine = vertex_of[parent->rank];
+    free(vertex_of);
+    ibex_coll_args_t a = {.comm = parent,
+                          .sbuf = &mine,
+                          .scount = 1,
+                          .sdt = MPI_INT,
+                          .rbuf = all,
+                          .rcount = 1,
+                          .rdt = MPI_INT};
+    return ibex_coll_run(IBEX_COLL_ALLGATHER, &a, sizeof(int));
+}
+
+/* The group of parent ranks 0 .. n - 1 in the order of their vertices, or in rank order when
+ * the vertices are not a permutation (a placement failed somewhere). NULL: out of memory. */
+static ibex_group_t *placed_ranks(ibex_comm_t *parent, int n, const int *all)
+{
+    int *w = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+    if (!w)
+        return NULL;
+    for (int i = 0; i < n; i++)
+        w[i] = -1;
+    bool perm = true;
+    for (int i = 0; i < n && perm; i++) {
+        perm = all[i] >= 0 && all[i] < n && w[all[i]] < 0;
+        if (perm)
+            w[all[i]] = ibex_comm_world_rank(parent, i);
+    }
+    for (int i = 0; i < n && !perm; i++)
+        w[i] = ibex_comm_world_rank(parent, i);
+    ibex_group_t *grp = ibex_group_from_world(w, n);
+    free(w);
+    return grp;
+}
+
+int ibex_topo_comm_create(ibex_comm_t *parent, int n, const ibex_topo_graph_t *g,
+                          ibex_topo_make_fn make, const void *arg, const char *call,
+                          MPI_Comm *newcomm)
 {
     if (ibex_comm_is_inter(parent)) /* MPI defines topologies on intracommunicators only */
         return ibex_mpi_error(parent, MPI_ERR_COMM, call,
                               "a topology cannot be built on an intercommunicator");
     bool member = parent->rank < n;
-    ibex_group_t *group = member ? first_ranks(parent, n) : NULL;
+    int *all = NULL;
+    if (g != IBEX_TOPO_KEEP_RANKS) {
+        all = malloc((size_t)parent->size * sizeof(int));
+        ibex_status_t st = all ? placed_vertices(parent, g, n, all) : IBEX_ERR_NO_MEMORY;
+        if (st != IBEX_OK) { /* an allgather failure is everyone's, or the job's */
+            free(all);
+            return ibex_mpi_error(parent, ibex_err_class_of(st), call,
+                                  "agreeing on the placement failed: %s", ibex_status_str(st));
+        }
+    }
+    ibex_group_t *group = !member ? NULL
+                          : all   ? placed_ranks(parent, n, all)
+                                  : first_ranks(parent, n);
+    free(all);
     /* out of memory for the group: still take part in the agreement, then fail */
     int rc = create_with_topo(parent, group, make, arg, call, newcomm);
     if (member && !group && rc == MPI_SUCCESS)
         rc = ibex_mpi_error(parent, MPI_ERR_NO_MEM, call, "out of memory for the group");
     ibex_group_release(group);
     return rc;
+}
+
+int ibex_topo_map(ibex_comm_t *c, ibex_topo_graph_t *g, const char *call, int *newrank)
+{
+    int *vertex_of = g ? malloc((size_t)g->n * sizeof(int)) : NULL;
+    ibex_status_t st = vertex_of ? ibex_topo_place(c, g, vertex_of) : IBEX_ERR_NO_MEMORY;
+    if (st == IBEX_OK)
+        *newrank = vertex_of[c->rank];
+    free(vertex_of);
+    ibex_topo_graph_free(g);
+    if (st != IBEX_OK)
+        return ibex_mpi_error(c, MPI_ERR_NO_MEM, call, "out of memory for the placement");
+    return MPI_SUCCESS;
 }
 
 typedef struct cart_spec {
@@ -128,9 +197,14 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
     IBEX_ARGS(Cart_create, comm_cart);
     long size;
     IBEX_CHECK(check_grid(c, call, ndims, dims, periods, &size));
-    (void)reorder; /* allowed to keep the ranks (see ibex_topo_comm_create) */
     cart_spec_t s = {ndims, dims, periods};
-    return ibex_topo_comm_create(c, (int)size, make_cart, &s, call, comm_cart);
+    if (!reorder || size < 2)
+        return ibex_topo_comm_create(c, (int)size, IBEX_TOPO_KEEP_RANKS, make_cart, &s, call,
+                                     comm_cart);
+    ibex_topo_graph_t *g = ibex_topo_graph_of_cart(ndims, dims, periods);
+    int rc = ibex_topo_comm_create(c, (int)size, g, make_cart, &s, call, comm_cart);
+    ibex_topo_graph_free(g);
+    return rc;
 }
 
 int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
@@ -139,8 +213,12 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
     IBEX_ARGS(Cart_map, newrank);
     long size;
     IBEX_CHECK(check_grid(c, call, ndims, dims, periods, &size));
-    *newrank = c->rank < size ? c->rank : MPI_UNDEFINED;
-    return MPI_SUCCESS;
+    if (c->rank >= size) {
+        *newrank = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    ibex_topo_graph_t *g = ibex_topo_graph_of_cart(ndims, dims, periods);
+    return ibex_topo_map(c, g, call, newrank);
 }
 
 int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)

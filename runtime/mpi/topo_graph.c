@@ -58,9 +58,14 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
     IBEX_ENTER_COMM(Graph_create, comm_old, c);
     IBEX_ARGS(Graph_create, comm_graph);
     IBEX_CHECK(check_graph(c, call, nnodes, index, edges));
-    (void)reorder;
     graph_spec_t s = {nnodes, index, edges};
-    return ibex_topo_comm_create(c, nnodes, make_graph, &s, call, comm_graph);
+    if (!reorder || nnodes < 2)
+        return ibex_topo_comm_create(c, nnodes, IBEX_TOPO_KEEP_RANKS, make_graph, &s, call,
+                                     comm_graph);
+    ibex_topo_graph_t *g = ibex_topo_graph_of_edges(nnodes, index, edges);
+    int rc = ibex_topo_comm_create(c, nnodes, g, make_graph, &s, call, comm_graph);
+    ibex_topo_graph_free(g);
+    return rc;
 }
 
 int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank)
@@ -68,8 +73,11 @@ int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges
     IBEX_ENTER_COMM(Graph_map, comm, c);
     IBEX_ARGS(Graph_map, newrank);
     IBEX_CHECK(check_graph(c, call, nnodes, index, edges));
-    *newrank = c->rank < nnodes ? c->rank : MPI_UNDEFINED;
-    return MPI_SUCCESS;
+    if (c->rank >= nnodes) {
+        *newrank = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    return ibex_topo_map(c, ibex_topo_graph_of_edges(nnodes, index, edges), call, newrank);
 }
 
 int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
@@ -205,7 +213,8 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
                      destinations,
                      destweights,
                      sourceweights != MPI_UNWEIGHTED};
-    return ibex_topo_comm_create(c, c->size, make_dist, &s, call, comm_dist_graph);
+    return ibex_topo_comm_create(c, c->size, IBEX_TOPO_KEEP_RANKS, make_dist, &s, call,
+                                 comm_dist_graph);
 }
 
 int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
@@ -390,7 +399,7 @@ static int dist_create(ibex_comm_t *c, const int *in_count, int **recs, bool wei
     int *ints = NULL;
     if (dist_from_records(c->size, in_count, recs, &s, &ints) != 0)
         return ibex_mpi_error(c, MPI_ERR_NO_MEM, call, "out of memory for the graph");
-    int rc = ibex_topo_comm_create(c, c->size, make_dist, &s, call, newcomm);
+    int rc = ibex_topo_comm_create(c, c->size, IBEX_TOPO_KEEP_RANKS, make_dist, &s, call, newcomm);
     free(ints);
     return rc;
 }

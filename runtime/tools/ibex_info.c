@@ -25,7 +25,8 @@ static void info_usage(FILE *out)
 {
     fprintf(out, "Usage: ibex_info [options]\n"
                  "Prints the Ibex version, build configuration, transports and the devices they\n"
-                 "find, the waiting policy and every IBEX_* tunable with its default and doc.\n\n"
+                 "find, the waiting policy, every IBEX_* tunable with its default and doc, and\n"
+                 "every MPI_T performance variable with its class, type and doc.\n\n"
                  "  -a, --all         also print the node (host, cores) and the PMIx library\n"
                  "  -p, --param NAME  print only the tunable NAME (with or without IBEX_)\n"
                  "  -h, --help        print this help\n");
@@ -89,6 +90,55 @@ static void info_coll(void)
         ibex_coll_algo_names((ibex_coll_kind_t)k, names, sizeof(names));
         printf("    %-21s %s\n", ibex_coll_kind_name((ibex_coll_kind_t)k), names);
     }
+}
+
+static const char *pvar_class_name(int c)
+{
+    static const char *names[] = {"state",         "level",        "size",    "percentage",
+                                  "highwatermark", "lowwatermark", "counter", "aggregate",
+                                  "timer",         "generic"};
+    return c >= 0 && c < (int)(sizeof(names) / sizeof(names[0])) ? names[c] : "?";
+}
+
+/* An enum's items as "a|b|c" (a state variable's values). */
+static void info_enum(MPI_T_enum e)
+{
+    int n = 0;
+    MPI_T_enum_get_info(e, &n, NULL, NULL);
+    printf("        values:");
+    for (int i = 0; i < n; i++) {
+        char item[64];
+        int len = sizeof(item), value;
+        if (MPI_T_enum_get_item(e, i, &value, item, &len) == MPI_SUCCESS)
+            printf(" %d=%s", value, item);
+    }
+    printf("\n");
+}
+
+/* Through MPI_T itself, so a tool sees exactly these (MPI_T needs no MPI_Init). */
+static void info_pvars(void)
+{
+    int provided, n = 0;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS ||
+        MPI_T_pvar_get_num(&n) != MPI_SUCCESS) {
+        printf("performance variables: MPI_T does not start\n");
+        return;
+    }
+    printf("performance variables (MPI_T, bound to no object; name, class, type):\n");
+    for (int i = 0; i < n; i++) {
+        char name[128], desc[256];
+        int nlen = sizeof(name), dlen = sizeof(desc), verb, cls, bind, ro, cont, atomic;
+        MPI_Datatype dt;
+        MPI_T_enum e;
+        if (MPI_T_pvar_get_info(i, name, &nlen, &verb, &cls, &dt, &e, desc, &dlen, &bind, &ro,
+                                &cont, &atomic) != MPI_SUCCESS)
+            continue;
+        printf("    %-30s %-13s %s\n        %s\n", name, pvar_class_name(cls),
+               dt == MPI_INT ? "int" : "unsigned long long", desc);
+        if (e != MPI_T_ENUM_NULL)
+            info_enum(e);
+    }
+    MPI_T_finalize();
 }
 
 static void info_node(void)
@@ -167,5 +217,7 @@ int main(int argc, char **argv)
     info_coll();
     printf("\ntunables (set in the environment as IBEX_NAME=value):\n");
     ibex_config_print(stdout);
+    printf("\n");
+    info_pvars();
     return 0;
 }

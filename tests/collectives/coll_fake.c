@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ibex_datatype.h"
+#include "ibex_engine_stats.h"
 #include "ibex_p2p.h"
 #include "ibex_runtime.h"
 
@@ -137,6 +138,9 @@ void ibex_wait_step(int *idle_polls)
     (void)idle_polls;
     sched_yield();
 }
+
+/* coll_select.c notes each kind's algorithm for MPI_T there (ibex_engine_stats.h). */
+ibex_engine_stats_t ibex_engine_stats;
 
 /* The hierarchy (collectives/base/coll_hier.c) makes communicators; with one fake rank per node
  * it never runs, so these only satisfy the linker and say so if called. */

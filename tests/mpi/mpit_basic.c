@@ -251,6 +251,40 @@ static void check_errors(void)
           MPI_T_ERR_INVALID_INDEX);
 }
 
+/* Events are optional (MPI 4.0): with no sources and no event types, every index, name,
+ * registration and instance is invalid, each with its own class. */
+static void check_events(void)
+{
+    int n = -1, x, ncat;
+    CHECK_RC(MPI_T_source_get_num(&n));
+    if (n != 0) /* another MPI may offer events: nothing below applies */
+        return;
+    CHECK_RC(MPI_T_event_get_num(&n));
+    CHECK(n == 0);
+    MPI_Count c;
+    CHECK(MPI_T_source_get_timestamp(0, &c) == MPI_T_ERR_INVALID_INDEX);
+    CHECK(MPI_T_source_get_info(0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL) ==
+          MPI_T_ERR_INVALID_INDEX);
+    CHECK(MPI_T_event_get_info(0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                               NULL) == MPI_T_ERR_INVALID_INDEX);
+    CHECK(MPI_T_event_get_index("no such event", &x) == MPI_T_ERR_INVALID_NAME);
+    MPI_T_event_registration reg = NULL;
+    CHECK(MPI_T_event_handle_alloc(0, NULL, MPI_INFO_NULL, &reg) == MPI_T_ERR_INVALID_INDEX);
+    CHECK(MPI_T_event_handle_set_info(reg, MPI_INFO_NULL) == MPI_T_ERR_INVALID_HANDLE);
+    CHECK(MPI_T_event_handle_free(reg, NULL, NULL) == MPI_T_ERR_INVALID_HANDLE);
+    CHECK(MPI_T_event_register_callback(reg, MPI_T_CB_REQUIRE_NONE, MPI_INFO_NULL, NULL, NULL) ==
+          MPI_T_ERR_INVALID_HANDLE);
+    CHECK(MPI_T_event_set_dropped_handler(reg, NULL) == MPI_T_ERR_INVALID_HANDLE);
+    CHECK(MPI_T_event_get_source(NULL, &x) == MPI_T_ERR_INVALID_HANDLE);
+    CHECK_RC(MPI_T_category_get_num(&ncat));
+    for (int i = 0; i < ncat; i++) {
+        CHECK_RC(MPI_T_category_get_num_events(i, &n));
+        CHECK(n == 0);
+        CHECK_RC(MPI_T_category_get_events(i, 0, NULL));
+    }
+    CHECK(MPI_T_category_get_num_events(ncat, &n) == MPI_T_ERR_INVALID_INDEX);
+}
+
 int main(int argc, char **argv)
 {
     int provided, n;
@@ -267,9 +301,11 @@ int main(int argc, char **argv)
     check_ibex_cvars();
     check_ibex_pvars();
     check_errors();
+    check_events();
     CHECK_RC(MPI_T_finalize());
     CHECK_RC(MPI_T_finalize());
     CHECK(MPI_T_cvar_get_num(&n) == MPI_T_ERR_NOT_INITIALIZED);
+    CHECK(MPI_T_event_get_num(&n) == MPI_T_ERR_NOT_INITIALIZED);
     mt_done("mpit_basic");
     MPI_Finalize();
     CHECK_RC(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided)); /* after MPI_Finalize too */

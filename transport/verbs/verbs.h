@@ -282,6 +282,8 @@ ibex_status_t ibex_verbs_rcache_get(verbs_rcache_t *rc, void *addr, size_t len,
                                     ibex_tl_mem_t **mem_p);
 void ibex_verbs_rcache_put(verbs_rcache_t *rc, ibex_tl_mem_t *mem);
 void ibex_verbs_rcache_stats(ibex_tl_t *tl, verbs_rcache_stats_t *st_p);
+/* The transport op: the cache's counts for MPI_T. */
+void ibex_verbs_stats(ibex_tl_t *tl, ibex_tl_stats_t *st_p);
 ibex_status_t ibex_verbs_mem_reg(ibex_tl_t *tl, void *addr, size_t len, ibex_tl_mem_t **mem_p);
 void ibex_verbs_mem_dereg(ibex_tl_t *tl, ibex_tl_mem_t *mem);
 ibex_status_t ibex_verbs_mem_pack_rkey(ibex_tl_t *tl, ibex_tl_mem_t *mem, void *buf);

@@ -300,6 +300,7 @@ static ibex_tl_component_t verbs_component = {
             .mem_free = ibex_verbs_mem_free,
             .progress = verbs_progress,
             .info = ibex_verbs_dev_info,
+            .stats = ibex_verbs_stats,
         },
 };
 IBEX_TL_REGISTER(verbs_component);

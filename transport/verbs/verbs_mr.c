@@ -321,6 +321,14 @@ void ibex_verbs_rcache_stats(ibex_tl_t *tl, verbs_rcache_stats_t *st_p)
 
 /* ---- transport ops ---- */
 
+void ibex_verbs_stats(ibex_tl_t *tl, ibex_tl_stats_t *st_p)
+{
+    verbs_rcache_stats_t st;
+    ibex_verbs_rcache_stats(tl, &st);
+    *st_p = (ibex_tl_stats_t){
+        .reg_hits = st.hits, .reg_misses = st.misses, .reg_evictions = st.evictions};
+}
+
 ibex_status_t ibex_verbs_mem_reg(ibex_tl_t *tl, void *addr, size_t len, ibex_tl_mem_t **mem_p)
 {
     return ibex_verbs_rcache_get(&tl->rcache, addr, len, mem_p);
