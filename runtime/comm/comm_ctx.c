@@ -11,8 +11,9 @@
  * Communicators from one Comm_split with different colours share an id: their member sets
  * are disjoint, so matching on (context, source) keeps them apart.
  *
- * The two collectives this needs (AND-allreduce of the bitmaps, allgather of ints) are the
- * ones in collectives/, run on the parent's collective context like any other collective:
+ * The two collectives this needs (AND-allreduce of the bitmaps, allgather of ints) are
+ * collectives/' recursive doubling and ring, called directly (not through the selection, whose
+ * hierarchical algorithms make communicators of their own), on the parent's collective context:
  * every member builds communicators in the same order, so they cannot take each other's
  * messages.
  */
@@ -58,7 +59,9 @@ ibex_status_t ibex_comm_ctx_allreduce_band(ibex_comm_t *comm, uint64_t *words, i
                           .rcount = count,
                           .rdt = MPI_INT,
                           .op = ibex_op_get(MPI_BAND)};
-    return ibex_coll_run(IBEX_COLL_ALLREDUCE, &a, (size_t)count * sizeof(int));
+    /* a fixed algorithm: a selected one (hier) could build sub-communicators, and agree on
+     * their context ids, in the middle of this agreement */
+    return ibex_coll_allreduce_recursive_doubling(&a);
 }
 
 ibex_status_t ibex_comm_ctx_allgather_int(ibex_comm_t *comm, const int *mine, int n, int *all)
@@ -70,7 +73,7 @@ ibex_status_t ibex_comm_ctx_allgather_int(ibex_comm_t *comm, const int *mine, in
                           .rbuf = all,
                           .rcount = n,
                           .rdt = MPI_INT};
-    return ibex_coll_run(IBEX_COLL_ALLGATHER, &a, (size_t)n * sizeof(int));
+    return ibex_coll_allgather_ring(&a);
 }
 
 typedef struct split_entry {
