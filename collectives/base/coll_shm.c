@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "coll_shm.h"
+#include "ibex_blocked_rec.h"
 #include "ibex_config.h"
 #include "ibex_log.h"
 #include "ibex_request.h"
@@ -97,8 +98,14 @@ static ibex_coll_span_t comm_span(const ibex_comm_t *comm)
 void ibex_coll_shm_wait(const uint64_t *flag, uint64_t g)
 {
     int idle = 0;
-    while (ibex_coll_shm_load(flag) < g)
+    bool rec = false;
+    while (ibex_coll_shm_load(flag) < g) {
         ibex_wait_step(&idle);
+        if (!rec && idle)
+            rec = ibex_blk_wait_coll();
+    }
+    if (rec)
+        ibex_blk_end();
 }
 
 void ibex_coll_shm_wait_all(ibex_coll_shm_t *seg, size_t offset, uint64_t g)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ibex_blocked_rec.h"
 #include "ibex_engine_cfg.h"
 #include "ibex_dt_ref.h"
 #include "ibex_engine.h"
@@ -193,6 +194,13 @@ void ibex_wait_policy_log(void)
 void ibex_req_wait_complete(ibex_req_t *req)
 {
     int idle = 0;
-    while (!req->complete)
+    bool rec = false;
+    while (!req->complete) {
         wait_step(&idle);
+        /* It has to wait: say so, once (ibex_blocked_rec.h). */
+        if (!rec && idle)
+            rec = ibex_blk_wait_reqs(&req, 1, false);
+    }
+    if (rec)
+        ibex_blk_end();
 }

@@ -10,6 +10,9 @@
  *   - chooses the error handler: ibex_e.comm is the communicator whose handler takes the
  *     call's errors, NULL (the default: MPI_COMM_SELF's if set, else MPI_COMM_WORLD's) until a
  *     communicator is looked up.
+ *   - counts the call in the blocked-call record and remembers its name there (ibex_blk_enter,
+ *     runtime/base/ibex_blocked.h: two stores; what a call waits for is written only when it
+ *     has to wait).
  * Then IBEX_ARGS(X, ...) runs the uniform checks generated from mpi.def (ibex_mpi_gen.h) and
  * IBEX_ERROR raises an error on the chosen handler.
  *
@@ -25,6 +28,7 @@
 
 #include <mpi.h>
 
+#include "ibex_blocked.h"
 #include "ibex_err.h"
 #include "ibex_thread.h"
 
@@ -48,7 +52,8 @@ static inline void ibex_entry_leave(ibex_entry_t *e)
 #define IBEX_ENTER_ANYTIME(name)                                                                   \
     static const char call[] = "MPI_" #name;                                                       \
     __attribute__((cleanup(ibex_entry_leave))) ibex_entry_t ibex_e = {call, NULL};                 \
-    IBEX_THREAD_LOCK()
+    IBEX_THREAD_LOCK();                                                                            \
+    ibex_blk_enter(call)
 
 /* The first check that follows tests that MPI is running (see above). */
 #define IBEX_ENTER_FAST(name) IBEX_ENTER_ANYTIME(name)
