@@ -190,8 +190,12 @@ static int seg_create(char *name, size_t bytes)
         ibex_warn(COLL, "shm_open() of a collective segment failed: %m");
         return -1;
     }
-    if (ftruncate(fd, (off_t)bytes) != 0) {
-        ibex_warn(COLL, "sizing a %zu-byte collective segment failed: %m", bytes);
+    /* Reserve the pages now: on a full /dev/shm a sparse segment maps fine and the first
+     * store to it is a SIGBUS; this way the collectives fall back to point-to-point. */
+    int err = ftruncate(fd, (off_t)bytes) != 0 ? errno : posix_fallocate(fd, 0, (off_t)bytes);
+    if (err != 0) {
+        ibex_warn(COLL, "sizing a %zu-byte collective segment in /dev/shm failed: %s%s", bytes,
+                  strerror(err), err == ENOSPC ? " (/dev/shm is full)" : "");
         close(fd);
         shm_unlink(tmp);
         return -1;
