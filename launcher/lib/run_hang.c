@@ -180,12 +180,23 @@ void ibex_run_hang_sample(ibex_run_hang_t *h)
     }
 }
 
+/* When rank i last made progress: its last new MPI call, or, if it polls without progress
+ * (MPI_Test in a loop), when that began. */
+static long long hang_progress_ns(const ibex_run_hang_t *h, int i)
+{
+    const ibex_blk_page_t *pg = ibex_run_hang_page(h, i);
+    long long t = h->head->changed_ns[i];
+    if (__atomic_load_n(&pg->waiting, __ATOMIC_RELAXED) == 2 && pg->since_ns < t)
+        t = pg->since_ns;
+    return t;
+}
+
 long long ibex_run_hang_idle_ms(const ibex_run_hang_t *h)
 {
     long long last = h->head->start_ns;
     for (int i = 0; i < h->n; i++)
-        if (h->head->changed_ns[i] > last)
-            last = h->head->changed_ns[i];
+        if (hang_progress_ns(h, i) > last)
+            last = hang_progress_ns(h, i);
     return (ibex_run_hang_now_ns() - last) / 1000000;
 }
 

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-typedef enum { R_GONE, R_FINAL, R_NOMPI, R_ACTIVE, R_WAIT } hang_state_t;
+typedef enum { R_GONE, R_FINAL, R_NOMPI, R_ACTIVE, R_POLL, R_WAIT } hang_state_t;
 
 typedef struct hang_view {
     const ibex_run_hang_t *h;
@@ -62,7 +62,8 @@ static int view_state(const hang_view_t *v, int r, const bool *gone)
         return R_NOMPI;
     if (pg->state == IBEX_BLK_STATE_FINALIZED)
         return R_FINAL;
-    return pg->waiting ? R_WAIT : R_ACTIVE;
+    /* A polling rank may be waiting, but for what the record does not say: it can act. */
+    return pg->waiting == 1 ? R_WAIT : pg->waiting == 2 ? R_POLL : R_ACTIVE;
 }
 
 static bool view_load(hang_view_t *v, const bool *gone)
@@ -139,7 +140,7 @@ static bool wait_ok(const hang_view_t *v, int i)
 static int view_reduce(hang_view_t *v)
 {
     for (int r = 0; r < v->n; r++)
-        v->ok[r] = v->st[r] == R_ACTIVE || v->st[r] == R_NOMPI;
+        v->ok[r] = v->st[r] == R_ACTIVE || v->st[r] == R_NOMPI || v->st[r] == R_POLL;
     bool changed = true;
     while (changed) {
         changed = false;
@@ -220,6 +221,10 @@ static void state_words(const hang_view_t *v, int r, char *buf, size_t len)
         break;
     case R_ACTIVE:
         snprintf(buf, len, "is in compute, last MPI call %.1f s ago", idle_s(v, r));
+        break;
+    case R_POLL:
+        snprintf(buf, len, "polls in %s without progress for %.1f s", v->pg[r].call,
+                 secs(v->now - v->pg[r].since_ns));
         break;
     default: {
         char w[640];
@@ -401,7 +406,22 @@ static void cause_cycle(const hang_view_t *v)
     free(path);
 }
 
-/* No knot: the longest wait, followed to the rank at its end that can act. */
+static void cause_none(const hang_view_t *v)
+{
+    for (int r = 0; r < v->n; r++) {
+        if (v->st[r] != R_POLL)
+            continue;
+        say(v,
+            "cause: no rank is blocked in a wait; rank %d polls in %s without progress for %.1f s",
+            r, v->pg[r].call, secs(v->now - v->pg[r].since_ns));
+        return;
+    }
+    say(v, "cause: no rank is blocked in MPI; the last MPI call was %.1f s ago",
+        (double)ibex_run_hang_idle_ms(v->h) / 1000);
+}
+
+/* No knot: the longest wait, followed to the rank at its end that can act; the sentence names
+ * the last wait of that chain and that rank. */
 static void cause_chain(const hang_view_t *v)
 {
     int r = -1;
@@ -409,19 +429,20 @@ static void cause_chain(const hang_view_t *v)
         if (v->st[i] == R_WAIT && (r < 0 || v->pg[i].since_ns < v->pg[r].since_ns))
             r = i;
     if (r < 0) {
-        say(v, "cause: no rank is blocked in MPI; the last MPI call was %.1f s ago",
-            (double)ibex_run_hang_idle_ms(v->h) / 1000);
+        cause_none(v);
         return;
     }
-    int end = r;
+    int end = r, prev = r;
     for (int steps = 0; steps < v->n && v->st[end] == R_WAIT; steps++) {
         int nx = next_of(v, end, NEXT_FREE);
         if (nx < 0)
             nx = next_of(v, end, NEXT_OK);
         if (nx < 0)
             break;
+        prev = end;
         end = nx;
     }
+    r = v->st[end] == R_WAIT ? end : prev; /* the wait at the end of the chain: the cause */
     char w[640], s[768];
     wait_words(&v->pg[r], w, sizeof(w));
     if (end == r) {

@@ -65,7 +65,8 @@ typedef struct ibex_blk_page {
     int32_t world_size;
     volatile uint64_t ncalls; /* MPI calls entered so far */
     volatile uint32_t seq;
-    int32_t waiting;  /* 1 while the wait below holds */
+    int32_t waiting;  /* 1 while the wait below holds; 2: polling (MPI_Test, Iprobe...) in a row
+                       * without progress since since_ns (no items) */
     int32_t or_wait;  /* 1: any one item ends the wait (Waitany, Waitsome, Testsome) */
     int32_t nitems;   /* items filled in */
     int32_t nmore;    /* items left out (more than IBEX_BLK_MAX_ITEMS) */

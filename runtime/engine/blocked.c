@@ -158,6 +158,14 @@ void ibex_blk_end(void)
     blk_seq_bump(pg);
 }
 
+void ibex_blk_polling(void)
+{
+    ibex_blk_page_t *pg = ibex_blk.page;
+    ibex_blk_begin(false);
+    pg->waiting = 2;
+    blk_seq_bump(pg);
+}
+
 void ibex_blk_add_req(const struct ibex_req *r)
 {
     if (r->kind == IBEX_REQ_COLL) {

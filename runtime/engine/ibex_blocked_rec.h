@@ -33,6 +33,10 @@ void ibex_blk_add(const ibex_comm_t *comm, ibex_blk_op_t op, int rank, int tag, 
 void ibex_blk_add_req(const struct ibex_req *req);
 void ibex_blk_commit(void);
 void ibex_blk_end(void);
+/* A polling call (MPI_Test, Iprobe, ...) found nothing IBEX_BLK_POLL_AFTER times in a row: the
+ * record says the rank polls without progress, until a poll finds something. */
+#define IBEX_BLK_POLL_AFTER 1000
+void ibex_blk_polling(void);
 
 /* Begin, one item per request not yet complete, commit. Returns true (the record is set). */
 bool ibex_blk_wait_reqs(struct ibex_req *const *reqs, int n, bool or_wait);

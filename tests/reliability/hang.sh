@@ -5,7 +5,8 @@
 #   a head-to-head MPI_Ssend and an Ssend ring (deadlock: the cycle), a missing receive (rank
 #   waits for a rank in MPI_Finalize), mismatched collectives, an MPI_ANY_SOURCE OR-wait in a
 #   knot (deadlock) and out of one (not a deadlock: a rank computes), a rank in compute with
-#   --hang-report (the job goes on and ends well), ibex_stack and SIGUSR1 on a running job.
+#   --hang-report (the job goes on and ends well), the same with a rank polling MPI_Test,
+#   ibex_stack and SIGUSR1 on a running job.
 . "${top_srcdir:?}/tests/launcher/lib.sh"
 R=$B/tests/reliability
 STACK=$B/launcher/ibex_stack
@@ -47,6 +48,11 @@ printf '%s\n' "$ERR" | grep -Eq "cause: rank 0 waits in MPI_Recv\(src 1, tag 7, 
 not "rank in compute, --hang-report" "deadlock"
 [ "$(printf '%s\n' "$ERR" | grep -c 'hang report')" = 1 ] || fail "--hang-report: not exactly one report: $ERR"
 printf '%s\n' "$OUT" | grep -q "^hang_prog: ok" || fail "rank in compute: the job did not end well: $OUT"
+
+# A rank polling with MPI_Test makes MPI calls but no progress: --hang-report still fires.
+run 60 -n 2 --hang-report 2 --timeout 40 "$R/hang_prog" poll 5 "$MARK"
+expect "polling without progress, --hang-report" 0 "rank 0 \(pid [0-9]+\) polls in MPI_Test without progress for $N"
+printf '%s\n' "$ERR" | grep -q "rank 1 (pid [0-9]*) is in compute" || fail "polling: rank 1's line: $ERR"
 
 # ibex_stack and SIGUSR1 on a running job, which then ends well.
 mkdir -p "$WORK/tmp"

@@ -11,6 +11,7 @@
  *             OR-wait in a knot (a deadlock)
  *   compute   rank 0 receives from rank 1 (tag 7), which computes (sleeps) ARG s, then sends:
  *             not a deadlock, the job ends well
+ *   poll      as compute, but rank 0 polls for the message with MPI_Test
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -57,6 +58,22 @@ static void hang_anyknot(int rank)
              MPI_STATUS_IGNORE);
 }
 
+static void hang_poll(int rank, int secs)
+{
+    int buf = 42, got = 0, done = 0;
+    if (rank == 1) {
+        sleep((unsigned)secs);
+        MPI_Send(&buf, 1, MPI_INT, 0, 7, MPI_COMM_WORLD);
+    } else if (rank == 0) {
+        MPI_Request r;
+        MPI_Irecv(&got, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, &r);
+        while (!done)
+            MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+        if (got != buf)
+            MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+}
+
 static void hang_compute(int rank, int secs, int anysrc)
 {
     int buf = 42, got = 0;
@@ -100,13 +117,16 @@ int main(int argc, char **argv)
         hang_missing(rank);
     else if (strcmp(mode, "mismatch") == 0)
         hang_mismatch(rank, size, secs);
+    else if (strcmp(mode, "poll") == 0)
+        hang_poll(rank, secs);
     else if (strcmp(mode, "anyknot") == 0)
         hang_anyknot(rank);
     else if (strcmp(mode, "compute") == 0 || strcmp(mode, "anysrc") == 0)
         hang_compute(rank, secs, strcmp(mode, "anysrc") == 0);
     else {
-        fprintf(stderr,
-                "usage: hang_prog ssend|ring|missing|mismatch|anyknot|compute|anysrc [SECS]\n");
+        fprintf(
+            stderr,
+            "usage: hang_prog ssend|ring|missing|mismatch|anyknot|compute|anysrc|poll [SECS]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     MPI_Finalize();
