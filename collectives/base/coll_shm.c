@@ -99,9 +99,10 @@ void ibex_coll_shm_wait(const uint64_t *flag, uint64_t g)
 {
     int idle = 0;
     bool rec = false;
+    int spins = 0;
     while (ibex_coll_shm_load(flag) < g) {
         ibex_wait_step(&idle);
-        if (!rec && idle)
+        if (!rec && ibex_blk_due(&spins))
             rec = ibex_blk_wait_coll();
     }
     if (rec)

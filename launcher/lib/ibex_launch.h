@@ -85,7 +85,9 @@ void ibex_run_job_destroy(ibex_run_job_t *job, bool clean);
 
 /* ---- hang reports (run_hang.c, run_hang_report.c) ---- */
 /* The job's blocked-call record (runtime/base/ibex_blocked.h) and the report made from it:
- * what each rank waits in, for how long, and the AND/OR wait-for graph's verdict. */
+ * what each rank waits in, for how long, and the AND/OR wait-for graph's verdict. A job makes
+ * its record in ibex_run_job_create and also takes over SIGUSR1 there: a report on stderr, the
+ * job goes on; --timeout (params.timeout_s) reports first, params.hang_report_s when quiet. */
 typedef struct ibex_run_hang ibex_run_hang_t;
 
 /* ibexrun: makes the record (a memfd the ranks inherit: ibex_run_hang_fd). */

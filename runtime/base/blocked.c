@@ -6,4 +6,4 @@
 
 static ibex_blk_page_t blk_private;
 
-ibex_blk_t ibex_blk = {.call = "", .page = &blk_private};
+__attribute__((visibility("hidden"))) ibex_blk_t ibex_blk = {.call = "", .page = &blk_private};

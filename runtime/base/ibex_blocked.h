@@ -11,9 +11,10 @@
  * its page and closes it; without one (another launcher, a singleton) it writes to a private page,
  * so the writing code never tests for it.
  *
- * Cost: every MPI call stores its name pointer and counts itself (ibex_blk_enter: two stores);
- * the rest is written only when a call has to wait (after its first empty progress pass), and
- * cleared when that wait ends.
+ * Cost: every MPI call stores its name pointer and counts itself (ibex_blk_enter: four
+ * instructions, PMPI_Send 13 -> 17); the rest is written only when a wait lasts
+ * (IBEX_BLK_WAIT_AFTER turns of its loop, so a ping-pong's waits never write it) and cleared
+ * when that wait ends.
  */
 #ifndef IBEX_BLOCKED_H
 #define IBEX_BLOCKED_H
@@ -63,7 +64,7 @@ typedef struct ibex_blk_page {
     int32_t rank, pid;
     int32_t state; /* ibex_blk_state_t */
     int32_t world_size;
-    volatile uint64_t ncalls; /* MPI calls entered so far */
+    uint64_t ncalls; /* MPI calls entered so far (read with an atomic load) */
     volatile uint32_t seq;
     int32_t waiting;  /* 1 while the wait below holds; 2: polling (MPI_Test, Iprobe...) in a row
                        * without progress since since_ns (no items) */
@@ -108,7 +109,8 @@ typedef struct ibex_blk {
     int step;              /* waits so far in that collective */
 } ibex_blk_t;
 
-extern ibex_blk_t ibex_blk;
+/* Hidden: the entry macro reaches it without the GOT (PMPI_Send: 4 more instructions). */
+extern ibex_blk_t ibex_blk __attribute__((visibility("hidden")));
 
 static inline void ibex_blk_enter(const char *call)
 {

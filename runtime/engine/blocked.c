@@ -83,10 +83,19 @@ static void blk_copy(char *dst, size_t len, const char *src)
     dst[n] = '\0';
 }
 
+/* The seqlock's writer side: the reader (launcher/lib/run_hang.c) copies the page between two
+ * reads of seq and keeps the copy only if seq was even and unchanged. Release ordering is
+ * enough (free on x86): an odd seq is visible before the stores that follow it, and the data
+ * before the even seq that ends them. */
 static void blk_seq_bump(ibex_blk_page_t *pg)
 {
-    __atomic_store_n(&pg->seq, pg->seq + 1, __ATOMIC_RELEASE);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    uint32_t s = pg->seq + 1;
+    if (s & 1) {
+        __atomic_store_n(&pg->seq, s, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+    } else {
+        __atomic_store_n(&pg->seq, s, __ATOMIC_RELEASE);
+    }
 }
 
 void ibex_blk_begin(bool or_wait)

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Writing the blocked-call record (runtime/engine/blocked.c; the page format and the fast path
- * are runtime/base/ibex_blocked.h). A wait that has to wait (its first progress pass found
- * nothing) describes itself once: ibex_blk_begin, one ibex_blk_add per thing it waits for, then
- * ibex_blk_commit; ibex_blk_end when it is over. ibex_blk_wait_reqs does the three for a set of
- * requests.
+ * are runtime/base/ibex_blocked.h). A wait that lasts (ibex_blk_due: IBEX_BLK_WAIT_AFTER
+ * turns of its loop) describes itself once: ibex_blk_begin, one ibex_blk_add per thing it waits
+ * for, then ibex_blk_commit; ibex_blk_end when it is over. ibex_blk_wait_reqs does the three for a
+ * set of requests.
  */
 #ifndef IBEX_BLOCKED_REC_H
 #define IBEX_BLOCKED_REC_H
@@ -37,6 +37,15 @@ void ibex_blk_end(void);
  * record says the rank polls without progress, until a poll finds something. */
 #define IBEX_BLK_POLL_AFTER 1000
 void ibex_blk_polling(void);
+
+/* A wait records itself after this many turns of its loop (each at least one progress call):
+ * a short wait (a ping-pong's, microseconds) never writes the record, a hang does at once. */
+#define IBEX_BLK_WAIT_AFTER 256
+
+static inline bool ibex_blk_due(int *spins)
+{
+    return ++*spins == IBEX_BLK_WAIT_AFTER;
+}
 
 /* Begin, one item per request not yet complete, commit. Returns true (the record is set). */
 bool ibex_blk_wait_reqs(struct ibex_req *const *reqs, int n, bool or_wait);

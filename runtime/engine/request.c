@@ -200,10 +200,11 @@ void ibex_req_wait_complete(ibex_req_t *req)
 {
     int idle = 0;
     bool rec = false;
+    int spins = 0;
     while (!req->complete) {
         wait_step(&idle);
         /* It has to wait: say so, once (ibex_blocked_rec.h). */
-        if (!rec && idle)
+        if (!rec && ibex_blk_due(&spins))
             rec = ibex_blk_wait_reqs(&req, 1, false);
     }
     if (rec)

@@ -11,15 +11,16 @@
  *     call's errors, NULL (the default: MPI_COMM_SELF's if set, else MPI_COMM_WORLD's) until a
  *     communicator is looked up.
  *   - counts the call in the blocked-call record and remembers its name there (ibex_blk_enter,
- *     runtime/base/ibex_blocked.h: two stores; what a call waits for is written only when it
- *     has to wait).
+ *     runtime/base/ibex_blocked.h: four instructions; what a call waits for is written by the
+ *     waits, only when a wait lasts).
  * Then IBEX_ARGS(X, ...) runs the uniform checks generated from mpi.def (ibex_mpi_gen.h) and
  * IBEX_ERROR raises an error on the chosen handler.
  *
  * The point-to-point hot path (MPI_Send / Recv / Isend / Irecv / Wait / Test) uses
  * IBEX_ENTER_FAST: its first check (the inline ibex_p2p_args, p2p_wait.c's check_array) also
  * tests that MPI is running, so the entry adds no instruction there (objdump: PMPI_Send, Recv,
- * Isend, Irecv, Wait and Test have the instruction counts they had before the macro). The calls
+ * Isend, Irecv, Wait and Test have the instruction counts they had before the macro) but the
+ * record's four. The calls
  * that share those helpers (probe, persistent, the other completion calls, Reduce / Allreduce /
  * Gather / Scatter / Allgather / Alltoall through ibex_comm_enter) use it for the same reason.
  */

@@ -71,9 +71,10 @@ static ibex_umsg_t *probe_wait(ibex_comm_t *c, int source, int tag, bool take)
     int idle = 0;
     ibex_umsg_t *u;
     bool rec = false;
+    int spins = 0;
     while (!(u = probe_find(c, source, tag, take))) {
         ibex_wait_step(&idle);
-        if (!rec && idle) { /* it has to wait: say for whom (ibex_blocked_rec.h) */
+        if (!rec && ibex_blk_due(&spins)) { /* it has to wait: say for whom (ibex_blocked_rec.h) */
             ibex_blk_begin(false);
             ibex_blk_add(c, IBEX_BLK_OP_PROBE, source, tag, 0);
             ibex_blk_commit();

@@ -171,9 +171,10 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
     IBEX_CHECK(check_array(call, count, reqs));
     int live, done, idle = 0;
     bool rec = false;
+    int spins = 0;
     for (scan(count, reqs, &live, &done); done < live; scan(count, reqs, &live, &done)) {
         ibex_wait_step(&idle);
-        if (!rec && idle)
+        if (!rec && ibex_blk_due(&spins))
             rec = blk_handles(count, reqs, false);
     }
     blk_done(rec);
@@ -227,6 +228,7 @@ int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
     IBEX_CHECK(check_array(call, count, reqs));
     int idle = 0, live = 0;
     bool rec = false;
+    int spins = 0;
     for (;;) {
         int i = first_done(count, reqs, &live);
         if (i >= 0 || live == 0)
@@ -239,7 +241,7 @@ int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
             return MPI_SUCCESS;
         }
         ibex_wait_step(&idle);
-        if (!rec && idle)
+        if (!rec && ibex_blk_due(&spins))
             rec = blk_handles(count, reqs, true);
     }
 }
@@ -276,9 +278,10 @@ static int some(const char *call, int incount, MPI_Request reqs[], int *outcount
         scan(incount, reqs, &live, &done);
     }
     bool rec = false;
+    int spins = 0;
     while (wait && done == 0 && live > 0) {
         ibex_wait_step(&idle);
-        if (!rec && idle)
+        if (!rec && ibex_blk_due(&spins))
             rec = blk_handles(incount, reqs, true);
         scan(incount, reqs, &live, &done);
     }
