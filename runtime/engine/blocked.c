@@ -9,6 +9,7 @@
 #include "ibex_blocked_rec.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -39,9 +40,27 @@ static void blk_page_fill(ibex_blk_page_t *pg)
     __atomic_store_n(&pg->magic, IBEX_BLK_MAGIC, __ATOMIC_RELEASE);
 }
 
+/* The descriptor is the record of the job this rank belongs to: made by its parent (ibexrun)
+ * for this many ranks. A program started by a rank inherits the variable but not that parent,
+ * and its descriptor N may be any file of its own, which must never be mapped and written. */
+static bool blk_fd_ours(int fd)
+{
+    struct {
+        uint32_t magic, version;
+        int32_t nranks, launcher_pid;
+    } head; /* the start of ibex_blk_head_t */
+    _Static_assert(offsetof(ibex_blk_head_t, launcher_pid) == 12, "the head's layout");
+    if (pread(fd, &head, sizeof(head), 0) != (ssize_t)sizeof(head))
+        return false;
+    return head.magic == IBEX_BLK_MAGIC && head.version == IBEX_BLK_VERSION &&
+           head.nranks == ibex_rt.boot.size && head.launcher_pid == (int32_t)getppid() &&
+           ibex_rt.boot.rank < head.nranks;
+}
+
 ibex_status_t ibex_blk_init(void)
 {
-    if (blk_fd < 0 || ibex_rt.boot.rank >= IBEX_BLK_MAX_RANKS) {
+    if (blk_fd < 0 || ibex_rt.boot.rank >= IBEX_BLK_MAX_RANKS || !blk_fd_ours(blk_fd)) {
+        blk_fd = -1;
         blk_page_fill(ibex_blk.page);
         return IBEX_OK;
     }

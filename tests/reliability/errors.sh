@@ -64,6 +64,19 @@ else
     echo "skip: /dev/shm full (no mount namespace here)"
 fi
 
+# A program that inherits IBEX_BLOCKED_FD without its ibexrun (started by a rank, or by hand)
+# must never map and write whatever its descriptor N is: here a file of the user's.
+head -c 65536 /dev/zero >"$WORK/data"
+cp "$WORK/data" "$WORK/data.orig"
+IBEX_BLOCKED_FD=7 timeout 30 "$R/err_prog" sleep 0 "$MARK" 7<>"$WORK/data" >/dev/null 2>&1
+rc=$?
+if [ "$rc" = 0 ] && cmp -s "$WORK/data" "$WORK/data.orig"; then
+    pass "a stray IBEX_BLOCKED_FD is not written to"
+else
+    fail "a stray IBEX_BLOCKED_FD: exit $rc, file changed: $(cmp "$WORK/data" "$WORK/data.orig")"
+fi
+rm -f "$WORK/data" "$WORK/data.orig"
+
 # ibex_info --check: says what to fix. A memlock limit of 64 KiB is a warning with the fix.
 out=$(sh -c 'ulimit -l 64 && exec "$1" --check' sh "$INFO" 2>&1)
 rc=$?
