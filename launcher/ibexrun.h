@@ -28,6 +28,7 @@ typedef struct ibex_run_opts {
     bool version;
     bool nranks_set;      /* -n given (else a host file's slots decide) */
     int timeout_s;        /* 0: none */
+    int hang_report_s;    /* --hang-report S: report when no rank entered MPI for S s; 0: none */
     const char *hostfile; /* --hostfile FILE (points into argv), or NULL */
     char **env;           /* -x entries, "VAR" or "VAR=VALUE" (point into argv) */
     int nenv;

@@ -221,6 +221,7 @@ static int run_setup(const ibex_run_opts_t *opts, const char *path, ibex_run_job
         .report_bindings = opts->report_bindings,
         .timeout_s = opts->timeout_s,
         .abort_grace_ms = ibex_run_abort_grace_ms,
+        .hang_report_s = opts->hang_report_s,
     };
     ibex_status_t st = run_env_build(opts, &p.env);
     if (st != IBEX_OK)

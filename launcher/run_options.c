@@ -89,6 +89,15 @@ static ibex_status_t opt_timeout(ibex_run_opts_t *o, const char *val, char *err,
     return IBEX_OK;
 }
 
+/* Hang diagnosis (issue 16): --hang-report. */
+static ibex_status_t opt_hang_report(ibex_run_opts_t *o, const char *val, char *err, size_t len)
+{
+    if (!parse_int_range(val, 1, INT_MAX / 1000, &o->hang_report_s))
+        return opt_error(
+            err, len, "--hang-report: expected a positive whole number of seconds, not '%s'", val);
+    return IBEX_OK;
+}
+
 static bool env_name_valid(const char *s, size_t n)
 {
     if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
@@ -148,7 +157,16 @@ static const run_opt_t run_opts[] = {
     {{"report-bindings"}, false, opt_report, NULL, "print each rank's binding to stderr"},
     {{"x"}, true, opt_env, "VAR[=VALUE]", "export VAR (with VALUE, or this value) to the ranks"},
     {{"tag-output"}, false, opt_tag, NULL, "prefix output lines with [1,RANK]<stdout>:"},
-    {{"timeout"}, true, opt_timeout, "SECONDS", "stop the job after SECONDS (exit code 124)"},
+    {{"timeout"},
+     true,
+     opt_timeout,
+     "SECONDS",
+     "stop the job after SECONDS (exit code 124), with a hang report first"},
+    {{"hang-report"},
+     true,
+     opt_hang_report,
+     "SECONDS",
+     "print a hang report when no rank entered an MPI call for SECONDS (SIGUSR1: one now)"},
     {{"oversubscribe"}, false, opt_oversub, NULL, "allow more ranks than cores (always allowed)"},
     {{"softib"},
      false,

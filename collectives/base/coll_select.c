@@ -16,6 +16,7 @@
 
 #include "coll.h"
 #include "coll_shm.h"
+#include "ibex_blocked_rec.h"
 #include "ibex_config.h"
 #include "ibex_engine_stats.h"
 #include "ibex_log.h"
@@ -269,5 +270,8 @@ ibex_status_t ibex_coll_run(ibex_coll_kind_t kind, const ibex_coll_args_t *args,
     ibex_trace(COLL, "%s %s: %d ranks, %zu bytes", ibex_coll_kind_name(kind), algo->name,
                args->comm->size, bytes);
     ibex_engine_stats.coll_algo[kind] = algo; /* MPI_T: ibex_coll_<kind>_algorithm */
-    return algo->fn(args);
+    ibex_blk_coll_enter(algo->name, args->comm);
+    ibex_status_t st = algo->fn(args);
+    ibex_blk_coll_leave();
+    return st;
 }

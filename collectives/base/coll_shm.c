@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "coll_shm.h"
+#include "ibex_blocked_rec.h"
 #include "ibex_config.h"
 #include "ibex_log.h"
 #include "ibex_request.h"
@@ -97,8 +98,15 @@ static ibex_coll_span_t comm_span(const ibex_comm_t *comm)
 void ibex_coll_shm_wait(const uint64_t *flag, uint64_t g)
 {
     int idle = 0;
-    while (ibex_coll_shm_load(flag) < g)
+    bool rec = false;
+    int spins = 0;
+    while (ibex_coll_shm_load(flag) < g) {
         ibex_wait_step(&idle);
+        if (!rec && ibex_blk_due(&spins))
+            rec = ibex_blk_wait_coll();
+    }
+    if (rec)
+        ibex_blk_end();
 }
 
 void ibex_coll_shm_wait_all(ibex_coll_shm_t *seg, size_t offset, uint64_t g)
@@ -183,8 +191,12 @@ static int seg_create(char *name, size_t bytes)
         ibex_warn(COLL, "shm_open() of a collective segment failed: %m");
         return -1;
     }
-    if (ftruncate(fd, (off_t)bytes) != 0) {
-        ibex_warn(COLL, "sizing a %zu-byte collective segment failed: %m", bytes);
+    /* Reserve the pages now: on a full /dev/shm a sparse segment maps fine and the first
+     * store to it is a SIGBUS; this way the collectives fall back to point-to-point. */
+    int err = ftruncate(fd, (off_t)bytes) != 0 ? errno : posix_fallocate(fd, 0, (off_t)bytes);
+    if (err != 0) {
+        ibex_warn(COLL, "sizing a %zu-byte collective segment in /dev/shm failed: %s%s", bytes,
+                  strerror(err), err == ENOSPC ? " (/dev/shm is full)" : "");
         close(fd);
         shm_unlink(tmp);
         return -1;

@@ -71,6 +71,7 @@ typedef struct ibex_run_job_params {
     bool report_bindings; /* one line per rank: "rank 0 bound to core 0 (cpus 0)" */
     int timeout_s;        /* stop the job after this long (IBEX_RUN_EXIT_TIMEOUT); 0: none */
     int abort_grace_ms;   /* SIGTERM -> SIGKILL when stopping the job */
+    int hang_report_s;    /* a hang report when no rank entered MPI for this long; 0: none */
 } ibex_run_job_params_t;
 
 /* Prepares the job (see the contract above). On error *job_p may still be set: destroy it. */
@@ -81,6 +82,28 @@ int ibex_run_job_run(ibex_run_job_t *job);
 bool ibex_run_job_failed(const ibex_run_job_t *job);
 /* Finalizes the PMIx server if clean, removes its directory, frees everything. NULL is fine. */
 void ibex_run_job_destroy(ibex_run_job_t *job, bool clean);
+
+/* ---- hang reports (run_hang.c, run_hang_report.c) ---- */
+/* The job's blocked-call record (runtime/base/ibex_blocked.h) and the report made from it:
+ * what each rank waits in, for how long, and the AND/OR wait-for graph's verdict. A job makes
+ * its record in ibex_run_job_create and also takes over SIGUSR1 there: a report on stderr, the
+ * job goes on; --timeout (params.timeout_s) reports first, params.hang_report_s when quiet. */
+typedef struct ibex_run_hang ibex_run_hang_t;
+
+/* ibexrun: makes the record (a memfd the ranks inherit: ibex_run_hang_fd). */
+ibex_status_t ibex_run_hang_create(int nranks, ibex_run_hang_t **h_p);
+int ibex_run_hang_fd(const ibex_run_hang_t *h);
+/* ibex_stack: maps the record of the running ibexrun `pid`, read-only. */
+ibex_status_t ibex_run_hang_attach(int pid, ibex_run_hang_t **h_p, char *err, size_t len);
+/* ibexrun: notes which ranks entered an MPI call since the last sample. */
+void ibex_run_hang_sample(ibex_run_hang_t *h);
+/* Milliseconds since any rank last entered an MPI call (as sampled). */
+long long ibex_run_hang_idle_ms(const ibex_run_hang_t *h);
+/* Writes the report to fd, each line prefixed with "<prefix>: ". gone[r]: rank r has exited
+ * (NULL: judged by its pid). why: what asked for it ("timeout after 10 s"). */
+void ibex_run_hang_report(const ibex_run_hang_t *h, const bool *gone, int fd, const char *prefix,
+                          const char *why);
+void ibex_run_hang_destroy(ibex_run_hang_t *h);
 
 /* ---- host files (run_hostfile.c) ---- */
 typedef struct ibex_run_host {

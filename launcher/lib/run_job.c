@@ -208,6 +208,7 @@ void ibex_run_job_destroy(ibex_run_job_t *job, bool clean)
     if (!job)
         return;
     ibex_run_pmix_fini(job->pmix, clean);
+    ibex_run_hang_destroy(job->hang);
     ibex_run_io_stdin_close(&job->in);
     ibex_run_env_free(job->p.env);
     for (int i = 0; i < 2; i++)
@@ -235,6 +236,8 @@ ibex_status_t ibex_run_job_create(const ibex_run_job_params_t *params, ibex_run_
         st = run_plan_bindings(job);
     if (st == IBEX_OK)
         st = ibex_run_job_signals_setup(job);
+    if (st == IBEX_OK)
+        st = ibex_run_job_hang_setup(job);
     if (st == IBEX_OK)
         st = ibex_run_pmix_init(job->n, job->wake[1], &job->pmix);
     return st;

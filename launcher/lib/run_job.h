@@ -33,6 +33,9 @@ struct ibex_run_job {
     int idle_rank;           /* a rank that exited 0 without MPI_Init, or -1 */
     long long kill_at_ms;    /* SIGKILL deadline while stopping, 0: none */
     long long timeout_at_ms; /* timeout deadline, 0: none */
+    /* hang reports (run_hang.c) */
+    ibex_run_hang_t *hang;     /* the blocked-call record, or NULL */
+    long long hang_tick_at_ms; /* next sample of the ranks' call counts */
 };
 
 long long ibex_run_now_ms(void);
@@ -52,5 +55,11 @@ void ibex_run_job_on_signal(ibex_run_job_t *job);
 void ibex_run_job_deadlines(ibex_run_job_t *job);
 int ibex_run_job_poll_timeout(const ibex_run_job_t *job);
 int ibex_run_job_running(const ibex_run_job_t *job);
+
+/* run_hang.c: the job's blocked-call record (a memfd every rank inherits, IBEX_BLOCKED_FD),
+ * its sampling and reports (SIGUSR1, --timeout, --hang-report). */
+ibex_status_t ibex_run_job_hang_setup(ibex_run_job_t *job);
+void ibex_run_job_hang_report(ibex_run_job_t *job, const char *why);
+void ibex_run_job_hang_tick(ibex_run_job_t *job);
 
 #endif

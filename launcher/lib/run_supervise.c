@@ -169,6 +169,7 @@ ibex_status_t ibex_run_job_signals_setup(ibex_run_job_t *job)
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGHUP);
     sigaddset(&set, SIGQUIT);
+    sigaddset(&set, SIGUSR1); /* a hang report, the job goes on */
     /* Blocked before the PMIx thread exists, so it inherits the mask and only signalfd sees
      * them. SIGPIPE: a rank that closed its stdin must not kill the launcher. */
     sigprocmask(SIG_BLOCK, &set, NULL);
@@ -187,7 +188,11 @@ void ibex_run_job_on_signal(ibex_run_job_t *job)
     while (read(job->sig_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
         int sig = (int)si.ssi_signo;
         if (sig == SIGCHLD)
-            continue;      /* reaped below, every iteration */
+            continue; /* reaped below, every iteration */
+        if (sig == SIGUSR1) {
+            ibex_run_job_hang_report(job, "SIGUSR1");
+            continue;
+        }
         if (job->failed) { /* a second Ctrl-C: no more grace */
             ibex_run_proc_signal_all(job->ranks, job->n, SIGKILL);
             continue;
@@ -209,6 +214,9 @@ static void run_on_timeout(ibex_run_job_t *job)
         ibex_run_map_format_ranks(left, nleft, list, sizeof(list));
         free(left);
     }
+    char why[64];
+    snprintf(why, sizeof(why), "timeout after %d s", job->p.timeout_s);
+    ibex_run_job_hang_report(job, why); /* before the ranks are stopped: what they wait in */
     ibex_run_job_fail(job, IBEX_RUN_EXIT_TIMEOUT, SIGTERM,
                       "timeout after %d s; rank%s %s still running", job->p.timeout_s,
                       nleft == 1 ? "" : "s", list);
@@ -217,6 +225,7 @@ static void run_on_timeout(ibex_run_job_t *job)
 void ibex_run_job_deadlines(ibex_run_job_t *job)
 {
     long long now = ibex_run_now_ms();
+    ibex_run_job_hang_tick(job);
     if (job->held && now >= job->held_until_ms)
         ibex_run_job_held_commit(job);
     if (job->timeout_at_ms && now >= job->timeout_at_ms) {
@@ -239,6 +248,8 @@ int ibex_run_job_poll_timeout(const ibex_run_job_t *job)
         next = job->kill_at_ms;
     if (job->held && (!next || job->held_until_ms < next))
         next = job->held_until_ms;
+    if (job->hang && !job->failed && (!next || job->hang_tick_at_ms < next))
+        next = job->hang_tick_at_ms;
     if (!next)
         return -1;
     return next <= now ? 0 : (int)(next - now);

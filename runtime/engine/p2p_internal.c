@@ -3,11 +3,13 @@
  * communicator's collective context with internal requests. */
 #include <stdlib.h>
 
+#include "ibex_blocked.h"
 #include "ibex_engine.h"
 #include "ibex_log.h"
 
 ibex_status_t ibex_p2p_wait(ibex_req_t *req, MPI_Status *status)
 {
+    ibex_blk.step++; /* a collective's steps, for the blocked-call record */
     ibex_req_wait_complete(req);
     if (status && status != MPI_STATUS_IGNORE)
         *status = req->status;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ibex_blocked_rec.h"
 #include "ibex_engine_cfg.h"
 #include "ibex_dt_ref.h"
 #include "ibex_engine.h"
@@ -166,6 +167,11 @@ static int poll_idle;
 void ibex_poll_step(void)
 {
     wait_step(&poll_idle);
+    /* Polling for a long time without progress is a wait too (ibex_blocked_rec.h). */
+    if (poll_idle == IBEX_BLK_POLL_AFTER)
+        ibex_blk_polling();
+    else if (poll_idle == 0 && ibex_blk.page->waiting == 2)
+        ibex_blk_end();
 }
 
 /* CPUs this process may run on, or -1; fewer than the node has means it is bound. */
@@ -193,6 +199,14 @@ void ibex_wait_policy_log(void)
 void ibex_req_wait_complete(ibex_req_t *req)
 {
     int idle = 0;
-    while (!req->complete)
+    bool rec = false;
+    int spins = 0;
+    while (!req->complete) {
         wait_step(&idle);
+        /* It has to wait: say so, once (ibex_blocked_rec.h). */
+        if (!rec && ibex_blk_due(&spins))
+            rec = ibex_blk_wait_reqs(&req, 1, false);
+    }
+    if (rec)
+        ibex_blk_end();
 }

@@ -10,13 +10,17 @@
  *   - chooses the error handler: ibex_e.comm is the communicator whose handler takes the
  *     call's errors, NULL (the default: MPI_COMM_SELF's if set, else MPI_COMM_WORLD's) until a
  *     communicator is looked up.
+ *   - counts the call in the blocked-call record and remembers its name there (ibex_blk_enter,
+ *     runtime/base/ibex_blocked.h: four instructions; what a call waits for is written by the
+ *     waits, only when a wait lasts).
  * Then IBEX_ARGS(X, ...) runs the uniform checks generated from mpi.def (ibex_mpi_gen.h) and
  * IBEX_ERROR raises an error on the chosen handler.
  *
  * The point-to-point hot path (MPI_Send / Recv / Isend / Irecv / Wait / Test) uses
  * IBEX_ENTER_FAST: its first check (the inline ibex_p2p_args, p2p_wait.c's check_array) also
  * tests that MPI is running, so the entry adds no instruction there (objdump: PMPI_Send, Recv,
- * Isend, Irecv, Wait and Test have the instruction counts they had before the macro). The calls
+ * Isend, Irecv, Wait and Test have the instruction counts they had before the macro) but the
+ * record's four. The calls
  * that share those helpers (probe, persistent, the other completion calls, Reduce / Allreduce /
  * Gather / Scatter / Allgather / Alltoall through ibex_comm_enter) use it for the same reason.
  */
@@ -25,6 +29,7 @@
 
 #include <mpi.h>
 
+#include "ibex_blocked.h"
 #include "ibex_err.h"
 #include "ibex_thread.h"
 
@@ -48,7 +53,8 @@ static inline void ibex_entry_leave(ibex_entry_t *e)
 #define IBEX_ENTER_ANYTIME(name)                                                                   \
     static const char call[] = "MPI_" #name;                                                       \
     __attribute__((cleanup(ibex_entry_leave))) ibex_entry_t ibex_e = {call, NULL};                 \
-    IBEX_THREAD_LOCK()
+    IBEX_THREAD_LOCK();                                                                            \
+    ibex_blk_enter(call)
 
 /* The first check that follows tests that MPI is running (see above). */
 #define IBEX_ENTER_FAST(name) IBEX_ENTER_ANYTIME(name)

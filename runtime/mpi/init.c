@@ -12,6 +12,7 @@
 
 #include "ibex_config.h"
 #include "ibex_attr.h"
+#include "ibex_blocked_rec.h"
 #include "ibex_comm.h"
 #include "ibex_err.h"
 #include "ibex_log.h"
@@ -42,11 +43,24 @@ typedef struct {
     void (*fini)(void);
 } init_step_t;
 
+/* MPI_Init's and MPI_Finalize's fences wait for every rank to arrive: the blocked-call record
+ * says so (a rank stuck in MPI_Finalize's while a peer waits for its message is a missing
+ * receive; in MPI_Init's, a rank that never called it). */
+static ibex_status_t world_fence(bool collect)
+{
+    ibex_blk_begin(false);
+    ibex_blk_add(ibex_comm_world, IBEX_BLK_OP_SYNC, IBEX_BLK_RANK_COLL, -1, 0);
+    ibex_blk_commit();
+    ibex_status_t st = ibex_boot_fence(collect);
+    ibex_blk_end();
+    return st;
+}
+
 static ibex_status_t init_publish(void)
 {
     ibex_status_t st = ibex_boot_commit();
     if (st == IBEX_OK)
-        st = ibex_boot_fence(true);
+        st = world_fence(true);
     /* Every address is readable now. One progress call serves whatever arrived during start-up
      * (e.g. an early connection request from a network transport) before the program may compute
      * for a while. */
@@ -56,6 +70,7 @@ static ibex_status_t init_publish(void)
 }
 
 static const init_step_t init_steps[] = {
+    {"blocked-call record (IBEX_BLOCKED_FD)", ibex_blk_init, NULL},
     {"datatypes", ibex_dt_init, ibex_dt_fini},
     {"reduction operations", ibex_op_init, ibex_op_fini},
     {"communicators", ibex_comm_init, ibex_comm_fini},
@@ -147,6 +162,13 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     return rc;
 }
 
+static ibex_status_t finalize_fence(void)
+{
+    ibex_status_t st = world_fence(false);
+    ibex_blk_finalize();
+    return st;
+}
+
 int PMPI_Finalize(void)
 {
     IBEX_ENTER(Finalize);
@@ -161,7 +183,7 @@ int PMPI_Finalize(void)
      * everyone to have drained theirs. */
     ibex_status_t st = ibex_p2p_quiesce();
     if (st == IBEX_OK)
-        st = ibex_boot_fence(false);
+        st = finalize_fence();
     if (st != IBEX_OK)
         errclass =
             ibex_mpi_error(NULL, ibex_err_class_of(st), call,

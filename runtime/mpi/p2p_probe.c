@@ -3,6 +3,7 @@
  * one out of matching (Mprobe) so that no other receive can have it. */
 #include <stdlib.h>
 
+#include "ibex_blocked_rec.h"
 #include "ibex_handle.h"
 #include "ibex_p2p_api.h"
 #include "ibex_runtime.h"
@@ -69,8 +70,19 @@ static ibex_umsg_t *probe_wait(ibex_comm_t *c, int source, int tag, bool take)
 {
     int idle = 0;
     ibex_umsg_t *u;
-    while (!(u = probe_find(c, source, tag, take)))
+    bool rec = false;
+    int spins = 0;
+    while (!(u = probe_find(c, source, tag, take))) {
         ibex_wait_step(&idle);
+        if (!rec && ibex_blk_due(&spins)) { /* it has to wait: say for whom (ibex_blocked_rec.h) */
+            ibex_blk_begin(false);
+            ibex_blk_add(c, IBEX_BLK_OP_PROBE, source, tag, 0);
+            ibex_blk_commit();
+            rec = true;
+        }
+    }
+    if (rec)
+        ibex_blk_end();
     return u;
 }
 

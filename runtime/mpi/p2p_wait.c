@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI completion calls: Wait / Test and their -all / -any / -some forms, Request_free,
  * Request_get_status, Cancel. */
+#include "ibex_blocked_rec.h"
 #include "ibex_p2p_api.h"
 #include "ibex_runtime.h"
 #include "ibex_entry.h"
@@ -24,6 +25,26 @@ static int req_lookup(MPI_Request h, const char *call, ibex_req_t **req_p, int *
         return REQ_INACTIVE;
     *req_p = req;
     return REQ_LIVE;
+}
+
+/* The blocked-call record of a wait on many requests (AND for Waitall, OR for Waitany and
+ * Waitsome): written once, when the wait has to wait. */
+static bool blk_handles(int count, const MPI_Request reqs[], bool or_wait)
+{
+    ibex_blk_begin(or_wait);
+    for (int i = 0; i < count; i++) {
+        ibex_req_t *req = reqs[i] == MPI_REQUEST_NULL ? NULL : ibex_req_from_handle(reqs[i]);
+        if (req && !req->complete && req->comm && !req->ext)
+            ibex_blk_add_req(req);
+    }
+    ibex_blk_commit();
+    return true;
+}
+
+static void blk_done(bool rec)
+{
+    if (rec)
+        ibex_blk_end();
 }
 
 static void status_empty_out(MPI_Status *st)
@@ -149,8 +170,14 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
     IBEX_ENTER_FAST(Waitall);
     IBEX_CHECK(check_array(call, count, reqs));
     int live, done, idle = 0;
-    for (scan(count, reqs, &live, &done); done < live; scan(count, reqs, &live, &done))
+    bool rec = false;
+    int spins = 0;
+    for (scan(count, reqs, &live, &done); done < live; scan(count, reqs, &live, &done)) {
         ibex_wait_step(&idle);
+        if (!rec && ibex_blk_due(&spins))
+            rec = blk_handles(count, reqs, false);
+    }
+    blk_done(rec);
     return finish_many(call, count, reqs, statuses, NULL, NULL);
 }
 
@@ -200,8 +227,12 @@ int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
     IBEX_ENTER_FAST(Waitany);
     IBEX_CHECK(check_array(call, count, reqs));
     int idle = 0, live = 0;
+    bool rec = false;
+    int spins = 0;
     for (;;) {
         int i = first_done(count, reqs, &live);
+        if (i >= 0 || live == 0)
+            blk_done(rec);
         if (i >= 0)
             return any_finish(call, reqs, i, index, status);
         if (live == 0) {
@@ -210,6 +241,8 @@ int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
             return MPI_SUCCESS;
         }
         ibex_wait_step(&idle);
+        if (!rec && ibex_blk_due(&spins))
+            rec = blk_handles(count, reqs, true);
     }
 }
 
@@ -244,10 +277,15 @@ static int some(const char *call, int incount, MPI_Request reqs[], int *outcount
         ibex_poll_step();
         scan(incount, reqs, &live, &done);
     }
+    bool rec = false;
+    int spins = 0;
     while (wait && done == 0 && live > 0) {
         ibex_wait_step(&idle);
+        if (!rec && ibex_blk_due(&spins))
+            rec = blk_handles(incount, reqs, true);
         scan(incount, reqs, &live, &done);
     }
+    blk_done(rec);
     if (live == 0) {
         *outcount = MPI_UNDEFINED;
         return MPI_SUCCESS;

@@ -18,6 +18,7 @@
 #include "ibex_config.h"
 #include "ibex_config_auto.h"
 #include "ibex_engine_cfg.h"
+#include "ibex_info_check.h"
 #include "ibex_log.h"
 #include "transport.h"
 
@@ -28,6 +29,9 @@ static void info_usage(FILE *out)
                  "find, the waiting policy, every IBEX_* tunable with its default and doc, and\n"
                  "every MPI_T performance variable with its class, type and doc.\n\n"
                  "  -a, --all         also print the node (host, cores) and the PMIx library\n"
+                 "  -c, --check       run the preflight checks of this node (memlock limit,\n"
+                 "                    ptrace scope, /dev/shm, RDMA ports, NUMA placement) and\n"
+                 "                    say what to fix; exit 1 if one failed\n"
                  "  -p, --param NAME  print only the tunable NAME (with or without IBEX_)\n"
                  "  -h, --help        print this help\n");
 }
@@ -172,16 +176,20 @@ int main(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"all", no_argument, NULL, 'a'},
+        {"check", no_argument, NULL, 'c'},
         {"param", required_argument, NULL, 'p'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    int all = 0, c;
+    int all = 0, check = 0, c;
     const char *param = NULL;
-    while ((c = getopt_long(argc, argv, "ap:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "acp:h", opts, NULL)) != -1) {
         switch (c) {
         case 'a':
             all = 1;
+            break;
+        case 'c':
+            check = 1;
             break;
         case 'p':
             param = optarg;
@@ -204,6 +212,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "ibex_info: some IBEX_* variables are invalid (see above)\n");
     if (param)
         return info_param(param);
+    if (check)
+        return ibex_info_check();
     info_version();
     if (all)
         info_node();

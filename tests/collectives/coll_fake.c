@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ibex_blocked_rec.h"
 #include "ibex_datatype.h"
 #include "ibex_engine_stats.h"
 #include "ibex_p2p.h"
@@ -141,6 +142,15 @@ void ibex_wait_step(int *idle_polls)
 
 /* coll_select.c notes each kind's algorithm for MPI_T there (ibex_engine_stats.h). */
 ibex_engine_stats_t ibex_engine_stats;
+
+/* The blocked-call record (runtime/engine/blocked.c) of the shared-memory waits: nothing to
+ * record between threads (one fake rank per node, so those waits never run). */
+bool ibex_blk_wait_coll(void)
+{
+    return false;
+}
+
+void ibex_blk_end(void) {}
 
 /* The hierarchy (collectives/base/coll_hier.c) makes communicators; with one fake rank per node
  * it never runs, so these only satisfy the linker and say so if called. */

@@ -119,6 +119,29 @@ static void test_bad_values(void **state)
     expect_error(a11, ARGC(a11), "=v");
 }
 
+/* Hang diagnosis (issue 16): --hang-report SECONDS, strict like --timeout. */
+static void test_hang_report(void **state)
+{
+    ibex_run_opts_t o;
+    char err[256];
+    char *ok[] = {"ibexrun", "--hang-report", "7", "--timeout=9", "p", NULL};
+    assert_int_equal(ibex_run_opts_parse(ARGC(ok), ok, &o, err, sizeof(err)), IBEX_OK);
+    assert_int_equal(o.hang_report_s, 7);
+    assert_int_equal(o.timeout_s, 9);
+    ibex_run_opts_free(&o);
+    char *none[] = {"ibexrun", "p", NULL};
+    assert_int_equal(ibex_run_opts_parse(ARGC(none), none, &o, err, sizeof(err)), IBEX_OK);
+    assert_int_equal(o.hang_report_s, 0);
+    ibex_run_opts_free(&o);
+    char *a1[] = {"ibexrun", "--hang-report", "0", "p", NULL};
+    expect_error(a1, ARGC(a1),
+                 "--hang-report: expected a positive whole number of seconds, not '0'");
+    char *a2[] = {"ibexrun", "--hang-report=2s", "p", NULL};
+    expect_error(a2, ARGC(a2), "'2s'");
+    char *a3[] = {"ibexrun", "--hang-report", NULL};
+    expect_error(a3, ARGC(a3), "needs a value");
+}
+
 static void test_structure_errors(void **state)
 {
     char *a1[] = {"ibexrun", "--frobnicate", "p", NULL};
@@ -184,6 +207,7 @@ int main(void)
         cmocka_unit_test(test_double_dash),      cmocka_unit_test(test_bad_values),
         cmocka_unit_test(test_structure_errors), cmocka_unit_test(test_help_version),
         cmocka_unit_test(test_hostfile_option),  cmocka_unit_test(test_value_forms),
+        cmocka_unit_test(test_hang_report),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

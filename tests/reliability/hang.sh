@@ -1,0 +1,98 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Hang reports (issue 16): deliberate hangs of tests/reliability/hang_prog, each must end with the
+# right report within its time limit, and leave nothing behind (tests/launcher/lib.sh):
+#   a head-to-head MPI_Ssend and an Ssend ring (deadlock: the cycle), a missing receive (rank
+#   waits for a rank in MPI_Finalize), mismatched collectives, an MPI_ANY_SOURCE OR-wait in a
+#   knot (deadlock) and out of one (not a deadlock: a rank computes), a rank in compute with
+#   --hang-report (the job goes on and ends well), the same with a rank polling MPI_Test,
+#   ibex_stack and SIGUSR1 on a running job.
+. "${top_srcdir:?}/tests/launcher/lib.sh"
+R=$B/tests/reliability
+STACK=$B/launcher/ibex_stack
+N='[0-9]+\.[0-9] s'
+
+# not WHAT REGEX: stderr must not match (e.g. no deadlock claimed where there is none)
+not() {
+    if printf '%s\n' "$ERR" | grep -Eq -- "$2"; then fail "$1: stderr matches /$2/: $ERR"; fi
+}
+
+run 40 -n 4 --timeout 5 "$R/hang_prog" ssend 0 "$MARK"
+expect "head-to-head Ssend" 124 "cause: deadlock \(a cycle of waits\): rank 0 waits in MPI_Ssend\(dest 1, tag 7, 4 B, MPI_COMM_WORLD\) for rank 1; rank 1 waits in MPI_Ssend\(dest 0, tag 7, 4 B, MPI_COMM_WORLD\) for rank 0"
+printf '%s\n' "$ERR" | grep -Eq "rank 2 \(pid [0-9]+\) waits in MPI_Barrier\(MPI_COMM_WORLD" ||
+    fail "head-to-head Ssend: rank 2's line: $ERR"
+
+run 40 -n 4 --timeout 5 "$R/hang_prog" ring 0 "$MARK"
+expect "Ssend ring" 124 "deadlock.*rank 1 waits in MPI_Ssend\(dest 2, tag 3, 4 B, MPI_COMM_WORLD\) for rank 2; rank 2 .*rank 3 waits in MPI_Ssend\(dest 0, tag 3, 4 B, MPI_COMM_WORLD\) for rank 0"
+
+run 40 -n 4 --timeout 5 "$R/hang_prog" missing 0 "$MARK"
+expect "missing receive" 124 "cause: rank 0 waits in MPI_Recv\(src 1, tag 7, 4 B, MPI_COMM_WORLD\) for $N; rank 1 waits in MPI_Finalize\(MPI_COMM_WORLD\) for $N: the matching send was never posted"
+
+# The shared-memory collectives let a Bcast meet an Allreduce (see README): force the
+# point-to-point algorithms, where the mismatch hangs.
+run 40 -n 4 --timeout 5 -x IBEX_COLL_ALLREDUCE=recursive_doubling -x IBEX_COLL_BCAST=binomial \
+    "$R/hang_prog" mismatch 1 "$MARK"
+expect "mismatched collectives" 124 "cause: ranks 0-2 are in MPI_Allreduce on MPI_COMM_WORLD, rank 3 is in MPI_Bcast on the same communicator: mismatched collectives"
+
+run 40 -n 3 --timeout 5 "$R/hang_prog" anyknot 0 "$MARK"
+expect "ANY_SOURCE knot" 124 "cause: deadlock \(a cycle of waits\): rank 0 waits in MPI_Recv\(src MPI_ANY_SOURCE, tag 5, 4 B, MPI_COMM_WORLD\) for rank 1; rank 1 waits in MPI_Recv\(src 0, tag 5, 4 B, MPI_COMM_WORLD\) for rank 0"
+
+run 40 -n 4 --timeout 5 "$R/hang_prog" anysrc 30 "$MARK"
+expect "ANY_SOURCE OR-wait, no knot" 124 "cause: rank 0 waits in MPI_Recv\(src MPI_ANY_SOURCE, tag 7, 4 B, MPI_COMM_WORLD\) for $N; rank 1 is in compute, last MPI call $N ago"
+not "ANY_SOURCE OR-wait, no knot" "deadlock"
+
+run 60 -n 4 --hang-report 2 --timeout 40 "$R/hang_prog" compute 6 "$MARK"
+expect "rank in compute, --hang-report" 0 "hang report \(no rank entered an MPI call for 2 s.*"
+printf '%s\n' "$ERR" | grep -Eq "cause: rank 0 waits in MPI_Recv\(src 1, tag 7, 4 B, MPI_COMM_WORLD\) for $N; rank 1 is in compute, last MPI call $N ago" ||
+    fail "rank in compute: no cause line: $ERR"
+not "rank in compute, --hang-report" "deadlock"
+[ "$(printf '%s\n' "$ERR" | grep -c 'hang report')" = 1 ] || fail "--hang-report: not exactly one report: $ERR"
+printf '%s\n' "$OUT" | grep -q "^hang_prog: ok" || fail "rank in compute: the job did not end well: $OUT"
+
+# A rank polling with MPI_Test makes MPI calls but no progress: --hang-report still fires.
+run 60 -n 2 --hang-report 2 --timeout 40 "$R/hang_prog" poll 5 "$MARK"
+expect "polling without progress, --hang-report" 0 "rank 0 \(pid [0-9]+\) polls in MPI_Test without progress for $N"
+printf '%s\n' "$ERR" | grep -q "rank 1 (pid [0-9]*) is in compute" || fail "polling: rank 1's line: $ERR"
+
+# ibex_stack and SIGUSR1 on a running job, which then ends well.
+mkdir -p "$WORK/tmp"
+TMPDIR=$WORK/tmp "$IBEXRUN" -n 4 --timeout 50 "$R/hang_prog" compute 8 "$MARK" \
+    >"$WORK/out" 2>"$WORK/err" </dev/null &
+job=$! # ibexrun itself: ibex_stack reads its descriptors
+(sleep 60 && kill -KILL "$job") 2>/dev/null &
+dog=$!
+for _ in $(seq 50); do # until rank 0 waits (start-up is slow under load)
+    sleep 0.2
+    "$STACK" "$job" >"$WORK/stack" 2>&1
+    grep -q "rank 0 (pid [0-9]*) waits in MPI_Recv" "$WORK/stack" && break
+done
+sleep 1
+"$STACK" "$job" >"$WORK/stack" 2>&1
+src=$?
+kill -USR1 "$job"
+wait "$job"
+RC=$?
+pkill -P "$dog" 2>/dev/null # the watchdog's sleep
+kill "$dog" 2>/dev/null
+ERR=$(cat "$WORK/err")
+OUT=$(cat "$WORK/out")
+STK=$(cat "$WORK/stack")
+if [ "$src" != 0 ] || ! printf '%s\n' "$STK" | grep -Eq "^ibex_stack: cause: rank 0 waits in MPI_Recv\(src 1, tag 7, 4 B, MPI_COMM_WORLD\) for $N; rank 1 is in compute"; then
+    fail "ibex_stack: exit $src: $STK"
+else
+    pass "ibex_stack on a running job"
+fi
+MS=0
+expect "SIGUSR1: a report, the job goes on" 0 "^ibexrun: hang report \(SIGUSR1; .*"
+printf '%s\n' "$OUT" | grep -q "^hang_prog: ok" || fail "SIGUSR1: the job did not end well: $OUT"
+
+out=$("$STACK" $$ 2>&1)
+rc=$?
+if [ "$rc" = 1 ] && printf '%s\n' "$out" | grep -q "has no blocked-call record"; then
+    pass "ibex_stack on a process that is not ibexrun"
+else
+    fail "ibex_stack on a process that is not ibexrun: exit $rc: $out"
+fi
+"$STACK" 2>/dev/null
+[ $? = 2 ] || fail "ibex_stack without a PID: not a usage error"
+finish
