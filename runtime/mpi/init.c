@@ -3,9 +3,8 @@
  * MPI_Init / MPI_Finalize and the environment queries around them. The start-up and tear-down
  * orders are the ones written in ibex_runtime.h.
  *
- * Thread support: the progress engine, request pools and matching queues take no locks, so
- * Ibex provides at most MPI_THREAD_FUNNELED (other threads may exist but only the main thread
- * calls MPI) and says so through `provided`.
+ * Thread support: every level is provided as asked (a level above MPI_THREAD_MULTIPLE gets
+ * MULTIPLE); under MULTIPLE the global lock of runtime/base/ibex_thread.h turns on.
  */
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include "ibex_p2p.h"
 #include "ibex_request.h"
 #include "ibex_runtime.h"
+#include "ibex_thread.h"
 #include "ibex_entry.h"
 
 ibex_runtime_t ibex_rt;
@@ -116,8 +116,9 @@ static int init_start(const char *call, int required)
     init_identity();
     ibex_rt.main_thread = pthread_self();
     ibex_rt.thread_level = required < MPI_THREAD_SINGLE     ? MPI_THREAD_SINGLE
-                           : required > MPI_THREAD_FUNNELED ? MPI_THREAD_FUNNELED
+                           : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
                                                             : required;
+    ibex_thread_enable(ibex_rt.thread_level == MPI_THREAD_MULTIPLE);
     errclass = init_run_steps(call);
     if (errclass != MPI_SUCCESS)
         goto err_boot;
