@@ -41,6 +41,10 @@ void ibex_thread_unlock_slow(void);
 /* Inside a wait: lets queued threads take the lock, then takes it back (no-op when none waits
  * or the calling thread holds it more than once). */
 void ibex_thread_pause_slow(void);
+/* Releases the lock however deeply this thread holds it (returns the depth, 0 if it held
+ * none), and takes it back to that depth: to join a thread that may wait for the lock. */
+int ibex_thread_release_all(void);
+void ibex_thread_reacquire(int depth);
 /* Turns the lock on (level MPI_THREAD_MULTIPLE) or off; called by MPI_Init_thread and
  * MPI_Finalize, while no other thread is inside MPI. */
 void ibex_thread_enable(bool on);

@@ -68,6 +68,24 @@ void ibex_thread_pause_slow(void)
     }
 }
 
+int ibex_thread_release_all(void)
+{
+    int held = depth;
+    if (held > 0) {
+        depth = 0;
+        ticket_unlock();
+    }
+    return held;
+}
+
+void ibex_thread_reacquire(int held)
+{
+    if (held > 0) {
+        ticket_lock();
+        depth = held;
+    }
+}
+
 void ibex_thread_enable(bool on)
 {
     ibex_thread_on = on;

@@ -62,6 +62,8 @@ static const init_step_t init_steps[] = {
     {"collectives (IBEX_COLL_*)", ibex_coll_init, NULL},
     {"point-to-point engine", ibex_p2p_init, ibex_p2p_fini},
     {"address exchange (PMIx commit and fence)", init_publish, NULL},
+    {"asynchronous progress thread (IBEX_ASYNC_PROGRESS)", ibex_progress_thread_start,
+     ibex_progress_thread_stop},
 };
 #define INIT_NSTEPS ((int)(sizeof(init_steps) / sizeof(init_steps[0])))
 
@@ -158,6 +160,7 @@ int PMPI_Finalize(void)
         return IBEX_ERROR(errclass, "an attribute delete callback on MPI_COMM_SELF returned %d",
                           errclass);
     init_busy = true;
+    ibex_progress_thread_stop();
     /* No peer may still read our memory when the transports close: drain ours, then wait for
      * everyone to have drained theirs. */
     ibex_status_t st = ibex_p2p_quiesce();

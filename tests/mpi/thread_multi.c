@@ -7,6 +7,9 @@
  *          the partner rank (rank ^ 1), on its own tag, blocking and non-blocking mixed
  * anysrc   every thread of every rank sends to rank 0, whose threads receive on their own tag
  *          from MPI_ANY_SOURCE with MPI_Mprobe / MPI_Mrecv; every message counted and checked
+ * anyall   as anysrc, but every receiving thread takes any message (MPI_ANY_SOURCE and
+ *          MPI_ANY_TAG, Mprobe then Mrecv, racing for the same messages); each message, which
+ *          names its sender, thread and number in its first words, must arrive exactly once
  * coll     each thread runs Allreduce, Bcast, Alltoall and Barrier on its own duplicate of
  *          MPI_COMM_WORLD, all threads at once
  * dup      each thread duplicates and frees communicators of its own parent in a loop, all at
@@ -119,6 +122,38 @@ static void *anysrc_thread(void *arg)
     }
     for (int s = 1; s < size; s++)
         CHECK(next[s] == ANY_MSGS);
+    return NULL;
+}
+
+static int seen[64][MAX_THREADS][ANY_MSGS];
+
+static void *anyall_thread(void *arg)
+{
+    int t = (int)(intptr_t)arg;
+    uint32_t buf[64];
+    if (rank != 0) {
+        for (int it = 0; it < ANY_MSGS; it++) {
+            int n = 3 + it % 61;
+            fill(buf, (size_t)n, rank, t, it);
+            buf[0] = (uint32_t)rank, buf[1] = (uint32_t)t, buf[2] = (uint32_t)it;
+            CHECK(MPI_Send(buf, n, MPI_UINT32_T, 0, 300 + t, MPI_COMM_WORLD) == MPI_SUCCESS);
+        }
+        return NULL;
+    }
+    for (int m = 0; m < ANY_MSGS * (size - 1); m++) { /* nthreads x this = every message */
+        MPI_Message msg;
+        MPI_Status st;
+        int count;
+        CHECK(MPI_Mprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &msg, &st) == MPI_SUCCESS);
+        CHECK(MPI_Get_count(&st, MPI_UINT32_T, &count) == MPI_SUCCESS && count >= 3);
+        CHECK(MPI_Mrecv(buf, count, MPI_UINT32_T, &msg, &st) == MPI_SUCCESS);
+        int src = (int)buf[0], th = (int)buf[1], it = (int)buf[2];
+        CHECK(src == st.MPI_SOURCE && th < nthreads && it < ANY_MSGS && st.MPI_TAG == 300 + th);
+        CHECK(count == 3 + it % 61);
+        for (int i = 3; i < count; i++)
+            CHECK(buf[i] == value(src, th, it, (size_t)i));
+        CHECK(__atomic_fetch_add(&seen[src][th][it], 1, __ATOMIC_RELAXED) == 0);
+    }
     return NULL;
 }
 
@@ -266,6 +301,8 @@ int main(int argc, char **argv)
         run_phase("p2p", p2p_thread);
     if (wanted(phases, "anysrc"))
         run_phase("anysrc", anysrc_thread);
+    if (wanted(phases, "anyall"))
+        run_phase("anyall", anyall_thread);
     if (wanted(phases, "coll"))
         run_phase("coll", coll_thread);
     if (wanted(phases, "dup"))

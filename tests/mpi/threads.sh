@@ -20,4 +20,8 @@ if [ -f "$SOFTIB" ]; then
     MT_ARGS="2 p2p,anysrc,coll" run_case 3 thread_multi IBEX_TRANSPORTS=self,verbs LD_PRELOAD="$SOFTIB"
     softib_sweep "$SOFTIB"
 fi
+# the asynchronous progress thread moves a write rendezvous and a non-blocking barrier while
+# the sender computes; without it (the control) they wait for the sender's MPI_Wait
+MT_ARGS=expect-async run_case 2 thread_async IBEX_ASYNC_PROGRESS=1 IBEX_RNDV_SCHEME=write
+MT_ARGS=expect-stall run_case 2 thread_async IBEX_RNDV_SCHEME=write
 mt_finish
