@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Process-wide runtime state: what MPI_Init set up. Single-threaded by design for now
- * (MPI_THREAD_FUNNELED is the highest level provided, reported honestly).
+ * Process-wide runtime state: what MPI_Init set up. Written only by MPI_Init and MPI_Finalize
+ * (no other thread is inside MPI then), read without a lock (runtime/base/ibex_thread.h).
  */
 #ifndef IBEX_RUNTIME_H
 #define IBEX_RUNTIME_H
@@ -36,6 +36,10 @@ ibex_status_t ibex_p2p_init(void);  /* p2p engine: requests, transports; publish
  * then ibex_p2p_fini() closes the transports. */
 ibex_status_t ibex_p2p_quiesce(void);
 void ibex_p2p_fini(void);
+/* runtime/engine/progress_thread.c: IBEX_ASYNC_PROGRESS's thread, started last by MPI_Init and
+ * stopped first by MPI_Finalize. */
+ibex_status_t ibex_progress_thread_start(void);
+void ibex_progress_thread_stop(void);
 
 /* MPI_Init's order: ibex_config_load, ibex_boot_init, ibex_log_set_identity("rank N"),
  * ibex_dt_init, ibex_op_init, ibex_comm_init, ibex_p2p_init, ibex_boot_commit,

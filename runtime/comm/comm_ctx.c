@@ -104,18 +104,66 @@ int ibex_comm_split_members(const int *all, int n, int colour, int *ranks_out)
     return m;
 }
 
-void ibex_comm_ctx_free_mask(uint64_t *mask)
+/* MPI_THREAD_MULTIPLE: threads of one process may build communicators on different parents at
+ * once. Two agreements reading the free bitmap at the same time could pick the same pair, so
+ * one round at a time holds the bitmap (MPICH's scheme): the others contribute an empty mask
+ * with the "every member's own" word at 0, every member then sees that word at 0 and the
+ * round is repeated. Among the agreements waiting in this process the one on the parent with
+ * the lowest context id gets the bitmap, so the lowest one in the whole job completes first
+ * and nobody waits forever. Single-threaded, the only waiter always gets it. */
+enum { CTX_WAITERS = 64 };
+static uint32_t ctx_waiting[CTX_WAITERS];
+static int ctx_nwaiting;
+static bool ctx_mask_held;
+
+static void ctx_waiter_add(uint32_t prio)
 {
-    memcpy(mask, ctx_free, sizeof(ctx_free));
+    if (ctx_nwaiting < CTX_WAITERS)
+        ctx_waiting[ctx_nwaiting++] = prio;
 }
 
-ibex_status_t ibex_comm_ctx_mask(ibex_comm_t *comm, uint64_t *mask)
+static void ctx_waiter_remove(uint32_t prio)
 {
+    for (int i = 0; i < ctx_nwaiting; i++)
+        if (ctx_waiting[i] == prio) {
+            ctx_waiting[i] = ctx_waiting[--ctx_nwaiting];
+            return;
+        }
+}
+
+/* Fills mask (IBEX_CTX_MASK_WORDS): this process's free bitmap and an all-ones last word when
+ * this round may hold the bitmap, else all zeros; returns whether it holds it. */
+static bool ctx_mask_claim(uint32_t prio, uint64_t *mask)
+{
+    bool first = !ctx_mask_held;
+    for (int i = 0; first && i < ctx_nwaiting; i++)
+        first = ctx_waiting[i] >= prio;
+    memset(mask, 0, IBEX_CTX_MASK_WORDS * sizeof(uint64_t));
+    if (!first)
+        return false;
+    ctx_mask_held = true;
     memcpy(mask, ctx_free, sizeof(ctx_free));
-    ibex_status_t st = ibex_comm_ctx_allreduce_band(comm, mask, IBEX_CTX_WORDS);
-    if (st != IBEX_OK)
-        ibex_error(CORE, "context id agreement over communicator of %d ranks failed: %s",
-                   comm->size, ibex_status_str(st));
+    mask[IBEX_CTX_WORDS] = ~(uint64_t)0;
+    return true;
+}
+
+ibex_status_t ibex_comm_ctx_agree_by(uint32_t prio, ibex_comm_ctx_exchange_fn exchange, void *arg,
+                                     uint32_t *context_id_p)
+{
+    uint64_t mask[IBEX_CTX_MASK_WORDS];
+    ibex_status_t st;
+    bool contested;
+    ctx_waiter_add(prio);
+    do {
+        bool held = ctx_mask_claim(prio, mask);
+        st = exchange(arg, mask);
+        contested = st == IBEX_OK && mask[IBEX_CTX_WORDS] == 0;
+        if (st == IBEX_OK && !contested)
+            st = ibex_comm_ctx_take(mask, context_id_p);
+        if (held)
+            ctx_mask_held = false;
+    } while (contested);
+    ctx_waiter_remove(prio);
     return st;
 }
 
@@ -135,11 +183,16 @@ ibex_status_t ibex_comm_ctx_take(const uint64_t *mask, uint32_t *context_id_p)
     return IBEX_OK;
 }
 
+static ibex_status_t ctx_band(void *parent, uint64_t *mask)
+{
+    ibex_status_t st = ibex_comm_ctx_allreduce_band(parent, mask, IBEX_CTX_MASK_WORDS);
+    if (st != IBEX_OK)
+        ibex_error(CORE, "context id agreement over communicator of %d ranks failed: %s",
+                   ((ibex_comm_t *)parent)->size, ibex_status_str(st));
+    return st;
+}
+
 ibex_status_t ibex_comm_ctx_agree(ibex_comm_t *parent, uint32_t *context_id_p)
 {
-    uint64_t mask[IBEX_CTX_WORDS];
-    ibex_status_t st = ibex_comm_ctx_mask(parent, mask);
-    if (st != IBEX_OK)
-        return st;
-    return ibex_comm_ctx_take(mask, context_id_p);
+    return ibex_comm_ctx_agree_by(parent->context_id, ctx_band, parent, context_id_p);
 }

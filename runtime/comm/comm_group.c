@@ -16,7 +16,7 @@
 #include "ibex_log.h"
 #include "ibex_p2p.h"
 
-#define CTX_INTS ((int)(IBEX_CTX_WORDS * sizeof(uint64_t) / sizeof(int)))
+#define CTX_INTS ((int)(IBEX_CTX_MASK_WORDS * sizeof(uint64_t) / sizeof(int)))
 
 /* The parent seen through group: same contexts, ranks of the group. Lives on the caller's
  * stack while the (blocking) agreement runs; the extra reference keeps requests from freeing it. */
@@ -43,11 +43,11 @@ static ibex_status_t group_band(ibex_comm_t *v, uint64_t *mask, int tag)
         st = st == IBEX_OK ? ibex_p2p_irecv(mask, CTX_INTS, dt, 0, tag, v, true, &req) : st;
         return st == IBEX_OK ? ibex_p2p_wait(req, NULL) : st;
     }
-    uint64_t other[IBEX_CTX_WORDS];
+    uint64_t other[IBEX_CTX_MASK_WORDS];
     for (int r = 1; r < v->size && st == IBEX_OK; r++) {
         st = ibex_p2p_irecv(other, CTX_INTS, dt, r, tag, v, true, &req);
         st = st == IBEX_OK ? ibex_p2p_wait(req, NULL) : st;
-        for (int w = 0; st == IBEX_OK && w < IBEX_CTX_WORDS; w++)
+        for (int w = 0; st == IBEX_OK && w < IBEX_CTX_MASK_WORDS; w++)
             mask[w] &= other[w];
     }
     for (int r = 1; r < v->size && st == IBEX_OK; r++) {
@@ -57,16 +57,23 @@ static ibex_status_t group_band(ibex_comm_t *v, uint64_t *mask, int tag)
     return st;
 }
 
+typedef struct group_band {
+    ibex_comm_t view;
+    int tag;
+} group_band_t;
+
+static ibex_status_t group_band_exchange(void *arg, uint64_t *mask)
+{
+    group_band_t *b = arg;
+    return group_band(&b->view, mask, b->tag);
+}
+
 ibex_status_t ibex_comm_create_group(ibex_comm_t *parent, ibex_group_t *group, int tag,
                                      ibex_comm_t **comm_p)
 {
-    ibex_comm_t v = group_view(parent, group);
-    uint64_t mask[IBEX_CTX_WORDS];
+    group_band_t b = {group_view(parent, group), IBEX_COMM_GROUP_TAG + tag};
     uint32_t ctx;
-    ibex_comm_ctx_free_mask(mask);
-    ibex_status_t st = group_band(&v, mask, IBEX_COMM_GROUP_TAG + tag);
-    if (st == IBEX_OK)
-        st = ibex_comm_ctx_take(mask, &ctx);
+    ibex_status_t st = ibex_comm_ctx_agree_by(parent->context_id, group_band_exchange, &b, &ctx);
     if (st != IBEX_OK) {
         ibex_error(CORE, "context agreement over a group of %d failed: %s", group->size,
                    ibex_status_str(st));

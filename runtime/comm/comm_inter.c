@@ -26,7 +26,7 @@
 #include "ibex_log.h"
 #include "ibex_p2p.h"
 
-#define CTX_INTS ((int)(IBEX_CTX_WORDS * sizeof(uint64_t) / sizeof(int)))
+#define CTX_INTS ((int)(IBEX_CTX_MASK_WORDS * sizeof(uint64_t) / sizeof(int)))
 
 static ibex_status_t link_swap(const ibex_inter_link_t *l, const int *mine, int n, int *theirs,
                                int m)
@@ -81,37 +81,57 @@ static ibex_status_t inter_swap(ibex_comm_t *local, int leader, const ibex_inter
     return IBEX_OK;
 }
 
+typedef struct inter_round {
+    ibex_comm_t *local;
+    int leader;
+    const ibex_inter_link_t *link;
+    const int *extra;
+    int n;
+    int *theirs; /* the other side's block of the last round (mask first) */
+    int m;
+} inter_round_t;
+
+/* One round: the mask ANDed over this side, swapped with the other side's with `extra`
+ * behind it, and ANDed with theirs. */
+static ibex_status_t inter_exchange(void *arg, uint64_t *mask)
+{
+    inter_round_t *r = arg;
+    ibex_status_t st = ibex_comm_ctx_allreduce_band(r->local, mask, IBEX_CTX_MASK_WORDS);
+    int *mine = st == IBEX_OK ? malloc((size_t)(CTX_INTS + r->n) * sizeof(int)) : NULL;
+    if (st != IBEX_OK || !mine)
+        return st != IBEX_OK ? st : IBEX_ERR_NO_MEMORY;
+    memcpy(mine, mask, (size_t)CTX_INTS * sizeof(int));
+    if (r->n > 0)
+        memcpy(mine + CTX_INTS, r->extra, (size_t)r->n * sizeof(int));
+    free(r->theirs);
+    r->theirs = NULL;
+    st = inter_swap(r->local, r->leader, r->link, mine, CTX_INTS + r->n, &r->theirs, &r->m);
+    free(mine);
+    if (st == IBEX_OK && r->m < CTX_INTS)
+        st = IBEX_ERR_INTERNAL;
+    if (st != IBEX_OK)
+        return st;
+    uint64_t remote_mask[IBEX_CTX_MASK_WORDS];
+    memcpy(remote_mask, r->theirs, sizeof(remote_mask));
+    for (int w = 0; w < IBEX_CTX_MASK_WORDS; w++)
+        mask[w] &= remote_mask[w];
+    return IBEX_OK;
+}
+
 /* One agreement over both sides: a context pair free on every process of both groups
  * (reserved here), and the other side's `extra` block in *theirs_p (*m_p ints). */
 static ibex_status_t inter_agree(ibex_comm_t *local, int leader, const ibex_inter_link_t *l,
                                  const int *extra, int n, int **theirs_p, int *m_p, uint32_t *ctx_p)
 {
-    uint64_t *mine = malloc((size_t)CTX_INTS * sizeof(int) + (size_t)n * sizeof(int));
-    if (!mine)
-        return IBEX_ERR_NO_MEMORY;
-    ibex_status_t st = ibex_comm_ctx_mask(local, mine);
-    int *theirs = NULL, m = 0;
-    if (n > 0)
-        memcpy((int *)mine + CTX_INTS, extra, (size_t)n * sizeof(int));
-    if (st == IBEX_OK)
-        st = inter_swap(local, leader, l, (int *)mine, CTX_INTS + n, &theirs, &m);
-    if (st == IBEX_OK && m < CTX_INTS)
-        st = IBEX_ERR_INTERNAL;
-    if (st == IBEX_OK) {
-        uint64_t remote_mask[IBEX_CTX_WORDS];
-        memcpy(remote_mask, theirs, sizeof(remote_mask));
-        for (int w = 0; w < IBEX_CTX_WORDS; w++)
-            mine[w] &= remote_mask[w];
-        st = ibex_comm_ctx_take(mine, ctx_p);
-    }
-    free(mine);
+    inter_round_t r = {local, leader, l, extra, n, NULL, 0};
+    ibex_status_t st = ibex_comm_ctx_agree_by(local->context_id, inter_exchange, &r, ctx_p);
     if (st != IBEX_OK) {
-        free(theirs);
+        free(r.theirs);
         return st;
     }
-    memmove(theirs, theirs + CTX_INTS, (size_t)(m - CTX_INTS) * sizeof(int));
-    *theirs_p = theirs;
-    *m_p = m - CTX_INTS;
+    memmove(r.theirs, r.theirs + CTX_INTS, (size_t)(r.m - CTX_INTS) * sizeof(int));
+    *theirs_p = r.theirs;
+    *m_p = r.m - CTX_INTS;
     return IBEX_OK;
 }
 

@@ -18,6 +18,8 @@
 
 #define IBEX_CTX_PAIRS (IBEX_MAX_CONTEXT_IDS / 2)
 #define IBEX_CTX_WORDS (IBEX_CTX_PAIRS / 64)
+/* an agreement's mask: the free bitmap and one word "every member contributed its own" */
+#define IBEX_CTX_MASK_WORDS (IBEX_CTX_WORDS + 1)
 
 /* ---- groups (group.c) ---- */
 ibex_status_t ibex_group_init(void);
@@ -41,13 +43,16 @@ void ibex_comm_ctx_init(void);
  * (they release the id again with ibex_comm_ctx_release). */
 ibex_status_t ibex_comm_ctx_agree(ibex_comm_t *parent, uint32_t *context_id_p);
 void ibex_comm_ctx_release(uint32_t context_id);
-/* The two halves of ibex_comm_ctx_agree, for agreements that span two groups (intercommunicators,
- * runtime/comm/comm_inter.c): mask = the pairs free on every member of comm; then, once the
- * masks of every process involved are ANDed in, reserve the lowest pair left. */
-ibex_status_t ibex_comm_ctx_mask(ibex_comm_t *comm, uint64_t *mask);
+/* A context-id agreement over any set of processes (intercommunicators, Comm_create_group):
+ * exchange ANDs mask (IBEX_CTX_MASK_WORDS words) in place with the masks of every other
+ * process involved; ibex_comm_ctx_agree_by repeats it until the round was uncontested
+ * (MPI_THREAD_MULTIPLE, see comm_ctx.c), then reserves the lowest pair left. prio: the parent's
+ * context id (the lowest waiting agreement goes first). */
+typedef ibex_status_t (*ibex_comm_ctx_exchange_fn)(void *arg, uint64_t *mask);
+ibex_status_t ibex_comm_ctx_agree_by(uint32_t prio, ibex_comm_ctx_exchange_fn exchange, void *arg,
+                                     uint32_t *context_id_p);
+/* Reserves the lowest pair set in mask (IBEX_CTX_WORDS words). */
 ibex_status_t ibex_comm_ctx_take(const uint64_t *mask, uint32_t *context_id_p);
-/* This process's own free-pair bitmap (IBEX_CTX_WORDS words). */
-void ibex_comm_ctx_free_mask(uint64_t *mask);
 /* Lowest pair set in every word of mask, as an even context id, or -1 if none. */
 int ibex_comm_ctx_lowest(const uint64_t *mask, int nwords);
 /* words[i] &= the same words of every member of comm (recursive doubling). */

@@ -30,5 +30,12 @@ static const ibex_cfg_entry_t engine_table[] = {
     {"SPIN_COUNT", IBEX_CFG_INT, "10000", NULL, &ibex_engine_cfg.spin_count,
      "empty progress polls in a row before a waiting or polling rank starts to yield the core",
      IBEX_CFG_LIVE},
+    /* the asynchronous progress thread (progress_thread.c) */
+    {"ASYNC_PROGRESS", IBEX_CFG_BOOL, "0", NULL, &ibex_engine_cfg.async_progress,
+     "1: a thread per rank advances rendezvous, non-blocking collectives and one-sided "
+     "operations while the program computes (turns the MPI_THREAD_MULTIPLE lock on; never on "
+     "an oversubscribed node)"},
+    {"ASYNC_PROGRESS_SLEEP", IBEX_CFG_INT, "20", NULL, &ibex_engine_cfg.async_sleep_us,
+     "microseconds the asynchronous progress thread sleeps after a poll that found nothing"},
 };
 IBEX_CFG_MODULE(engine, "engine", IBEX_CFG_LAYER_ENGINE, engine_table);

@@ -18,6 +18,8 @@ typedef struct ibex_engine_cfg {
     long long unexpected_max; /* bytes of buffered unexpected eager data per process */
     int wait_policy;          /* ibex_wait_policy_t */
     int spin_count;           /* progress polls before yielding */
+    int async_progress;       /* IBEX_ASYNC_PROGRESS: 1 = a progress thread per rank */
+    int async_sleep_us;       /* its nap after an empty poll */
 } ibex_engine_cfg_t;
 
 extern ibex_engine_cfg_t ibex_engine_cfg;

@@ -16,6 +16,7 @@
 #include "ibex_handle.h"
 #include "ibex_log.h"
 #include "ibex_runtime.h"
+#include "ibex_thread.h"
 
 #define REQ_CHUNK 256
 
@@ -145,6 +146,7 @@ static inline bool idle_should_yield(int idle_polls)
 
 static inline void wait_step(int *idle_polls)
 {
+    ibex_thread_pause(); /* MPI_THREAD_MULTIPLE: let the other threads in between polls */
     if (ibex_progress() > 0) {
         *idle_polls = 0;
         return;
@@ -162,7 +164,7 @@ void ibex_wait_step(int *idle_polls)
 
 /* Empty polls in a row across the program's calls to MPI_Test, Iprobe and the like: a polling
  * loop is many calls, so the count lives here and not in the caller's frame. */
-static int poll_idle;
+static __thread int poll_idle __attribute__((tls_model("initial-exec"))); /* per thread */
 
 void ibex_poll_step(void)
 {

@@ -4,7 +4,8 @@
  * alias, made by IBEX_MPI_ALIASES(file) at the end of the file from mpi.def) and starts with
  * one IBEX_ENTER form, which
  *   - names the call: `call` ("MPI_X") for the messages,
- *   - takes the thread hook (ibex_thread.h) and releases it on every return (a scope guard),
+ *   - takes the thread hook (ibex_thread.h: the global lock under MPI_THREAD_MULTIPLE) and
+ *     releases it on every return (a scope guard),
  *   - checks that MPI is running (a call before MPI_Init or after MPI_Finalize ends the
  *     process, see ibex_check_initialized),
  *   - chooses the error handler: ibex_e.comm is the communicator whose handler takes the
@@ -36,12 +37,12 @@
 typedef struct ibex_entry {
     const char *call;       /* "MPI_X" */
     struct ibex_comm *comm; /* whose error handler applies; NULL: the default one */
+    bool locked;            /* this call took the thread hook */
 } ibex_entry_t;
 
 static inline void ibex_entry_leave(ibex_entry_t *e)
 {
-    (void)e;
-    IBEX_THREAD_UNLOCK();
+    IBEX_THREAD_UNLOCK(e->locked);
 }
 
 #include "ibex_mpi_gen.h"
@@ -52,8 +53,8 @@ static inline void ibex_entry_leave(ibex_entry_t *e)
 /* Names the call and takes the thread hook; no check (calls valid at any time). */
 #define IBEX_ENTER_ANYTIME(name)                                                                   \
     static const char call[] = "MPI_" #name;                                                       \
-    __attribute__((cleanup(ibex_entry_leave))) ibex_entry_t ibex_e = {call, NULL};                 \
-    IBEX_THREAD_LOCK();                                                                            \
+    __attribute__((cleanup(ibex_entry_leave)))                                                     \
+    ibex_entry_t ibex_e = {call, NULL, IBEX_THREAD_LOCK()};                                        \
     ibex_blk_enter(call)
 
 /* The first check that follows tests that MPI is running (see above). */

@@ -3,9 +3,8 @@
  * MPI_Init / MPI_Finalize and the environment queries around them. The start-up and tear-down
  * orders are the ones written in ibex_runtime.h.
  *
- * Thread support: the progress engine, request pools and matching queues take no locks, so
- * Ibex provides at most MPI_THREAD_FUNNELED (other threads may exist but only the main thread
- * calls MPI) and says so through `provided`.
+ * Thread support: every level is provided as asked (a level above MPI_THREAD_MULTIPLE gets
+ * MULTIPLE); under MULTIPLE the global lock of runtime/base/ibex_thread.h turns on.
  */
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 #include "ibex_p2p.h"
 #include "ibex_request.h"
 #include "ibex_runtime.h"
+#include "ibex_thread.h"
 #include "ibex_entry.h"
 
 ibex_runtime_t ibex_rt;
@@ -77,6 +77,8 @@ static const init_step_t init_steps[] = {
     {"collectives (IBEX_COLL_*)", ibex_coll_init, NULL},
     {"point-to-point engine", ibex_p2p_init, ibex_p2p_fini},
     {"address exchange (PMIx commit and fence)", init_publish, NULL},
+    {"asynchronous progress thread (IBEX_ASYNC_PROGRESS)", ibex_progress_thread_start,
+     ibex_progress_thread_stop},
 };
 #define INIT_NSTEPS ((int)(sizeof(init_steps) / sizeof(init_steps[0])))
 
@@ -131,8 +133,9 @@ static int init_start(const char *call, int required)
     init_identity();
     ibex_rt.main_thread = pthread_self();
     ibex_rt.thread_level = required < MPI_THREAD_SINGLE     ? MPI_THREAD_SINGLE
-                           : required > MPI_THREAD_FUNNELED ? MPI_THREAD_FUNNELED
+                           : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
                                                             : required;
+    ibex_thread_enable(ibex_rt.thread_level == MPI_THREAD_MULTIPLE);
     errclass = init_run_steps(call);
     if (errclass != MPI_SUCCESS)
         goto err_boot;
@@ -179,6 +182,7 @@ int PMPI_Finalize(void)
         return IBEX_ERROR(errclass, "an attribute delete callback on MPI_COMM_SELF returned %d",
                           errclass);
     init_busy = true;
+    ibex_progress_thread_stop();
     /* No peer may still read our memory when the transports close: drain ours, then wait for
      * everyone to have drained theirs. */
     ibex_status_t st = ibex_p2p_quiesce();

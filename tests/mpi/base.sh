@@ -38,11 +38,11 @@ check() {
     fi
 }
 
-check "singleton init" 0 "base_init: ok rank 0 provided 1" 1 "$T/base_init"
+check "singleton init" 0 "base_init: ok rank 0 provided 3" 1 "$T/base_init"
 check "singleton init single" 0 "base_init: ok rank 0 provided 0" 1 "$T/base_init" single
-check "init 2 ranks" 0 "provided 1" 2 "$RUN" -n 2 --timeout 60 "$T/base_init"
+check "init 2 ranks" 0 "provided 3" 2 "$RUN" -n 2 --timeout 60 "$T/base_init"
 check "init 4 ranks funneled" 0 "provided 1" 4 "$RUN" -n 4 --timeout 60 "$T/base_init" funneled
-check "init serialized" 0 "provided 1" 1 "$RUN" -n 1 --timeout 60 "$T/base_init" serialized
+check "init serialized" 0 "provided 2" 1 "$RUN" -n 1 --timeout 60 "$T/base_init" serialized
 check "errors returned 3 ranks" 0 "base_errors: ok" 3 "$RUN" -n 3 --timeout 60 "$T/base_errors"
 check "errors returned singleton" 0 "base_errors: ok" 1 "$T/base_errors"
 check "fatal invalid rank" 6 \
