@@ -62,6 +62,8 @@ static const ibex_coll_algo_t algorithms[] = {
     {"shmem", IBEX_COLL_ALLREDUCE, ibex_coll_allreduce_shm, IBEX_COLL_SPAN_NODE},
     {"shmem", IBEX_COLL_GATHER, ibex_coll_gather_shm, IBEX_COLL_SPAN_NODE},
     {"shmem", IBEX_COLL_ALLGATHER, ibex_coll_allgather_shm, IBEX_COLL_SPAN_NODE},
+    {"shmem", IBEX_COLL_SCATTER, ibex_coll_scatter_shm, IBEX_COLL_SPAN_NODE},
+    {"shmem", IBEX_COLL_ALLTOALL, ibex_coll_alltoall_shm, IBEX_COLL_SPAN_NODE},
     {"hier", IBEX_COLL_BARRIER, ibex_coll_barrier_hier, IBEX_COLL_SPAN_NODES},
     {"hier", IBEX_COLL_BCAST, ibex_coll_bcast_hier, IBEX_COLL_SPAN_NODES},
     {"hier", IBEX_COLL_REDUCE, ibex_coll_reduce_hier, IBEX_COLL_SPAN_NODES},
@@ -104,6 +106,8 @@ static const coll_rule_t rules[] = {
     {IBEX_COLL_ALLREDUCE, 64, SIZE_MAX, "shmem"},
     {IBEX_COLL_GATHER, 64, SIZE_MAX, "shmem"},
     {IBEX_COLL_ALLGATHER, 64, SIZE_MAX, "shmem"},
+    {IBEX_COLL_SCATTER, 64, SIZE_MAX, "shmem"},
+    {IBEX_COLL_ALLTOALL, 64, SIZE_MAX, "shmem"},
     /* several nodes, more than one rank on some: shared memory inside, leaders between */
     {IBEX_COLL_BARRIER, INT_MAX, SIZE_MAX, "hier"},
     {IBEX_COLL_BCAST, INT_MAX, SIZE_MAX, "hier"},

@@ -2,24 +2,24 @@
 /*
  * The per-communicator shared segment of the shared-memory collectives (coll_shm.h says what
  * is in it and how its flags are used). Made lazily and collectively over the point-to-point
- * algorithms, unlinked as soon as every rank has it mapped, unmapped with the communicator.
+ * algorithms as an anonymous memory file (no name anywhere), its descriptor closed as soon as
+ * every rank has it mapped, unmapped with the communicator.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/random.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "coll_shm.h"
 #include "ibex_config.h"
 #include "ibex_log.h"
+#include "ibex_p2p.h"
 #include "ibex_request.h"
 #include "ibex_runtime.h"
 
@@ -83,7 +83,8 @@ bool ibex_coll_shm_comm_local(const ibex_comm_t *comm)
  * than one rank of comm (else a hierarchy has nothing to share); else ANY. */
 static ibex_coll_span_t comm_span(const ibex_comm_t *comm)
 {
-    if (comm->size < 2)
+    /* no open transport shares memory (IBEX_TRANSPORTS left it out): neither may we */
+    if (comm->size < 2 || !ibex_ep_node_memory())
         return IBEX_COLL_SPAN_ANY;
     if (ibex_coll_shm_comm_local(comm))
         return IBEX_COLL_SPAN_NODE;
@@ -166,37 +167,38 @@ static size_t seg_bytes(int size, size_t slot)
     return (bytes + page - 1) / page * page;
 }
 
-/* Rank 0: a new owner-only object with a name nobody can guess; "" on failure. */
-static int seg_create(char *name, size_t bytes)
+/* Rank 0: an anonymous memory file (memfd_create: it has no name in any file system, so there
+ * is nothing to guess, nothing to unlink and nothing left behind whoever dies when); `path`
+ * gets /proc/<pid>/fd/<fd>, through which the others open it, which the kernel allows only to a
+ * process that may inspect rank 0 (the same user): owner-only. -1 and "" on failure. */
+static int seg_create(char *path, size_t bytes)
 {
-    uint64_t r[2];
-    name[0] = '\0';
-    if (getrandom(r, sizeof(r), 0) != sizeof(r)) {
-        ibex_warn(COLL, "getrandom for a segment name failed: %m");
-        return -1;
-    }
-    char tmp[SEG_NAME_MAX];
-    snprintf(tmp, sizeof(tmp), "/ibex-coll-%d-%016" PRIx64 "%016" PRIx64, (int)getpid(), r[0],
-             r[1]);
-    int fd = shm_open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    path[0] = '\0';
+    int fd = memfd_create("ibex-coll", MFD_CLOEXEC);
     if (fd < 0) {
-        ibex_warn(COLL, "shm_open() of a collective segment failed: %m");
+        ibex_warn(COLL, "memfd_create() of a collective segment failed: %m");
         return -1;
     }
     if (ftruncate(fd, (off_t)bytes) != 0) {
         ibex_warn(COLL, "sizing a %zu-byte collective segment failed: %m", bytes);
         close(fd);
-        shm_unlink(tmp);
         return -1;
     }
-    memcpy(name, tmp, SEG_NAME_MAX);
+    snprintf(path, SEG_NAME_MAX, "/proc/%d/fd/%d", (int)getpid(), fd);
+    return fd;
+}
+
+static int seg_open(const char *path)
+{
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        ibex_warn(COLL, "opening rank 0's collective segment (%s) failed: %m", path);
     return fd;
 }
 
 static void *seg_map(int fd, size_t bytes)
 {
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
     if (p == MAP_FAILED) {
         ibex_warn(COLL, "mapping a %zu-byte collective segment failed: %m", bytes);
         return NULL;
@@ -245,29 +247,33 @@ static ibex_status_t cma_probe(ibex_comm_t *comm, ibex_coll_shm_t *seg)
     return st;
 }
 
+static void seg_attach(ibex_comm_t *comm, ibex_coll_shm_t *seg, void *map, size_t bytes)
+{
+    seg->ctl = map;
+    seg->map_size = bytes;
+    seg->slots = (char *)map + (size_t)comm->size * sizeof(ibex_coll_shm_ctl_t);
+    seg->ctl[seg->rank].pid = (int32_t)getpid();
+    seg->ctl[seg->rank].saddr = (uint64_t)(uintptr_t)&probe_magic;
+}
+
 static ibex_status_t seg_setup(ibex_comm_t *comm, ibex_coll_shm_t *seg)
 {
-    char name[SEG_NAME_MAX] = "";
+    char path[SEG_NAME_MAX] = "";
     size_t bytes = seg_bytes(comm->size, seg->slot_size);
-    int fd = comm->rank == 0 ? seg_create(name, bytes) : -1;
+    int fd = comm->rank == 0 ? seg_create(path, bytes) : -1;
     ibex_coll_args_t a = {
-        .comm = comm, .rbuf = name, .rcount = SEG_NAME_MAX, .rdt = MPI_CHAR, .root = 0};
+        .comm = comm, .rbuf = path, .rcount = SEG_NAME_MAX, .rdt = MPI_CHAR, .root = 0};
     ibex_status_t st = ibex_coll_bcast_binomial(&a);
-    if (st == IBEX_OK && name[0] && comm->rank != 0)
-        fd = shm_open(name, O_RDWR | O_CLOEXEC, 0);
+    if (st == IBEX_OK && path[0] && comm->rank != 0)
+        fd = seg_open(path);
     void *map = fd >= 0 ? seg_map(fd, bytes) : NULL;
-    if (map) {
-        seg->ctl = map;
-        seg->map_size = bytes;
-        seg->slots = (char *)map + (size_t)comm->size * sizeof(ibex_coll_shm_ctl_t);
-        seg->ctl[seg->rank].pid = (int32_t)getpid();
-        seg->ctl[seg->rank].saddr = (uint64_t)(uintptr_t)&probe_magic;
-    }
+    if (map)
+        seg_attach(comm, seg, map, bytes);
     int ok = map != NULL;
     if (st == IBEX_OK)
-        st = agree(comm, &ok); /* also: every rank has mapped it, so the name can go */
-    if (comm->rank == 0 && name[0])
-        shm_unlink(name);
+        st = agree(comm, &ok); /* also: every rank has opened it, so rank 0's descriptor can go */
+    if (fd >= 0)
+        close(fd); /* the mappings keep the memory */
     if (st != IBEX_OK || !ok)
         return st != IBEX_OK ? st : IBEX_ERR_UNSUPPORTED;
     cma_allow();

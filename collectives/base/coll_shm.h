@@ -4,11 +4,14 @@
  * (collectives/<kind>_shm.c; base/coll_shm.c makes and frees it).
  *
  * One segment per communicator whose ranks are all on this node, made at the first collective
- * that wants it: rank 0 creates it (shm_open(), owner-only, a random name), sends the name to the
- * others with the point-to-point bcast, every rank maps it and says so with the point-to-point
- * allreduce, which also agrees whether every rank could map it and read the others' memory
- * with process_vm_readv; then rank 0 unlinks it, so nothing stays in /dev/shm whatever happens
- * to the ranks later. The mappings go at MPI_Comm_free / MPI_Finalize (comm->coll_shm_free).
+ * that wants it: rank 0 creates it (memfd_create(): an anonymous file, no name in /dev/shm or
+ * anywhere), sends /proc/<pid>/fd/<fd> to the others with the point-to-point bcast (opening
+ * that needs the right to inspect rank 0: the same user), every rank maps it and says so with
+ * the point-to-point allreduce, which also agrees whether every rank could map it and read the
+ * others' memory with process_vm_readv; then every rank closes its descriptor. Nothing is ever
+ * named, so a rank dying at any point leaves nothing behind. The mappings go at MPI_Comm_free /
+ * MPI_Finalize (comm->coll_shm_free). None of this runs while no open transport shares memory
+ * within the node (IBEX_TRANSPORTS without it): then the point-to-point algorithms run.
  *
  * Layout: one control block per rank (two cache lines, written by that rank only; the first
  * holds the arrive flag and two tiny slots), then per rank two inline slots of `slot_size`
@@ -171,6 +174,10 @@ void ibex_coll_shm_put_inline(ibex_coll_shm_t *seg, uint64_t g, const void *buf,
 /* Unpacks rank src's slot of generation g into (buf, count, dt). */
 void ibex_coll_shm_get_inline(ibex_coll_shm_t *seg, uint64_t g, int src, void *buf, int count,
                               MPI_Datatype dt);
+/* Unpacks (buf, count, dt) from `off` bytes into rank src's slot of generation g, which holds
+ * slot_bytes in all (the writer's total picks the tiny or the full slot). */
+void ibex_coll_shm_get_inline_at(ibex_coll_shm_t *seg, uint64_t g, int src, size_t slot_bytes,
+                                 size_t off, void *buf, int count, MPI_Datatype dt);
 /* Publishes the packed bytes of (buf, count, dt) in ctl.saddr: the buffer itself when dense,
  * else a packed copy returned in *tmp_p, to free once no rank reads it any more. */
 ibex_status_t ibex_coll_shm_publish(ibex_coll_shm_t *seg, const void *buf, int count,
@@ -178,5 +185,8 @@ ibex_status_t ibex_coll_shm_publish(ibex_coll_shm_t *seg, const void *buf, int c
 /* Reads what rank src published into (buf, count, dt). */
 ibex_status_t ibex_coll_shm_fetch(ibex_coll_shm_t *seg, int src, void *buf, int count,
                                   MPI_Datatype dt);
+/* The same from `off` bytes into what src published. */
+ibex_status_t ibex_coll_shm_fetch_at(ibex_coll_shm_t *seg, int src, size_t off, void *buf,
+                                     int count, MPI_Datatype dt);
 
 #endif

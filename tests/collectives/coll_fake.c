@@ -138,6 +138,13 @@ void ibex_wait_step(int *idle_polls)
     sched_yield();
 }
 
+/* ibex_p2p.h's: fake ranks share memory as threads; the segment never runs (one rank per
+ * node), so the answer only decides the span. */
+bool ibex_ep_node_memory(void)
+{
+    return true;
+}
+
 /* The hierarchy (collectives/base/coll_hier.c) makes communicators; with one fake rank per node
  * it never runs, so these only satisfy the linker and say so if called. */
 ibex_handle_table_t ibex_comm_handles;
