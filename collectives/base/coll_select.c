@@ -16,6 +16,7 @@
 
 #include "coll.h"
 #include "coll_shm.h"
+#include "coll_tuned.h"
 #include "ibex_config.h"
 #include "ibex_log.h"
 
@@ -235,10 +236,35 @@ ibex_status_t ibex_coll_init(void)
     return result;
 }
 
-/* The first rule that fits a communicator of that span. */
-static const ibex_coll_algo_t *select_rule(ibex_coll_kind_t kind, int comm_size, size_t bytes,
-                                           ibex_coll_span_t span)
+static bool span_fits(const ibex_coll_algo_t *algo, ibex_coll_span_t span)
 {
+    return algo && (algo->span == IBEX_COLL_SPAN_ANY || algo->span == span);
+}
+
+/* The first measured row (coll_tuned.h) that fits, or NULL. */
+static const ibex_coll_algo_t *select_tuned(ibex_coll_kind_t kind, int comm_size, size_t bytes,
+                                            ibex_coll_span_t span, bool oversub)
+{
+    int n = (int)(sizeof(ibex_coll_tuned) / sizeof(ibex_coll_tuned[0]));
+    for (int i = 0; i < n; i++) {
+        const ibex_coll_tuned_t *t = &ibex_coll_tuned[i];
+        if (t->kind != kind || (t->oversub == IBEX_COLL_OVERSUB_YES) != oversub ||
+            comm_size > t->max_comm_size || bytes > t->max_bytes)
+            continue;
+        const ibex_coll_algo_t *algo = algo_find(kind, t->algo);
+        if (span_fits(algo, span))
+            return algo;
+    }
+    return NULL;
+}
+
+/* The first rule that fits a communicator of that span: the measured rows, then the defaults. */
+static const ibex_coll_algo_t *select_rule(ibex_coll_kind_t kind, int comm_size, size_t bytes,
+                                           ibex_coll_span_t span, bool oversub)
+{
+    const ibex_coll_algo_t *tuned = select_tuned(kind, comm_size, bytes, span, oversub);
+    if (tuned)
+        return tuned;
     for (int i = 0; i < RULE_COUNT; i++) {
         const coll_rule_t *r = &rules[i];
         if (r->kind != kind || comm_size > r->max_comm_size || bytes > r->max_bytes)
@@ -256,19 +282,21 @@ const ibex_coll_algo_t *ibex_coll_select(ibex_coll_kind_t kind, int comm_size, s
 {
     if (forced[kind])
         return forced[kind];
-    return select_rule(kind, comm_size, bytes, IBEX_COLL_SPAN_ANY);
+    return select_rule(kind, comm_size, bytes, IBEX_COLL_SPAN_ANY, false);
 }
 
 ibex_status_t ibex_coll_fallback(ibex_coll_kind_t kind, const ibex_coll_args_t *args, size_t bytes)
 {
-    return select_rule(kind, args->comm->size, bytes, IBEX_COLL_SPAN_ANY)->fn(args);
+    bool oversub = ibex_coll_comm_oversub(args->comm);
+    return select_rule(kind, args->comm->size, bytes, IBEX_COLL_SPAN_ANY, oversub)->fn(args);
 }
 
 ibex_status_t ibex_coll_run(ibex_coll_kind_t kind, const ibex_coll_args_t *args, size_t bytes)
 {
     const ibex_coll_algo_t *algo =
         forced[kind] ? forced[kind]
-                     : select_rule(kind, args->comm->size, bytes, ibex_coll_comm_span(args->comm));
+                     : select_rule(kind, args->comm->size, bytes, ibex_coll_comm_span(args->comm),
+                                   ibex_coll_comm_oversub(args->comm));
     ibex_trace(COLL, "%s %s: %d ranks, %zu bytes", ibex_coll_kind_name(kind), algo->name,
                args->comm->size, bytes);
     return algo->fn(args);

@@ -28,6 +28,7 @@
 static long long seg_inline = 65536;
 static long long seg_chunk = 65536;
 static int node_size;
+static int node_level; /* index into level_types[] */
 
 static const ibex_cfg_entry_t coll_shm_table[] = {
     {"COLL_SHM_INLINE", IBEX_CFG_SIZE, "64k", NULL, &seg_inline,
@@ -39,6 +40,10 @@ static const ibex_cfg_entry_t coll_shm_table[] = {
     {"COLL_NODE_SIZE", IBEX_CFG_INT, "0", NULL, &node_size,
      "treat each block of this many consecutive world ranks as one node for the collectives (0: "
      "the real nodes); runs the multi-node paths on one machine"},
+    {"COLL_NODE_LEVEL", IBEX_CFG_ENUM, "none", "none|package|l3|numa", &node_level,
+     "split each node at this hwloc level for the collectives (HWLOC_SYNTHETIC is honoured): "
+     "each package / L3 / NUMA domain is a node of the hierarchical algorithms, the local ranks "
+     "taken onto the PUs in order; none: a node is flat"},
 };
 IBEX_CFG_MODULE(coll_shm, "coll_shm", IBEX_CFG_LAYER_COLL, coll_shm_table);
 
@@ -55,14 +60,18 @@ size_t ibex_coll_shm_chunk(void)
     return seg_chunk >= 4096 ? (size_t)seg_chunk : 4096;
 }
 
-/* The real node, cut into blocks of IBEX_COLL_NODE_SIZE world ranks when that is set: a faked
- * node never spans two real ones, so the segment is only ever shared within a machine. */
+/* The real node, cut into blocks of IBEX_COLL_NODE_SIZE world ranks when that is set, then at
+ * the hwloc level IBEX_COLL_NODE_LEVEL (coll_level.c): a faked node never spans two real ones,
+ * so the segment is only ever shared within a machine. */
 static int node_of(int world_rank)
 {
     int real = ibex_rt.boot.node_of ? ibex_rt.boot.node_of[world_rank] : 0;
-    if (node_size <= 0)
+    if (node_size > 0)
+        real = real * (ibex_rt.boot.size / node_size + 1) + world_rank / node_size;
+    if (node_level == 0)
         return real;
-    return real * (ibex_rt.boot.size / node_size + 1) + world_rank / node_size;
+    int parts = ibex_coll_level_count(node_level);
+    return real * parts + ibex_coll_level_of(node_level, world_rank);
 }
 
 int ibex_coll_node_of(const ibex_comm_t *comm, int rank)
@@ -107,6 +116,15 @@ void ibex_coll_shm_wait_all(ibex_coll_shm_t *seg, size_t offset, uint64_t g)
     for (int i = 0; i < seg->size; i++)
         if (i != seg->rank)
             ibex_coll_shm_wait((const uint64_t *)((char *)&seg->ctl[i] + offset), g);
+}
+
+void ibex_coll_shm_claim_ring(ibex_coll_shm_t *seg, uint64_t g)
+{
+    uint64_t need = g > IBEX_COLL_SHM_RING ? g - IBEX_COLL_SHM_RING + 1 : 0;
+    if (need == 0 || seg->all_seen >= need)
+        return;
+    ibex_coll_shm_wait_all(seg, offsetof(ibex_coll_shm_ctl_t, arrive), need);
+    seg->all_seen = need;
 }
 
 void ibex_coll_shm_claim(ibex_coll_shm_t *seg, uint64_t g)
@@ -163,7 +181,8 @@ static void seg_free(void *state)
 static size_t seg_bytes(int size, size_t slot)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    size_t bytes = (size_t)size * (sizeof(ibex_coll_shm_ctl_t) + 2 * slot);
+    size_t ring = (size_t)IBEX_COLL_SHM_RING * IBEX_COLL_SHM_RING_SLOT;
+    size_t bytes = (size_t)size * (sizeof(ibex_coll_shm_ctl_t) + 2 * slot + ring);
     return (bytes + page - 1) / page * page;
 }
 
@@ -252,6 +271,7 @@ static void seg_attach(ibex_comm_t *comm, ibex_coll_shm_t *seg, void *map, size_
     seg->ctl = map;
     seg->map_size = bytes;
     seg->slots = (char *)map + (size_t)comm->size * sizeof(ibex_coll_shm_ctl_t);
+    seg->ring = seg->slots + (size_t)comm->size * 2 * seg->slot_size;
     seg->ctl[seg->rank].pid = (int32_t)getpid();
     seg->ctl[seg->rank].saddr = (uint64_t)(uintptr_t)&probe_magic;
 }
@@ -293,6 +313,7 @@ ibex_coll_shm_t *ibex_coll_state(ibex_comm_t *comm)
     seg->rank = comm->rank;
     seg->slot_size = (ibex_coll_shm_inline_max() + 63) / 64 * 64;
     seg->span = comm_span(comm);
+    seg->oversub = ibex_rt.oversubscribed && ibex_coll_shm_comm_local(comm);
     comm->coll_shm = seg;
     comm->coll_shm_free = seg_free;
     return seg;
@@ -306,6 +327,12 @@ ibex_coll_span_t ibex_coll_comm_span(ibex_comm_t *comm)
     if (seg->span == IBEX_COLL_SPAN_NODE && seg->tried && !seg->ctl)
         return IBEX_COLL_SPAN_ANY; /* the segment could not be made */
     return seg->span;
+}
+
+bool ibex_coll_comm_oversub(ibex_comm_t *comm)
+{
+    ibex_coll_shm_t *seg = ibex_coll_state(comm);
+    return seg && seg->oversub;
 }
 
 ibex_status_t ibex_coll_shm_get(ibex_comm_t *comm, ibex_coll_shm_t **seg_p)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll_shm.h"
 #include "ibex_datatype.h"
 #include "ibex_p2p.h"
 #include "ibex_runtime.h"
@@ -143,6 +144,20 @@ void ibex_wait_step(int *idle_polls)
 bool ibex_ep_node_memory(void)
 {
     return true;
+}
+
+/* coll_shm.h's levels inside a node (coll_level.c, hwloc): IBEX_COLL_NODE_LEVEL is never set
+ * here; one object. */
+int ibex_coll_level_count(int level)
+{
+    (void)level;
+    return 1;
+}
+
+int ibex_coll_level_of(int level, int world_rank)
+{
+    (void)level, (void)world_rank;
+    return 0;
 }
 
 /* The hierarchy (collectives/base/coll_hier.c) makes communicators; with one fake rank per node
