@@ -12,7 +12,9 @@
  * val(). Then a Barrier's semantics (no rank of one group leaves before the other group
  * entered), several collectives in flight at once, a non-blocking collective pending across
  * MPI_Comm_dup of the intercommunicator, and the error classes (root, MPI_IN_PLACE, Scan /
- * Exscan). Any rank count >= 2 (at 1 it only prints); prints "coll_inter: ok".
+ * Exscan). Any rank count >= 2 (at 1 it only prints); prints "coll_inter: ok". With
+ * INTER_PORTABLE=1 it leaves out the persistent forms and the error classes, to run under MPICH
+ * 4.0 (whose persistent collectives do not restart correctly): it passes there at 2 and 3 ranks.
  */
 #include <string.h>
 #include <unistd.h>
@@ -30,6 +32,7 @@ typedef struct ic {
 
 static MPI_Datatype mat;
 static MPI_Op matprod;
+static int portable; /* INTER_PORTABLE=1: no persistent forms, no error classes (for MPICH) */
 
 static int val(int g, int r, int i)
 {
@@ -445,7 +448,7 @@ static void t_barrier(const ic_t *c)
 static void suite(ic_t *c)
 {
     static const int counts[] = {0, 1, 7, BIG};
-    for (c->mode = 0; c->mode < 3; c->mode++) {
+    for (c->mode = 0; c->mode < (portable ? 2 : 3); c->mode++) {
         t_barrier(c);
         for (int k = 0; k < 4; k++) {
             int cnt = counts[k];
@@ -555,6 +558,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
     CHECK(wsize <= 16);
+    portable = getenv("INTER_PORTABLE") != NULL;
     CHECK_OK(MPI_Type_contiguous(4, MPI_INT, &mat));
     CHECK_OK(MPI_Type_commit(&mat));
     CHECK_OK(MPI_Op_create(matprod_fn, 0, &matprod));
@@ -563,7 +567,8 @@ int main(int argc, char **argv)
         make_inter(wrank, wsize, reversed, &c);
         suite(&c);
         t_overlap(&c);
-        t_errors(&c);
+        if (!portable)
+            t_errors(&c);
         CHECK_OK(MPI_Comm_free(&c.inter));
     }
     MPI_Op_free(&matprod);
