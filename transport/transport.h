@@ -159,6 +159,10 @@ enum {
     /* Reaches only this process (a loopback queue): the progress loop polls it only while this
      * process has sent itself something. */
     IBEX_TL_COMP_LOOPBACK = 1u << 0,
+    /* Moves bytes through memory shared by the processes of a node: while no open transport
+     * says so (IBEX_TRANSPORTS left it out), the collectives' own shared-memory algorithms do
+     * not run either (ibex_ep_node_memory). */
+    IBEX_TL_COMP_NODE_MEMORY = 1u << 1,
 };
 
 typedef struct ibex_tl_component {

@@ -56,17 +56,30 @@ static void step_add(ibex_sched_t *s, const ibex_sched_step_t *step)
         ibex_dt_retain(st->ddt);
 }
 
+void ibex_sched_on(ibex_sched_t *s, ibex_comm_t *comm)
+{
+    s->on = comm;
+}
+
 void ibex_sched_send(ibex_sched_t *s, const void *buf, int count, MPI_Datatype dt, int peer)
 {
-    ibex_sched_step_t st = {
-        .kind = IBEX_SCHED_SEND, .peer = peer, .src = buf, .scount = count, .sdt = ibex_dt_get(dt)};
+    ibex_sched_step_t st = {.kind = IBEX_SCHED_SEND,
+                            .peer = peer,
+                            .src = buf,
+                            .scount = count,
+                            .sdt = ibex_dt_get(dt),
+                            .on = s->on};
     step_add(s, &st);
 }
 
 void ibex_sched_recv(ibex_sched_t *s, void *buf, int count, MPI_Datatype dt, int peer)
 {
-    ibex_sched_step_t st = {
-        .kind = IBEX_SCHED_RECV, .peer = peer, .dst = buf, .dcount = count, .ddt = ibex_dt_get(dt)};
+    ibex_sched_step_t st = {.kind = IBEX_SCHED_RECV,
+                            .peer = peer,
+                            .dst = buf,
+                            .dcount = count,
+                            .ddt = ibex_dt_get(dt),
+                            .on = s->on};
     step_add(s, &st);
 }
 
@@ -184,12 +197,13 @@ static ibex_status_t step_post(ibex_sched_t *s, const ibex_sched_step_t *st)
 {
     ibex_req_t *r;
     ibex_status_t rc;
+    ibex_comm_t *comm = st->on ? st->on : s->comm;
     if (!grow((void **)&s->reqs, &s->req_cap, s->nreqs + 1, sizeof(r)))
         return IBEX_ERR_NO_MEMORY;
     if (st->kind == IBEX_SCHED_SEND)
-        rc = ibex_p2p_isend(st->src, st->scount, st->sdt, st->peer, s->tag, s->comm, true, &r);
+        rc = ibex_p2p_isend(st->src, st->scount, st->sdt, st->peer, s->tag, comm, true, &r);
     else
-        rc = ibex_p2p_irecv(st->dst, st->dcount, st->ddt, st->peer, s->tag, s->comm, true, &r);
+        rc = ibex_p2p_irecv(st->dst, st->dcount, st->ddt, st->peer, s->tag, comm, true, &r);
     if (rc == IBEX_OK)
         s->reqs[s->nreqs++] = r;
     return rc;

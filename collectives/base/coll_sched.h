@@ -63,6 +63,7 @@ typedef struct ibex_sched_step {
     void *dst;
     int dcount;
     ibex_dt_t *ddt;
+    ibex_comm_t *on; /* send / receive: the communicator, NULL for the schedule's own */
 } ibex_sched_step_t;
 
 typedef struct ibex_sched {
@@ -74,6 +75,7 @@ typedef struct ibex_sched {
     void **tmps; /* owned temporaries (free() bases) */
     int ntmps, tmp_cap;
     ibex_status_t build_error; /* first failure while building: the schedule is not run */
+    ibex_comm_t *on;           /* where the sends / receives being built go (ibex_sched_on) */
     /* run state */
     int pc; /* next step to execute */
     ibex_req_t **reqs;
@@ -95,6 +97,11 @@ void ibex_sched_copy(ibex_sched_t *s, const void *src, int scount, MPI_Datatype 
 /* inout = in op inout (in is the left operand: the lower ranks' part for rank order). */
 void ibex_sched_reduce(ibex_sched_t *s, const void *in, void *inout, int count, MPI_Datatype dt);
 void ibex_sched_fence(ibex_sched_t *s);
+/* The sends and receives built from now on go over comm (NULL: back to the schedule's own),
+ * with the schedule's tag: an intercommunicator's schedule runs intracommunicator steps over
+ * its local group (comm->local), so one schedule holds both halves. comm must outlive the
+ * schedule (an intercommunicator's local one does). */
+void ibex_sched_on(ibex_sched_t *s, ibex_comm_t *comm);
 /* A temporary laid out like (count, dt), owned by the schedule; NULL (and build_error) when out
  * of memory. */
 void *ibex_sched_tmp(ibex_sched_t *s, MPI_Datatype dt, int count);
@@ -127,6 +134,28 @@ void ibex_sched_reduce_scatter_any(const struct ibex_coll_args *a, ibex_sched_t 
 void ibex_sched_reduce_scatter_block_any(const struct ibex_coll_args *a, ibex_sched_t *s);
 void ibex_sched_scan_recursive_doubling(const struct ibex_coll_args *a, ibex_sched_t *s);
 void ibex_sched_exscan_recursive_doubling(const struct ibex_coll_args *a, ibex_sched_t *s);
+
+/* Intercommunicator forms (sched_inter.c): a->comm is an intercommunicator, a->root is
+ * MPI_ROOT, MPI_PROC_NULL or a remote rank, the per-rank arrays have the remote group's size
+ * (Reduce_scatter's recvcounts the local group's). No Scan / Exscan (MPI defines none). */
+void ibex_sched_inter_barrier(const struct ibex_coll_args *a, ibex_sched_t *s);
+void ibex_sched_inter_bcast(const struct ibex_coll_args *a, ibex_sched_t *s);
+void ibex_sched_inter_reduce(const struct ibex_coll_args *a, ibex_sched_t *s);
+void ibex_sched_inter_allreduce(const struct ibex_coll_args *a, ibex_sched_t *s);
+void ibex_sched_inter_gather(const struct ibex_coll_args *a, ibex_sched_t *s);
+void ibex_sched_inter_scatter(const struct ibex_coll_args *a, ibex_sched_t *s);
+void ibex_sched_inter_gatherv(const struct ibex_coll_args *a, ibex_sched_t *s);
+void ibex_sched_inter_scatterv(const struct ibex_coll_args *a, ibex_sched_t *s);
+void ibex_sched_inter_allgather(const struct ibex_coll_args *a, ibex_sched_t *s);
+void ibex_sched_inter_allgatherv(const struct ibex_coll_args *a, ibex_sched_t *s);
+void ibex_sched_inter_alltoall(const struct ibex_coll_args *a, ibex_sched_t *s);
+void ibex_sched_inter_alltoallv(const struct ibex_coll_args *a, ibex_sched_t *s);
+void ibex_sched_inter_reduce_scatter(const struct ibex_coll_args *a, ibex_sched_t *s);
+void ibex_sched_inter_reduce_scatter_block(const struct ibex_coll_args *a, ibex_sched_t *s);
+/* The tag the intercommunicator constructors use on an intercommunicator's collective context
+ * (runtime/comm: IBEX_COMM_INTER_TAG, asserted equal in runtime/mpi/coll_check.c): an
+ * intercommunicator's schedules skip it, so a constructor never matches a schedule's message. */
+#define IBEX_SCHED_INTER_RESERVED_TAG IBEX_SCHED_TAG_BASE
 
 /* The schedule of one collective call (sched_select.c): a new schedule on a->comm with the
  * steps of the kind's algorithm for this call (build_error set when out of memory), or NULL

@@ -17,6 +17,7 @@
 #include "coll.h"
 #include "coll_shm.h"
 #include "ibex_blocked_rec.h"
+#include "coll_tuned.h"
 #include "ibex_config.h"
 #include "ibex_engine_stats.h"
 #include "ibex_log.h"
@@ -64,6 +65,8 @@ static const ibex_coll_algo_t algorithms[] = {
     {"shmem", IBEX_COLL_ALLREDUCE, ibex_coll_allreduce_shm, IBEX_COLL_SPAN_NODE},
     {"shmem", IBEX_COLL_GATHER, ibex_coll_gather_shm, IBEX_COLL_SPAN_NODE},
     {"shmem", IBEX_COLL_ALLGATHER, ibex_coll_allgather_shm, IBEX_COLL_SPAN_NODE},
+    {"shmem", IBEX_COLL_SCATTER, ibex_coll_scatter_shm, IBEX_COLL_SPAN_NODE},
+    {"shmem", IBEX_COLL_ALLTOALL, ibex_coll_alltoall_shm, IBEX_COLL_SPAN_NODE},
     {"hier", IBEX_COLL_BARRIER, ibex_coll_barrier_hier, IBEX_COLL_SPAN_NODES},
     {"hier", IBEX_COLL_BCAST, ibex_coll_bcast_hier, IBEX_COLL_SPAN_NODES},
     {"hier", IBEX_COLL_REDUCE, ibex_coll_reduce_hier, IBEX_COLL_SPAN_NODES},
@@ -106,6 +109,8 @@ static const coll_rule_t rules[] = {
     {IBEX_COLL_ALLREDUCE, 64, SIZE_MAX, "shmem"},
     {IBEX_COLL_GATHER, 64, SIZE_MAX, "shmem"},
     {IBEX_COLL_ALLGATHER, 64, SIZE_MAX, "shmem"},
+    {IBEX_COLL_SCATTER, 64, SIZE_MAX, "shmem"},
+    {IBEX_COLL_ALLTOALL, 64, SIZE_MAX, "shmem"},
     /* several nodes, more than one rank on some: shared memory inside, leaders between */
     {IBEX_COLL_BARRIER, INT_MAX, SIZE_MAX, "hier"},
     {IBEX_COLL_BCAST, INT_MAX, SIZE_MAX, "hier"},
@@ -233,10 +238,35 @@ ibex_status_t ibex_coll_init(void)
     return result;
 }
 
-/* The first rule that fits a communicator of that span. */
-static const ibex_coll_algo_t *select_rule(ibex_coll_kind_t kind, int comm_size, size_t bytes,
-                                           ibex_coll_span_t span)
+static bool span_fits(const ibex_coll_algo_t *algo, ibex_coll_span_t span)
 {
+    return algo && (algo->span == IBEX_COLL_SPAN_ANY || algo->span == span);
+}
+
+/* The first measured row (coll_tuned.h) that fits, or NULL. */
+static const ibex_coll_algo_t *select_tuned(ibex_coll_kind_t kind, int comm_size, size_t bytes,
+                                            ibex_coll_span_t span, bool oversub)
+{
+    int n = (int)(sizeof(ibex_coll_tuned) / sizeof(ibex_coll_tuned[0]));
+    for (int i = 0; i < n; i++) {
+        const ibex_coll_tuned_t *t = &ibex_coll_tuned[i];
+        if (t->kind != kind || (t->oversub == IBEX_COLL_OVERSUB_YES) != oversub ||
+            comm_size > t->max_comm_size || bytes > t->max_bytes)
+            continue;
+        const ibex_coll_algo_t *algo = algo_find(kind, t->algo);
+        if (span_fits(algo, span))
+            return algo;
+    }
+    return NULL;
+}
+
+/* The first rule that fits a communicator of that span: the measured rows, then the defaults. */
+static const ibex_coll_algo_t *select_rule(ibex_coll_kind_t kind, int comm_size, size_t bytes,
+                                           ibex_coll_span_t span, bool oversub)
+{
+    const ibex_coll_algo_t *tuned = select_tuned(kind, comm_size, bytes, span, oversub);
+    if (tuned)
+        return tuned;
     for (int i = 0; i < RULE_COUNT; i++) {
         const coll_rule_t *r = &rules[i];
         if (r->kind != kind || comm_size > r->max_comm_size || bytes > r->max_bytes)
@@ -254,19 +284,21 @@ const ibex_coll_algo_t *ibex_coll_select(ibex_coll_kind_t kind, int comm_size, s
 {
     if (forced[kind])
         return forced[kind];
-    return select_rule(kind, comm_size, bytes, IBEX_COLL_SPAN_ANY);
+    return select_rule(kind, comm_size, bytes, IBEX_COLL_SPAN_ANY, false);
 }
 
 ibex_status_t ibex_coll_fallback(ibex_coll_kind_t kind, const ibex_coll_args_t *args, size_t bytes)
 {
-    return select_rule(kind, args->comm->size, bytes, IBEX_COLL_SPAN_ANY)->fn(args);
+    bool oversub = ibex_coll_comm_oversub(args->comm);
+    return select_rule(kind, args->comm->size, bytes, IBEX_COLL_SPAN_ANY, oversub)->fn(args);
 }
 
 ibex_status_t ibex_coll_run(ibex_coll_kind_t kind, const ibex_coll_args_t *args, size_t bytes)
 {
     const ibex_coll_algo_t *algo =
         forced[kind] ? forced[kind]
-                     : select_rule(kind, args->comm->size, bytes, ibex_coll_comm_span(args->comm));
+                     : select_rule(kind, args->comm->size, bytes, ibex_coll_comm_span(args->comm),
+                                   ibex_coll_comm_oversub(args->comm));
     ibex_trace(COLL, "%s %s: %d ranks, %zu bytes", ibex_coll_kind_name(kind), algo->name,
                args->comm->size, bytes);
     ibex_engine_stats.coll_algo[kind] = algo; /* MPI_T: ibex_coll_<kind>_algorithm */

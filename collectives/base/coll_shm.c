@@ -2,18 +2,17 @@
 /*
  * The per-communicator shared segment of the shared-memory collectives (coll_shm.h says what
  * is in it and how its flags are used). Made lazily and collectively over the point-to-point
- * algorithms, unlinked as soon as every rank has it mapped, unmapped with the communicator.
+ * algorithms as an anonymous memory file (no name anywhere), its descriptor closed as soon as
+ * every rank has it mapped, unmapped with the communicator.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/random.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -21,6 +20,7 @@
 #include "ibex_blocked_rec.h"
 #include "ibex_config.h"
 #include "ibex_log.h"
+#include "ibex_p2p.h"
 #include "ibex_request.h"
 #include "ibex_runtime.h"
 
@@ -29,6 +29,7 @@
 static long long seg_inline = 65536;
 static long long seg_chunk = 65536;
 static int node_size;
+static int node_level; /* index into level_types[] */
 
 static const ibex_cfg_entry_t coll_shm_table[] = {
     {"COLL_SHM_INLINE", IBEX_CFG_SIZE, "64k", NULL, &seg_inline,
@@ -40,6 +41,10 @@ static const ibex_cfg_entry_t coll_shm_table[] = {
     {"COLL_NODE_SIZE", IBEX_CFG_INT, "0", NULL, &node_size,
      "treat each block of this many consecutive world ranks as one node for the collectives (0: "
      "the real nodes); runs the multi-node paths on one machine"},
+    {"COLL_NODE_LEVEL", IBEX_CFG_ENUM, "none", "none|package|l3|numa", &node_level,
+     "split each node at this hwloc level for the collectives (HWLOC_SYNTHETIC is honoured): "
+     "each package / L3 / NUMA domain is a node of the hierarchical algorithms, the local ranks "
+     "taken onto the PUs in order; none: a node is flat"},
 };
 IBEX_CFG_MODULE(coll_shm, "coll_shm", IBEX_CFG_LAYER_COLL, coll_shm_table);
 
@@ -56,14 +61,18 @@ size_t ibex_coll_shm_chunk(void)
     return seg_chunk >= 4096 ? (size_t)seg_chunk : 4096;
 }
 
-/* The real node, cut into blocks of IBEX_COLL_NODE_SIZE world ranks when that is set: a faked
- * node never spans two real ones, so the segment is only ever shared within a machine. */
+/* The real node, cut into blocks of IBEX_COLL_NODE_SIZE world ranks when that is set, then at
+ * the hwloc level IBEX_COLL_NODE_LEVEL (coll_level.c): a faked node never spans two real ones,
+ * so the segment is only ever shared within a machine. */
 static int node_of(int world_rank)
 {
     int real = ibex_rt.boot.node_of ? ibex_rt.boot.node_of[world_rank] : 0;
-    if (node_size <= 0)
+    if (node_size > 0)
+        real = real * (ibex_rt.boot.size / node_size + 1) + world_rank / node_size;
+    if (node_level == 0)
         return real;
-    return real * (ibex_rt.boot.size / node_size + 1) + world_rank / node_size;
+    int parts = ibex_coll_level_count(node_level);
+    return real * parts + ibex_coll_level_of(node_level, world_rank);
 }
 
 int ibex_coll_node_of(const ibex_comm_t *comm, int rank)
@@ -84,7 +93,8 @@ bool ibex_coll_shm_comm_local(const ibex_comm_t *comm)
  * than one rank of comm (else a hierarchy has nothing to share); else ANY. */
 static ibex_coll_span_t comm_span(const ibex_comm_t *comm)
 {
-    if (comm->size < 2)
+    /* no open transport shares memory (IBEX_TRANSPORTS left it out): neither may we */
+    if (comm->size < 2 || !ibex_ep_node_memory())
         return IBEX_COLL_SPAN_ANY;
     if (ibex_coll_shm_comm_local(comm))
         return IBEX_COLL_SPAN_NODE;
@@ -114,6 +124,15 @@ void ibex_coll_shm_wait_all(ibex_coll_shm_t *seg, size_t offset, uint64_t g)
     for (int i = 0; i < seg->size; i++)
         if (i != seg->rank)
             ibex_coll_shm_wait((const uint64_t *)((char *)&seg->ctl[i] + offset), g);
+}
+
+void ibex_coll_shm_claim_ring(ibex_coll_shm_t *seg, uint64_t g)
+{
+    uint64_t need = g > IBEX_COLL_SHM_RING ? g - IBEX_COLL_SHM_RING + 1 : 0;
+    if (need == 0 || seg->all_seen >= need)
+        return;
+    ibex_coll_shm_wait_all(seg, offsetof(ibex_coll_shm_ctl_t, arrive), need);
+    seg->all_seen = need;
 }
 
 void ibex_coll_shm_claim(ibex_coll_shm_t *seg, uint64_t g)
@@ -170,25 +189,21 @@ static void seg_free(void *state)
 static size_t seg_bytes(int size, size_t slot)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    size_t bytes = (size_t)size * (sizeof(ibex_coll_shm_ctl_t) + 2 * slot);
+    size_t ring = (size_t)IBEX_COLL_SHM_RING * IBEX_COLL_SHM_RING_SLOT;
+    size_t bytes = (size_t)size * (sizeof(ibex_coll_shm_ctl_t) + 2 * slot + ring);
     return (bytes + page - 1) / page * page;
 }
 
-/* Rank 0: a new owner-only object with a name nobody can guess; "" on failure. */
-static int seg_create(char *name, size_t bytes)
+/* Rank 0: an anonymous memory file (memfd_create: it has no name in any file system, so there
+ * is nothing to guess, nothing to unlink and nothing left behind whoever dies when); `path`
+ * gets /proc/<pid>/fd/<fd>, through which the others open it, which the kernel allows only to a
+ * process that may inspect rank 0 (the same user): owner-only. -1 and "" on failure. */
+static int seg_create(char *path, size_t bytes)
 {
-    uint64_t r[2];
-    name[0] = '\0';
-    if (getrandom(r, sizeof(r), 0) != sizeof(r)) {
-        ibex_warn(COLL, "getrandom for a segment name failed: %m");
-        return -1;
-    }
-    char tmp[SEG_NAME_MAX];
-    snprintf(tmp, sizeof(tmp), "/ibex-coll-%d-%016" PRIx64 "%016" PRIx64, (int)getpid(), r[0],
-             r[1]);
-    int fd = shm_open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    path[0] = '\0';
+    int fd = memfd_create("ibex-coll", MFD_CLOEXEC);
     if (fd < 0) {
-        ibex_warn(COLL, "shm_open() of a collective segment failed: %m");
+        ibex_warn(COLL, "memfd_create() of a collective segment failed: %m");
         return -1;
     }
     /* Reserve the pages now: on a full /dev/shm a sparse segment maps fine and the first
@@ -198,17 +213,23 @@ static int seg_create(char *name, size_t bytes)
         ibex_warn(COLL, "sizing a %zu-byte collective segment in /dev/shm failed: %s%s", bytes,
                   strerror(err), err == ENOSPC ? " (/dev/shm is full)" : "");
         close(fd);
-        shm_unlink(tmp);
         return -1;
     }
-    memcpy(name, tmp, SEG_NAME_MAX);
+    snprintf(path, SEG_NAME_MAX, "/proc/%d/fd/%d", (int)getpid(), fd);
+    return fd;
+}
+
+static int seg_open(const char *path)
+{
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        ibex_warn(COLL, "opening rank 0's collective segment (%s) failed: %m", path);
     return fd;
 }
 
 static void *seg_map(int fd, size_t bytes)
 {
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
     if (p == MAP_FAILED) {
         ibex_warn(COLL, "mapping a %zu-byte collective segment failed: %m", bytes);
         return NULL;
@@ -257,29 +278,34 @@ static ibex_status_t cma_probe(ibex_comm_t *comm, ibex_coll_shm_t *seg)
     return st;
 }
 
+static void seg_attach(ibex_comm_t *comm, ibex_coll_shm_t *seg, void *map, size_t bytes)
+{
+    seg->ctl = map;
+    seg->map_size = bytes;
+    seg->slots = (char *)map + (size_t)comm->size * sizeof(ibex_coll_shm_ctl_t);
+    seg->ring = seg->slots + (size_t)comm->size * 2 * seg->slot_size;
+    seg->ctl[seg->rank].pid = (int32_t)getpid();
+    seg->ctl[seg->rank].saddr = (uint64_t)(uintptr_t)&probe_magic;
+}
+
 static ibex_status_t seg_setup(ibex_comm_t *comm, ibex_coll_shm_t *seg)
 {
-    char name[SEG_NAME_MAX] = "";
+    char path[SEG_NAME_MAX] = "";
     size_t bytes = seg_bytes(comm->size, seg->slot_size);
-    int fd = comm->rank == 0 ? seg_create(name, bytes) : -1;
+    int fd = comm->rank == 0 ? seg_create(path, bytes) : -1;
     ibex_coll_args_t a = {
-        .comm = comm, .rbuf = name, .rcount = SEG_NAME_MAX, .rdt = MPI_CHAR, .root = 0};
+        .comm = comm, .rbuf = path, .rcount = SEG_NAME_MAX, .rdt = MPI_CHAR, .root = 0};
     ibex_status_t st = ibex_coll_bcast_binomial(&a);
-    if (st == IBEX_OK && name[0] && comm->rank != 0)
-        fd = shm_open(name, O_RDWR | O_CLOEXEC, 0);
+    if (st == IBEX_OK && path[0] && comm->rank != 0)
+        fd = seg_open(path);
     void *map = fd >= 0 ? seg_map(fd, bytes) : NULL;
-    if (map) {
-        seg->ctl = map;
-        seg->map_size = bytes;
-        seg->slots = (char *)map + (size_t)comm->size * sizeof(ibex_coll_shm_ctl_t);
-        seg->ctl[seg->rank].pid = (int32_t)getpid();
-        seg->ctl[seg->rank].saddr = (uint64_t)(uintptr_t)&probe_magic;
-    }
+    if (map)
+        seg_attach(comm, seg, map, bytes);
     int ok = map != NULL;
     if (st == IBEX_OK)
-        st = agree(comm, &ok); /* also: every rank has mapped it, so the name can go */
-    if (comm->rank == 0 && name[0])
-        shm_unlink(name);
+        st = agree(comm, &ok); /* also: every rank has opened it, so rank 0's descriptor can go */
+    if (fd >= 0)
+        close(fd); /* the mappings keep the memory */
     if (st != IBEX_OK || !ok)
         return st != IBEX_OK ? st : IBEX_ERR_UNSUPPORTED;
     cma_allow();
@@ -299,6 +325,7 @@ ibex_coll_shm_t *ibex_coll_state(ibex_comm_t *comm)
     seg->rank = comm->rank;
     seg->slot_size = (ibex_coll_shm_inline_max() + 63) / 64 * 64;
     seg->span = comm_span(comm);
+    seg->oversub = ibex_rt.oversubscribed && ibex_coll_shm_comm_local(comm);
     comm->coll_shm = seg;
     comm->coll_shm_free = seg_free;
     return seg;
@@ -312,6 +339,12 @@ ibex_coll_span_t ibex_coll_comm_span(ibex_comm_t *comm)
     if (seg->span == IBEX_COLL_SPAN_NODE && seg->tried && !seg->ctl)
         return IBEX_COLL_SPAN_ANY; /* the segment could not be made */
     return seg->span;
+}
+
+bool ibex_coll_comm_oversub(ibex_comm_t *comm)
+{
+    ibex_coll_shm_t *seg = ibex_coll_state(comm);
+    return seg && seg->oversub;
 }
 
 ibex_status_t ibex_coll_shm_get(ibex_comm_t *comm, ibex_coll_shm_t **seg_p)

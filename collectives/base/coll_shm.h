@@ -4,11 +4,14 @@
  * (collectives/<kind>_shm.c; base/coll_shm.c makes and frees it).
  *
  * One segment per communicator whose ranks are all on this node, made at the first collective
- * that wants it: rank 0 creates it (shm_open(), owner-only, a random name), sends the name to the
- * others with the point-to-point bcast, every rank maps it and says so with the point-to-point
- * allreduce, which also agrees whether every rank could map it and read the others' memory
- * with process_vm_readv; then rank 0 unlinks it, so nothing stays in /dev/shm whatever happens
- * to the ranks later. The mappings go at MPI_Comm_free / MPI_Finalize (comm->coll_shm_free).
+ * that wants it: rank 0 creates it (memfd_create(): an anonymous file, no name in /dev/shm or
+ * anywhere), sends /proc/<pid>/fd/<fd> to the others with the point-to-point bcast (opening
+ * that needs the right to inspect rank 0: the same user), every rank maps it and says so with
+ * the point-to-point allreduce, which also agrees whether every rank could map it and read the
+ * others' memory with process_vm_readv; then every rank closes its descriptor. Nothing is ever
+ * named, so a rank dying at any point leaves nothing behind. The mappings go at MPI_Comm_free /
+ * MPI_Finalize (comm->coll_shm_free). None of this runs while no open transport shares memory
+ * within the node (IBEX_TRANSPORTS without it): then the point-to-point algorithms run.
  *
  * Layout: one control block per rank (two cache lines, written by that rank only; the first
  * holds the arrive flag and two tiny slots), then per rank two inline slots of `slot_size`
@@ -38,6 +41,12 @@
 #include "coll.h"
 
 #define IBEX_COLL_SHM_TINY 24 /* payloads this small travel in the arrive flag's cache line */
+/* Oversubscribed nodes: a ring of this many small slots per rank (after the inline slots), so a
+ * bcast root runs up to IBEX_COLL_SHM_RING - 1 bcasts ahead of the slowest rank instead of one:
+ * a rank that has the core does several bcasts in its time slice rather than yielding at every
+ * other one. */
+#define IBEX_COLL_SHM_RING      8
+#define IBEX_COLL_SHM_RING_SLOT 1024
 
 /* Line 0 is what a waiting rank polls: the arrive flag and, beside it, the two tiny slots, so
  * a small allreduce / bcast costs one cache-line transfer per peer. Line 1 has the rest. */
@@ -60,9 +69,11 @@ typedef struct ibex_coll_shm {
     bool cma;                 /* every rank can process_vm_readv every other */
     ibex_coll_shm_ctl_t *ctl; /* size of them */
     char *slots;
+    char *ring;    /* IBEX_COLL_SHM_RING slots of IBEX_COLL_SHM_RING_SLOT bytes per rank */
     char *scratch; /* chunks of the single-copy reductions, kept between calls */
     size_t scratch_size;
     ibex_coll_span_t span; /* of the communicator */
+    bool oversub;          /* within one node, and the node runs more ranks than cores */
     bool tried;            /* the segment was tried (ctl is NULL if it could not be made) */
     /* the hierarchy of a communicator over several nodes (coll_hier.c) */
     bool hier_tried;
@@ -83,6 +94,9 @@ ibex_status_t ibex_coll_shm_get(ibex_comm_t *comm, ibex_coll_shm_t **seg_p);
 ibex_coll_shm_t *ibex_coll_state(ibex_comm_t *comm);
 /* What the rule table asks: the span of comm (ANY once its segment failed). Local, cached. */
 ibex_coll_span_t ibex_coll_comm_span(ibex_comm_t *comm);
+/* What the measured rows ask (coll_tuned.h): comm is within one node and that node runs more
+ * ranks than cores (the same answer on every rank of comm). Local, cached. */
+bool ibex_coll_comm_oversub(ibex_comm_t *comm);
 /* The node of a rank of comm (the real one, or its block of IBEX_COLL_NODE_SIZE world ranks). */
 int ibex_coll_node_of(const ibex_comm_t *comm, int rank);
 /* Whether every rank of comm is on this node (or in this rank's block of IBEX_COLL_NODE_SIZE). */
@@ -128,16 +142,33 @@ static inline void *ibex_coll_shm_slot(ibex_coll_shm_t *seg, int rank, uint64_t 
     return seg->slots + ((size_t)rank * 2 + (g & 1)) * seg->slot_size;
 }
 
+/* Ring slot of `rank` for generation g (bcast on an oversubscribed node, coll_shm.h). */
+static inline void *ibex_coll_shm_ring_slot(ibex_coll_shm_t *seg, int rank, uint64_t g)
+{
+    size_t i = (size_t)rank * IBEX_COLL_SHM_RING + (size_t)(g % IBEX_COLL_SHM_RING);
+    return seg->ring + i * IBEX_COLL_SHM_RING_SLOT;
+}
+
 /* Waits until *flag >= g, with the engine's back-off rule. */
 void ibex_coll_shm_wait(const uint64_t *flag, uint64_t g);
 /* Waits until the flag at `offset` of every rank's control block is >= g. */
 void ibex_coll_shm_wait_all(ibex_coll_shm_t *seg, size_t offset, uint64_t g);
 /* Before writing this rank's slot at g: waits until every rank arrived at g - 1. */
 void ibex_coll_shm_claim(ibex_coll_shm_t *seg, uint64_t g);
+/* Before writing this rank's ring slot at g: waits until every rank arrived at
+ * g - IBEX_COLL_SHM_RING + 1 (the slot's previous use, g - IBEX_COLL_SHM_RING, is read). */
+void ibex_coll_shm_claim_ring(ibex_coll_shm_t *seg, uint64_t g);
 /* Reads len bytes at `addr` in rank's address space into dst (process_vm_readv), or copies
  * when rank is this rank. */
 ibex_status_t ibex_coll_shm_read(ibex_coll_shm_t *seg, int rank, uint64_t addr, void *dst,
                                  size_t len);
+
+/* ---- levels inside a node (coll_level.c): level 1 package, 2 L3, 3 NUMA ---- */
+/* Objects of the level on this node's topology (at least 1). */
+int ibex_coll_level_count(int level);
+/* The level's object of world rank w: its index among the ranks of its node, taken onto the
+ * topology's PUs in order (the same answer on every rank, nodes alike). */
+int ibex_coll_level_of(int level, int world_rank);
 
 /* ---- the hierarchy (coll_hier.c) ---- */
 /* Builds (once, collectively over comm) the node and leaders communicators of seg's comm;
@@ -171,6 +202,10 @@ void ibex_coll_shm_put_inline(ibex_coll_shm_t *seg, uint64_t g, const void *buf,
 /* Unpacks rank src's slot of generation g into (buf, count, dt). */
 void ibex_coll_shm_get_inline(ibex_coll_shm_t *seg, uint64_t g, int src, void *buf, int count,
                               MPI_Datatype dt);
+/* Unpacks (buf, count, dt) from `off` bytes into rank src's slot of generation g, which holds
+ * slot_bytes in all (the writer's total picks the tiny or the full slot). */
+void ibex_coll_shm_get_inline_at(ibex_coll_shm_t *seg, uint64_t g, int src, size_t slot_bytes,
+                                 size_t off, void *buf, int count, MPI_Datatype dt);
 /* Publishes the packed bytes of (buf, count, dt) in ctl.saddr: the buffer itself when dense,
  * else a packed copy returned in *tmp_p, to free once no rank reads it any more. */
 ibex_status_t ibex_coll_shm_publish(ibex_coll_shm_t *seg, const void *buf, int count,
@@ -178,5 +213,8 @@ ibex_status_t ibex_coll_shm_publish(ibex_coll_shm_t *seg, const void *buf, int c
 /* Reads what rank src published into (buf, count, dt). */
 ibex_status_t ibex_coll_shm_fetch(ibex_coll_shm_t *seg, int src, void *buf, int count,
                                   MPI_Datatype dt);
+/* The same from `off` bytes into what src published. */
+ibex_status_t ibex_coll_shm_fetch_at(ibex_coll_shm_t *seg, int src, size_t off, void *buf,
+                                     int count, MPI_Datatype dt);
 
 #endif

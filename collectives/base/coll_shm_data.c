@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Moving one rank's block through the segment (base/coll_shm.h), for gather_shm.c and
- * allgather_shm.c: inline through the slot of generation g, or single copy from an address the
- * owner publishes (its buffer when dense, else a packed temporary). Each rank packs and unpacks
- * its own side, since ranks' datatypes need only match in type signature.
+ * Moving one rank's block through the segment (base/coll_shm.h), for gather_shm.c,
+ * allgather_shm.c, scatter_shm.c and alltoall_shm.c (these two at an offset of the packed data):
+ * inline through the slot of generation g, or single copy from an address the owner publishes (its
+ * buffer when dense, else a packed temporary). Each rank packs and unpacks its own side, since
+ * ranks' datatypes need only match in type signature.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,14 @@ void ibex_coll_shm_get_inline(ibex_coll_shm_t *seg, uint64_t g, int src, void *b
                    (size_t)count * d->size);
 }
 
+void ibex_coll_shm_get_inline_at(ibex_coll_shm_t *seg, uint64_t g, int src, size_t slot_bytes,
+                                 size_t off, void *buf, int count, MPI_Datatype dt)
+{
+    const ibex_dt_t *d = ibex_dt_get(dt);
+    const char *slot = ibex_coll_shm_slot(seg, src, g, slot_bytes);
+    ibex_dt_unpack(buf, count, d, 0, slot + off, (size_t)count * d->size);
+}
+
 ibex_status_t ibex_coll_shm_publish(ibex_coll_shm_t *seg, const void *buf, int count,
                                     MPI_Datatype dt, void **tmp_p)
 {
@@ -48,9 +57,15 @@ ibex_status_t ibex_coll_shm_publish(ibex_coll_shm_t *seg, const void *buf, int c
 ibex_status_t ibex_coll_shm_fetch(ibex_coll_shm_t *seg, int src, void *buf, int count,
                                   MPI_Datatype dt)
 {
+    return ibex_coll_shm_fetch_at(seg, src, 0, buf, count, dt);
+}
+
+ibex_status_t ibex_coll_shm_fetch_at(ibex_coll_shm_t *seg, int src, size_t off, void *buf,
+                                     int count, MPI_Datatype dt)
+{
     const ibex_dt_t *d = ibex_dt_get(dt);
     size_t bytes = (size_t)count * d->size;
-    uint64_t addr = ibex_coll_shm_load(&seg->ctl[src].saddr);
+    uint64_t addr = ibex_coll_shm_load(&seg->ctl[src].saddr) + off;
     if (ibex_dt_is_contig(d, count))
         return ibex_coll_shm_read(seg, src, addr, (char *)buf + d->true_lb, bytes);
     char *tmp = malloc(bytes ? bytes : 1);

@@ -42,6 +42,24 @@ static const sched_algo_t algos[IBEX_COLL_KIND_COUNT] = {
     [IBEX_COLL_EXSCAN] = {"recursive_doubling", ibex_sched_exscan_recursive_doubling},
 };
 
+static const sched_algo_t inter_algos[IBEX_COLL_KIND_COUNT] = {
+    [IBEX_COLL_BARRIER] = {"inter", ibex_sched_inter_barrier},
+    [IBEX_COLL_BCAST] = {"inter", ibex_sched_inter_bcast},
+    [IBEX_COLL_REDUCE] = {"inter", ibex_sched_inter_reduce},
+    [IBEX_COLL_ALLREDUCE] = {"inter", ibex_sched_inter_allreduce},
+    [IBEX_COLL_GATHER] = {"inter", ibex_sched_inter_gather},
+    [IBEX_COLL_SCATTER] = {"inter", ibex_sched_inter_scatter},
+    [IBEX_COLL_ALLGATHER] = {"inter", ibex_sched_inter_allgather},
+    [IBEX_COLL_ALLTOALL] = {"inter", ibex_sched_inter_alltoall},
+    [IBEX_COLL_GATHERV] = {"inter", ibex_sched_inter_gatherv},
+    [IBEX_COLL_SCATTERV] = {"inter", ibex_sched_inter_scatterv},
+    [IBEX_COLL_ALLGATHERV] = {"inter", ibex_sched_inter_allgatherv},
+    [IBEX_COLL_ALLTOALLV] = {"inter", ibex_sched_inter_alltoallv},
+    [IBEX_COLL_ALLTOALLW] = {"inter", ibex_sched_inter_alltoallv},
+    [IBEX_COLL_REDUCE_SCATTER] = {"inter", ibex_sched_inter_reduce_scatter},
+    [IBEX_COLL_REDUCE_SCATTER_BLOCK] = {"inter", ibex_sched_inter_reduce_scatter_block},
+};
+
 static const sched_algo_t ring_allreduce = {"ring", ibex_sched_allreduce_ring};
 static const sched_algo_t split_bcast = {"scatter_allgather", ibex_sched_bcast_scatter_allgather};
 static const sched_algo_t ring_reduce = {"ring_gather", ibex_sched_reduce_ring_gather};
@@ -57,6 +75,8 @@ static const sched_algo_t *pick(int kind, const ibex_coll_args_t *a, size_t byte
 {
     if (kind < 0 || kind >= IBEX_COLL_KIND_COUNT || !algos[kind].fn)
         return NULL;
+    if (ibex_comm_is_inter(a->comm))
+        return inter_algos[kind].fn ? &inter_algos[kind] : NULL;
     if (kind == IBEX_COLL_ALLREDUCE && a->op->commutative && split_fits(a, bytes))
         return &ring_allreduce;
     if (kind == IBEX_COLL_BCAST && split_fits(a, bytes))
@@ -71,6 +91,9 @@ ibex_sched_t *ibex_sched_build(int kind, const ibex_coll_args_t *a, size_t bytes
     ibex_sched_t *s = ibex_sched_new(a->comm, a->op);
     if (!s)
         return NULL;
+    /* both groups count the same sequence, so both skip the same schedule's tag */
+    if (ibex_comm_is_inter(a->comm) && s->tag == IBEX_SCHED_INTER_RESERVED_TAG)
+        s->tag = IBEX_SCHED_TAG_BASE + (int)((unsigned)a->comm->coll_tag++ % IBEX_SCHED_TAG_SPAN);
     const sched_algo_t *al = pick(kind, a, bytes);
     if (!al) {
         s->build_error = IBEX_ERR_UNSUPPORTED;

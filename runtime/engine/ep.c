@@ -372,6 +372,14 @@ void ibex_ep_fail(ibex_ep_t *ep, ibex_status_t why)
         ibex_proto_req_fail(ep->inflight, why); /* unlinks it */
 }
 
+bool ibex_ep_node_memory(void)
+{
+    for (int i = 0; i < tl_count; i++)
+        if (tl_insts[i].comp->flags & IBEX_TL_COMP_NODE_MEMORY)
+            return true;
+    return false;
+}
+
 bool ibex_ep_busy(void)
 {
     if (eps_backlogged > 0)

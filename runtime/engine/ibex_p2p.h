@@ -35,6 +35,10 @@ ibex_status_t ibex_p2p_irecv(void *buf, int count, ibex_dt_t *dt, int src, int t
 ibex_status_t ibex_p2p_wait(ibex_req_t *req, MPI_Status *status);
 ibex_status_t ibex_p2p_waitall(int n, ibex_req_t **reqs);
 
+/* Whether an open transport moves bytes through memory shared within a node (the
+ * collectives' shared-memory algorithms run only then). */
+bool ibex_ep_node_memory(void);
+
 /* Blocking conveniences on the collective context. */
 ibex_status_t ibex_coll_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                              ibex_comm_t *comm);

@@ -6,6 +6,7 @@
  */
 #include "coll.h"
 #include "coll_api.h"
+#include "coll_nbc.h"
 #include "ibex_err.h"
 #include "ibex_runtime.h"
 #include "ibex_entry.h"
@@ -39,7 +40,8 @@ int ibex_coll_call(ibex_coll_kind_t kind, MPI_Comm comm, MPI_Op op, const char *
     IBEX_CHECK(ibex_coll_prepare(kind, comm, op, call, a, &bytes));
     if (coll_nothing_to_do(kind, a))
         return MPI_SUCCESS;
-    ibex_status_t st = ibex_coll_run(kind, a, bytes);
+    ibex_status_t st =
+        ibex_comm_is_inter(a->comm) ? ibex_nbc_run(kind, a, bytes) : ibex_coll_run(kind, a, bytes);
     if (st == IBEX_OK)
         return MPI_SUCCESS;
     return ibex_mpi_error(a->comm, ibex_err_class_of(st), call, "%s failed: %s",

@@ -20,7 +20,9 @@
  * op; op is ignored by the kinds without a reduction). call is the MPI name for messages
  * ("MPI_Igatherv"). Out: a->comm, a->op, and *bytes_p, the selection key (ibex_coll_select).
  * Returns MPI_SUCCESS, or the error class, already raised on the communicator's handler
- * (MPI_ERR_COMM before there is one). The checks are local and send nothing: communicator
+ * (MPI_ERR_COMM before there is one). On an intercommunicator the intercommunicator rules apply
+ * (MPI_ROOT / MPI_PROC_NULL roots, remote-size arrays, no MPI_IN_PLACE, no Scan / Exscan).
+ * The checks are local and send nothing: communicator
  * (MPI_ERR_COMM), counts (MPI_ERR_COUNT), datatypes and their commit (MPI_ERR_TYPE), root
  * (MPI_ERR_ROOT), op and op-on-type (MPI_ERR_OP), NULL buffer with data or MPI_IN_PLACE where
  * the standard does not allow it (MPI_ERR_BUFFER), NULL per-rank arrays (MPI_ERR_ARG). Root-side
@@ -38,8 +40,8 @@ int ibex_coll_call(ibex_coll_kind_t kind, MPI_Comm comm, MPI_Op op, const char *
 int ibex_check_triple(ibex_comm_t *c, const char *call, const void *buf, int count,
                       MPI_Datatype dt);
 
-/* MPI_ERR_COMM on an intercommunicator: their collectives are not there yet (the collectives
- * issue); checked first, so no root or buffer rule of the intracommunicator form applies. */
+/* MPI_ERR_COMM on an intercommunicator, for the calls MPI does not define there (the
+ * collectives themselves check with ibex_coll_prepare, which knows both forms). */
 int ibex_coll_check_intra(ibex_comm_t *c, const char *call);
 
 #endif

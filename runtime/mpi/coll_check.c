@@ -13,6 +13,8 @@
 
 #include "coll.h"
 #include "coll_api.h"
+#include "coll_sched.h"
+#include "ibex_comm_inter.h"
 #include "ibex_datatype.h"
 #include "ibex_err.h"
 #include "ibex_log.h"
@@ -65,14 +67,14 @@ int ibex_check_triple(ibex_comm_t *c, const char *call, const void *buf, int cou
     return d->predefined ? ibex_check_buffer(c, call, buf, count) : MPI_SUCCESS;
 }
 
-/* A per-rank array of size entries, each >= 0 when it holds counts; *total_p their sum. */
-static int check_array(ibex_comm_t *c, const char *call, const int *arr, const char *name,
-                       bool counts, long long *total_p)
+/* A per-rank array of n entries, each >= 0 when it holds counts; *total_p their sum. */
+static int check_array_n(ibex_comm_t *c, const char *call, const int *arr, const char *name,
+                         bool counts, int n, long long *total_p)
 {
     if (!arr)
         return ibex_mpi_error(c, MPI_ERR_ARG, call, "%s is NULL", name);
     long long total = 0;
-    for (int i = 0; counts && i < c->size; i++) {
+    for (int i = 0; counts && i < n; i++) {
         if (arr[i] < 0)
             return ibex_mpi_error(c, MPI_ERR_COUNT, call, "%s[%d] is negative (%d)", name, i,
                                   arr[i]);
@@ -81,6 +83,14 @@ static int check_array(ibex_comm_t *c, const char *call, const int *arr, const c
     if (total_p)
         *total_p = total;
     return MPI_SUCCESS;
+}
+
+/* One entry per rank of the group that point-to-point ranks name (the remote one on an
+ * intercommunicator). */
+static int check_array(ibex_comm_t *c, const char *call, const int *arr, const char *name,
+                       bool counts, long long *total_p)
+{
+    return check_array_n(c, call, arr, name, counts, c->peer_size, total_p);
 }
 
 /* A buffer described by (counts[], displs[], dt) over the communicator's ranks. */
@@ -259,7 +269,7 @@ static int check_wside(ibex_comm_t *c, const char *call, const void *buf, const 
     IBEX_CHECK(check_array(c, call, displs, send ? "sdispls" : "rdispls", false, NULL));
     if (!dts)
         return ibex_mpi_error(c, MPI_ERR_ARG, call, "%s is NULL", send ? "sendtypes" : "recvtypes");
-    for (int i = 0; i < c->size; i++) /* an empty block's type is not looked at (as MPICH) */
+    for (int i = 0; i < c->peer_size; i++) /* an empty block's type is not looked at (MPICH) */
         if (counts[i] > 0)
             IBEX_CHECK(ibex_check_triple(c, call, buf, counts[i], dts[i]));
     return MPI_SUCCESS;
@@ -335,18 +345,207 @@ static const prep_fn_t preps[IBEX_COLL_KIND_COUNT] = {
     [IBEX_COLL_EXSCAN] = prep_exscan,
 };
 
+/* ---- intercommunicators (MPI 4.1, 6.2.2): a rooted collective's root is MPI_ROOT (the
+ * root), MPI_PROC_NULL (the rest of its group: nothing is significant there) or the root's rank
+ * in the remote group; the per-rank arrays have the remote group's size (Reduce_scatter's
+ * recvcounts the local group's); MPI_IN_PLACE is not defined on them (MPI_ERR_BUFFER, from
+ * ibex_check_triple). ---- */
+
+_Static_assert(IBEX_SCHED_INTER_RESERVED_TAG == IBEX_COMM_INTER_TAG,
+               "intercommunicator schedules must skip the constructors' tag");
+
+typedef enum { SIDE_NONE, SIDE_ROOT, SIDE_LEAF } inter_side_t;
+
+static int inter_side(ibex_comm_t *c, const char *call, int root, inter_side_t *side_p)
+{
+    if (root == MPI_ROOT || root == MPI_PROC_NULL) {
+        *side_p = root == MPI_ROOT ? SIDE_ROOT : SIDE_NONE;
+        return MPI_SUCCESS;
+    }
+    if (root < 0 || root >= c->peer_size)
+        return ibex_mpi_error(c, MPI_ERR_ROOT, call,
+                              "root %d is neither MPI_ROOT, MPI_PROC_NULL nor a rank of the"
+                              " remote group of %d",
+                              root, c->peer_size);
+    *side_p = SIDE_LEAF;
+    return MPI_SUCCESS;
+}
+
+static int iprep_barrier(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
+{
+    return prep_barrier(a, op, call, bytes_p);
+}
+
+static int iprep_bcast(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
+{
+    (void)op;
+    inter_side_t side = SIDE_NONE;
+    *bytes_p = 0;
+    IBEX_CHECK(inter_side(a->comm, call, a->root, &side));
+    if (side == SIDE_NONE)
+        return MPI_SUCCESS;
+    return ibex_check_triple(a->comm, call, a->rbuf, a->rcount, a->rdt);
+}
+
+static int iprep_reduce(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
+{
+    inter_side_t side = SIDE_NONE;
+    *bytes_p = 0;
+    IBEX_CHECK(inter_side(a->comm, call, a->root, &side));
+    if (side == SIDE_NONE)
+        return MPI_SUCCESS;
+    IBEX_CHECK(side == SIDE_ROOT ? ibex_check_triple(a->comm, call, a->rbuf, a->rcount, a->rdt)
+                                 : ibex_check_triple(a->comm, call, a->sbuf, a->rcount, a->rdt));
+    return check_op(a->comm, call, op, a->rdt, &a->op);
+}
+
+static int iprep_allreduce(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
+{
+    *bytes_p = 0;
+    IBEX_CHECK(ibex_check_triple(a->comm, call, a->sbuf, a->rcount, a->rdt));
+    IBEX_CHECK(ibex_check_triple(a->comm, call, a->rbuf, a->rcount, a->rdt));
+    return check_op(a->comm, call, op, a->rdt, &a->op);
+}
+
+/* Gather(v) and Scatter(v): the root's side is the receive (gather) or send (scatter) one. */
+static int iprep_rooted(ibex_coll_args_t *a, const char *call, bool gather, bool v)
+{
+    ibex_comm_t *c = a->comm;
+    inter_side_t side = SIDE_NONE;
+    IBEX_CHECK(inter_side(c, call, a->root, &side));
+    if (side == SIDE_LEAF)
+        return gather ? ibex_check_triple(c, call, a->sbuf, a->scount, a->sdt)
+                      : ibex_check_triple(c, call, a->rbuf, a->rcount, a->rdt);
+    if (side == SIDE_NONE)
+        return MPI_SUCCESS;
+    if (!v)
+        return gather ? ibex_check_triple(c, call, a->rbuf, a->rcount, a->rdt)
+                      : ibex_check_triple(c, call, a->sbuf, a->scount, a->sdt);
+    return gather ? check_vbuf(c, call, a->rbuf, a->rcounts, a->rdispls, a->rdt, "recvcounts",
+                               "displs")
+                  : check_vbuf(c, call, a->sbuf, a->scounts, a->sdispls, a->sdt, "sendcounts",
+                               "displs");
+}
+
+static int iprep_gather(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
+{
+    (void)op;
+    *bytes_p = 0;
+    return iprep_rooted(a, call, true, false);
+}
+
+static int iprep_scatter(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
+{
+    (void)op;
+    *bytes_p = 0;
+    return iprep_rooted(a, call, false, false);
+}
+
+static int iprep_gatherv(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
+{
+    (void)op;
+    *bytes_p = 0;
+    return iprep_rooted(a, call, true, true);
+}
+
+static int iprep_scatterv(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
+{
+    (void)op;
+    *bytes_p = 0;
+    return iprep_rooted(a, call, false, true);
+}
+
+static int iprep_all(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
+{
+    IBEX_CHECK(ibex_check_triple(a->comm, call, a->sbuf, a->scount, a->sdt));
+    IBEX_CHECK(prep_all(a, op, call, bytes_p));
+    *bytes_p = 0;
+    return MPI_SUCCESS;
+}
+
+static int iprep_allgatherv(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
+{
+    (void)op;
+    *bytes_p = 0;
+    IBEX_CHECK(ibex_check_triple(a->comm, call, a->sbuf, a->scount, a->sdt));
+    return check_vbuf(a->comm, call, a->rbuf, a->rcounts, a->rdispls, a->rdt, "recvcounts",
+                      "displs");
+}
+
+static int iprep_alltoallv(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
+{
+    if (a->sbuf == MPI_IN_PLACE)
+        return ibex_mpi_error(a->comm, MPI_ERR_BUFFER, call,
+                              "MPI_IN_PLACE is not allowed on an intercommunicator");
+    return prep_alltoallv(a, op, call, bytes_p);
+}
+
+static int iprep_alltoallw(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
+{
+    if (a->sbuf == MPI_IN_PLACE)
+        return ibex_mpi_error(a->comm, MPI_ERR_BUFFER, call,
+                              "MPI_IN_PLACE is not allowed on an intercommunicator");
+    return prep_alltoallw(a, op, call, bytes_p);
+}
+
+static int iprep_reduce_scatter(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
+{
+    ibex_comm_t *c = a->comm;
+    long long total;
+    IBEX_CHECK(check_array_n(c, call, a->rcounts, "recvcounts", true, c->size, &total));
+    if (a->sbuf == MPI_IN_PLACE)
+        return ibex_mpi_error(c, MPI_ERR_BUFFER, call,
+                              "MPI_IN_PLACE is not allowed on an intercommunicator");
+    IBEX_CHECK(check_rs(a, op, call, total, a->rcounts[c->rank]));
+    *bytes_p = 0;
+    return MPI_SUCCESS;
+}
+
+static int iprep_reduce_scatter_block(ibex_coll_args_t *a, MPI_Op op, const char *call,
+                                      size_t *bytes_p)
+{
+    if (a->sbuf == MPI_IN_PLACE)
+        return ibex_mpi_error(a->comm, MPI_ERR_BUFFER, call,
+                              "MPI_IN_PLACE is not allowed on an intercommunicator");
+    return prep_reduce_scatter_block(a, op, call, bytes_p);
+}
+
+static const prep_fn_t inter_preps[IBEX_COLL_KIND_COUNT] = {
+    [IBEX_COLL_BARRIER] = iprep_barrier,
+    [IBEX_COLL_BCAST] = iprep_bcast,
+    [IBEX_COLL_REDUCE] = iprep_reduce,
+    [IBEX_COLL_ALLREDUCE] = iprep_allreduce,
+    [IBEX_COLL_GATHER] = iprep_gather,
+    [IBEX_COLL_SCATTER] = iprep_scatter,
+    [IBEX_COLL_ALLGATHER] = iprep_all,
+    [IBEX_COLL_ALLTOALL] = iprep_all,
+    [IBEX_COLL_GATHERV] = iprep_gatherv,
+    [IBEX_COLL_SCATTERV] = iprep_scatterv,
+    [IBEX_COLL_ALLGATHERV] = iprep_allgatherv,
+    [IBEX_COLL_ALLTOALLV] = iprep_alltoallv,
+    [IBEX_COLL_ALLTOALLW] = iprep_alltoallw,
+    [IBEX_COLL_REDUCE_SCATTER] = iprep_reduce_scatter,
+    [IBEX_COLL_REDUCE_SCATTER_BLOCK] = iprep_reduce_scatter_block,
+};
+
 int ibex_coll_prepare(ibex_coll_kind_t kind, MPI_Comm comm, MPI_Op op, const char *call,
                       ibex_coll_args_t *a, size_t *bytes_p)
 {
     ibex_assert((unsigned)kind < IBEX_COLL_KIND_COUNT && preps[kind]);
     IBEX_CHECK(ibex_comm_enter(comm, call, &a->comm));
-    IBEX_CHECK(ibex_coll_check_intra(a->comm, call));
-    return preps[kind](a, op, call, bytes_p);
+    if (!ibex_comm_is_inter(a->comm))
+        return preps[kind](a, op, call, bytes_p);
+    if (!inter_preps[kind])
+        return ibex_mpi_error(a->comm, MPI_ERR_COMM, call,
+                              "%s is not defined on an"
+                              " intercommunicator",
+                              ibex_coll_kind_name(kind));
+    return inter_preps[kind](a, op, call, bytes_p);
 }
 
 int ibex_coll_check_intra(ibex_comm_t *c, const char *call)
 {
     if (!ibex_comm_is_inter(c))
         return MPI_SUCCESS;
-    return ibex_mpi_error(c, MPI_ERR_COMM, call, "not supported on an intercommunicator yet");
+    return ibex_mpi_error(c, MPI_ERR_COMM, call, "not defined on an intercommunicator");
 }

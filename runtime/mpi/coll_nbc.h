@@ -21,6 +21,9 @@ int ibex_nbc_post(ibex_coll_kind_t kind, MPI_Comm comm, MPI_Op op, ibex_coll_arg
 struct ibex_sched;
 int ibex_nbc_post_sched(ibex_comm_t *comm, struct ibex_sched *s, bool persistent,
                         MPI_Request *request, const char *call);
+/* A blocking collective run as a schedule, waited for here (the intercommunicator forms,
+ * whose only algorithms are schedules); arguments as ibex_coll_prepare left them. */
+ibex_status_t ibex_nbc_run(ibex_coll_kind_t kind, const ibex_coll_args_t *a, size_t bytes);
 /* MPI_Start of a persistent collective request. */
 int ibex_nbc_start(ibex_req_t *req, const char *call);
 

@@ -75,6 +75,18 @@ int ibex_nbc_post_sched(ibex_comm_t *comm, ibex_sched_t *s, bool persistent, MPI
     return MPI_SUCCESS;
 }
 
+ibex_status_t ibex_nbc_run(ibex_coll_kind_t kind, const ibex_coll_args_t *a, size_t bytes)
+{
+    ibex_sched_t *s = ibex_sched_build(kind, a, bytes);
+    ibex_req_t *req = s ? nbc_req_new(a->comm, s) : NULL;
+    if (!req) {
+        ibex_sched_free(s);
+        return IBEX_ERR_NO_MEMORY;
+    }
+    ibex_sched_start(s, req);
+    return ibex_p2p_wait(req, NULL); /* releases req, and with it the schedule */
+}
+
 int ibex_nbc_start(ibex_req_t *req, const char *call)
 {
     (void)call;

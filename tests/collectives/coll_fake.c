@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ibex_blocked_rec.h"
+#include "coll_shm.h"
 #include "ibex_datatype.h"
 #include "ibex_engine_stats.h"
 #include "ibex_p2p.h"
@@ -151,6 +152,26 @@ bool ibex_blk_wait_coll(void)
 }
 
 void ibex_blk_end(void) {}
+/* ibex_p2p.h's: fake ranks share memory as threads; the segment never runs (one rank per
+ * node), so the answer only decides the span. */
+bool ibex_ep_node_memory(void)
+{
+    return true;
+}
+
+/* coll_shm.h's levels inside a node (coll_level.c, hwloc): IBEX_COLL_NODE_LEVEL is never set
+ * here; one object. */
+int ibex_coll_level_count(int level)
+{
+    (void)level;
+    return 1;
+}
+
+int ibex_coll_level_of(int level, int world_rank)
+{
+    (void)level, (void)world_rank;
+    return 0;
+}
 
 /* The hierarchy (collectives/base/coll_hier.c) makes communicators; with one fake rank per node
  * it never runs, so these only satisfy the linker and say so if called. */

@@ -32,4 +32,21 @@ for n in ${COLL_HIER_RANKS-4 5}; do
     IBEX_COLL_NODE_SIZE=2 one coll_shm "$n"
     IBEX_COLL_NODE_SIZE=2 one coll_all "$n"
 done
+# Scatter / Alltoall in shared memory; the segment is a memfd (checked by the program)
+for n in ${COLL_A2A_RANKS-2 3 5}; do one coll_shm_a2a "$n"; done
+# without shared memory among the transports no segment is made (the verbs path on softib)
+SOFTIB="$top_builddir/softib/.libs/libsoftib.so"
+IBEX_TRANSPORTS=verbs LD_PRELOAD="$SOFTIB" COLL_A2A_NOSEG=1 one coll_shm_a2a 3
+# a rank dying with the segment mapped: the job fails and leaves no process and no file
+out=$(timeout 100 "$run" -n 3 --timeout 60 "$top_builddir/tests/collectives/coll_shm_a2a" die 2>&1)
+rc=$?
+left=$(pgrep -f "$top_builddir/tests/collectives/coll_shm_a2a" | head -3)
+if [ $rc -eq 0 ] || [ -n "$left" ] || ls /dev/shm 2>/dev/null | grep -q '^ibex-coll'; then
+    echo "FAIL: coll_shm_a2a -n 3 die (exit $rc${left:+, processes left: $left})"
+    printf '%s\n' "$out" | tail -10
+    [ -n "$left" ] && pkill -9 -f "$top_builddir/tests/collectives/coll_shm_a2a"
+    status=1
+else
+    echo "ok: coll_shm_a2a -n 3 die (exit $rc, nothing left)"
+fi
 exit $status

@@ -219,6 +219,7 @@ static void shm_info(void *out_file)
 static ibex_tl_component_t shm_component = {
     .name = "shm",
     .priority = 20,
+    .flags = IBEX_TL_COMP_NODE_MEMORY,
     .ops =
         {
             .open = shm_open,

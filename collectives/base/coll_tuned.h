@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The measured part of the selection table (coll_select.c reads it, and only it): rows
+ * (kind, oversubscribed, max communicator size, max bytes) -> algorithm, consulted in order
+ * before the published defaults of coll_select.c; the first row that fits wins, and a kind
+ * with no fitting row falls through to the defaults. Oversubscription is its own axis: a
+ * communicator within one node whose node runs more ranks than cores (ibex_rt.oversubscribed,
+ * the same on every rank of such a communicator) takes the OVERSUB_YES rows, every other one
+ * the OVERSUB_NO rows, so thresholds measured while ranks share cores never decide for one rank
+ * per core. A row naming a spanned algorithm (shmem) applies only where that span does.
+ *
+ * Regenerate with `make coll-tune` (collectives/tune/coll_tune.sh: ibex-bench over every
+ * algorithm, interleaved rounds, medians), which prints these rows. The rows below are ROUGH:
+ * measured 2026-12-01 (make coll-tune, 2 rounds, 100 iterations, to 64 KiB) on this 2-core VM
+ * while other developers were building and testing on it (load 11-13), so they record which
+ * algorithm won by a clear margin, not exact crossovers; re-measure on a quiet machine before
+ * trusting a boundary.
+ */
+#ifndef IBEX_COLL_TUNED_H
+#define IBEX_COLL_TUNED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coll.h"
+
+typedef enum {
+    IBEX_COLL_OVERSUB_NO,  /* one rank per core or fewer, or several nodes */
+    IBEX_COLL_OVERSUB_YES, /* one node, more ranks than cores */
+} ibex_coll_oversub_t;
+
+typedef struct ibex_coll_tuned {
+    ibex_coll_kind_t kind;
+    ibex_coll_oversub_t oversub;
+    int max_comm_size;
+    size_t max_bytes;
+    const char *algo;
+} ibex_coll_tuned_t;
+
+static const ibex_coll_tuned_t ibex_coll_tuned[] = {
+    /* alltoall, 2 ranks, one per core: shmem (inline) 0.37-0.83 us against pairwise 0.53-0.97 up
+     * to 1 KiB; from 16 KiB pairwise (12-49 us against 15-315: the single-copy path reads p - 1
+     * blocks one after another) */
+    {IBEX_COLL_ALLTOALL, IBEX_COLL_OVERSUB_NO, 2, 1024, "shmem"},
+    {IBEX_COLL_ALLTOALL, IBEX_COLL_OVERSUB_NO, 2, SIZE_MAX, "pairwise"},
+    /* alltoall, 4 ranks on 2 cores: shmem 4.2-55 us against pairwise 10-1211 and bruck 8-602
+     * up to 16 KiB (no rounds that each wait for a peer without a core); above, too noisy to
+     * call, so the defaults decide */
+    {IBEX_COLL_ALLTOALL, IBEX_COLL_OVERSUB_YES, 4, 16384, "shmem"},
+    /* bcast, 4 ranks on 2 cores: shmem 2.0-5.5 us against binomial 2.5-35 at every size to
+     * 64 KiB */
+    {IBEX_COLL_BCAST, IBEX_COLL_OVERSUB_YES, 4, 65536, "shmem"},
+};
+
+#endif
