@@ -206,12 +206,11 @@ static int seg_create(char *path, size_t bytes)
         ibex_warn(COLL, "memfd_create() of a collective segment failed: %m");
         return -1;
     }
-    /* Reserve the pages now: on a full /dev/shm a sparse segment maps fine and the first
+    /* Reserve the pages now: when memory runs short a sparse segment maps fine and the first
      * store to it is a SIGBUS; this way the collectives fall back to point-to-point. */
     int err = ftruncate(fd, (off_t)bytes) != 0 ? errno : posix_fallocate(fd, 0, (off_t)bytes);
     if (err != 0) {
-        ibex_warn(COLL, "sizing a %zu-byte collective segment in /dev/shm failed: %s%s", bytes,
-                  strerror(err), err == ENOSPC ? " (/dev/shm is full)" : "");
+        ibex_warn(COLL, "sizing a %zu-byte collective segment failed: %s", bytes, strerror(err));
         close(fd);
         return -1;
     }
