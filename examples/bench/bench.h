@@ -103,6 +103,8 @@ void *bench_alloc(size_t bytes); /* malloc or MPI_Abort with a message */
 
 /* Options (bench_opts.c): 0 ok, 1 help / list printed, 2 bad (reason printed on rank 0). */
 int bench_opts_parse(int argc, char **argv, struct bench_opts *o);
+/* The MPI thread level --thread asks for (MPI_THREAD_SINGLE without it), read before MPI_Init. */
+int bench_opts_thread(int argc, char **argv);
 const struct bench *bench_find(const char *name);
 
 /* Output (bench_out.c). */

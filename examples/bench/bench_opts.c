@@ -53,6 +53,8 @@ static void usage(FILE *f)
            "                 per operation or window), lock (lock / unlock each time) or fence\n"
            "  --win W        one-sided window: allocate (MPI_Win_allocate, default) or create\n"
            "                 (MPI_Win_create on malloc'd memory)\n"
+           "  --thread L     MPI_Init_thread level: single (default), funneled, serialized or\n"
+           "                 multiple (the calls stay on one thread: the cost of the level)\n"
            "  --format F     table (default), csv or json\n"
            "  -l             list the benchmarks built into this ibex-bench, one a line\n"
            "  -h             this help\n"
@@ -154,6 +156,23 @@ static const char *add_name(struct bench_opts *o, const char *name)
     return built ? NULL : "none of this area's benchmarks is built into this ibex-bench";
 }
 
+static const char *const thread_levels[] = {"single", "funneled", "serialized", "multiple"};
+
+int bench_opts_thread(int argc, char **argv)
+{
+    static const int levels[] = {MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED,
+                                 MPI_THREAD_MULTIPLE};
+    for (int i = 1; i < argc; i++) {
+        const char *v = strncmp(argv[i], "--thread=", 9) == 0              ? argv[i] + 9
+                        : strcmp(argv[i], "--thread") == 0 && i + 1 < argc ? argv[i + 1]
+                                                                           : NULL;
+        int k = v ? pick(v, thread_levels, 4) : -1;
+        if (k >= 0)
+            return levels[k];
+    }
+    return MPI_THREAD_SINGLE;
+}
+
 /* option: one option with its value v (NULL if none); *used is set when v was consumed. */
 static const char *option(const char *a, const char *v, struct bench_opts *o, int *used)
 {
@@ -185,6 +204,10 @@ static const char *option(const char *a, const char *v, struct bench_opts *o, in
     if (strcmp(a, "--win") == 0)
         return (k = pick(v, wins, 2)) < 0 ? "--win wants allocate or create"
                                           : (o->win = (enum bench_win)k, NULL);
+    if (strcmp(a, "--thread") == 0) /* used by bench_opts_thread, before MPI_Init */
+        return pick(v, thread_levels, 4) < 0
+                   ? "--thread wants single, funneled, serialized or multiple"
+                   : NULL;
     *used = 0;
     if (strcmp(a, "-f") == 0)
         return o->full = 1, NULL;

@@ -167,10 +167,16 @@ static int ranks_ok(const struct bench_opts *o)
 int main(int argc, char **argv)
 {
     struct bench_opts o;
-    MPI_Init(&argc, &argv);
+    int want = bench_opts_thread(argc, argv), provided;
+    MPI_Init_thread(&argc, &argv, want, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &bench_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &bench_nranks);
     int rc = bench_opts_parse(argc, argv, &o);
+    if (rc == 0 && provided < want) {
+        if (bench_rank == 0)
+            fprintf(stderr, "ibex-bench: --thread: the library provides only level %d\n", provided);
+        rc = 2;
+    }
     if (rc == 0 && !ranks_ok(&o))
         rc = 2;
     if (rc != 0) {

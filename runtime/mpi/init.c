@@ -135,7 +135,8 @@ static int init_start(const char *call, int required)
     ibex_rt.thread_level = required < MPI_THREAD_SINGLE     ? MPI_THREAD_SINGLE
                            : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
                                                             : required;
-    ibex_thread_enable(ibex_rt.thread_level == MPI_THREAD_MULTIPLE);
+    /* (MPI_T_init_thread may have turned it on already) */
+    ibex_thread_enable(ibex_thread_on || ibex_rt.thread_level == MPI_THREAD_MULTIPLE);
     errclass = init_run_steps(call);
     if (errclass != MPI_SUCCESS)
         goto err_boot;

@@ -54,7 +54,10 @@ int PMPI_T_init_thread(int required, int *provided)
         return MPI_T_ERR_MEMORY;
     }
     ibex_mpit_refs++;
-    *provided = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
+    /* MPI_T may be used from several threads before MPI_Init: the same lock as MPI's */
+    if (required == MPI_THREAD_MULTIPLE)
+        ibex_thread_enable(true);
+    *provided = required;
     return MPI_SUCCESS;
 }
 

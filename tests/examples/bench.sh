@@ -114,6 +114,9 @@ done
 if [ "$(printf '%s\n' "$OUT" | python3 -m json.tool >/dev/null 2>&1; echo $?)" -ne 0 ]; then
     fail "json output is not valid for python3 -m json.tool"
 fi
+# --thread: the library's cost at MPI_THREAD_MULTIPLE with one thread calling
+run 60 -n 2 "$BENCH" latency -c -m 0:4k -i 20 -x 2 --thread multiple
+bench_ok "latency -c --thread multiple" table 0 0 4096 2 latency
 for b in latency mbw_mr; do
     run 60 -n 2 "$BENCH" "$b" -f -m 0:64k -i 10 -x 1 --format csv
     bench_ok "$b -f" csv 1 0 65536 2 "$b"
@@ -177,7 +180,7 @@ bad() {
 mkdir -p "$WORK/tmp"
 for args in "latency -m 9:2" "latency -m 4x" "bw -i 0" "bw -w" "latency --format xml" "pingpong" \
     "latency -q" "" "latency -s sometimes" "latency --win dynamic" "latency --step 3" \
-    "latency -x"; do
+    "latency -x" "latency --thread many"; do
     bad $args
 done
 for b in scan ibcast put_latency; do
