@@ -89,6 +89,13 @@ typedef struct ibex_win {
     bool cma;
     uint64_t *bases;
     int *pids;
+    /* every member reached by a transport with remote atomics (win_rdma.c): contiguous put /
+     * get are RDMA WRITE / READ, locks and 8-byte atomics remote atomics */
+    bool rdma;
+    struct ibex_rma *rma;
+    struct ibex_tl_mem *rmem, *rctl_mem; /* registrations of base and rctl */
+    uint64_t *rctl;                      /* this rank's lock word, then scratch */
+    struct win_rkey *rkeys;              /* per rank: addresses and keys */
     /* dynamic: this rank's attached regions; per target, the regions last fetched */
     ibex_win_region_t *regions;
     int nregions, cap_regions;
@@ -120,6 +127,8 @@ typedef struct ibex_win {
 
 /* IBEX_WIN_DIRECT (win_cfg.c): 0 keeps every window on the active-message path. */
 extern int ibex_win_cfg_direct;
+/* IBEX_WIN_RDMA (win_cfg.c): 0 keeps windows off the network direct path (win_rdma.c). */
+extern int ibex_win_cfg_rdma;
 
 /* ---- creation and destruction (win.c) ---- */
 /* Collective over comm. base / size / disp_unit: this rank's memory (MPI_Win_create), or
@@ -207,5 +216,28 @@ void ibex_win_acc_packed(const struct win_hdr *h, const char *data, char *cur);
 void ibex_win_wait_until(ibex_win_t *win, bool (*cond)(const ibex_win_t *win, int rank), int rank);
 /* win_rma.c: sends a control request (type) to rank and counts its reply as pending. */
 ibex_status_t ibex_win_ctl(ibex_win_t *win, int type, int rank, int lock_type);
+
+/* win_rdma.c: the network direct path. Setup is collective (every member must qualify, else
+ * the window stays on active messages, IBEX_OK); free after every transfer completed. */
+ibex_status_t ibex_win_rdma_setup(ibex_win_t *win);
+void ibex_win_rdma_free(ibex_win_t *win);
+/* Starts a put / get with a contiguous target as one RDMA transfer (false: not one). */
+bool ibex_win_rdma_copy(ibex_win_t *win, const ibex_win_op_t *op, const struct win_hdr *h,
+                        int *rc_p);
+/* ACC / GACC / CAS served by 8-byte atomics: SUM on integers, REPLACE, NO_OP, CAS on integers
+ * (the same rule for remote atomics and CPU atomics on the shared mapping). */
+bool ibex_win_atomic_kind(const ibex_win_op_t *op);
+/* Calls fn for each 8-byte element of a request's target layout (blocks in body): its
+ * displacement from the target base + h->addr and its index; stops at a non-zero return. */
+typedef int (*ibex_win_elem_cb_t)(void *arg, uint64_t disp, size_t i);
+int ibex_win_elems(const struct win_hdr *h, const char *body, ibex_win_elem_cb_t fn, void *arg);
+bool ibex_win_elems_aligned(const struct win_hdr *h, const char *body, uint64_t base);
+/* An ibex_win_atomic_kind accumulate by remote atomics, complete on return (MPI_SUCCESS or a
+ * class); -1 when an element is misaligned (the active-message path takes it). */
+int ibex_win_rdma_acc(ibex_win_t *win, const ibex_win_op_t *op, const struct win_hdr *h,
+                      char *body);
+/* The lock word of rank t by remote atomics. */
+ibex_status_t ibex_win_rdma_lock(ibex_win_t *win, int t, bool excl);
+ibex_status_t ibex_win_rdma_unlock(ibex_win_t *win, int t, bool excl);
 
 #endif

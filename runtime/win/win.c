@@ -168,6 +168,7 @@ static void win_destroy(ibex_win_t *win)
 {
     if (win->port)
         ibex_am_port_close(win->port);
+    ibex_win_rdma_free(win); /* before the memory it registered goes */
     if (win->seg)
         munmap(win->seg, win->seg_len);
     if (win->own_mem)
@@ -262,6 +263,14 @@ static ibex_status_t win_cma_setup(ibex_win_t *win)
     return st;
 }
 
+/* The network direct path serves created and allocated windows that no node-local path took
+ * (the same on every member); dynamic windows stay on active messages. */
+static bool win_rdma_wanted(const ibex_win_t *win)
+{
+    bool flavor = win->flavor == MPI_WIN_FLAVOR_CREATE || win->flavor == MPI_WIN_FLAVOR_ALLOCATE;
+    return flavor && ibex_win_cfg_rdma && !win->direct && !win->cma;
+}
+
 ibex_status_t ibex_win_create(const ibex_win_args_t *args, ibex_win_t **win_p)
 {
     ibex_win_t *win = calloc(1, sizeof(*win));
@@ -283,6 +292,8 @@ ibex_status_t ibex_win_create(const ibex_win_args_t *args, ibex_win_t **win_p)
         st = win_memory(win, args);
     if (st == IBEX_OK && args->flavor == MPI_WIN_FLAVOR_CREATE)
         st = win_cma_setup(win);
+    if (st == IBEX_OK && win_rdma_wanted(win))
+        st = ibex_win_rdma_setup(win);
     if (st == IBEX_OK)
         st = ibex_am_port_open(win->comm, ibex_win_handle, win, &win->port);
     if (st == IBEX_OK)
