@@ -4,6 +4,7 @@
  * create_dynamic, shared_query, attach / detach, free, get_attr, names, group, info. The
  * window objects are runtime/win's; this file holds their handle table.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -125,6 +126,63 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
                               w->comm->size);
     ibex_win_shared_query(w, rank, size, disp_unit, (void **)baseptr);
     return MPI_SUCCESS;
+}
+
+/* The large-count forms differ only in the type of the displacement unit: Ibex keeps it as an
+ * int, so a unit beyond INT_MAX is refused as not supported (MPI_ERR_DISP). */
+static int disp_unit_c(ibex_entry_t *e, MPI_Aint disp_unit, int *out)
+{
+    if (disp_unit > INT_MAX)
+        return ibex_mpi_error(NULL, MPI_ERR_DISP, e->call,
+                              "displacement unit %lld: units beyond %d are not supported",
+                              (long long)disp_unit, INT_MAX);
+    *out = (int)disp_unit;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                      MPI_Win *win)
+{
+    IBEX_ENTER_COMM(Win_create_c, comm, c);
+    IBEX_ARGS(Win_create_c, win);
+    if (size > 0 && !base)
+        return IBEX_ERROR(MPI_ERR_ARG, "base is NULL with size %lld", (long long)size);
+    ibex_win_args_t a = {c, MPI_WIN_FLAVOR_CREATE, base, size, 0};
+    IBEX_CHECK(disp_unit_c(&ibex_e, disp_unit, &a.disp_unit));
+    return win_new(&ibex_e, &a, info, win);
+}
+
+int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                        void *baseptr, MPI_Win *win)
+{
+    IBEX_ENTER_COMM(Win_allocate_c, comm, c);
+    IBEX_ARGS(Win_allocate_c, baseptr, win);
+    ibex_win_args_t a = {c, MPI_WIN_FLAVOR_ALLOCATE, NULL, size, 0};
+    IBEX_CHECK(disp_unit_c(&ibex_e, disp_unit, &a.disp_unit));
+    return win_alloc(&ibex_e, &a, info, baseptr, win);
+}
+
+int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                               void *baseptr, MPI_Win *win)
+{
+    IBEX_ENTER_COMM(Win_allocate_shared_c, comm, c);
+    IBEX_ARGS(Win_allocate_shared_c, baseptr, win);
+    if (!ibex_win_comm_is_local(c))
+        return IBEX_ERROR(MPI_ERR_RMA_SHARED,
+                          "the communicator spans several nodes: no memory can be shared");
+    ibex_win_args_t a = {c, MPI_WIN_FLAVOR_SHARED, NULL, size, 0};
+    IBEX_CHECK(disp_unit_c(&ibex_e, disp_unit, &a.disp_unit));
+    return win_alloc(&ibex_e, &a, info, baseptr, win);
+}
+
+int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
+                            void *baseptr)
+{
+    int unit = 0;
+    int rc = PMPI_Win_shared_query(win, rank, size, disp_unit ? &unit : NULL, baseptr);
+    if (rc == MPI_SUCCESS)
+        *disp_unit = unit;
+    return rc;
 }
 
 int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)

@@ -10,7 +10,9 @@
  *     fetch-and-add, flush and unlock: each origin's epoch takes well under the loop;
  *   - a contended Fetch_and_op counter and a Compare_and_swap spin lock from every rank (exact
  *     final values), Accumulate / Get_accumulate of 8-byte integers (SUM, REPLACE, NO_OP)
- *     against a reference computed here, and an out-of-range access refused untouched.
+ *     against a reference computed here, and an out-of-range access refused untouched;
+ *   - the large-count creation calls (MPI_Win_allocate_c, create_c, allocate_shared_c,
+ *     shared_query_c).
  */
 #include <dlfcn.h>
 #include <unistd.h>
@@ -235,6 +237,37 @@ static void range(MPI_Win win, long *base, MPI_Aint bytes)
     CHECK(base[bytes / sizeof(long) - 2] == 0 && base[bytes / sizeof(long) - 1] == 0);
 }
 
+/* The large-count creation calls (MPI 4.0): displacement units as MPI_Aint. */
+static void large_count(void)
+{
+    long *b, v = rank;
+    MPI_Win w;
+    int *unit, flag;
+    CHECK_RC(MPI_Win_allocate_c(4 * sizeof(long), (MPI_Aint)sizeof(long), MPI_INFO_NULL,
+                                MPI_COMM_WORLD, &b, &w));
+    CHECK_RC(MPI_Win_get_attr(w, MPI_WIN_DISP_UNIT, &unit, &flag));
+    CHECK(flag && *unit == (int)sizeof(long));
+    MPI_Win_fence(0, w);
+    CHECK_RC(MPI_Put_c(&v, 1, MPI_LONG, (rank + 1) % size, 1, 1, MPI_LONG, w));
+    MPI_Win_fence(0, w);
+    CHECK(b[1] == (rank + size - 1) % size);
+    CHECK_RC(MPI_Win_free(&w));
+    long mem[4];
+    CHECK_RC(MPI_Win_create_c(mem, sizeof(mem), 2, MPI_INFO_NULL, MPI_COMM_WORLD, &w));
+    CHECK_RC(MPI_Win_free(&w));
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int nrank;
+    MPI_Comm_rank(node, &nrank);
+    CHECK_RC(MPI_Win_allocate_shared_c(16 * (nrank + 1), 4, MPI_INFO_NULL, node, &b, &w));
+    MPI_Aint sz, du;
+    void *p;
+    CHECK_RC(MPI_Win_shared_query_c(w, 0, &sz, &du, &p));
+    CHECK(sz == 16 && du == 4 && p != NULL);
+    CHECK_RC(MPI_Win_free(&w));
+    MPI_Comm_free(&node);
+}
+
 static void run(MPI_Win win, long *base, MPI_Aint bytes, int fast)
 {
     counted(win, base);
@@ -269,6 +302,7 @@ int main(int argc, char **argv)
     run(win, mem, bytes, fast);
     CHECK_RC(MPI_Win_free(&win));
     free(mem);
+    large_count();
     mt_done("win_rdma");
     MPI_Finalize();
     return 0;
