@@ -220,6 +220,9 @@ int PMPI_Win_free(MPI_Win *win)
     if (ibex_win_busy(w))
         return IBEX_WIN_ERROR(w, MPI_ERR_RMA_SYNC,
                               "a lock, lock_all, start or post epoch is still open");
+    int arc = ibex_win_attr_delete_all(w);
+    if (arc != MPI_SUCCESS)
+        return IBEX_WIN_ERROR(w, arc, "an attribute's delete callback returned %d", arc);
     MPI_Info info = w->info;
     ibex_handle_release(&win_table, w->handle);
     ibex_status_t st = ibex_win_free(w);
@@ -253,10 +256,7 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *fla
         v = &w->attr_model;
         break;
     default:
-        return IBEX_WIN_ERROR(w, MPI_ERR_KEYVAL,
-                              "keyval 0x%x: only the predefined window attributes exist "
-                              "(user window keyvals are not supported)",
-                              (unsigned)win_keyval);
+        return ibex_win_attr_get(w, call, win_keyval, attribute_val, flag);
     }
     *(void **)attribute_val = v;
     *flag = 1;

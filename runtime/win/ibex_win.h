@@ -117,7 +117,9 @@ typedef struct ibex_win {
     int lock_excl;   /* rank holding the exclusive lock, or -1 */
     int lock_shared; /* shared holders */
     ibex_win_waiter_t *waiters, *waiters_tail;
-    /* the MPI layer's: attributes, name, error handler, info */
+    /* the MPI layer's: attributes (uattrs: user keyvals, runtime/mpi/win_attr.c), name, error
+     * handler, info */
+    struct ibex_win_attrs *uattrs;
     MPI_Aint attr_size;
     int attr_disp_unit, attr_flavor, attr_model;
     int errhandler;

@@ -16,6 +16,7 @@ done
 for np in ${MT_WIN_FULL:+1 3} 2 4; do
     run_case "$np" win_rdma
 done
+run_case 2 win_attr
 # every operation through the targets' active-message path, also with rendezvous bodies
 for np in 2 3; do
     for prog in win_ops win_sync win_errors; do
