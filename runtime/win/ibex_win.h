@@ -4,7 +4,9 @@
  * collective) and on the engine's active-message path (runtime/engine/ibex_am.h).
  *
  * Every window has a private duplicate of its communicator (no program handle, so its traffic
- * never matches a user receive) and an active-message port on it. Every operation is a request
+ * never matches a user receive) and an active-message port on it. The direct paths (a shared
+ * mapping or cross-memory attach within a node, RDMA and remote atomics between nodes,
+ * README.md) serve what they can without the target's CPU; every other operation is a request
  * to the target's port, applied by the target's progress engine in the order each origin sent
  * them (so accumulates from one origin are ordered, and the target applies each one whole:
  * accumulates to one window are atomic with each other). Requests that return data (Get,

@@ -2,7 +2,8 @@
 /*
  * The origin side of Put, Get, Accumulate, Get_accumulate, Fetch_and_op, Compare_and_swap and
  * their request forms: checks (epoch, type signatures, op, range) before anything goes on the
- * wire, then one request to the target's port (win_wire.h). The origin's data is packed into
+ * wire, then the shared mapping, cross-memory attach, the network direct path (win_rdma.c) or
+ * one request to the target's port (win_wire.h). The origin's data is packed into
  * the request, so every operation is locally complete once started except those that return
  * data, which complete when their reply has been unpacked into the origin's buffer.
  */
