@@ -228,9 +228,13 @@ void ibex_win_rdma_free(ibex_win_t *win);
 /* Starts a put / get with a contiguous target as one RDMA transfer (false: not one). */
 bool ibex_win_rdma_copy(ibex_win_t *win, const ibex_win_op_t *op, const struct win_hdr *h,
                         int *rc_p);
-/* ACC / GACC / CAS served by 8-byte atomics: SUM on integers, REPLACE, NO_OP, CAS on integers
- * (the same rule for remote atomics and CPU atomics on the shared mapping). */
+/* ACC / GACC / CAS served by 8-byte atomics: every one on a dense 8-byte basic type (the same
+ * rule for remote atomics and CPU atomics on the shared mapping). Per element: fetch-and-add
+ * when ibex_win_elem_fadd (SUM on integers, NO_OP), else compare-and-swap (a loop computing
+ * ibex_win_elem_new). */
 bool ibex_win_atomic_kind(const ibex_win_op_t *op);
+bool ibex_win_elem_fadd(const struct win_hdr *h);
+uint64_t ibex_win_elem_new(const struct win_hdr *h, uint64_t old, uint64_t in);
 /* Calls fn for each 8-byte element of a request's target layout (blocks in body): its
  * displacement from the target base + h->addr and its index; stops at a non-zero return. */
 typedef int (*ibex_win_elem_cb_t)(void *arg, uint64_t disp, size_t i);

@@ -8,17 +8,17 @@
  *
  *   contiguous Put / Get ..... one RDMA WRITE / READ (larger: fragments) into the target window
  *   Win_lock / unlock ......... remote atomics on the target's lock word
- *   8-byte Fetch_and_op / Accumulate / Get_accumulate with SUM (integers), REPLACE, NO_OP, and
- *   8-byte Compare_and_swap ... remote atomics, element by element
+ *   accumulates on 8-byte types  remote atomics, element by element (fetch-and-add, or a
+ *                                compare-and-swap loop)
  *   everything else ........... the active-message path (win_rma.c)
  *
  * Completion: every transfer counts in win->pending[target] until its completion arrives, so
  * flush / unlock / fence / complete, which wait for pending to drain, wait for them.
  *
- * Atomicity: accumulates must be atomic with each other per location and basic type. A given
- * (basic type, op) always takes one path here, never both, and by the standard's default
- * accumulate_ops=same_op_no_op concurrent accumulates to one location use one op (or NO_OP, a
- * read): so the device's atomics never race with the target's CPU applying another one.
+ * Atomicity: accumulates must be atomic with each other per location and basic type. A basic
+ * type always takes one path here (8 bytes: the device's atomics; others: the target's CPU),
+ * never both, so the device's atomics (atomic only among themselves) never race with the
+ * target's CPU applying an accumulate of the same type.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -324,8 +324,7 @@ bool ibex_win_rdma_copy(ibex_win_t *win, const ibex_win_op_t *op, const win_hdr_
 
 /* ---- accumulates by remote atomics ---- */
 
-/* Basic types that remote atomics (and CPU atomics on the shared mapping) serve: 8 bytes. SUM
- * needs an integer; REPLACE and NO_OP move bits; MPI allows Compare_and_swap on integers. */
+/* 8-byte integers: SUM is one fetch-and-add on them. */
 static bool int8_type(int bt)
 {
     switch (bt) {
@@ -345,17 +344,32 @@ static bool int8_type(int bt)
     }
 }
 
+/* Every accumulate on a dense 8-byte basic type (integers, double, MPI_2INT, float complex ...):
+ * the checks made sure the op is defined on it. */
 bool ibex_win_atomic_kind(const ibex_win_op_t *op)
 {
     if (op->kind != IBEX_WIN_OP_ACC && op->kind != IBEX_WIN_OP_GACC && op->kind != IBEX_WIN_OP_CAS)
         return false;
     int bt = ibex_dt_op_type(op->tdt);
-    if (bt < 0)
-        return false;
-    if (op->kind == IBEX_WIN_OP_CAS || op->op_handle == MPI_SUM)
-        return int8_type(bt);
-    bool bits = op->op_handle == MPI_REPLACE || op->op_handle == MPI_NO_OP;
-    return bits && ibex_dt_get(bt)->size == 8;
+    const ibex_dt_t *b = bt >= 0 ? ibex_dt_get(bt) : NULL;
+    return b && b->size == 8 && b->extent == 8 && b->contiguous;
+}
+
+/* One element's new value: old op in (REPLACE: in). */
+uint64_t ibex_win_elem_new(const win_hdr_t *h, uint64_t old, uint64_t in)
+{
+    if (h->op == MPI_REPLACE)
+        return in;
+    if (h->op == MPI_NO_OP)
+        return old;
+    ibex_op_apply(ibex_op_get(h->op), &in, &old, 1, h->basic);
+    return old;
+}
+
+/* SUM on an integer (and NO_OP) is one fetch-and-add; any other op a compare-and-swap loop. */
+bool ibex_win_elem_fadd(const win_hdr_t *h)
+{
+    return h->type != WIN_CAS && (h->op == MPI_NO_OP || (h->op == MPI_SUM && int8_type(h->basic)));
 }
 
 /* Calls fn for each 8-byte element of the target layout (blocks from the request body), at its
@@ -395,8 +409,8 @@ typedef struct elem_ctx {
     uint64_t *old;        /* the values before, or NULL */
 } elem_ctx_t;
 
-/* One element by remote atomics: FADD for SUM (and 0 for NO_OP), CSWAP for CAS, and for
- * REPLACE a CSWAP loop from the value a FADD of 0 read. */
+/* One element by remote atomics: CSWAP for CAS, FADD for SUM on integers (0 for NO_OP), else
+ * a CSWAP loop from the value a FADD of 0 read. */
 static int elem_remote(void *arg, uint64_t disp, size_t i)
 {
     elem_ctx_t *c = arg;
@@ -406,13 +420,14 @@ static int elem_remote(void *arg, uint64_t disp, size_t i)
     ibex_status_t st;
     if (c->h->type == WIN_CAS) {
         st = atomic_cswap(win, c->t, ra, key, c->data[1], c->data[0], &old);
-    } else if (c->h->op == MPI_SUM || c->h->op == MPI_NO_OP) {
+    } else if (ibex_win_elem_fadd(c->h)) {
         st = atomic_fadd(win, c->t, ra, key, c->h->op == MPI_SUM ? c->data[i] : 0, &old);
     } else {
-        uint64_t seen;
+        uint64_t seen, in = c->h->op == MPI_NO_OP ? 0 : c->data[i];
         st = atomic_fadd(win, c->t, ra, key, 0, &old);
         while (st == IBEX_OK &&
-               (st = atomic_cswap(win, c->t, ra, key, old, c->data[i], &seen)) == IBEX_OK &&
+               (st = atomic_cswap(win, c->t, ra, key, old, ibex_win_elem_new(c->h, old, in),
+                                  &seen)) == IBEX_OK &&
                seen != old)
             old = seen;
     }

@@ -275,7 +275,8 @@ typedef struct cpu_ctx {
     uint64_t *old;
 } cpu_ctx_t;
 
-/* One 8-byte element by a CPU atomic on the shared mapping (ibex_win_atomic_kind). */
+/* One 8-byte element by a CPU atomic on the shared mapping (ibex_win_atomic_kind): what remote
+ * atomics do (win_rdma.c), with exchange for REPLACE. */
 static int elem_cpu(void *arg, uint64_t disp, size_t i)
 {
     cpu_ctx_t *c = arg;
@@ -283,20 +284,25 @@ static int elem_cpu(void *arg, uint64_t disp, size_t i)
     if (c->h->type == WIN_CAS) {
         old = c->data[1];
         __atomic_compare_exchange_n(p, &old, c->data[0], false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-    } else if (c->h->op == MPI_SUM) {
-        old = __atomic_fetch_add(p, c->data[i], __ATOMIC_SEQ_CST);
     } else if (c->h->op == MPI_NO_OP) {
         old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
-    } else {
+    } else if (ibex_win_elem_fadd(c->h)) {
+        old = __atomic_fetch_add(p, c->data[i], __ATOMIC_SEQ_CST);
+    } else if (c->h->op == MPI_REPLACE) {
         old = __atomic_exchange_n(p, c->data[i], __ATOMIC_SEQ_CST);
+    } else {
+        old = __atomic_load_n(p, __ATOMIC_RELAXED);
+        while (!__atomic_compare_exchange_n(p, &old, ibex_win_elem_new(c->h, old, c->data[i]),
+                                            false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+            ;
     }
     if (c->old)
         c->old[i] = old;
     return 0;
 }
 
-/* Applies an accumulate on the shared mapping: 8-byte atomic kinds by CPU atomics, element by
- * element (each (type, op) always one way, like the remote atomics of win_rdma.c), the others
+/* Applies an accumulate on the shared mapping: on 8-byte basic types by CPU atomics, element by
+ * element (each basic type always one way, like the remote atomics of win_rdma.c), the others
  * under the target's accumulate lock word. */
 static void direct_acc(ibex_win_t *win, const ibex_win_op_t *op, const win_hdr_t *h,
                        const char *body, char *out)

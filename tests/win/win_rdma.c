@@ -9,7 +9,8 @@
  *   - a target computing in a loop without MPI calls while the others lock, put, get,
  *     fetch-and-add, flush and unlock: each origin's epoch takes well under the loop;
  *   - a contended Fetch_and_op counter and a Compare_and_swap spin lock from every rank (exact
- *     final values), Accumulate / Get_accumulate of 8-byte integers (SUM, REPLACE, NO_OP)
+ *     final values), Accumulate / Get_accumulate of 8-byte types (SUM, REPLACE, NO_OP, and
+ *     MAX / SUM on double / MAXLOC on MPI_2INT from every rank at once)
  *     against a reference computed here, and an out-of-range access refused untouched;
  *   - the large-count creation calls (MPI_Win_allocate_c, create_c, allocate_shared_c,
  *     shared_query_c).
@@ -217,6 +218,42 @@ static void accumulates(MPI_Win win, long *base)
             }
         }
         MPI_Barrier(MPI_COMM_WORLD);
+    }
+    /* every rank at once: MAX on int64, SUM on double (small integers: exact in any order),
+     * MAXLOC on MPI_2INT, each a compare-and-swap loop on the network path */
+    int64_t mx[4];
+    double dv[4];
+    int pair[2] = {rank * 7 % size, rank};
+    for (int i = 0; i < 4; i++) {
+        mx[i] = (int64_t)((rank * 5 + i) % size) - 3;
+        dv[i] = rank + i;
+    }
+    MPI_Win_lock_all(0, win);
+    for (int r = 0; r < 5; r++) {
+        CHECK_RC(MPI_Accumulate(mx, 4, MPI_INT64_T, 0, off + 16, 4, MPI_INT64_T, MPI_MAX, win));
+        CHECK_RC(MPI_Accumulate(dv, 4, MPI_DOUBLE, 0, off + 20, 4, MPI_DOUBLE, MPI_SUM, win));
+        CHECK_RC(MPI_Accumulate(pair, 1, MPI_2INT, 0, off + 24, 1, MPI_2INT, MPI_MAXLOC, win));
+    }
+    MPI_Win_unlock_all(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+        const double *d = (const double *)&base[off + 20];
+        const int *p = (const int *)&base[off + 24];
+        int best = -1, at = -1;
+        for (int q = 0; q < size; q++)
+            if (q * 7 % size > best) /* MAXLOC: the largest value, the lowest index on a tie */
+                best = q * 7 % size, at = q;
+        for (int i = 0; i < 4; i++) {
+            int64_t m = -3; /* the initial 0 counts too */
+            for (int q = 0; q < size; q++)
+                if ((int64_t)((q * 5 + i) % size) - 3 > m)
+                    m = (int64_t)((q * 5 + i) % size) - 3;
+            CHECK(base[off + 16 + i] == (m > 0 ? m : 0));
+            CHECK(d[i] == 5.0 * (size * (size - 1) / 2 + size * i));
+        }
+        CHECK(p[0] == best && p[1] == at);
+        MPI_Win_unlock(0, win);
     }
     MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
 }
