@@ -277,8 +277,29 @@ void ibex_win_rdma_free(ibex_win_t *win)
 
 /* ---- put / get ---- */
 
-/* A contiguous target: one WRITE / READ from the origin's buffer, or from a packed copy of a
- * non-contiguous one. The origin's memory is registered through the transport's cache. */
+/* The local side of a put / get: the origin's buffer, or for a non-contiguous origin a bounce
+ * buffer (packed now for a put, unpacked at completion for a get); NULL when out of memory. */
+static char *copy_local(const ibex_win_op_t *op, const win_hdr_t *h, rdma_req_t *r)
+{
+    if (ibex_dt_is_contig(op->odt, op->ocount))
+        return (char *)op->origin + op->odt->true_lb;
+    r->tmp = malloc(h->bytes);
+    if (!r->tmp)
+        return NULL;
+    if (op->kind == IBEX_WIN_OP_PUT) {
+        ibex_dt_pack(op->origin, op->ocount, op->odt, 0, r->tmp, h->bytes);
+    } else {
+        r->ubuf = op->result;
+        r->ucount = op->ocount;
+        r->udt = op->odt;
+        r->bytes = h->bytes;
+        ibex_dt_retain(op->odt); /* the program may free the type before the READ completes */
+    }
+    return r->tmp;
+}
+
+/* A contiguous target: one WRITE / READ from the origin's buffer (registered through the
+ * transport's cache) or from a bounce buffer. */
 bool ibex_win_rdma_copy(ibex_win_t *win, const ibex_win_op_t *op, const win_hdr_t *h, int *rc_p)
 {
     bool put = op->kind == IBEX_WIN_OP_PUT;
@@ -286,28 +307,13 @@ bool ibex_win_rdma_copy(ibex_win_t *win, const ibex_win_op_t *op, const win_hdr_
         return false;
     int t = op->target;
     rdma_req_t *r = rdma_req_new(win, t);
-    if (!r) {
+    char *local = r ? copy_local(op, h, r) : NULL;
+    if (!local) {
+        free(r);
         *rc_p = MPI_ERR_NO_MEM;
         return true;
     }
     r->user_req = op->user_req;
-    char *local = (char *)op->origin + op->odt->true_lb;
-    if (!ibex_dt_is_contig(op->odt, op->ocount)) {
-        r->tmp = malloc(h->bytes);
-        if (!r->tmp) {
-            free(r);
-            *rc_p = MPI_ERR_NO_MEM;
-            return true;
-        }
-        if (put)
-            ibex_dt_pack(op->origin, op->ocount, op->odt, 0, r->tmp, h->bytes);
-        else {
-            *r = (rdma_req_t){r->comp,    win,        t,       op->user_req, r->tmp,
-                              op->result, op->ocount, op->odt, h->bytes,     NULL};
-            ibex_dt_retain(op->odt);
-        }
-        local = r->tmp;
-    }
     ibex_tl_rma_t d = {.local = local,
                        .len = h->bytes,
                        .remote = win->rkeys[t].base + h->addr + (uint64_t)op->tdt->true_lb,

@@ -219,8 +219,23 @@ static void accumulates(MPI_Win win, long *base)
         }
         MPI_Barrier(MPI_COMM_WORLD);
     }
-    /* every rank at once: MAX on int64, SUM on double (small integers: exact in any order),
-     * MAXLOC on MPI_2INT, each a compare-and-swap loop on the network path */
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
+}
+
+/* MAXLOC's answer over every rank's (q * 7 % size, q): the largest value, the lowest index. */
+static void maxloc_ref(int *best, int *at)
+{
+    *best = -1;
+    for (int q = 0; q < size; q++)
+        if (q * 7 % size > *best)
+            *best = q * 7 % size, *at = q;
+}
+
+/* Every rank at once: MAX on int64, SUM on double (small integers: exact in any order),
+ * MAXLOC on MPI_2INT, each a compare-and-swap loop on the network path. */
+static void concurrent_accumulates(MPI_Win win, long *base)
+{
+    int off = 3 * N + 8;
     int64_t mx[4];
     double dv[4];
     int pair[2] = {rank * 7 % size, rank};
@@ -240,10 +255,8 @@ static void accumulates(MPI_Win win, long *base)
         MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
         const double *d = (const double *)&base[off + 20];
         const int *p = (const int *)&base[off + 24];
-        int best = -1, at = -1;
-        for (int q = 0; q < size; q++)
-            if (q * 7 % size > best) /* MAXLOC: the largest value, the lowest index on a tie */
-                best = q * 7 % size, at = q;
+        int best, at = -1;
+        maxloc_ref(&best, &at);
         for (int i = 0; i < 4; i++) {
             int64_t m = -3; /* the initial 0 counts too */
             for (int q = 0; q < size; q++)
@@ -255,7 +268,7 @@ static void accumulates(MPI_Win win, long *base)
         CHECK(p[0] == best && p[1] == at);
         MPI_Win_unlock(0, win);
     }
-    MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
+    MPI_Barrier(MPI_COMM_WORLD);
 }
 
 static void range(MPI_Win win, long *base, MPI_Aint bytes)
@@ -312,6 +325,7 @@ static void run(MPI_Win win, long *base, MPI_Aint bytes, int fast)
     busy_target(win, base, fast);
     contention(win, base);
     accumulates(win, base);
+    concurrent_accumulates(win, base);
     range(win, base, bytes);
 }
 
