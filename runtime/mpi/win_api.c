@@ -195,8 +195,10 @@ int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
                               (long long)size);
     int rc = ibex_win_attach(w, base, size);
     if (rc != MPI_SUCCESS)
-        return IBEX_WIN_ERROR(w, rc, "region at %p of %lld bytes overlaps an attached one", base,
-                              (long long)size);
+        return IBEX_WIN_ERROR(w, rc,
+                              "region at %p of %lld bytes: it overlaps an attached one, or %d "
+                              "are attached already, or it cannot be registered",
+                              base, (long long)size, IBEX_WIN_DYN_MAX);
     return MPI_SUCCESS;
 }
 

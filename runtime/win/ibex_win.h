@@ -98,6 +98,14 @@ typedef struct ibex_win {
     struct ibex_tl_mem *rmem, *rctl_mem; /* registrations of base and rctl */
     uint64_t *rctl;                      /* this rank's lock word, then scratch */
     struct win_rkey *rkeys;              /* per rank: addresses and keys */
+    /* dynamic windows on the direct paths (win_dyn.c): this rank's published table of regions,
+     * the copy a target's table is read into, the registrations of the regions, and per rank
+     * the table's address and the keys of its cached regions */
+    struct win_dyn_table *dyn, *dyn_copy;
+    struct ibex_tl_mem *dyn_copy_mem;
+    struct ibex_tl_mem **dyn_mems;
+    uint8_t **dyn_keys;
+    uint64_t *dyn_addrs;
     /* dynamic: this rank's attached regions; per target, the regions last fetched */
     ibex_win_region_t *regions;
     int nregions, cap_regions;
@@ -244,6 +252,23 @@ bool ibex_win_elems_aligned(const struct win_hdr *h, const char *body, uint64_t 
  * class); -1 when an element is misaligned (the active-message path takes it). */
 int ibex_win_rdma_acc(ibex_win_t *win, const ibex_win_op_t *op, const struct win_hdr *h,
                       char *body);
+/* A blocking READ of len bytes at offset off of rank t's published block (its window memory,
+ * or a dynamic window's table) into local (registered as mem). */
+ibex_status_t ibex_win_rdma_read_ctl(ibex_win_t *win, int t, void *local, struct ibex_tl_mem *mem,
+                                     size_t off, size_t len);
+
+/* win_dyn.c: dynamic windows without the target's CPU (cross-memory attach or RDMA READ of the
+ * target's table of regions). At most IBEX_WIN_DYN_MAX regions attached at once. */
+#define IBEX_WIN_DYN_MAX 1024
+ibex_status_t ibex_win_dyn_create(ibex_win_t *win); /* collective: the tables' addresses */
+void ibex_win_dyn_destroy(ibex_win_t *win);
+bool ibex_win_dyn_probe(const ibex_win_t *win);
+size_t ibex_win_dyn_table_size(void);
+int ibex_win_dyn_attach(ibex_win_t *win, int i);
+void ibex_win_dyn_detach(ibex_win_t *win, int i);
+ibex_status_t ibex_win_dyn_fetch(ibex_win_t *win, int t);
+const void *ibex_win_dyn_key(const ibex_win_t *win, int t, uint64_t addr);
+
 /* The lock word of rank t by remote atomics. */
 ibex_status_t ibex_win_rdma_lock(ibex_win_t *win, int t, bool excl);
 ibex_status_t ibex_win_rdma_unlock(ibex_win_t *win, int t, bool excl);

@@ -170,6 +170,13 @@ static ibex_status_t rdma_local(ibex_win_t *win)
         return IBEX_ERR_NO_MEMORY;
     memset(win->rctl, 0, CTL_SLOTS * sizeof(uint64_t));
     st = ibex_rma_mem_reg(win->rma, win->rctl, CTL_SLOTS * sizeof(uint64_t), &win->rctl_mem);
+    if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC) { /* its table of regions, and the copy */
+        size_t len = ibex_win_dyn_table_size();
+        if (st == IBEX_OK)
+            st = ibex_rma_mem_reg(win->rma, win->dyn, len, &win->rmem);
+        return st == IBEX_OK ? ibex_rma_mem_reg(win->rma, win->dyn_copy, len, &win->dyn_copy_mem)
+                             : st;
+    }
     if (st == IBEX_OK && win->size > 0)
         st = ibex_rma_mem_reg(win->rma, win->base, (size_t)win->size, &win->rmem);
     return st;
@@ -180,12 +187,13 @@ static void rdma_release(ibex_win_t *win)
     if (win->rma) {
         ibex_rma_mem_dereg(win->rma, win->rmem);
         ibex_rma_mem_dereg(win->rma, win->rctl_mem);
+        ibex_rma_mem_dereg(win->rma, win->dyn_copy_mem);
     }
     ibex_rma_close(win->rma);
     free(win->rctl);
     free(win->rkeys);
     win->rma = NULL;
-    win->rmem = win->rctl_mem = NULL;
+    win->rmem = win->rctl_mem = win->dyn_copy_mem = NULL;
     win->rctl = NULL;
     win->rkeys = NULL;
     win->rdma = false;
@@ -193,7 +201,9 @@ static void rdma_release(ibex_win_t *win)
 
 static ibex_status_t rdma_exchange(ibex_win_t *win)
 {
-    struct win_rkey mine = {.base = (uint64_t)(uintptr_t)win->base,
+    /* a dynamic window publishes its table of regions in place of its memory */
+    void *base = win->flavor == MPI_WIN_FLAVOR_DYNAMIC ? (void *)win->dyn : win->base;
+    struct win_rkey mine = {.base = (uint64_t)(uintptr_t)base,
                             .ctl = (uint64_t)(uintptr_t)win->rctl};
     ibex_status_t st = IBEX_OK;
     if (win->rmem)
@@ -277,6 +287,39 @@ void ibex_win_rdma_free(ibex_win_t *win)
 
 /* ---- put / get ---- */
 
+/* Where target t's window starts (dynamic: addresses are absolute) and the key of addr. */
+static uint64_t data_base(const ibex_win_t *win, int t)
+{
+    return win->flavor == MPI_WIN_FLAVOR_DYNAMIC ? 0 : win->rkeys[t].base;
+}
+
+static const void *data_key(const ibex_win_t *win, int t, uint64_t addr)
+{
+    if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        return ibex_win_dyn_key(win, t, addr);
+    return win->rkeys[t].key;
+}
+
+ibex_status_t ibex_win_rdma_read_ctl(ibex_win_t *win, int t, void *local, struct ibex_tl_mem *mem,
+                                     size_t off, size_t len)
+{
+    volatile bool done = false;
+    rdma_req_t *r = rdma_req_new(win, t);
+    if (!r)
+        return IBEX_ERR_NO_MEMORY;
+    r->done = (bool *)&done;
+    ibex_tl_rma_t d = {.local = local,
+                       .len = len,
+                       .local_mem = mem,
+                       .remote = win->rkeys[t].base + off,
+                       .rkey = win->rkeys[t].key,
+                       .comp = &r->comp};
+    ibex_status_t st = rdma_started(win, r, ibex_rma_get(win->rma, t, &d));
+    if (st == IBEX_OK)
+        wait_flag(&done);
+    return st;
+}
+
 /* The local side of a put / get: the origin's buffer, or for a non-contiguous origin a bounce
  * buffer (packed now for a put, unpacked at completion for a get); NULL when out of memory. */
 static char *copy_local(const ibex_win_op_t *op, const win_hdr_t *h, rdma_req_t *r)
@@ -314,10 +357,11 @@ bool ibex_win_rdma_copy(ibex_win_t *win, const ibex_win_op_t *op, const win_hdr_
         return true;
     }
     r->user_req = op->user_req;
+    uint64_t remote = data_base(win, t) + h->addr + (uint64_t)op->tdt->true_lb;
     ibex_tl_rma_t d = {.local = local,
                        .len = h->bytes,
-                       .remote = win->rkeys[t].base + h->addr + (uint64_t)op->tdt->true_lb,
-                       .rkey = win->rkeys[t].key,
+                       .remote = remote,
+                       .rkey = data_key(win, t, remote),
                        .comp = &r->comp};
     ibex_status_t st = put ? ibex_rma_put(win->rma, t, &d) : ibex_rma_get(win->rma, t, &d);
     st = rdma_started(win, r, st);
@@ -420,8 +464,8 @@ typedef struct elem_ctx {
 static int elem_remote(void *arg, uint64_t disp, size_t i)
 {
     elem_ctx_t *c = arg;
-    uint64_t ra = c->win->rkeys[c->t].base + c->h->addr + disp, old = 0;
-    const void *key = c->win->rkeys[c->t].key;
+    uint64_t ra = data_base(c->win, c->t) + c->h->addr + disp, old = 0;
+    const void *key = data_key(c->win, c->t, ra);
     ibex_win_t *win = c->win;
     ibex_status_t st;
     if (c->h->type == WIN_CAS) {
@@ -449,7 +493,7 @@ static int elem_remote(void *arg, uint64_t disp, size_t i)
 int ibex_win_rdma_acc(ibex_win_t *win, const ibex_win_op_t *op, const win_hdr_t *h, char *body)
 {
     int t = op->target;
-    if (!ibex_win_elems_aligned(h, body, win->rkeys[t].base))
+    if (!ibex_win_elems_aligned(h, body, data_base(win, t)))
         return -1;
     if (win->touched[t]) {
         if (ibex_win_ctl(win, WIN_FLUSH, t, 0) != IBEX_OK)

@@ -148,7 +148,9 @@ static int range_check(ibex_win_t *win, const ibex_win_op_t *op, char *msg, size
     }
     if (regions_cover(win->rcache[t], win->rcache_n[t], lo, hi))
         return MPI_SUCCESS;
-    if (regions_fetch(win, t) != IBEX_OK) {
+    /* on the direct paths the origin reads the target's table itself (win_dyn.c) */
+    bool own = win->cma || win->rdma;
+    if ((own ? ibex_win_dyn_fetch(win, t) : regions_fetch(win, t)) != IBEX_OK) {
         snprintf(msg, len, "cannot fetch the attached regions of rank %d", t);
         return MPI_ERR_OTHER;
     }

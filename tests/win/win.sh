@@ -14,7 +14,7 @@ for np in 1 2 3 4; do
 done
 # MT_WIN_FULL=1 (make check-win-full): win_rdma at every size
 for np in ${MT_WIN_FULL:+1 3} 2 4; do
-    run_case "$np" win_rdma
+    run_case "$np" win_rdma MT_WIN_NOCPU=1
 done
 run_case 2 win_attr
 # every operation through the targets' active-message path, also with rendezvous bodies

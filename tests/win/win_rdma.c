@@ -12,6 +12,9 @@
  *     final values), Accumulate / Get_accumulate of 8-byte types (SUM, REPLACE, NO_OP, and
  *     MAX / SUM on double / MAXLOC on MPI_2INT from every rank at once)
  *     against a reference computed here, and an out-of-range access refused untouched;
+ *   - a dynamic window: the same with a computing target (MT_WIN_NOCPU=1: each epoch under
+ *     0.5 s; with the counters, the origin reading the target's regions by three READs), and
+ *     MPI_ERR_RMA_RANGE after a detach;
  *   - the large-count creation calls (MPI_Win_allocate_c, create_c, allocate_shared_c,
  *     shared_query_c).
  */
@@ -318,6 +321,65 @@ static void large_count(void)
     MPI_Comm_free(&node);
 }
 
+/* A dynamic window: the last rank computes for 1 s without MPI calls while the others lock,
+ * put, get and fetch-and-add into the region it attached (so the origin reads the target's
+ * regions itself); after a detach the old address is out of range. */
+static void dynamic(int nocpu)
+{
+    MPI_Win win;
+    int t = size - 1;
+    long *mem = calloc(64, sizeof(long));
+    MPI_Aint mine, *addrs = malloc((size_t)size * sizeof(MPI_Aint));
+    CHECK_RC(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    CHECK_RC(MPI_Win_attach(win, mem, 64 * sizeof(long)));
+    MPI_Get_address(mem, &mine);
+    MPI_Allgather(&mine, 1, MPI_AINT, addrs, 1, MPI_AINT, MPI_COMM_WORLD);
+    if (rank == t) {
+        double t0 = MPI_Wtime(), x = 1;
+        while (MPI_Wtime() - t0 < 1.0)
+            for (int i = 0; i < 100000; i++)
+                x = x * 1.0000001 + 1e-9;
+        sink = x;
+    } else {
+        long v = rank + 1, got = 0, one = 1, old;
+        struct softib_counters c0 = {0}, c1 = {0};
+        double t0 = MPI_Wtime();
+        snap(&c0);
+        CHECK_RC(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win));
+        CHECK_RC(MPI_Put(&v, 1, MPI_LONG, t, MPI_Aint_add(addrs[t], rank * 8), 1, MPI_LONG, win));
+        CHECK_RC(MPI_Win_flush(t, win));
+        CHECK_RC(MPI_Get(&got, 1, MPI_LONG, t, MPI_Aint_add(addrs[t], rank * 8), 1, MPI_LONG, win));
+        CHECK_RC(MPI_Fetch_and_op(&one, &old, MPI_LONG, t, MPI_Aint_add(addrs[t], 63 * 8), MPI_SUM,
+                                  win));
+        CHECK_RC(MPI_Win_unlock(t, win));
+        snap(&c1);
+        double dt = MPI_Wtime() - t0;
+        CHECK(got == v);
+        if (nocpu && dt > 0.5)
+            fprintf(stderr, "rank %d: dynamic epoch on a computing target took %.2f s\n", rank, dt);
+        CHECK(!nocpu || dt < 0.5);
+        if (counters) /* the regions: generation, table, generation; then the Get */
+            CHECK(c1.rdma_write - c0.rdma_write == 1 && c1.rdma_read - c0.rdma_read == 4 &&
+                  c1.atomic - c0.atomic == 3 && c1.send - c0.send <= 1);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == t)
+        for (int r = 0; r < t; r++)
+            CHECK(mem[r] == r + 1 && mem[63] == t);
+    CHECK_RC(MPI_Win_detach(win, mem));
+    MPI_Barrier(MPI_COMM_WORLD);
+    long v = 9;
+    int cls = -1;
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win);
+    MPI_Error_class(MPI_Put(&v, 1, MPI_LONG, t, addrs[t], 1, MPI_LONG, win), &cls);
+    MPI_Win_unlock(t, win);
+    CHECK(cls == MPI_ERR_RMA_RANGE);
+    CHECK_RC(MPI_Win_free(&win));
+    free(addrs);
+    free(mem);
+}
+
 static void run(MPI_Win win, long *base, MPI_Aint bytes, int fast)
 {
     counted(win, base);
@@ -353,6 +415,7 @@ int main(int argc, char **argv)
     run(win, mem, bytes, fast);
     CHECK_RC(MPI_Win_free(&win));
     free(mem);
+    dynamic(getenv("MT_WIN_NOCPU") != NULL);
     large_count();
     mt_done("win_rdma");
     MPI_Finalize();

@@ -15,7 +15,7 @@ V="IBEX_TRANSPORTS=verbs LD_PRELOAD=$SOFTIB"
 # MT_WIN_FULL=1 (make check-win-full): every program at 2 and 3 ranks on both paths
 full=${MT_WIN_FULL:+2}
 for np in 2 3; do
-    run_case "$np" win_rdma $V IBEX_WIN_DIRECT=0 MT_WIN_RDMA=1 MT_SOFTIB=1
+    run_case "$np" win_rdma $V IBEX_WIN_DIRECT=0 MT_WIN_RDMA=1 MT_SOFTIB=1 MT_WIN_NOCPU=1
 done
 for np in $full 3; do
     for prog in win_ops win_sync win_errors; do
