@@ -56,7 +56,7 @@ typedef struct rdma_req {
     int ucount;
     ibex_dt_t *udt; /* Get into a non-contiguous origin: unpack tmp there */
     size_t bytes;
-    bool *done; /* a blocking wait */
+    volatile int *done; /* a blocking wait: 1 done, 2 failed */
 } rdma_req_t;
 
 static void rdma_done(ibex_tl_comp_t *c, ibex_status_t st)
@@ -76,7 +76,7 @@ static void rdma_done(ibex_tl_comp_t *c, ibex_status_t st)
     if (r->user_req)
         ibex_req_complete(r->user_req, st);
     if (r->done)
-        *r->done = true;
+        *r->done = st == IBEX_OK ? 1 : 2;
     free(r);
 }
 
@@ -106,11 +106,12 @@ static rdma_req_t *rdma_req_new(ibex_win_t *win, int t)
 }
 
 /* Waits for a blocking transfer, driving progress (others' requests are served meanwhile). */
-static void wait_flag(volatile bool *done)
+static ibex_status_t wait_flag(volatile int *done)
 {
     int idle = 0;
     while (!*done)
         ibex_wait_step(&idle);
+    return *done == 1 ? IBEX_OK : IBEX_ERR_IO;
 }
 
 /* ---- atomics ---- */
@@ -118,21 +119,21 @@ static void wait_flag(volatile bool *done)
 /* One remote atomic, waited for; *old_p is the value before. */
 static ibex_status_t atomic_do(ibex_win_t *win, int t, const ibex_tl_atomic_t *a0, uint64_t *old_p)
 {
-    volatile bool done = false;
+    volatile int done = 0;
     rdma_req_t *r = rdma_req_new(win, t);
     if (!r)
         return IBEX_ERR_NO_MEMORY;
-    r->done = (bool *)&done;
+    r->done = &done;
     ibex_tl_atomic_t a = *a0;
     a.result = &win->rctl[SCRATCH];
     a.result_mem = win->rctl_mem;
     a.comp = &r->comp;
     ibex_status_t st = rdma_started(win, r, ibex_rma_atomic(win->rma, t, &a));
-    if (st != IBEX_OK)
-        return st;
-    wait_flag(&done);
-    *old_p = win->rctl[SCRATCH];
-    return IBEX_OK;
+    if (st == IBEX_OK)
+        st = wait_flag(&done);
+    if (st == IBEX_OK)
+        *old_p = win->rctl[SCRATCH];
+    return st;
 }
 
 static ibex_status_t atomic_fadd(ibex_win_t *win, int t, uint64_t remote, const void *key,
@@ -303,11 +304,11 @@ static const void *data_key(const ibex_win_t *win, int t, uint64_t addr)
 ibex_status_t ibex_win_rdma_read_ctl(ibex_win_t *win, int t, void *local, struct ibex_tl_mem *mem,
                                      size_t off, size_t len)
 {
-    volatile bool done = false;
+    volatile int done = 0;
     rdma_req_t *r = rdma_req_new(win, t);
     if (!r)
         return IBEX_ERR_NO_MEMORY;
-    r->done = (bool *)&done;
+    r->done = &done;
     ibex_tl_rma_t d = {.local = local,
                        .len = len,
                        .local_mem = mem,
@@ -315,9 +316,7 @@ ibex_status_t ibex_win_rdma_read_ctl(ibex_win_t *win, int t, void *local, struct
                        .rkey = win->rkeys[t].key,
                        .comp = &r->comp};
     ibex_status_t st = rdma_started(win, r, ibex_rma_get(win->rma, t, &d));
-    if (st == IBEX_OK)
-        wait_flag(&done);
-    return st;
+    return st == IBEX_OK ? wait_flag(&done) : st;
 }
 
 /* The local side of a put / get: the origin's buffer, or for a non-contiguous origin a bounce
