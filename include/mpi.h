@@ -424,6 +424,14 @@ typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
 typedef int MPI_Win;
 #define MPI_WIN_NULL ((MPI_Win)IBEX_HANDLE(IBEX_KIND_WIN, 0))
 typedef void MPI_Win_errhandler_function(MPI_Win *win, int *code, ...);
+/* window attributes (user keyvals) */
+typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval, void *extra_state,
+                                       void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval, void *attribute_val,
+                                         void *extra_state);
+#define MPI_WIN_NULL_COPY_FN   ((MPI_Win_copy_attr_function *)0)
+#define MPI_WIN_NULL_DELETE_FN ((MPI_Win_delete_attr_function *)0)
+#define MPI_WIN_DUP_FN         ((MPI_Win_copy_attr_function *)1)
 /* assertions of Win_fence / lock / lock_all / post / start */
 #define MPI_MODE_NOCHECK        1024
 #define MPI_MODE_NOSTORE        2048

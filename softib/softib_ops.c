@@ -9,6 +9,7 @@
  * SENDs) and writes the target's completion. RNR and transport retries are
  * reported as SIB_X_WAIT: the work request stays at the head of the queue.
  */
+#include "softib_counters.h"
 #include "softib_ops.h"
 
 #include <errno.h>
@@ -458,21 +459,71 @@ static int op_two_sided(struct sib_qp *qp, struct sib_swqe *w, struct sib_peer *
     return SIB_X_DONE;
 }
 
+/* Operation counters (softib_counters.h): per process, counted when a request finishes
+ * successfully (a request that waits is executed again and counted once). */
+static _Atomic uint64_t sib_count[5];
+
+static void count_done(uint32_t opcode, int rc, const struct sib_res *res)
+{
+    int k;
+
+    if (rc != SIB_X_DONE || res->status != IBV_WC_SUCCESS)
+        return;
+    switch (opcode) {
+    case IBV_WR_RDMA_WRITE:
+    case IBV_WR_RDMA_WRITE_WITH_IMM:
+        k = 0;
+        break;
+    case IBV_WR_RDMA_READ:
+        k = 1;
+        break;
+    case IBV_WR_ATOMIC_CMP_AND_SWP:
+    case IBV_WR_ATOMIC_FETCH_AND_ADD:
+        k = 2;
+        break;
+    default:
+        k = 3;
+    }
+    atomic_fetch_add_explicit(&sib_count[k], 1, memory_order_relaxed);
+}
+
+void sib_count_ud_send(void)
+{
+    atomic_fetch_add_explicit(&sib_count[4], 1, memory_order_relaxed);
+}
+
+__attribute__((visibility("default"))) void softib_counters_get(struct softib_counters *c)
+{
+    c->rdma_write = atomic_load(&sib_count[0]);
+    c->rdma_read = atomic_load(&sib_count[1]);
+    c->atomic = atomic_load(&sib_count[2]);
+    c->send = atomic_load(&sib_count[3]);
+    c->ud_send = atomic_load(&sib_count[4]);
+}
+
+static int exec_op(struct sib_qp *qp, struct sib_swqe *w, struct sib_peer *p, struct sib_res *res)
+{
+    switch (w->opcode) {
+    case IBV_WR_RDMA_WRITE:
+        return op_write(qp, w, p, res);
+    case IBV_WR_RDMA_READ:
+        return op_read(qp, w, p, res);
+    case IBV_WR_ATOMIC_CMP_AND_SWP:
+    case IBV_WR_ATOMIC_FETCH_AND_ADD:
+        return op_atomic(qp, w, p, res);
+    default:
+        return op_two_sided(qp, w, p, res);
+    }
+}
+
 int sib_exec(struct sib_qp *qp, struct sib_swqe *w, struct sib_res *res)
 {
     struct sib_peer p;
+    int rc;
 
     if (!peer_get(qp, &p, w->not_before != 0))
         return transport_retry(qp, w, res);
-    switch (w->opcode) {
-    case IBV_WR_RDMA_WRITE:
-        return op_write(qp, w, &p, res);
-    case IBV_WR_RDMA_READ:
-        return op_read(qp, w, &p, res);
-    case IBV_WR_ATOMIC_CMP_AND_SWP:
-    case IBV_WR_ATOMIC_FETCH_AND_ADD:
-        return op_atomic(qp, w, &p, res);
-    default:
-        return op_two_sided(qp, w, &p, res);
-    }
+    rc = exec_op(qp, w, &p, res);
+    count_done(w->opcode, rc, res);
+    return rc;
 }

@@ -50,6 +50,8 @@ int sib_exec(struct sib_qp *qp, struct sib_swqe *w, struct sib_res *res);
 bool sib_wq_take(const struct sib_peer *p, struct sib_rwqe *rw, struct ibv_sge *sge);
 struct sib_wq_shm *sib_peer_wq(const struct sib_peer *p);
 void sib_recv_fail(const struct sib_peer *p, struct sib_cqe *e, enum ibv_wc_status st, bool qp_err);
+/* counts a UD SEND for softib_counters_get */
+void sib_count_ud_send(void);
 int sib_place(const struct sib_peer *p, const struct iovec *liov, int nl, uint64_t len,
               const struct iovec *riov, int nr, struct sib_cqe *e);
 

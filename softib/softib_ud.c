@@ -347,7 +347,9 @@ int sib_ud_exec(struct sib_qp *qp, struct sib_swqe *w, struct sib_res *res)
         res->status = IBV_WC_LOC_LEN_ERR; /* a datagram is one packet */
     else if (!sib_fault_drop(qp, w))
         ud_send(qp, w, res);
-    if (res->status != IBV_WC_SUCCESS)
+    if (res->status == IBV_WC_SUCCESS)
+        sib_count_ud_send();
+    else
         sib_log("qp 0x%x: UD wr_id 0x%llx failed locally: %s", qp->ibv.qp_num,
                 (unsigned long long)w->wr_id, ibv_wc_status_str(res->status));
     return SIB_X_DONE;

@@ -115,6 +115,11 @@ static ibex_status_t stub_rma(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc)
     (void)ep, (void)desc;
     return IBEX_ERR_UNSUPPORTED;
 }
+static ibex_status_t stub_atomic(ibex_tl_ep_t *ep, const ibex_tl_atomic_t *desc)
+{
+    (void)ep, (void)desc;
+    return IBEX_ERR_UNSUPPORTED;
+}
 static ibex_status_t stub_mem_reg(ibex_tl_t *tl, void *addr, size_t len, ibex_tl_mem_t **mem_p)
 {
     (void)tl, (void)addr, (void)len;
@@ -169,6 +174,7 @@ void ibex_tl_fill_stubs(ibex_tl_ops_t *ops)
     FILL(send, stub_send);
     FILL(put, stub_rma);
     FILL(get, stub_rma);
+    FILL(atomic, stub_atomic);
     FILL(mem_reg, stub_mem_reg);
     FILL(mem_dereg, stub_mem_dereg);
     FILL(mem_pack_rkey, stub_pack_rkey);

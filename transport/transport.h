@@ -68,6 +68,12 @@ enum {
     IBEX_TL_CAP_NEED_REG = 1u << 3, /* put / get need mem_reg'd local memory and an rkey */
     IBEX_TL_CAP_INLINE = 1u << 4,   /* tiny sends go inline (no copy to a bounce buffer) */
     IBEX_TL_CAP_CPU_RMA = 1u << 5,  /* put / get are copies by the calling CPU (no offload) */
+    /* Remote atomics (the atomic op): 8-byte fetch-and-add and compare-and-swap on 8-byte
+     * aligned registered memory, atomic with respect to each other on one device (not to the
+     * target's CPU stores), values in host order. One-sided windows use them for their lock
+     * words and 8-byte Fetch_and_op / Compare_and_swap; without the bit windows fall back to
+     * the active-message path. */
+    IBEX_TL_CAP_ATOMIC = 1u << 6,
 };
 
 typedef struct ibex_tl_caps {
@@ -122,6 +128,21 @@ typedef struct ibex_tl_stats {
     unsigned long long reg_misses;    /* mem_reg calls that registered memory */
     unsigned long long reg_evictions; /* cached registrations dropped to make room */
 } ibex_tl_stats_t;
+/* A remote atomic (IBEX_TL_CAP_ATOMIC): the 8 bytes at remote become
+ *   FADD:  old + operand
+ *   CSWAP: old == operand ? swap : old
+ * and old is written to *result (8 bytes) when it completes. */
+typedef enum { IBEX_TL_ATOMIC_FADD, IBEX_TL_ATOMIC_CSWAP } ibex_tl_atomic_op_t;
+typedef struct ibex_tl_atomic {
+    ibex_tl_atomic_op_t op;
+    uint64_t operand;          /* FADD: the addend; CSWAP: the value compared */
+    uint64_t swap;             /* CSWAP: the value stored on a match */
+    uint64_t *result;          /* the old value, written on completion */
+    ibex_tl_mem_t *result_mem; /* registration covering result, or NULL */
+    uint64_t remote;           /* peer's virtual address, 8-byte aligned */
+    const void *rkey;
+    ibex_tl_comp_t *comp; /* called when IBEX_INPROGRESS was returned */
+} ibex_tl_atomic_t;
 
 typedef struct ibex_tl_ops {
     /* Opens the transport; fills *caps. IBEX_ERR_NO_DEVICE means "not usable here" (quietly
@@ -141,6 +162,8 @@ typedef struct ibex_tl_ops {
                           size_t len);
     ibex_status_t (*put)(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc);
     ibex_status_t (*get)(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc);
+    /* A remote atomic (IBEX_TL_CAP_ATOMIC); returns like put / get. */
+    ibex_status_t (*atomic)(ibex_tl_ep_t *ep, const ibex_tl_atomic_t *desc);
     ibex_status_t (*mem_reg)(ibex_tl_t *tl, void *addr, size_t len, ibex_tl_mem_t **mem_p);
     void (*mem_dereg)(ibex_tl_t *tl, ibex_tl_mem_t *mem);
     /* Writes the remote key for (mem) into buf (caps.rkey_size bytes). */

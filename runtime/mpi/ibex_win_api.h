@@ -18,6 +18,12 @@ ibex_win_t *ibex_win_lookup(MPI_Win handle, const char *call);
 int ibex_win_error(ibex_win_t *win, int errclass, const char *call, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* User window attributes (win_attr.c): MPI_Win_get_attr of a user keyval (MPI_ERR_KEYVAL,
+ * raised on the window, when it is none); MPI_Win_free runs the delete callbacks first (the code of
+ * the first that fails, which leaves the rest). */
+int ibex_win_attr_get(ibex_win_t *w, const char *call, int keyval, void *attribute_val, int *flag);
+int ibex_win_attr_delete_all(ibex_win_t *w);
+
 #define IBEX_ENTER_WIN(name, handle, w)                                                            \
     IBEX_ENTER(name);                                                                              \
     ibex_win_t *w = ibex_win_lookup((handle), call);                                               \

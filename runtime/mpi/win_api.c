@@ -4,6 +4,7 @@
  * create_dynamic, shared_query, attach / detach, free, get_attr, names, group, info. The
  * window objects are runtime/win's; this file holds their handle table.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -127,6 +128,63 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
     return MPI_SUCCESS;
 }
 
+/* The large-count forms differ only in the type of the displacement unit: Ibex keeps it as an
+ * int, so a unit beyond INT_MAX is refused as not supported (MPI_ERR_DISP). */
+static int disp_unit_c(ibex_entry_t *e, MPI_Aint disp_unit, int *out)
+{
+    if (disp_unit > INT_MAX)
+        return ibex_mpi_error(NULL, MPI_ERR_DISP, e->call,
+                              "displacement unit %lld: units beyond %d are not supported",
+                              (long long)disp_unit, INT_MAX);
+    *out = (int)disp_unit;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                      MPI_Win *win)
+{
+    IBEX_ENTER_COMM(Win_create_c, comm, c);
+    IBEX_ARGS(Win_create_c, win);
+    if (size > 0 && !base)
+        return IBEX_ERROR(MPI_ERR_ARG, "base is NULL with size %lld", (long long)size);
+    ibex_win_args_t a = {c, MPI_WIN_FLAVOR_CREATE, base, size, 0};
+    IBEX_CHECK(disp_unit_c(&ibex_e, disp_unit, &a.disp_unit));
+    return win_new(&ibex_e, &a, info, win);
+}
+
+int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                        void *baseptr, MPI_Win *win)
+{
+    IBEX_ENTER_COMM(Win_allocate_c, comm, c);
+    IBEX_ARGS(Win_allocate_c, baseptr, win);
+    ibex_win_args_t a = {c, MPI_WIN_FLAVOR_ALLOCATE, NULL, size, 0};
+    IBEX_CHECK(disp_unit_c(&ibex_e, disp_unit, &a.disp_unit));
+    return win_alloc(&ibex_e, &a, info, baseptr, win);
+}
+
+int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                               void *baseptr, MPI_Win *win)
+{
+    IBEX_ENTER_COMM(Win_allocate_shared_c, comm, c);
+    IBEX_ARGS(Win_allocate_shared_c, baseptr, win);
+    if (!ibex_win_comm_is_local(c))
+        return IBEX_ERROR(MPI_ERR_RMA_SHARED,
+                          "the communicator spans several nodes: no memory can be shared");
+    ibex_win_args_t a = {c, MPI_WIN_FLAVOR_SHARED, NULL, size, 0};
+    IBEX_CHECK(disp_unit_c(&ibex_e, disp_unit, &a.disp_unit));
+    return win_alloc(&ibex_e, &a, info, baseptr, win);
+}
+
+int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
+                            void *baseptr)
+{
+    int unit = 0;
+    int rc = PMPI_Win_shared_query(win, rank, size, disp_unit ? &unit : NULL, baseptr);
+    if (rc == MPI_SUCCESS)
+        *disp_unit = unit;
+    return rc;
+}
+
 int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
     IBEX_ENTER_WIN(Win_attach, win, w);
@@ -137,8 +195,10 @@ int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
                               (long long)size);
     int rc = ibex_win_attach(w, base, size);
     if (rc != MPI_SUCCESS)
-        return IBEX_WIN_ERROR(w, rc, "region at %p of %lld bytes overlaps an attached one", base,
-                              (long long)size);
+        return IBEX_WIN_ERROR(w, rc,
+                              "region at %p of %lld bytes: it overlaps an attached one, or %d "
+                              "are attached already, or it cannot be registered",
+                              base, (long long)size, IBEX_WIN_DYN_MAX);
     return MPI_SUCCESS;
 }
 
@@ -162,6 +222,9 @@ int PMPI_Win_free(MPI_Win *win)
     if (ibex_win_busy(w))
         return IBEX_WIN_ERROR(w, MPI_ERR_RMA_SYNC,
                               "a lock, lock_all, start or post epoch is still open");
+    int arc = ibex_win_attr_delete_all(w);
+    if (arc != MPI_SUCCESS)
+        return IBEX_WIN_ERROR(w, arc, "an attribute's delete callback returned %d", arc);
     MPI_Info info = w->info;
     ibex_handle_release(&win_table, w->handle);
     ibex_status_t st = ibex_win_free(w);
@@ -195,10 +258,7 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *fla
         v = &w->attr_model;
         break;
     default:
-        return IBEX_WIN_ERROR(w, MPI_ERR_KEYVAL,
-                              "keyval 0x%x: only the predefined window attributes exist "
-                              "(user window keyvals are not supported)",
-                              (unsigned)win_keyval);
+        return ibex_win_attr_get(w, call, win_keyval, attribute_val, flag);
     }
     *(void **)attribute_val = v;
     *flag = 1;

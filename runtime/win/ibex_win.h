@@ -4,7 +4,9 @@
  * collective) and on the engine's active-message path (runtime/engine/ibex_am.h).
  *
  * Every window has a private duplicate of its communicator (no program handle, so its traffic
- * never matches a user receive) and an active-message port on it. Every operation is a request
+ * never matches a user receive) and an active-message port on it. The direct paths (a shared
+ * mapping or cross-memory attach within a node, RDMA and remote atomics between nodes,
+ * README.md) serve what they can without the target's CPU; every other operation is a request
  * to the target's port, applied by the target's progress engine in the order each origin sent
  * them (so accumulates from one origin are ordered, and the target applies each one whole:
  * accumulates to one window are atomic with each other). Requests that return data (Get,
@@ -89,6 +91,21 @@ typedef struct ibex_win {
     bool cma;
     uint64_t *bases;
     int *pids;
+    /* every member reached by a transport with remote atomics (win_rdma.c): contiguous put /
+     * get are RDMA WRITE / READ, locks and 8-byte atomics remote atomics */
+    bool rdma;
+    struct ibex_rma *rma;
+    struct ibex_tl_mem *rmem, *rctl_mem; /* registrations of base and rctl */
+    uint64_t *rctl;                      /* this rank's lock word, then scratch */
+    struct win_rkey *rkeys;              /* per rank: addresses and keys */
+    /* dynamic windows on the direct paths (win_dyn.c): this rank's published table of regions,
+     * the copy a target's table is read into, the registrations of the regions, and per rank
+     * the table's address and the keys of its cached regions */
+    struct win_dyn_table *dyn, *dyn_copy;
+    struct ibex_tl_mem *dyn_copy_mem;
+    struct ibex_tl_mem **dyn_mems;
+    uint8_t **dyn_keys;
+    uint64_t *dyn_addrs;
     /* dynamic: this rank's attached regions; per target, the regions last fetched */
     ibex_win_region_t *regions;
     int nregions, cap_regions;
@@ -110,7 +127,9 @@ typedef struct ibex_win {
     int lock_excl;   /* rank holding the exclusive lock, or -1 */
     int lock_shared; /* shared holders */
     ibex_win_waiter_t *waiters, *waiters_tail;
-    /* the MPI layer's: attributes, name, error handler, info */
+    /* the MPI layer's: attributes (uattrs: user keyvals, runtime/mpi/win_attr.c), name, error
+     * handler, info */
+    struct ibex_win_attrs *uattrs;
     MPI_Aint attr_size;
     int attr_disp_unit, attr_flavor, attr_model;
     int errhandler;
@@ -120,6 +139,8 @@ typedef struct ibex_win {
 
 /* IBEX_WIN_DIRECT (win_cfg.c): 0 keeps every window on the active-message path. */
 extern int ibex_win_cfg_direct;
+/* IBEX_WIN_RDMA (win_cfg.c): 0 keeps windows off the network direct path (win_rdma.c). */
+extern int ibex_win_cfg_rdma;
 
 /* ---- creation and destruction (win.c) ---- */
 /* Collective over comm. base / size / disp_unit: this rank's memory (MPI_Win_create), or
@@ -207,5 +228,49 @@ void ibex_win_acc_packed(const struct win_hdr *h, const char *data, char *cur);
 void ibex_win_wait_until(ibex_win_t *win, bool (*cond)(const ibex_win_t *win, int rank), int rank);
 /* win_rma.c: sends a control request (type) to rank and counts its reply as pending. */
 ibex_status_t ibex_win_ctl(ibex_win_t *win, int type, int rank, int lock_type);
+
+/* win_rdma.c: the network direct path. Setup is collective (every member must qualify, else
+ * the window stays on active messages, IBEX_OK); free after every transfer completed. */
+ibex_status_t ibex_win_rdma_setup(ibex_win_t *win);
+void ibex_win_rdma_free(ibex_win_t *win);
+/* Starts a put / get with a contiguous target as one RDMA transfer (false: not one). */
+bool ibex_win_rdma_copy(ibex_win_t *win, const ibex_win_op_t *op, const struct win_hdr *h,
+                        int *rc_p);
+/* ACC / GACC / CAS served by 8-byte atomics: every one on a dense 8-byte basic type (the same
+ * rule for remote atomics and CPU atomics on the shared mapping). Per element: fetch-and-add
+ * when ibex_win_elem_fadd (SUM on integers, NO_OP), else compare-and-swap (a loop computing
+ * ibex_win_elem_new). */
+bool ibex_win_atomic_kind(const ibex_win_op_t *op);
+bool ibex_win_elem_fadd(const struct win_hdr *h);
+uint64_t ibex_win_elem_new(const struct win_hdr *h, uint64_t old, uint64_t in);
+/* Calls fn for each 8-byte element of a request's target layout (blocks in body): its
+ * displacement from the target base + h->addr and its index; stops at a non-zero return. */
+typedef int (*ibex_win_elem_cb_t)(void *arg, uint64_t disp, size_t i);
+int ibex_win_elems(const struct win_hdr *h, const char *body, ibex_win_elem_cb_t fn, void *arg);
+bool ibex_win_elems_aligned(const struct win_hdr *h, const char *body, uint64_t base);
+/* An ibex_win_atomic_kind accumulate by remote atomics, complete on return (MPI_SUCCESS or a
+ * class); -1 when an element is misaligned (the active-message path takes it). */
+int ibex_win_rdma_acc(ibex_win_t *win, const ibex_win_op_t *op, const struct win_hdr *h,
+                      char *body);
+/* A blocking READ of len bytes at offset off of rank t's published block (its window memory,
+ * or a dynamic window's table) into local (registered as mem). */
+ibex_status_t ibex_win_rdma_read_ctl(ibex_win_t *win, int t, void *local, struct ibex_tl_mem *mem,
+                                     size_t off, size_t len);
+
+/* win_dyn.c: dynamic windows without the target's CPU (cross-memory attach or RDMA READ of the
+ * target's table of regions). At most IBEX_WIN_DYN_MAX regions attached at once. */
+#define IBEX_WIN_DYN_MAX 1024
+ibex_status_t ibex_win_dyn_create(ibex_win_t *win); /* collective: the tables' addresses */
+void ibex_win_dyn_destroy(ibex_win_t *win);
+bool ibex_win_dyn_probe(const ibex_win_t *win);
+size_t ibex_win_dyn_table_size(void);
+int ibex_win_dyn_attach(ibex_win_t *win, int i);
+void ibex_win_dyn_detach(ibex_win_t *win, int i);
+ibex_status_t ibex_win_dyn_fetch(ibex_win_t *win, int t);
+const void *ibex_win_dyn_key(const ibex_win_t *win, int t, uint64_t addr);
+
+/* The lock word of rank t by remote atomics. */
+ibex_status_t ibex_win_rdma_lock(ibex_win_t *win, int t, bool excl);
+ibex_status_t ibex_win_rdma_unlock(ibex_win_t *win, int t, bool excl);
 
 #endif

@@ -168,6 +168,8 @@ static void win_destroy(ibex_win_t *win)
 {
     if (win->port)
         ibex_am_port_close(win->port);
+    ibex_win_dyn_destroy(win); /* its regions' registrations first */
+    ibex_win_rdma_free(win);   /* before the memory it registered goes */
     if (win->seg)
         munmap(win->seg, win->seg_len);
     if (win->own_mem)
@@ -247,7 +249,7 @@ static ibex_status_t win_cma_setup(ibex_win_t *win)
 {
     if (!ibex_win_cfg_direct || !ibex_win_comm_is_local(win->comm))
         return IBEX_OK;
-    int ok = cma_probe(win);
+    int ok = win->flavor == MPI_WIN_FLAVOR_DYNAMIC ? ibex_win_dyn_probe(win) : cma_probe(win);
     ibex_coll_args_t a = {.comm = win->comm,
                           .sbuf = MPI_IN_PLACE,
                           .rbuf = &ok,
@@ -260,6 +262,23 @@ static ibex_status_t win_cma_setup(ibex_win_t *win)
     st = seg_create(win, false);
     win->cma = st == IBEX_OK;
     return st;
+}
+
+/* The network direct path serves created, allocated and dynamic windows that no node-local
+ * path took (the same on every member). */
+static bool win_rdma_wanted(const ibex_win_t *win)
+{
+    return win->flavor != MPI_WIN_FLAVOR_SHARED && ibex_win_cfg_rdma && !win->direct && !win->cma;
+}
+
+/* A dynamic window's table of regions (win_dyn.c), for the direct paths, then its
+ * cross-memory-attach path within a node. */
+static ibex_status_t win_dyn_setup(ibex_win_t *win)
+{
+    if (!ibex_win_cfg_direct && !ibex_win_cfg_rdma)
+        return IBEX_OK;
+    ibex_status_t st = ibex_win_dyn_create(win);
+    return st == IBEX_OK ? win_cma_setup(win) : st;
 }
 
 ibex_status_t ibex_win_create(const ibex_win_args_t *args, ibex_win_t **win_p)
@@ -283,6 +302,10 @@ ibex_status_t ibex_win_create(const ibex_win_args_t *args, ibex_win_t **win_p)
         st = win_memory(win, args);
     if (st == IBEX_OK && args->flavor == MPI_WIN_FLAVOR_CREATE)
         st = win_cma_setup(win);
+    if (st == IBEX_OK && args->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        st = win_dyn_setup(win);
+    if (st == IBEX_OK && win_rdma_wanted(win))
+        st = ibex_win_rdma_setup(win);
     if (st == IBEX_OK)
         st = ibex_am_port_open(win->comm, ibex_win_handle, win, &win->port);
     if (st == IBEX_OK)
@@ -291,6 +314,11 @@ ibex_status_t ibex_win_create(const ibex_win_args_t *args, ibex_win_t **win_p)
         win_destroy(win);
         return st;
     }
+    ibex_debug(CORE, "window of flavor %d: %s", win->flavor,
+               win->direct ? "shared mapping"
+               : win->cma  ? "cross-memory attach"
+               : win->rdma ? "rdma"
+                           : "active messages");
     *win_p = win;
     return IBEX_OK;
 }
@@ -346,7 +374,10 @@ int ibex_win_attach(ibex_win_t *win, void *base, MPI_Aint size)
         win->cap_regions = cap;
     }
     win->regions[win->nregions++] = (ibex_win_region_t){b, (uint64_t)size};
-    return MPI_SUCCESS;
+    int rc = win->dyn ? ibex_win_dyn_attach(win, win->nregions - 1) : MPI_SUCCESS;
+    if (rc != MPI_SUCCESS)
+        win->nregions--;
+    return rc;
 }
 
 int ibex_win_detach(ibex_win_t *win, const void *base)
@@ -354,6 +385,8 @@ int ibex_win_detach(ibex_win_t *win, const void *base)
     uint64_t b = (uint64_t)(uintptr_t)base;
     for (int i = 0; i < win->nregions; i++)
         if (win->regions[i].base == b) {
+            if (win->dyn)
+                ibex_win_dyn_detach(win, i);
             win->regions[i] = win->regions[--win->nregions];
             return MPI_SUCCESS;
         }

@@ -4,6 +4,7 @@
 #include "ibex_win.h"
 
 int ibex_win_cfg_direct = 1;
+int ibex_win_cfg_rdma = 1;
 
 static const ibex_cfg_entry_t win_table[] = {
     {"WIN_DIRECT", IBEX_CFG_BOOL, "1", NULL, &ibex_win_cfg_direct,
@@ -11,5 +12,10 @@ static const ibex_cfg_entry_t win_table[] = {
      "MPI_Win_allocate(_shared) on a shared mapping, MPI_Win_create by cross-memory attach, lock "
      "words in shared memory; 0 sends every operation (but the loads and stores of "
      "MPI_Win_allocate_shared) through the target's active-message path"},
+    {"WIN_RDMA", IBEX_CFG_BOOL, "1", NULL, &ibex_win_cfg_rdma,
+     "created and allocated windows that no node-local path serves (members on several nodes, "
+     "or IBEX_WIN_DIRECT=0), when a transport with remote atomics reaches every member: "
+     "contiguous put / get as RDMA WRITE / READ, locks and 8-byte atomics by remote atomics, "
+     "no target CPU; 0 keeps them on the active-message path"},
 };
 IBEX_CFG_MODULE(win, "win", IBEX_CFG_LAYER_COLL, win_table);

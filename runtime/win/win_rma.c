@@ -2,7 +2,8 @@
 /*
  * The origin side of Put, Get, Accumulate, Get_accumulate, Fetch_and_op, Compare_and_swap and
  * their request forms: checks (epoch, type signatures, op, range) before anything goes on the
- * wire, then one request to the target's port (win_wire.h). The origin's data is packed into
+ * wire, then the shared mapping, cross-memory attach, the network direct path (win_rdma.c) or
+ * one request to the target's port (win_wire.h). The origin's data is packed into
  * the request, so every operation is locally complete once started except those that return
  * data, which complete when their reply has been unpacked into the origin's buffer.
  */
@@ -147,7 +148,9 @@ static int range_check(ibex_win_t *win, const ibex_win_op_t *op, char *msg, size
     }
     if (regions_cover(win->rcache[t], win->rcache_n[t], lo, hi))
         return MPI_SUCCESS;
-    if (regions_fetch(win, t) != IBEX_OK) {
+    /* on the direct paths the origin reads the target's table itself (win_dyn.c) */
+    bool own = win->cma || win->rdma;
+    if ((own ? ibex_win_dyn_fetch(win, t) : regions_fetch(win, t)) != IBEX_OK) {
         snprintf(msg, len, "cannot fetch the attached regions of rank %d", t);
         return MPI_ERR_OTHER;
     }
@@ -267,9 +270,62 @@ static bool op_direct_copy(ibex_win_t *win, const ibex_win_op_t *op, const win_h
     return true;
 }
 
+typedef struct cpu_ctx {
+    char *base;
+    const win_hdr_t *h;
+    const uint64_t *data; /* the origin's values (CAS: value then compare) */
+    uint64_t *old;
+} cpu_ctx_t;
+
+/* One 8-byte element by a CPU atomic on the shared mapping (ibex_win_atomic_kind): what remote
+ * atomics do (win_rdma.c), with exchange for REPLACE. */
+static int elem_cpu(void *arg, uint64_t disp, size_t i)
+{
+    cpu_ctx_t *c = arg;
+    uint64_t *p = (uint64_t *)(void *)(c->base + disp), old;
+    if (c->h->type == WIN_CAS) {
+        old = c->data[1];
+        __atomic_compare_exchange_n(p, &old, c->data[0], false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    } else if (c->h->op == MPI_NO_OP) {
+        old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+    } else if (ibex_win_elem_fadd(c->h)) {
+        old = __atomic_fetch_add(p, c->data[i], __ATOMIC_SEQ_CST);
+    } else if (c->h->op == MPI_REPLACE) {
+        old = __atomic_exchange_n(p, c->data[i], __ATOMIC_SEQ_CST);
+    } else {
+        old = __atomic_load_n(p, __ATOMIC_RELAXED);
+        while (!__atomic_compare_exchange_n(p, &old, ibex_win_elem_new(c->h, old, c->data[i]),
+                                            false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+            ;
+    }
+    if (c->old)
+        c->old[i] = old;
+    return 0;
+}
+
+/* Applies an accumulate on the shared mapping: on 8-byte basic types by CPU atomics, element by
+ * element (each basic type always one way, like the remote atomics of win_rdma.c), the others
+ * under the target's accumulate lock word. */
+static void direct_acc(ibex_win_t *win, const ibex_win_op_t *op, const win_hdr_t *h,
+                       const char *body, char *out)
+{
+    int t = op->target;
+    char *part = (char *)win->seg + win->seg_offs[t];
+    if (ibex_win_atomic_kind(op) && ibex_win_elems_aligned(h, body, (uint64_t)(uintptr_t)part)) {
+        size_t blen = (size_t)h->nblocks * sizeof(ibex_dt_block_t);
+        cpu_ctx_t c = {part + h->addr, h, (const uint64_t *)(const void *)(body + blen),
+                       (uint64_t *)(void *)out};
+        ibex_win_elems(h, body, elem_cpu, &c);
+        return;
+    }
+    acc_lock(&win->ctrl[t].acc);
+    ibex_win_apply(h, part + h->addr, body, out);
+    acc_unlock(&win->ctrl[t].acc);
+}
+
 /* Every operation on the shared segment is done here by this CPU: no target action, complete
- * (locally and at the target) on return. Accumulates take the target's accumulate lock, so
- * they are atomic with each other (the one atomicity domain of this window). */
+ * (locally and at the target) on return. Accumulates are atomic with each other (the one
+ * atomicity domain of this window): by CPU atomics or under the accumulate lock. */
 static int op_direct(ibex_win_t *win, const ibex_win_op_t *op, win_hdr_t *h, char *body)
 {
     int t = op->target;
@@ -281,10 +337,9 @@ static int op_direct(ibex_win_t *win, const ibex_win_op_t *op, win_hdr_t *h, cha
         return MPI_ERR_NO_MEM;
     }
     if (op_is_acc(op))
-        acc_lock(&win->ctrl[t].acc);
-    ibex_win_apply(h, base, body, out);
-    if (op_is_acc(op))
-        acc_unlock(&win->ctrl[t].acc);
+        direct_acc(win, op, h, body, out);
+    else
+        ibex_win_apply(h, base, body, out);
     if (out) {
         bool get = op->kind == IBEX_WIN_OP_GET;
         ibex_dt_unpack(op->result, get ? op->ocount : op->rcount, get ? op->odt : op->rdt, 0, out,
@@ -370,6 +425,36 @@ static int op_cma(ibex_win_t *win, const ibex_win_op_t *op, win_hdr_t *h, char *
     return ok ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
 
+/* The network direct path (win_rdma.c): a contiguous target is one RDMA WRITE / READ, an
+ * 8-byte atomic kind goes by remote atomics; -1 when the operation takes the active-message
+ * path instead. */
+static int op_rdma(ibex_win_t *win, const ibex_win_op_t *op, win_hdr_t *h, char *msg, size_t len)
+{
+    int rc;
+    if (ibex_win_rdma_copy(win, op, h, &rc)) {
+        if (rc != MPI_SUCCESS)
+            snprintf(msg, len, "cannot start an rdma transfer with rank %d", op->target);
+        win->fence_ops = true;
+        return rc;
+    }
+    if (!ibex_win_atomic_kind(op))
+        return -1;
+    size_t blen;
+    char *body = op_body(op, h, &blen);
+    if (!body) {
+        snprintf(msg, len, "out of memory");
+        return MPI_ERR_NO_MEM;
+    }
+    rc = ibex_win_rdma_acc(win, op, h, body);
+    free(body);
+    if (rc > 0)
+        snprintf(msg, len, "remote atomic at rank %d failed", op->target);
+    if (rc == MPI_SUCCESS && op->user_req)
+        ibex_req_complete(op->user_req, IBEX_OK);
+    win->fence_ops = win->fence_ops || rc == MPI_SUCCESS;
+    return rc;
+}
+
 static int op_send(ibex_win_t *win, const ibex_win_op_t *op, char *msg, size_t len)
 {
     win_hdr_t h = {.type = op_wire[op->kind],
@@ -384,6 +469,9 @@ static int op_send(ibex_win_t *win, const ibex_win_op_t *op, char *msg, size_t l
             ibex_req_complete(op->user_req, IBEX_OK);
         return MPI_SUCCESS;
     }
+    int rrc = win->rdma ? op_rdma(win, op, &h, msg, len) : -1;
+    if (rrc >= 0)
+        return rrc;
     size_t blen;
     char *body = op_body(op, &h, &blen);
     if (!body) {

@@ -171,6 +171,8 @@ static void word_unlock(ibex_win_t *win, int t, bool excl)
 /* Takes the lock of target t: its lock word, or a request to its lock queue. */
 static ibex_status_t lock_take(ibex_win_t *win, int t, int type)
 {
+    if (win->rdma)
+        return ibex_win_rdma_lock(win, t, type == MPI_LOCK_EXCLUSIVE);
     if (win->ctrl) {
         word_lock(win, t, type == MPI_LOCK_EXCLUSIVE);
         return IBEX_OK;
@@ -202,11 +204,26 @@ int ibex_win_lock(ibex_win_t *win, int type, int rank, int assert, char *msg, si
     return MPI_SUCCESS;
 }
 
+/* On the network direct path: every transfer and request to rank completes, then the lock
+ * word is released by a remote atomic. */
+static ibex_status_t rdma_unlock_one(ibex_win_t *win, int rank, int held, bool touched)
+{
+    if (touched && ibex_win_ctl(win, WIN_FLUSH, rank, 0) != IBEX_OK)
+        return IBEX_ERR_NO_MEMORY;
+    ibex_win_wait_until(win, target_done, rank);
+    if (held & LOCK_NOCHECK)
+        return IBEX_OK;
+    return ibex_win_rdma_unlock(win, rank, held & LOCK_EXCL);
+}
+
 static ibex_status_t unlock_one(ibex_win_t *win, int rank)
 {
     int held = win->locked[rank];
+    bool touched = win->touched[rank];
     win->locked[rank] = 0;
     win->touched[rank] = false;
+    if (win->rdma)
+        return rdma_unlock_one(win, rank, held, touched);
     if (win->ctrl) { /* every operation is complete already */
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
         if (!(held & LOCK_NOCHECK))

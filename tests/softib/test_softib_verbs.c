@@ -8,6 +8,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "softib_counters.h"
 #include "test_softib_util.h"
 
 #include <stdarg.h>
@@ -273,6 +274,60 @@ static void test_atomic_cas_and_unsignaled(void **state)
     assert_int_equal(*tgt, 10);
     assert_int_equal(*(uint64_t *)e.buf, 7);
     assert_int_equal(*(uint64_t *)(e.buf + 16), 9);
+    assert_int_equal(ibv_destroy_qp(b), 0);
+    t_ep_close(&e);
+}
+
+/* The operation counters (softib_counters.h) count each executed request once by kind, a
+ * failed one not at all. */
+static void test_counters(void **state)
+{
+    struct softib_counters c0, c1;
+    struct ibv_sge s, r;
+    struct ibv_wc wc[2];
+    struct ibv_qp *b;
+    struct t_ep e;
+    uint64_t *tgt;
+
+    (void)state;
+    loop_pair(&e, &b);
+    tgt = (uint64_t *)(e.buf + 4096);
+    *tgt = 5;
+    softib_counters_get(&c0);
+    s = t_sge(&e, 0, 16);
+    assert_int_equal(t_post_send(e.qp, IBV_WR_RDMA_WRITE, &s, 1, (uintptr_t)e.buf + 8192,
+                                 e.mr->rkey, IBV_SEND_SIGNALED, 1),
+                     0);
+    assert_int_equal(t_post_send(e.qp, IBV_WR_RDMA_READ, &s, 1, (uintptr_t)e.buf + 8192, e.mr->rkey,
+                                 IBV_SEND_SIGNALED, 2),
+                     0);
+    s = t_sge(&e, 64, 8);
+    assert_int_equal(t_post_send(e.qp, IBV_WR_ATOMIC_FETCH_AND_ADD, &s, 1, (uintptr_t)tgt,
+                                 e.mr->rkey, IBV_SEND_SIGNALED, 3),
+                     0);
+    assert_int_equal(t_poll(e.cq, wc, 2, 2000), 2);
+    assert_int_equal(t_poll(e.cq, wc, 1, 2000), 1);
+    assert_int_equal(*tgt, 6); /* fetch-and-add of 1 (t_post_send's compare_add) */
+    r = t_sge(&e, 12288, 16);
+    assert_int_equal(t_post_recv(b, &r, 1, 9), 0);
+    s = t_sge(&e, 0, 16);
+    assert_int_equal(t_post_send(e.qp, IBV_WR_SEND, &s, 1, 0, 0, IBV_SEND_SIGNALED, 4), 0);
+    assert_int_equal(t_poll(e.cq, wc, 2, 2000), 2);
+    softib_counters_get(&c1);
+    assert_int_equal(c1.rdma_write - c0.rdma_write, 1);
+    assert_int_equal(c1.rdma_read - c0.rdma_read, 1);
+    assert_int_equal(c1.atomic - c0.atomic, 1);
+    assert_int_equal(c1.send - c0.send, 1);
+    /* a misaligned atomic fails (remote invalid request) and is not counted */
+    s = t_sge(&e, 64, 8);
+    assert_int_equal(t_post_send(e.qp, IBV_WR_ATOMIC_CMP_AND_SWP, &s, 1, (uintptr_t)tgt + 4,
+                                 e.mr->rkey, IBV_SEND_SIGNALED, 5),
+                     0);
+    assert_int_equal(t_poll(e.cq, wc, 1, 2000), 1);
+    assert_int_equal(wc[0].status, IBV_WC_REM_INV_REQ_ERR);
+    softib_counters_get(&c0);
+    assert_int_equal(c0.atomic, c1.atomic);
+    assert_int_equal(*tgt, 6);
     assert_int_equal(ibv_destroy_qp(b), 0);
     t_ep_close(&e);
 }
@@ -634,6 +689,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_two_sided_opcodes, t_setup, t_teardown),
         cmocka_unit_test_setup_teardown(test_one_sided_opcodes, t_setup, t_teardown),
         cmocka_unit_test_setup_teardown(test_atomic_cas_and_unsignaled, t_setup, t_teardown),
+        cmocka_unit_test_setup_teardown(test_counters, t_setup, t_teardown),
         cmocka_unit_test_setup_teardown(test_queue_depth, t_setup, t_teardown),
         cmocka_unit_test_setup_teardown(test_cross_process_sizes, t_setup, t_teardown),
         cmocka_unit_test_setup_teardown(test_cq_events, t_setup, t_teardown),

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # One-sided communication over the default transports (self + shared memory) at 1 to 4 ranks
-# (windows on the shared mapping / cross-memory attach), then on the active-message path.
+# (windows on the shared mapping / cross-memory attach, win_rdma's 8-byte atomics by CPU
+# atomics there), then on the active-message path.
 . "$top_srcdir/tests/mpi/lib.sh"
 mt_require_ibexrun
 MPI_T="$top_builddir/tests/win"
@@ -11,11 +12,17 @@ for np in 1 2 3 4; do
         run_case "$np" "$prog"
     done
 done
+# MT_WIN_FULL=1 (make check-win-full): win_rdma at every size
+for np in ${MT_WIN_FULL:+1 3} 2 4; do
+    run_case "$np" win_rdma MT_WIN_NOCPU=1
+done
+run_case 2 win_attr
 # every operation through the targets' active-message path, also with rendezvous bodies
 for np in 2 3; do
     for prog in win_ops win_sync win_errors; do
         run_case "$np" "$prog" IBEX_WIN_DIRECT=0 MT_WIN_AM=1
     done
 done
+run_case 3 win_rdma IBEX_WIN_DIRECT=0
 run_case 3 win_ops IBEX_WIN_DIRECT=0 IBEX_EAGER_LIMIT=1k
 mt_finish

@@ -267,6 +267,7 @@ bool ibex_verbs_ep_credits_pending(const ibex_tl_ep_t *ep);
 /* verbs_rma.c */
 ibex_status_t ibex_verbs_put(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc);
 ibex_status_t ibex_verbs_get(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc);
+ibex_status_t ibex_verbs_atomic(ibex_tl_ep_t *ep, const ibex_tl_atomic_t *desc);
 const char *ibex_verbs_rma_opname(const verbs_rma_req_t *req);
 void ibex_verbs_rma_done(ibex_tl_ep_t *ep, verbs_rma_req_t *req, enum ibv_wc_status st);
 /* Posts queued fragments; returns the fragments posted. */

@@ -131,9 +131,12 @@ static void resources_destroy(ibex_tl_t *tl)
 
 static void caps_fill(ibex_tl_t *tl, ibex_tl_caps_t *caps)
 {
+    /* IBV_ATOMIC_HCA: atomic among the device's own atomics, which is what windows need (every
+     * atomic to a window goes through the device); IBV_ATOMIC_GLOB would do too */
+    bool atomics = tl->dev_attr.atomic_cap != IBV_ATOMIC_NONE;
     *caps = (ibex_tl_caps_t){
         .flags = IBEX_TL_CAP_SEND | IBEX_TL_CAP_PUT | IBEX_TL_CAP_GET | IBEX_TL_CAP_NEED_REG |
-                 (tl->max_inline ? IBEX_TL_CAP_INLINE : 0),
+                 (tl->max_inline ? IBEX_TL_CAP_INLINE : 0) | (atomics ? IBEX_TL_CAP_ATOMIC : 0),
         .max_inline = tl->max_inline,
         .max_eager = tl->buf_size,
         .max_rma = tl->rma_frag,
@@ -293,6 +296,7 @@ static ibex_tl_component_t verbs_component = {
             .send = ibex_verbs_send,
             .put = ibex_verbs_put,
             .get = ibex_verbs_get,
+            .atomic = ibex_verbs_atomic,
             .mem_reg = ibex_verbs_mem_reg,
             .mem_dereg = ibex_verbs_mem_dereg,
             .mem_pack_rkey = ibex_verbs_mem_pack_rkey,

@@ -204,7 +204,9 @@ static ibex_status_t mem_create(verbs_rcache_t *rc, uintptr_t start, uintptr_t e
     ibex_tl_mem_t *m = calloc(1, sizeof(*m));
     if (!m)
         return IBEX_ERR_NO_MEMORY;
-    int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+    /* remote atomics too: window memory and lock words come through here */
+    int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+                 IBV_ACCESS_REMOTE_ATOMIC;
     m->mr = ibv_reg_mr(rc->pd, (void *)start, end - start, access);
     if (!m->mr) {
         int err = errno;

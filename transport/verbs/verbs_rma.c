@@ -21,18 +21,40 @@ struct verbs_rma_req {
     uint32_t lkey, rkey;
     ibex_tl_mem_t *own_mem; /* registration taken here when the runtime gave none */
     uint32_t frags_out;
-    bool is_read;
+    bool is_read; /* RDMA READ, or an atomic (both take a read slot of the responder) */
+    /* an atomic: its opcode (0 for READ / WRITE) and operands */
+    enum ibv_wr_opcode atomic;
+    uint64_t compare_add, swap;
     ibex_status_t status;
 } __attribute__((aligned(8)));
 
 const char *ibex_verbs_rma_opname(const verbs_rma_req_t *req)
 {
+    if (req->atomic)
+        return req->atomic == IBV_WR_ATOMIC_FETCH_AND_ADD ? "atomic fetch-and-add"
+                                                          : "atomic compare-and-swap";
     return req->is_read ? "rdma read" : "rdma write";
 }
 
 static bool frag_room(ibex_tl_ep_t *ep, const verbs_rma_req_t *req)
 {
     return ep->sq_avail >= 2 && ep->tl->cq_room >= 1 && (!req->is_read || ep->rd_out < ep->rd_max);
+}
+
+/* The work request of one fragment: RDMA READ / WRITE, or the one WR of an atomic. */
+static void frag_wr(const verbs_rma_req_t *req, struct ibv_send_wr *wr)
+{
+    if (req->atomic) {
+        wr->opcode = req->atomic;
+        wr->wr.atomic.remote_addr = req->remote;
+        wr->wr.atomic.rkey = req->rkey;
+        wr->wr.atomic.compare_add = req->compare_add;
+        wr->wr.atomic.swap = req->swap;
+        return;
+    }
+    wr->opcode = req->is_read ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE;
+    wr->wr.rdma.remote_addr = req->remote + req->off;
+    wr->wr.rdma.rkey = req->rkey;
 }
 
 /* Posts fragments of req while there is room; returns how many. */
@@ -48,9 +70,8 @@ static int rma_pump(ibex_tl_ep_t *ep, verbs_rma_req_t *req)
             .wr_id = (uintptr_t)req | VERBS_WR_RMA,
             .sg_list = &sge,
             .num_sge = 1,
-            .opcode = req->is_read ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE,
-            .wr.rdma = {.remote_addr = req->remote + req->off, .rkey = req->rkey},
         };
+        frag_wr(req, &wr);
         int rc = ibex_verbs_post(ep, &wr, true);
         if (rc) {
             ibex_error(TL, "cannot post %s to peer rank %d (qp 0x%x): %s",
@@ -78,21 +99,20 @@ static void rma_finish(ibex_tl_ep_t *ep, verbs_rma_req_t *req)
     comp->cb(comp, st);
 }
 
-static ibex_status_t rma_start(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc, bool is_read)
+/* A request for desc (its local memory registered, by the runtime or here), or NULL. */
+static verbs_rma_req_t *rma_req_new(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc, bool is_read,
+                                    ibex_status_t *st_p)
 {
-    if (ep->failed)
-        return ep->fail_status;
-    if (desc->len == 0)
-        return IBEX_OK;
     verbs_rma_req_t *req = calloc(1, sizeof(*req));
+    *st_p = IBEX_ERR_NO_MEMORY;
     if (!req)
-        return IBEX_ERR_NO_MEMORY;
+        return NULL;
     ibex_tl_mem_t *mem = desc->local_mem;
     if (!mem) {
-        ibex_status_t st = ibex_verbs_rcache_get(&ep->tl->rcache, desc->local, desc->len, &mem);
-        if (st != IBEX_OK) {
+        *st_p = ibex_verbs_rcache_get(&ep->tl->rcache, desc->local, desc->len, &mem);
+        if (*st_p != IBEX_OK) {
             free(req);
-            return st;
+            return NULL;
         }
         req->own_mem = mem;
     }
@@ -107,6 +127,11 @@ static ibex_status_t rma_start(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc, bool
                              .own_mem = req->own_mem,
                              .is_read = is_read,
                              .status = IBEX_OK};
+    return req;
+}
+
+static ibex_status_t rma_post(ibex_tl_ep_t *ep, verbs_rma_req_t *req)
+{
     ep->tl->rma_out++;
     if (!ep->rma_head)
         rma_pump(ep, req);
@@ -132,9 +157,43 @@ static ibex_status_t rma_start(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc, bool
     return IBEX_INPROGRESS;
 }
 
+static ibex_status_t rma_start(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc, bool is_read)
+{
+    if (ep->failed)
+        return ep->fail_status;
+    if (desc->len == 0)
+        return IBEX_OK;
+    ibex_status_t st;
+    verbs_rma_req_t *req = rma_req_new(ep, desc, is_read, &st);
+    return req ? rma_post(ep, req) : st;
+}
+
 ibex_status_t ibex_verbs_put(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc)
 {
     return rma_start(ep, desc, false);
+}
+
+/* One atomic WR of 8 bytes into desc->result; its remote alignment and access are the
+ * responder's to check (a misaligned address is a remote invalid request error). */
+ibex_status_t ibex_verbs_atomic(ibex_tl_ep_t *ep, const ibex_tl_atomic_t *desc)
+{
+    if (ep->failed)
+        return ep->fail_status;
+    ibex_tl_rma_t rd = {.local = desc->result,
+                        .len = 8,
+                        .local_mem = desc->result_mem,
+                        .remote = desc->remote,
+                        .rkey = desc->rkey,
+                        .comp = desc->comp};
+    ibex_status_t st;
+    verbs_rma_req_t *req = rma_req_new(ep, &rd, true, &st);
+    if (!req)
+        return st;
+    req->atomic =
+        desc->op == IBEX_TL_ATOMIC_FADD ? IBV_WR_ATOMIC_FETCH_AND_ADD : IBV_WR_ATOMIC_CMP_AND_SWP;
+    req->compare_add = desc->operand;
+    req->swap = desc->swap;
+    return rma_post(ep, req);
 }
 
 ibex_status_t ibex_verbs_get(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc)

@@ -130,6 +130,8 @@ KINDS = {
     "aint_inout": ("MPI_Aint *{}", "null"),
     "type_copy_fn": ("MPI_Type_copy_attr_function *{}", None),
     "type_delete_fn": ("MPI_Type_delete_attr_function *{}", None),
+    "win_copy_fn": ("MPI_Win_copy_attr_function *{}", None),
+    "win_delete_fn": ("MPI_Win_delete_attr_function *{}", None),
     "grequest_query_fn": ("MPI_Grequest_query_function *{}", None),
     "grequest_free_fn": ("MPI_Grequest_free_function *{}", None),
     "grequest_cancel_fn": ("MPI_Grequest_cancel_function *{}", None),

@@ -1,0 +1,545 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The network direct path of windows (ibex_rma.h): when every member is reached by a transport
+ * with RDMA WRITE / READ and remote atomics, the window memory and a lock word per rank
+ * are registered once at creation, every rank's (address, key, size) is exchanged, and every
+ * member's connection is brought up there (one 8-byte READ of each member's lock word, waited
+ * for before the closing barrier), so that no later operation waits for a target's CPU:
+ *
+ *   contiguous Put / Get ..... one RDMA WRITE / READ (larger: fragments) into the target window
+ *   Win_lock / unlock ......... remote atomics on the target's lock word
+ *   accumulates on 8-byte types  remote atomics, element by element (fetch-and-add, or a
+ *                                compare-and-swap loop)
+ *   everything else ........... the active-message path (win_rma.c)
+ *
+ * Completion: every transfer counts in win->pending[target] until its completion arrives, so
+ * flush / unlock / fence / complete, which wait for pending to drain, wait for them.
+ *
+ * Atomicity: accumulates must be atomic with each other per location and basic type. A basic
+ * type always takes one path here (8 bytes: the device's atomics; others: the target's CPU),
+ * never both, so the device's atomics (atomic only among themselves) never race with the
+ * target's CPU applying an accumulate of the same type.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll.h"
+#include "ibex_log.h"
+#include "ibex_dt_ref.h"
+#include "ibex_request.h"
+#include "ibex_rma.h"
+#include "ibex_win.h"
+#include "win_wire.h"
+
+#define RKEY_MAX   16
+#define CTL_SLOTS  8 /* the lock word, then scratch for atomics' old values */
+#define LOCK_WORD  0
+#define SCRATCH    1
+#define LOCK_EXCL  (1ull << 62)
+#define LOCK_SHARE 1ull
+
+/* What every rank publishes at creation. */
+struct win_rkey {
+    uint64_t base, ctl;
+    uint8_t key[RKEY_MAX], ctl_key[RKEY_MAX];
+};
+
+/* One transfer in flight. */
+typedef struct rdma_req {
+    ibex_tl_comp_t comp; /* first */
+    ibex_win_t *win;
+    int target;
+    ibex_req_t *user_req;
+    char *tmp; /* a packed copy of a non-contiguous origin, freed at completion */
+    void *ubuf;
+    int ucount;
+    ibex_dt_t *udt; /* Get into a non-contiguous origin: unpack tmp there */
+    size_t bytes;
+    volatile int *done; /* a blocking wait: 1 done, 2 failed */
+} rdma_req_t;
+
+static void rdma_done(ibex_tl_comp_t *c, ibex_status_t st)
+{
+    rdma_req_t *r = (rdma_req_t *)c;
+    if (st != IBEX_OK)
+        ibex_error(CORE, "window: rdma transfer with rank %d failed: %s", r->target,
+                   ibex_status_str(st));
+    if (r->udt) {
+        if (st == IBEX_OK)
+            ibex_dt_unpack(r->ubuf, r->ucount, r->udt, 0, r->tmp, r->bytes);
+        ibex_dt_release(r->udt);
+    }
+    free(r->tmp);
+    r->win->pending[r->target]--;
+    r->win->outstanding--;
+    if (r->user_req)
+        ibex_req_complete(r->user_req, st);
+    if (r->done)
+        *r->done = st == IBEX_OK ? 1 : 2;
+    free(r);
+}
+
+/* Accounts for a started transfer: IBEX_OK means it finished already. */
+static ibex_status_t rdma_started(ibex_win_t *win, rdma_req_t *r, ibex_status_t st)
+{
+    if (st != IBEX_OK && st != IBEX_INPROGRESS) {
+        if (r->udt)
+            ibex_dt_release(r->udt);
+        free(r->tmp);
+        free(r);
+        return st;
+    }
+    win->pending[r->target]++;
+    win->outstanding++;
+    if (st == IBEX_OK)
+        rdma_done(&r->comp, IBEX_OK);
+    return IBEX_OK;
+}
+
+static rdma_req_t *rdma_req_new(ibex_win_t *win, int t)
+{
+    rdma_req_t *r = calloc(1, sizeof(*r));
+    if (r)
+        *r = (rdma_req_t){.comp = {rdma_done}, .win = win, .target = t};
+    return r;
+}
+
+/* Waits for a blocking transfer, driving progress (others' requests are served meanwhile). */
+static ibex_status_t wait_flag(volatile int *done)
+{
+    int idle = 0;
+    while (!*done)
+        ibex_wait_step(&idle);
+    return *done == 1 ? IBEX_OK : IBEX_ERR_IO;
+}
+
+/* ---- atomics ---- */
+
+/* One remote atomic, waited for; *old_p is the value before. */
+static ibex_status_t atomic_do(ibex_win_t *win, int t, const ibex_tl_atomic_t *a0, uint64_t *old_p)
+{
+    volatile int done = 0;
+    rdma_req_t *r = rdma_req_new(win, t);
+    if (!r)
+        return IBEX_ERR_NO_MEMORY;
+    r->done = &done;
+    ibex_tl_atomic_t a = *a0;
+    a.result = &win->rctl[SCRATCH];
+    a.result_mem = win->rctl_mem;
+    a.comp = &r->comp;
+    ibex_status_t st = rdma_started(win, r, ibex_rma_atomic(win->rma, t, &a));
+    if (st == IBEX_OK)
+        st = wait_flag(&done);
+    if (st == IBEX_OK)
+        *old_p = win->rctl[SCRATCH];
+    return st;
+}
+
+static ibex_status_t atomic_fadd(ibex_win_t *win, int t, uint64_t remote, const void *key,
+                                 uint64_t add, uint64_t *old_p)
+{
+    ibex_tl_atomic_t a = {.op = IBEX_TL_ATOMIC_FADD, .operand = add, .remote = remote, .rkey = key};
+    return atomic_do(win, t, &a, old_p);
+}
+
+static ibex_status_t atomic_cswap(ibex_win_t *win, int t, uint64_t remote, const void *key,
+                                  uint64_t cmp, uint64_t swap, uint64_t *old_p)
+{
+    ibex_tl_atomic_t a = {
+        .op = IBEX_TL_ATOMIC_CSWAP, .operand = cmp, .swap = swap, .remote = remote, .rkey = key};
+    return atomic_do(win, t, &a, old_p);
+}
+
+/* ---- creation ---- */
+
+static ibex_status_t rdma_local(ibex_win_t *win)
+{
+    int n = win->comm->size;
+    int *world = malloc((size_t)n * sizeof(int));
+    if (!world)
+        return IBEX_ERR_NO_MEMORY;
+    for (int r = 0; r < n; r++)
+        world[r] = ibex_comm_world_rank(win->comm, r);
+    ibex_status_t st = ibex_rma_open(world, n, &win->rma);
+    free(world);
+    if (st != IBEX_OK)
+        return st;
+    if (ibex_rma_rkey_size(win->rma) > RKEY_MAX)
+        return IBEX_ERR_UNSUPPORTED;
+    if (posix_memalign((void **)&win->rctl, 64, CTL_SLOTS * sizeof(uint64_t)) != 0)
+        return IBEX_ERR_NO_MEMORY;
+    memset(win->rctl, 0, CTL_SLOTS * sizeof(uint64_t));
+    st = ibex_rma_mem_reg(win->rma, win->rctl, CTL_SLOTS * sizeof(uint64_t), &win->rctl_mem);
+    if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC) { /* its table of regions, and the copy */
+        size_t len = ibex_win_dyn_table_size();
+        if (st == IBEX_OK)
+            st = ibex_rma_mem_reg(win->rma, win->dyn, len, &win->rmem);
+        return st == IBEX_OK ? ibex_rma_mem_reg(win->rma, win->dyn_copy, len, &win->dyn_copy_mem)
+                             : st;
+    }
+    if (st == IBEX_OK && win->size > 0)
+        st = ibex_rma_mem_reg(win->rma, win->base, (size_t)win->size, &win->rmem);
+    return st;
+}
+
+static void rdma_release(ibex_win_t *win)
+{
+    if (win->rma) {
+        ibex_rma_mem_dereg(win->rma, win->rmem);
+        ibex_rma_mem_dereg(win->rma, win->rctl_mem);
+        ibex_rma_mem_dereg(win->rma, win->dyn_copy_mem);
+    }
+    ibex_rma_close(win->rma);
+    free(win->rctl);
+    free(win->rkeys);
+    win->rma = NULL;
+    win->rmem = win->rctl_mem = win->dyn_copy_mem = NULL;
+    win->rctl = NULL;
+    win->rkeys = NULL;
+    win->rdma = false;
+}
+
+static ibex_status_t rdma_exchange(ibex_win_t *win)
+{
+    /* a dynamic window publishes its table of regions in place of its memory */
+    void *base = win->flavor == MPI_WIN_FLAVOR_DYNAMIC ? (void *)win->dyn : win->base;
+    struct win_rkey mine = {.base = (uint64_t)(uintptr_t)base,
+                            .ctl = (uint64_t)(uintptr_t)win->rctl};
+    ibex_status_t st = IBEX_OK;
+    if (win->rmem)
+        st = ibex_rma_pack_rkey(win->rma, win->rmem, mine.key);
+    if (st == IBEX_OK)
+        st = ibex_rma_pack_rkey(win->rma, win->rctl_mem, mine.ctl_key);
+    win->rkeys = calloc((size_t)win->comm->size, sizeof(struct win_rkey));
+    if (!win->rkeys)
+        return IBEX_ERR_NO_MEMORY;
+    ibex_coll_args_t a = {.comm = win->comm,
+                          .sbuf = &mine,
+                          .scount = (int)sizeof(mine),
+                          .sdt = MPI_BYTE,
+                          .rbuf = win->rkeys,
+                          .rcount = (int)sizeof(mine),
+                          .rdt = MPI_BYTE};
+    ibex_status_t cst = ibex_coll_run(IBEX_COLL_ALLGATHER, &a, sizeof(mine));
+    return st != IBEX_OK ? st : cst;
+}
+
+/* Brings every member's connection up now, while every member is inside this collective call
+ * (a peer answers a connection request only from its progress loop): one READ of each
+ * member's lock word, all waited for. */
+static ibex_status_t rdma_connect(ibex_win_t *win)
+{
+    for (int t = 0; t < win->comm->size; t++) {
+        rdma_req_t *r = rdma_req_new(win, t);
+        if (!r)
+            return IBEX_ERR_NO_MEMORY;
+        ibex_tl_rma_t d = {.local = &win->rctl[SCRATCH + 1 + t % (CTL_SLOTS - 2)],
+                           .len = 8,
+                           .local_mem = win->rctl_mem,
+                           .remote = win->rkeys[t].ctl,
+                           .rkey = win->rkeys[t].ctl_key,
+                           .comp = &r->comp};
+        ibex_status_t st = rdma_started(win, r, ibex_rma_get(win->rma, t, &d));
+        if (st != IBEX_OK)
+            return st;
+    }
+    ibex_win_wait_until(win, NULL, 0);
+    return IBEX_OK;
+}
+
+static int allreduce_min(ibex_win_t *win, int v, ibex_status_t *st_p)
+{
+    ibex_coll_args_t a = {.comm = win->comm,
+                          .sbuf = MPI_IN_PLACE,
+                          .rbuf = &v,
+                          .rcount = 1,
+                          .rdt = MPI_INT,
+                          .op = ibex_op_get(MPI_MIN)};
+    *st_p = ibex_coll_run(IBEX_COLL_ALLREDUCE, &a, sizeof(int));
+    return v;
+}
+
+ibex_status_t ibex_win_rdma_setup(ibex_win_t *win)
+{
+    ibex_status_t st;
+    int ok = rdma_local(win) == IBEX_OK;
+    ok = allreduce_min(win, ok, &st);
+    if (st != IBEX_OK || !ok) { /* some member cannot: the whole window uses active messages */
+        rdma_release(win);
+        return st;
+    }
+    st = rdma_exchange(win);
+    if (st == IBEX_OK)
+        st = rdma_connect(win);
+    if (st != IBEX_OK) {
+        rdma_release(win);
+        return st;
+    }
+    win->rdma = true;
+    ibex_debug(CORE, "window: rdma direct path over %d members", win->comm->size);
+    return IBEX_OK;
+}
+
+void ibex_win_rdma_free(ibex_win_t *win)
+{
+    rdma_release(win);
+}
+
+/* ---- put / get ---- */
+
+/* Where target t's window starts (dynamic: addresses are absolute) and the key of addr. */
+static uint64_t data_base(const ibex_win_t *win, int t)
+{
+    return win->flavor == MPI_WIN_FLAVOR_DYNAMIC ? 0 : win->rkeys[t].base;
+}
+
+static const void *data_key(const ibex_win_t *win, int t, uint64_t addr)
+{
+    if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        return ibex_win_dyn_key(win, t, addr);
+    return win->rkeys[t].key;
+}
+
+ibex_status_t ibex_win_rdma_read_ctl(ibex_win_t *win, int t, void *local, struct ibex_tl_mem *mem,
+                                     size_t off, size_t len)
+{
+    volatile int done = 0;
+    rdma_req_t *r = rdma_req_new(win, t);
+    if (!r)
+        return IBEX_ERR_NO_MEMORY;
+    r->done = &done;
+    ibex_tl_rma_t d = {.local = local,
+                       .len = len,
+                       .local_mem = mem,
+                       .remote = win->rkeys[t].base + off,
+                       .rkey = win->rkeys[t].key,
+                       .comp = &r->comp};
+    ibex_status_t st = rdma_started(win, r, ibex_rma_get(win->rma, t, &d));
+    return st == IBEX_OK ? wait_flag(&done) : st;
+}
+
+/* The local side of a put / get: the origin's buffer, or for a non-contiguous origin a bounce
+ * buffer (packed now for a put, unpacked at completion for a get); NULL when out of memory. */
+static char *copy_local(const ibex_win_op_t *op, const win_hdr_t *h, rdma_req_t *r)
+{
+    if (ibex_dt_is_contig(op->odt, op->ocount))
+        return (char *)op->origin + op->odt->true_lb;
+    r->tmp = malloc(h->bytes);
+    if (!r->tmp)
+        return NULL;
+    if (op->kind == IBEX_WIN_OP_PUT) {
+        ibex_dt_pack(op->origin, op->ocount, op->odt, 0, r->tmp, h->bytes);
+    } else {
+        r->ubuf = op->result;
+        r->ucount = op->ocount;
+        r->udt = op->odt;
+        r->bytes = h->bytes;
+        ibex_dt_retain(op->odt); /* the program may free the type before the READ completes */
+    }
+    return r->tmp;
+}
+
+/* A contiguous target: one WRITE / READ from the origin's buffer (registered through the
+ * transport's cache) or from a bounce buffer. */
+bool ibex_win_rdma_copy(ibex_win_t *win, const ibex_win_op_t *op, const win_hdr_t *h, int *rc_p)
+{
+    bool put = op->kind == IBEX_WIN_OP_PUT;
+    if ((!put && op->kind != IBEX_WIN_OP_GET) || !ibex_dt_is_contig(op->tdt, op->tcount))
+        return false;
+    int t = op->target;
+    rdma_req_t *r = rdma_req_new(win, t);
+    char *local = r ? copy_local(op, h, r) : NULL;
+    if (!local) {
+        free(r);
+        *rc_p = MPI_ERR_NO_MEM;
+        return true;
+    }
+    r->user_req = op->user_req;
+    uint64_t remote = data_base(win, t) + h->addr + (uint64_t)op->tdt->true_lb;
+    ibex_tl_rma_t d = {.local = local,
+                       .len = h->bytes,
+                       .remote = remote,
+                       .rkey = data_key(win, t, remote),
+                       .comp = &r->comp};
+    ibex_status_t st = put ? ibex_rma_put(win->rma, t, &d) : ibex_rma_get(win->rma, t, &d);
+    st = rdma_started(win, r, st);
+    *rc_p = st == IBEX_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
+    if (st != IBEX_OK)
+        ibex_error(CORE, "window: cannot start an rdma %s to rank %d: %s", put ? "write" : "read",
+                   t, ibex_status_str(st));
+    return true;
+}
+
+/* ---- accumulates by remote atomics ---- */
+
+/* 8-byte integers: SUM is one fetch-and-add on them. */
+static bool int8_type(int bt)
+{
+    switch (bt) {
+    case MPI_LONG:
+    case MPI_UNSIGNED_LONG:
+    case MPI_LONG_LONG_INT:
+    case MPI_UNSIGNED_LONG_LONG:
+    case MPI_INT64_T:
+    case MPI_UINT64_T:
+    case MPI_AINT:
+    case MPI_OFFSET:
+    case MPI_COUNT:
+    case MPI_INTEGER8:
+        return ibex_dt_get(bt)->size == 8;
+    default:
+        return false;
+    }
+}
+
+/* Every accumulate on a dense 8-byte basic type (integers, double, MPI_2INT, float complex ...):
+ * the checks made sure the op is defined on it. */
+bool ibex_win_atomic_kind(const ibex_win_op_t *op)
+{
+    if (op->kind != IBEX_WIN_OP_ACC && op->kind != IBEX_WIN_OP_GACC && op->kind != IBEX_WIN_OP_CAS)
+        return false;
+    int bt = ibex_dt_op_type(op->tdt);
+    const ibex_dt_t *b = bt >= 0 ? ibex_dt_get(bt) : NULL;
+    return b && b->size == 8 && b->extent == 8 && b->contiguous;
+}
+
+/* One element's new value: old op in (REPLACE: in). */
+uint64_t ibex_win_elem_new(const win_hdr_t *h, uint64_t old, uint64_t in)
+{
+    if (h->op == MPI_REPLACE)
+        return in;
+    if (h->op == MPI_NO_OP)
+        return old;
+    ibex_op_apply(ibex_op_get(h->op), &in, &old, 1, h->basic);
+    return old;
+}
+
+/* SUM on an integer (and NO_OP) is one fetch-and-add; any other op a compare-and-swap loop. */
+bool ibex_win_elem_fadd(const win_hdr_t *h)
+{
+    return h->type != WIN_CAS && (h->op == MPI_NO_OP || (h->op == MPI_SUM && int8_type(h->basic)));
+}
+
+/* Calls fn for each 8-byte element of the target layout (blocks from the request body), at its
+ * displacement from the target's base + h->addr; stops at the first failure. */
+int ibex_win_elems(const win_hdr_t *h, const char *body, ibex_win_elem_cb_t fn, void *arg)
+{
+    const ibex_dt_block_t *b = (const ibex_dt_block_t *)body;
+    size_t i = 0;
+    for (int k = 0; k < h->tcount; k++)
+        for (int j = 0; j < h->nblocks; j++)
+            for (uint64_t off = 0; off + 8 <= b[j].len; off += 8) {
+                int rc = fn(arg, (uint64_t)(k * h->extent + b[j].disp) + off, i++);
+                if (rc)
+                    return rc;
+            }
+    return 0;
+}
+
+static int elem_aligned(void *arg, uint64_t disp, size_t i)
+{
+    (void)i;
+    return (int)((*(uint64_t *)arg + disp) & 7u);
+}
+
+/* The operation's elements all sit on 8-byte boundaries at the target (remote address base). */
+bool ibex_win_elems_aligned(const win_hdr_t *h, const char *body, uint64_t base)
+{
+    uint64_t b = base + h->addr;
+    return ibex_win_elems(h, body, elem_aligned, &b) == 0;
+}
+
+typedef struct elem_ctx {
+    ibex_win_t *win;
+    int t;
+    const win_hdr_t *h;
+    const uint64_t *data; /* the origin's values (CAS: value then compare) */
+    uint64_t *old;        /* the values before, or NULL */
+} elem_ctx_t;
+
+/* One element by remote atomics: CSWAP for CAS, FADD for SUM on integers (0 for NO_OP), else
+ * a CSWAP loop from the value a FADD of 0 read. */
+static int elem_remote(void *arg, uint64_t disp, size_t i)
+{
+    elem_ctx_t *c = arg;
+    uint64_t ra = data_base(c->win, c->t) + c->h->addr + disp, old = 0;
+    const void *key = data_key(c->win, c->t, ra);
+    ibex_win_t *win = c->win;
+    ibex_status_t st;
+    if (c->h->type == WIN_CAS) {
+        st = atomic_cswap(win, c->t, ra, key, c->data[1], c->data[0], &old);
+    } else if (ibex_win_elem_fadd(c->h)) {
+        st = atomic_fadd(win, c->t, ra, key, c->h->op == MPI_SUM ? c->data[i] : 0, &old);
+    } else {
+        uint64_t seen, in = c->h->op == MPI_NO_OP ? 0 : c->data[i];
+        st = atomic_fadd(win, c->t, ra, key, 0, &old);
+        while (st == IBEX_OK &&
+               (st = atomic_cswap(win, c->t, ra, key, old, ibex_win_elem_new(c->h, old, in),
+                                  &seen)) == IBEX_OK &&
+               seen != old)
+            old = seen;
+    }
+    if (c->old)
+        c->old[i] = old;
+    return st == IBEX_OK ? 0 : -1;
+}
+
+/* An accumulate of ibex_win_atomic_kind by remote atomics, element by element, complete on
+ * return; -1 (nothing done) when an element is not 8-byte aligned at the target. Requests sent to
+ * the target's port before it are flushed first, so accumulates from this origin stay ordered
+ * (accumulate_ordering) across the two paths. */
+int ibex_win_rdma_acc(ibex_win_t *win, const ibex_win_op_t *op, const win_hdr_t *h, char *body)
+{
+    int t = op->target;
+    if (!ibex_win_elems_aligned(h, body, data_base(win, t)))
+        return -1;
+    if (win->touched[t]) {
+        if (ibex_win_ctl(win, WIN_FLUSH, t, 0) != IBEX_OK)
+            return MPI_ERR_OTHER;
+        win->touched[t] = false;
+        ibex_win_wait_until(win, NULL, 0);
+    }
+    bool fetch = op->kind != IBEX_WIN_OP_ACC;
+    uint64_t *old = fetch ? malloc(h->bytes) : NULL;
+    size_t blen = (size_t)h->nblocks * sizeof(ibex_dt_block_t);
+    elem_ctx_t c = {win, t, h, (const uint64_t *)(body + blen), old};
+    if ((fetch && !old) || ((uintptr_t)c.data & 7u)) { /* malloc'd body: data is aligned */
+        free(old);
+        return MPI_ERR_NO_MEM;
+    }
+    int rc = ibex_win_elems(h, body, elem_remote, &c);
+    if (rc == 0 && fetch)
+        ibex_dt_unpack(op->result, op->rcount, op->rdt, 0, old, h->bytes);
+    free(old);
+    return rc == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
+}
+
+/* ---- passive-target locks on the lock words ---- */
+
+/* Shared: add a reader, and take it back while a writer holds the word; exclusive: swap 0 for
+ * the writer bit. Retries drive progress, so this rank keeps serving others. */
+ibex_status_t ibex_win_rdma_lock(ibex_win_t *win, int t, bool excl)
+{
+    uint64_t ra = win->rkeys[t].ctl + LOCK_WORD * 8, old;
+    const void *key = win->rkeys[t].ctl_key;
+    int idle = 0;
+    for (;;) {
+        ibex_status_t st = excl ? atomic_cswap(win, t, ra, key, 0, LOCK_EXCL, &old)
+                                : atomic_fadd(win, t, ra, key, LOCK_SHARE, &old);
+        if (st != IBEX_OK)
+            return st;
+        if (excl ? old == 0 : !(old & LOCK_EXCL))
+            return IBEX_OK;
+        if (!excl && (st = atomic_fadd(win, t, ra, key, (uint64_t)-LOCK_SHARE, &old)) != IBEX_OK)
+            return st;
+        ibex_wait_step(&idle);
+    }
+}
+
+ibex_status_t ibex_win_rdma_unlock(ibex_win_t *win, int t, bool excl)
+{
+    uint64_t old;
+    uint64_t ra = win->rkeys[t].ctl + LOCK_WORD * 8;
+    return atomic_fadd(win, t, ra, win->rkeys[t].ctl_key, excl ? -LOCK_EXCL : -LOCK_SHARE, &old);
+}
