@@ -2,6 +2,8 @@
 /*
  * ibexrun: the command line and the flow, over libibexlaunch (launcher/lib/ibex_launch.h).
  *   run_options.c  command line -> ibex_run_opts_t (pure, unit-tested)
+ *   run_hosts.c    the host plan: hosts of --hostfile / -H, ranks per application, host of
+ *                  every rank
  *   run_main.c     main: options, what ibexrun sets up before the job (the host file check,
  *                  the ranks' environment with -x and --softib, an outer launcher's
  *                  variables), the job, the exit
@@ -17,6 +19,16 @@
 #include "ibex_status.h"
 
 /* ---- options (run_options.c) ---- */
+#define IBEX_RUN_MAX_APPS 64
+
+/* One application of an MPMD command line ("-n 2 ./a : -n 4 ./b"). */
+typedef struct ibex_run_app {
+    int nranks;      /* -n of this application (1 if not given) */
+    bool nranks_set; /* -n given for it */
+    char **argv;     /* program and arguments (point into argv), NULL-terminated */
+    int argc;
+} ibex_run_app_t;
+
 typedef struct ibex_run_opts {
     int nranks;
     ibex_run_bind_t bind;
@@ -33,13 +45,38 @@ typedef struct ibex_run_opts {
     int nenv;
     char **prog_argv; /* program and its arguments (point into argv), NULL-terminated */
     int prog_argc;
+    /* Hosts and MPMD: the first application is also nranks / nranks_set / prog_argv above. */
+    ibex_run_app_t apps[IBEX_RUN_MAX_APPS];
+    int napps;
+    const char **hostlists; /* every -H value, in order (point into argv) */
+    int nhostlists;
+    ibex_run_mapby_t map_by;  /* --map-by slot|node|core (default slot) */
+    int npernode;             /* --npernode N / -N N, 0: not given */
+    const char *launch_agent; /* --launch-agent CMD, or NULL */
 } ibex_run_opts_t;
 
-/* Parses argv (argv[0] is the launcher). On a usage error returns IBEX_ERR_INVALID and writes a
- * one-line reason to err; *opts is then left unusable (free it anyway). */
+/* Parses argv (argv[0] is the launcher). A word ":" separates MPMD applications and is
+ * replaced by NULL in argv, so each application's argv ends there. On a usage error returns
+ * IBEX_ERR_INVALID and writes a one-line reason to err; *opts is then left unusable (free it
+ * anyway). */
 ibex_status_t ibex_run_opts_parse(int argc, char **argv, ibex_run_opts_t *opts, char *err,
                                   size_t errlen);
 void ibex_run_opts_free(ibex_run_opts_t *opts);
 void ibex_run_opts_usage(FILE *out);
+
+/* ---- the host plan (run_hosts.c) ---- */
+typedef struct ibex_run_plan {
+    ibex_run_hostfile_t hosts; /* the hosts given, or this host alone */
+    int nranks;                /* over every application */
+    int *host_of;              /* host index (into hosts) of each rank */
+    int *app_of;               /* application of each rank */
+} ibex_run_plan_t;
+
+/* Whether a host name means this node (localhost, 127.0.0.1, ::1, the host name, short or not). */
+bool ibex_run_host_is_local(const char *name);
+/* Reads the host file and -H lists, sets each application's rank count (o->apps[a].nranks) and
+ * places every rank. Returns -1 when the job can start, else the exit code after one message. */
+int ibex_run_hosts_plan(ibex_run_opts_t *o, ibex_run_plan_t *p);
+void ibex_run_hosts_plan_free(ibex_run_plan_t *p);
 
 #endif

@@ -61,6 +61,13 @@ typedef enum {
 
 typedef struct ibex_run_job ibex_run_job_t;
 
+/* One application of an MPMD job: its ranks follow the previous application's. */
+typedef struct ibex_run_job_app {
+    const char *path; /* as ibex_run_proc_resolve found it */
+    char **argv;      /* NULL-terminated */
+    int nranks;
+} ibex_run_job_app_t;
+
 typedef struct ibex_run_job_params {
     int nranks;       /* 1 .. IBEX_RUN_MAX_RANKS */
     const char *path; /* the program, as ibex_run_proc_resolve found it */
@@ -71,6 +78,11 @@ typedef struct ibex_run_job_params {
     bool report_bindings; /* one line per rank: "rank 0 bound to core 0 (cpus 0)" */
     int timeout_s;        /* stop the job after this long (IBEX_RUN_EXIT_TIMEOUT); 0: none */
     int abort_grace_ms;   /* SIGTERM -> SIGKILL when stopping the job */
+    /* MPMD: napps > 0 applications whose nranks add up to nranks (copied by create; path and
+     * argv above are then ignored). 0: one application, path and argv. Each rank's PMIx
+     * APPNUM is its application's index. */
+    int napps;
+    const ibex_run_job_app_t *apps;
 } ibex_run_job_params_t;
 
 /* Prepares the job (see the contract above). On error *job_p may still be set: destroy it. */
@@ -98,11 +110,23 @@ typedef struct ibex_run_hostfile {
 ibex_status_t ibex_run_hostfile_parse(const char *text, const char *name, ibex_run_hostfile_t *hf_p,
                                       char *err, size_t errlen);
 void ibex_run_hostfile_free(ibex_run_hostfile_t *hf);
+/* Adds the hosts of a -H list ("host1:4,host2": slots 1 without a count) to *hf (zeroed or
+ * already filled by a host file or an earlier -H); messages start with "-H: ". */
+ibex_status_t ibex_run_hostlist_parse(const char *list, ibex_run_hostfile_t *hf, char *err,
+                                      size_t errlen);
 
 /* ---- mapping and binding plan (run_map.c) ---- */
 /* Fills core_of[rank] (nranks entries) with the core each rank is bound to, or -1 for none:
  * rank i -> core i % ncores. Default policy binds only when nranks <= ncores. */
 ibex_status_t ibex_run_map_plan(int nranks, int ncores, ibex_run_bind_t bind, int *core_of);
+/* Places nranks ranks on the hosts: host_of[rank] is an index into hf->hosts. By slot (and core)
+ * fills each host's slots in order, by node deals one rank per host in turn, npernode > 0 puts
+ * that many on each host in order. Slots are a hard limit unless oversubscribe (then up to
+ * max_slots). Errors say why in err. */
+typedef enum { IBEX_RUN_MAP_SLOT, IBEX_RUN_MAP_NODE, IBEX_RUN_MAP_CORE } ibex_run_mapby_t;
+ibex_status_t ibex_run_map_hosts(const ibex_run_hostfile_t *hf, int nranks, ibex_run_mapby_t by,
+                                 int npernode, bool oversubscribe, int *host_of, char *err,
+                                 size_t len);
 /* Formats a rank list compactly: "0-2,5,7-8". */
 void ibex_run_map_format_ranks(const int *ranks, int n, char *buf, size_t len);
 
@@ -122,7 +146,9 @@ typedef struct ibex_run_pmix_rank {
 
 /* Starts the server under a private temporary directory and registers the job's namespace.
  * wake_fd is written (one byte, non-blocking) whenever an upcall changes the state. */
-ibex_status_t ibex_run_pmix_init(int nranks, int wake_fd, ibex_run_pmix_t **srv_p);
+/* app_of: the application of each rank (its PMIX_APPNUM), or NULL for one application. */
+ibex_status_t ibex_run_pmix_init(int nranks, const int *app_of, int wake_fd,
+                                 ibex_run_pmix_t **srv_p);
 /* setup_fork + register_client for one rank: adds the PMIx variables to *env_p (a malloc'd,
  * NULL-terminated array of malloc'd strings, which PMIx may grow). */
 ibex_status_t ibex_run_pmix_setup_rank(ibex_run_pmix_t *srv, int rank, char ***env_p);

@@ -5,8 +5,9 @@
  *     node01 slots=4
  *     node02 slots=2 max_slots=8   # a comment
  * Pure: parses text, so every malformed line is unit-tested; errors name the line.
- * ibexrun does not start ranks on other hosts yet: its run_prepare.c accepts a host file that names
- * only this node and rejects any other host with a clear message.
+ * Host lists (-H host1:4,host2) are parsed here too, into the same structure: each entry is a
+ * host with an optional slot count (1 without one), and a host named twice adds its slots, as
+ * in Open MPI.
  */
 #include "ibex_launch.h"
 
@@ -159,4 +160,48 @@ void ibex_run_hostfile_free(ibex_run_hostfile_t *hf)
     free(hf->hosts);
     hf->hosts = NULL;
     hf->nhosts = 0;
+}
+
+/* ---- host lists: "host1:4,host2,host1:2" ---- */
+
+/* One entry "host[:slots]" of a host list. */
+static ibex_status_t hl_entry(ibex_run_hostfile_t *hf, const char *e, size_t n, char *err,
+                              size_t len)
+{
+    ibex_run_host_t h = {.slots = 1};
+    const char *colon = memchr(e, ':', n);
+    size_t hn = colon ? (size_t)(colon - e) : n;
+    if (!hf_host_valid(e, hn) || memchr(e, '[', hn)) {
+        snprintf(err, len, "-H: '%.*s' is not a host name", (int)(n > 64 ? 64 : n), e);
+        return IBEX_ERR_INVALID;
+    }
+    snprintf(h.name, sizeof(h.name), "%.*s", (int)hn, e);
+    if (colon) {
+        char count[32];
+        snprintf(count, sizeof(count), "%.*s", (int)(n - hn - 1), colon + 1);
+        if (n - hn - 1 >= sizeof(count) || !hf_count(count, &h.slots)) {
+            snprintf(err, len, "-H: the slots of '%s' must be a whole number >= 1, not '%.*s'",
+                     h.name, (int)(n - hn - 1 > 32 ? 32 : n - hn - 1), colon + 1);
+            return IBEX_ERR_INVALID;
+        }
+    }
+    return hf_add(hf, &h, "-H", 0, err, len);
+}
+
+ibex_status_t ibex_run_hostlist_parse(const char *list, ibex_run_hostfile_t *hf, char *err,
+                                      size_t errlen)
+{
+    for (const char *p = list;;) {
+        size_t n = strcspn(p, ",");
+        if (n == 0) {
+            snprintf(err, errlen, "-H: empty host name in '%.64s'", list);
+            return IBEX_ERR_INVALID;
+        }
+        ibex_status_t st = hl_entry(hf, p, n, err, errlen);
+        if (st != IBEX_OK)
+            return st;
+        if (p[n] == '\0')
+            return IBEX_OK;
+        p += n + 1;
+    }
 }

@@ -151,8 +151,9 @@ static ibex_status_t run_start_rank(ibex_run_job_t *job, int i)
     if (!env)
         return IBEX_ERR_NO_MEMORY;
     ibex_status_t st = ibex_run_pmix_setup_rank(job->pmix, i, &env);
+    const ibex_run_job_app_t *app = &job->apps[job->app_of[i]];
     if (st == IBEX_OK)
-        st = ibex_run_proc_spawn(r, job->p.path, job->p.argv, env, i == 0);
+        st = ibex_run_proc_spawn(r, app->path, app->argv, env, i == 0);
     ibex_run_env_free(env);
     if (st != IBEX_OK)
         return st;
@@ -181,6 +182,27 @@ static void run_start_all(ibex_run_job_t *job)
     }
 }
 
+/* The applications (one from path / argv without MPMD) and the application of each rank. */
+static ibex_status_t run_apps_init(ibex_run_job_t *job)
+{
+    int napps = job->p.napps > 0 ? job->p.napps : 1;
+    job->apps = calloc((size_t)napps, sizeof(*job->apps));
+    job->app_of = calloc((size_t)job->n, sizeof(*job->app_of));
+    if (!job->apps || !job->app_of)
+        return IBEX_ERR_NO_MEMORY;
+    if (job->p.napps > 0)
+        memcpy(job->apps, job->p.apps, (size_t)napps * sizeof(*job->apps));
+    else
+        job->apps[0] =
+            (ibex_run_job_app_t){.path = job->p.path, .argv = job->p.argv, .nranks = job->n};
+    job->p.napps = napps;
+    job->p.apps = job->apps;
+    for (int a = 0, r = 0; a < napps; a++)
+        for (int k = 0; k < job->apps[a].nranks && r < job->n; k++)
+            job->app_of[r++] = a;
+    return IBEX_OK;
+}
+
 static ibex_status_t run_job_init(ibex_run_job_t *job)
 {
     job->n = job->p.nranks;
@@ -196,6 +218,8 @@ static ibex_status_t run_job_init(ibex_run_job_t *job)
         job->ranks[i] = (ibex_run_rank_t){.rank = i, .out_fd = -1, .err_fd = -1, .in_fd = -1};
         job->streams[2 * i].fd = job->streams[2 * i + 1].fd = -1;
     }
+    if (run_apps_init(job) != IBEX_OK)
+        return IBEX_ERR_NO_MEMORY;
     if (pipe2(job->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
         ibex_error(LAUNCH, "pipe failed: %m");
         return IBEX_ERR_IO;
@@ -218,6 +242,8 @@ void ibex_run_job_destroy(ibex_run_job_t *job, bool clean)
     free(job->ranks);
     free(job->streams);
     free(job->batch);
+    free(job->apps);
+    free(job->app_of);
     free(job);
 }
 
@@ -236,7 +262,7 @@ ibex_status_t ibex_run_job_create(const ibex_run_job_params_t *params, ibex_run_
     if (st == IBEX_OK)
         st = ibex_run_job_signals_setup(job);
     if (st == IBEX_OK)
-        st = ibex_run_pmix_init(job->n, job->wake[1], &job->pmix);
+        st = ibex_run_pmix_init(job->n, job->app_of, job->wake[1], &job->pmix);
     return st;
 }
 

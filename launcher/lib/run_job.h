@@ -14,8 +14,10 @@ typedef struct run_exit {
 } run_exit_t;
 
 struct ibex_run_job {
-    ibex_run_job_params_t p; /* p.env is ours */
+    ibex_run_job_params_t p; /* p.env is ours; p.apps points at apps */
     int n;
+    ibex_run_job_app_t *apps; /* napps of them (one made of path / argv if p.napps was 0) */
+    int *app_of;              /* the application of each rank */
     ibex_run_rank_t *ranks;
     ibex_run_stream_t *streams; /* 2 per rank: stdout, stderr */
     run_exit_t *batch;          /* exits reaped in one pass, n entries */

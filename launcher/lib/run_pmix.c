@@ -35,6 +35,8 @@ struct ibex_run_pmix {
     char nspace[PMIX_MAX_NSLEN + 1];
     char tmpdir[PATH_MAX]; /* ours alone; removed at the end */
     int nranks;
+    int *app_of; /* the application (PMIX_APPNUM) of each rank */
+    int napps;
     int wake_fd;
     bool server_up;
     pthread_mutex_t lock;
@@ -292,25 +294,84 @@ static ibex_status_t run_maps_make(int nranks, run_maps_t *m)
     return IBEX_OK;
 }
 
+/* An info whose value is an array of n infos (PMIX_PROC_DATA, PMIX_APP_INFO); takes `arr`. */
+static void run_info_array(pmix_info_t *dst, const char *key, pmix_info_t *arr, size_t n)
+{
+    pmix_data_array_t *da = calloc(1, sizeof(*da));
+    PMIX_LOAD_KEY(dst->key, key);
+    dst->value.type = PMIX_DATA_ARRAY;
+    dst->value.data.darray = da;
+    if (!da) {
+        PMIX_INFO_FREE(arr, n);
+        dst->value.type = PMIX_UNDEF;
+        return;
+    }
+    da->type = PMIX_INFO;
+    da->size = n;
+    da->array = arr;
+}
+
+/* Per rank: its PMIX_APPNUM (PMIX_PROC_DATA), so MPI_APPNUM can answer it. */
+static void run_info_proc_data(const ibex_run_pmix_t *s, pmix_info_t *dst, int rank)
+{
+    pmix_info_t *arr;
+    pmix_rank_t r = (pmix_rank_t)rank;
+    uint32_t app = (uint32_t)s->app_of[rank];
+    PMIX_INFO_CREATE(arr, 2);
+    PMIX_INFO_LOAD(&arr[0], PMIX_RANK, &r, PMIX_PROC_RANK);
+    PMIX_INFO_LOAD(&arr[1], PMIX_APPNUM, &app, PMIX_UINT32);
+    run_info_array(dst, PMIX_PROC_DATA, arr, 2);
+}
+
+/* Per application: its number, size and first rank (PMIX_APP_INFO). */
+static void run_info_app(const ibex_run_pmix_t *s, pmix_info_t *dst, int a)
+{
+    pmix_info_t *arr;
+    uint32_t num = (uint32_t)a, size = 0;
+    pmix_rank_t leader = PMIX_RANK_INVALID;
+    for (int r = 0; r < s->nranks; r++) {
+        if (s->app_of[r] != a)
+            continue;
+        leader = size++ ? leader : (pmix_rank_t)r;
+    }
+    PMIX_INFO_CREATE(arr, 3);
+    PMIX_INFO_LOAD(&arr[0], PMIX_APPNUM, &num, PMIX_UINT32);
+    PMIX_INFO_LOAD(&arr[1], PMIX_APP_SIZE, &size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&arr[2], PMIX_APPLDR, &leader, PMIX_PROC_RANK);
+    run_info_array(dst, PMIX_APP_INFO, arr, 3);
+}
+
+/* The job-level facts: sizes, maps, this node's peers. */
+static void run_info_job(const ibex_run_pmix_t *s, const run_maps_t *maps, pmix_info_t *info)
+{
+    uint32_t n = (uint32_t)s->nranks, one = 1, napps = (uint32_t)s->napps;
+    PMIX_INFO_LOAD(&info[0], PMIX_NODE_MAP, maps->node_map, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[1], PMIX_PROC_MAP, maps->proc_map, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[2], PMIX_JOB_SIZE, &n, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[3], PMIX_UNIV_SIZE, &n, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[4], PMIX_LOCAL_SIZE, &n, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[5], PMIX_LOCAL_PEERS, maps->ranks, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[6], PMIX_JOB_NUM_APPS, &napps, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[7], PMIX_TMPDIR, s->tmpdir, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[8], PMIX_NUM_NODES, &one, PMIX_UINT32);
+}
+
+#define RUN_JOB_INFOS 9
+
 static ibex_status_t run_nspace_register(ibex_run_pmix_t *s)
 {
     run_maps_t maps;
     ibex_status_t st = run_maps_make(s->nranks, &maps);
     if (st != IBEX_OK)
         return st;
-    uint32_t n = (uint32_t)s->nranks, zero = 0, one = 1;
     pmix_info_t *info;
-    size_t ninfo = 9;
+    size_t ninfo = RUN_JOB_INFOS + (size_t)s->napps + (size_t)s->nranks;
     PMIX_INFO_CREATE(info, ninfo);
-    PMIX_INFO_LOAD(&info[0], PMIX_NODE_MAP, maps.node_map, PMIX_STRING);
-    PMIX_INFO_LOAD(&info[1], PMIX_PROC_MAP, maps.proc_map, PMIX_STRING);
-    PMIX_INFO_LOAD(&info[2], PMIX_JOB_SIZE, &n, PMIX_UINT32);
-    PMIX_INFO_LOAD(&info[3], PMIX_UNIV_SIZE, &n, PMIX_UINT32);
-    PMIX_INFO_LOAD(&info[4], PMIX_LOCAL_SIZE, &n, PMIX_UINT32);
-    PMIX_INFO_LOAD(&info[5], PMIX_LOCAL_PEERS, maps.ranks, PMIX_STRING);
-    PMIX_INFO_LOAD(&info[6], PMIX_APPNUM, &zero, PMIX_UINT32);
-    PMIX_INFO_LOAD(&info[7], PMIX_TMPDIR, s->tmpdir, PMIX_STRING);
-    PMIX_INFO_LOAD(&info[8], PMIX_NUM_NODES, &one, PMIX_UINT32);
+    run_info_job(s, &maps, info);
+    for (int a = 0; a < s->napps; a++)
+        run_info_app(s, &info[RUN_JOB_INFOS + a], a);
+    for (int r = 0; r < s->nranks; r++)
+        run_info_proc_data(s, &info[RUN_JOB_INFOS + s->napps + r], r);
     run_op_t *op = calloc(1, sizeof(*op));
     pmix_status_t rc =
         op ? PMIx_server_register_nspace(s->nspace, s->nranks, info, ninfo, run_op_done, op)
@@ -325,7 +386,22 @@ static ibex_status_t run_nspace_register(ibex_run_pmix_t *s)
     return IBEX_OK;
 }
 
-ibex_status_t ibex_run_pmix_init(int nranks, int wake_fd, ibex_run_pmix_t **srv_p)
+/* The application of each rank, and how many there are. */
+static ibex_status_t run_apps_copy(ibex_run_pmix_t *s, const int *app_of)
+{
+    s->app_of = calloc((size_t)s->nranks, sizeof(*s->app_of));
+    if (!s->app_of)
+        return IBEX_ERR_NO_MEMORY;
+    s->napps = 1;
+    for (int r = 0; app_of && r < s->nranks; r++) {
+        s->app_of[r] = app_of[r];
+        s->napps = app_of[r] + 1 > s->napps ? app_of[r] + 1 : s->napps;
+    }
+    return IBEX_OK;
+}
+
+ibex_status_t ibex_run_pmix_init(int nranks, const int *app_of, int wake_fd,
+                                 ibex_run_pmix_t **srv_p)
 {
     ibex_run_pmix_t *s = calloc(1, sizeof(*s));
     if (!s || !(s->ranks = calloc((size_t)nranks, sizeof(*s->ranks)))) {
@@ -333,6 +409,11 @@ ibex_status_t ibex_run_pmix_init(int nranks, int wake_fd, ibex_run_pmix_t **srv_
         return IBEX_ERR_NO_MEMORY;
     }
     s->nranks = nranks;
+    if (run_apps_copy(s, app_of) != IBEX_OK) {
+        free(s->ranks);
+        free(s);
+        return IBEX_ERR_NO_MEMORY;
+    }
     s->wake_fd = wake_fd;
     snprintf(s->nspace, sizeof(s->nspace), "ibexrun-%d", (int)getpid());
     pthread_mutex_init(&s->lock, NULL);
@@ -420,5 +501,6 @@ void ibex_run_pmix_fini(ibex_run_pmix_t *s, bool clean)
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->cond);
     free(s->ranks);
+    free(s->app_of);
     free(s);
 }
