@@ -78,5 +78,54 @@ bool ibex_run_host_is_local(const char *name);
  * places every rank. Returns -1 when the job can start, else the exit code after one message. */
 int ibex_run_hosts_plan(ibex_run_opts_t *o, ibex_run_plan_t *p);
 void ibex_run_hosts_plan_free(ibex_run_plan_t *p);
+/* Whether every rank of the plan runs on this host (no daemon needed). */
+bool ibex_run_plan_is_local(const ibex_run_plan_t *p);
+
+/* ---- multi-host jobs: the wire (run_wire.c), the head (run_head.c), the daemon
+ * (run_daemon.c) ---- */
+#include <stdint.h>
+
+enum {
+    IBEX_WIRE_HELLO = 1,  /* daemon -> head: node index, token */
+    IBEX_WIRE_JOB,        /* head -> daemon: the job (see run_head.c) */
+    IBEX_WIRE_FENCE_UP,   /* daemon -> head: this host's fence contribution */
+    IBEX_WIRE_FENCE_DOWN, /* head -> daemon: status, every host's contributions */
+    IBEX_WIRE_FAIL,       /* daemon -> head: the first failure here: code, message */
+    IBEX_WIRE_EXIT,       /* daemon -> head: every local rank is gone: code */
+    IBEX_WIRE_STOP,       /* head -> daemon: stop the ranks: code */
+};
+#define IBEX_WIRE_TOKEN_LEN 64 /* hex characters of the per-job token */
+
+typedef struct ibex_wire_buf {
+    char *data;
+    size_t len, cap, off;
+    bool bad; /* out of memory, or a payload that does not parse */
+} ibex_wire_buf_t;
+
+typedef struct ibex_wire_conn {
+    int fd;
+    char *rx;
+    size_t rlen, rcap;
+} ibex_wire_conn_t;
+
+void ibex_wire_put_u32(ibex_wire_buf_t *b, uint32_t v);
+void ibex_wire_put_bytes(ibex_wire_buf_t *b, const void *p, size_t n);
+void ibex_wire_put_raw(ibex_wire_buf_t *b, const void *p, size_t n); /* no length prefix */
+void ibex_wire_put_str(ibex_wire_buf_t *b, const char *s);
+uint32_t ibex_wire_get_u32(ibex_wire_buf_t *b);
+const char *ibex_wire_get_bytes(ibex_wire_buf_t *b, size_t *len_p);
+char *ibex_wire_get_str(ibex_wire_buf_t *b);
+void ibex_wire_buf_free(ibex_wire_buf_t *b);
+bool ibex_wire_send(int fd, uint32_t type, const ibex_wire_buf_t *b);
+bool ibex_wire_read(ibex_wire_conn_t *c);
+int ibex_wire_next(ibex_wire_conn_t *c, uint32_t *type_p, ibex_wire_buf_t *payload);
+void ibex_wire_conn_close(ibex_wire_conn_t *c);
+
+/* The head's side: starts one daemon per remote host of the plan, runs the local ranks, and
+ * supervises the whole job. Returns the exit code. */
+int ibex_run_head_main(const ibex_run_opts_t *opts, char (*paths)[4096],
+                       const ibex_run_plan_t *plan, char **env);
+/* ibexrun --daemon ADDR:PORT NODE: the daemon of one remote host (token on stdin). */
+int ibex_run_daemon_main(const char *addr, const char *node);
 
 #endif

@@ -5,10 +5,9 @@
  * here is a usage error (exit 2) with one message. Ranks are numbered application by
  * application (app 0's ranks first), whatever host they land on.
  *
- * Starting ranks on another host needs the per-host daemon, which does not exist yet: a plan
- * that puts a rank on a host that is not this one is refused, naming the host. Names of this
- * host: localhost, 127.0.0.1, ::1, its host name and its short host name; they all mean one
- * node, so "-H localhost:2,myname:2" gives 4 slots here.
+ * A plan with ranks on other hosts is run by the head (run_head.c) with one daemon per host.
+ * Names of this host: localhost, 127.0.0.1, ::1, its host name and its short host name; they all
+ * mean one node, so "-H localhost:2,myname:2" gives 4 slots here.
  */
 #include "ibexrun.h"
 
@@ -48,6 +47,23 @@ static char *hosts_read_file(const char *path)
     return text;
 }
 
+/* No host given inside a Slurm allocation: its nodes and slots (the resource manager's
+ * environment, not tunables), as mpirun does there. */
+static ibex_status_t hosts_slurm(ibex_run_hostfile_t *hf)
+{
+    const char *job = getenv("SLURM_JOB_ID"), *nodes = getenv("SLURM_JOB_NODELIST");
+    char err[512];
+    if (!job || !nodes || !*nodes)
+        return IBEX_OK;
+    if (ibex_run_hostlist_slurm(nodes, getenv("SLURM_TASKS_PER_NODE"), hf, err, sizeof(err)) !=
+        IBEX_OK) {
+        ibex_run_say("the Slurm allocation: %s", err);
+        ibex_run_hostfile_free(hf);
+        return IBEX_ERR_INVALID;
+    }
+    return IBEX_OK;
+}
+
 /* The host file, then every -H list, into one host table (a host named again adds slots). */
 static ibex_status_t hosts_gather(const ibex_run_opts_t *o, ibex_run_hostfile_t *hf)
 {
@@ -71,7 +87,7 @@ static ibex_status_t hosts_gather(const ibex_run_opts_t *o, ibex_run_hostfile_t 
             return IBEX_ERR_INVALID;
         }
     }
-    return IBEX_OK;
+    return hf->nhosts ? IBEX_OK : hosts_slurm(hf);
 }
 
 /* No host given: this host, with room for every rank (one node always allows oversubscribing). */
@@ -108,19 +124,12 @@ static int hosts_count_ranks(ibex_run_opts_t *o, const ibex_run_hostfile_t *hf, 
     return (int)total;
 }
 
-/* Refuses a rank on a host that is not this one (no per-host daemon yet). */
-static ibex_status_t hosts_check_local(const ibex_run_plan_t *p)
+bool ibex_run_plan_is_local(const ibex_run_plan_t *p)
 {
-    for (int r = 0; r < p->nranks; r++) {
-        const char *name = p->hosts.hosts[p->host_of[r]].name;
-        if (ibex_run_host_is_local(name))
-            continue;
-        ibex_run_say("rank %d would run on host '%s', which is not this node: starting ranks "
-                     "on other hosts (the per-host daemon) is not supported yet",
-                     r, name);
-        return IBEX_ERR_UNSUPPORTED;
-    }
-    return IBEX_OK;
+    for (int r = 0; r < p->nranks; r++)
+        if (!ibex_run_host_is_local(p->hosts.hosts[p->host_of[r]].name))
+            return false;
+    return true;
 }
 
 static ibex_status_t hosts_place(ibex_run_opts_t *o, ibex_run_plan_t *p, bool given)
@@ -140,7 +149,7 @@ static ibex_status_t hosts_place(ibex_run_opts_t *o, ibex_run_plan_t *p, bool gi
         ibex_run_say("%s", err);
         return IBEX_ERR_INVALID;
     }
-    return hosts_check_local(p);
+    return IBEX_OK;
 }
 
 int ibex_run_hosts_plan(ibex_run_opts_t *o, ibex_run_plan_t *p)

@@ -185,6 +185,28 @@ static int run_setup(const ibex_run_opts_t *opts, char (*paths)[PATH_MAX],
     return -1;
 }
 
+/* A plan with ranks on other hosts: the head (run_head.c). */
+static int run_head(const ibex_run_opts_t *opts, char (*paths)[PATH_MAX],
+                    const ibex_run_plan_t *plan)
+{
+    char **env = NULL;
+    ibex_status_t st = run_env_build(opts, &env);
+    if (st != IBEX_OK)
+        return st == IBEX_ERR_NO_DEVICE ? IBEX_RUN_EXIT_USAGE : IBEX_RUN_EXIT_INTERNAL;
+    int code = ibex_run_head_main(opts, paths, plan, env);
+    ibex_run_env_free(env);
+    return code;
+}
+
+static int run_daemon(const char *addr, const char *node)
+{
+    run_env_scrub();
+    int code = ibex_run_daemon_main(addr, node);
+    fflush(stdout);
+    fflush(stderr);
+    _exit(code); /* the PMIx thread may still run (run_pmix.c) */
+}
+
 static volatile sig_atomic_t run_final_code;
 
 static void run_on_alarm(int sig)
@@ -204,7 +226,19 @@ int main(int argc, char **argv)
      * check the rest of the environment they inherit. */
     ibex_config_load_own();
     run_raise_fd_limit();
+    if (argc == 4 && strcmp(argv[1], "--daemon") == 0) /* started by a head's launch agent */
+        return run_daemon(argv[2], argv[3]);
     int code = run_parse(&opts, paths, &plan, argc, argv);
+    if (code < 0 && !ibex_run_plan_is_local(&plan)) {
+        run_env_scrub();
+        ibex_run_io_setup(opts.tag_output);
+        code = run_head(&opts, paths, &plan);
+        ibex_run_opts_free(&opts);
+        ibex_run_hosts_plan_free(&plan);
+        fflush(stdout);
+        fflush(stderr);
+        _exit(code); /* the PMIx thread may still run (run_pmix.c) */
+    }
     if (code < 0) {
         run_env_scrub();
         ibex_run_io_setup(opts.tag_output);

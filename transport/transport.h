@@ -149,6 +149,9 @@ enum {
     /* Reaches only this process (a loopback queue): the progress loop polls it only while this
      * process has sent itself something. */
     IBEX_TL_COMP_LOOPBACK = 1u << 0,
+    /* Reaches only processes of this node (shared memory): the engine counts endpoints to
+     * other nodes over it (ibex_eps_offnode_cpu_copy), which must never happen. */
+    IBEX_TL_COMP_NODE_LOCAL = 1u << 1,
 };
 
 typedef struct ibex_tl_component {

@@ -205,3 +205,103 @@ ibex_status_t ibex_run_hostlist_parse(const char *list, ibex_run_hostfile_t *hf,
         p += n + 1;
     }
 }
+
+/* ---- a Slurm allocation: SLURM_JOB_NODELIST "n[1-3,5],gpu07", SLURM_TASKS_PER_NODE "2(x3),1" ----
+ */
+
+/* Adds prefix + each number of "1-3,05" + suffix; widths kept ("05" -> 2 digits). */
+static ibex_status_t sl_ranges(ibex_run_hostfile_t *hf, const char *pre, size_t plen,
+                               const char *ranges, const char *suf, char *err, size_t len)
+{
+    for (const char *p = ranges; *p;) {
+        char *end;
+        long a = strtol(p, &end, 10), b = a;
+        int width = (int)(end - p);
+        if (end == p || a < 0)
+            break;
+        if (*end == '-')
+            b = strtol(end + 1, &end, 10);
+        if (b < a || b - a > HOSTFILE_MAX_HOSTS)
+            break;
+        for (long v = a; v <= b; v++) {
+            ibex_run_host_t h = {.slots = 1};
+            snprintf(h.name, sizeof(h.name), "%.*s%0*ld%s", (int)plen, pre, width, v, suf);
+            if (hf_add(hf, &h, "SLURM_JOB_NODELIST", 0, err, len) != IBEX_OK)
+                return IBEX_ERR_INVALID;
+        }
+        p = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',')
+            break;
+        if (!*end)
+            return IBEX_OK;
+    }
+    snprintf(err, len, "SLURM_JOB_NODELIST: cannot read the ranges '%.64s'", ranges);
+    return IBEX_ERR_INVALID;
+}
+
+/* One item of the node list: "name" or "prefix[ranges]suffix". */
+static ibex_status_t sl_item(ibex_run_hostfile_t *hf, const char *item, char *err, size_t len)
+{
+    const char *open = strchr(item, '['), *close = open ? strchr(open, ']') : NULL;
+    if (!open) {
+        ibex_run_host_t h = {.slots = 1};
+        snprintf(h.name, sizeof(h.name), "%s", item);
+        return hf_add(hf, &h, "SLURM_JOB_NODELIST", 0, err, len);
+    }
+    if (!close) {
+        snprintf(err, len, "SLURM_JOB_NODELIST: no ']' in '%.64s'", item);
+        return IBEX_ERR_INVALID;
+    }
+    char ranges[256];
+    snprintf(ranges, sizeof(ranges), "%.*s", (int)(close - open - 1), open + 1);
+    return sl_ranges(hf, item, (size_t)(open - item), ranges, close + 1, err, len);
+}
+
+/* Slots from "2(x3),1": each count, repeated. */
+static ibex_status_t sl_tasks(ibex_run_hostfile_t *hf, const char *tasks, char *err, size_t len)
+{
+    int h = 0;
+    for (const char *p = tasks; *p && h < hf->nhosts;) {
+        char *end;
+        long n = strtol(p, &end, 10), rep = 1;
+        if (end == p || n < 1)
+            break;
+        if (strncmp(end, "(x", 2) == 0) {
+            rep = strtol(end + 2, &end, 10);
+            end += *end == ')';
+        }
+        for (long k = 0; k < rep && h < hf->nhosts; k++)
+            hf->hosts[h++].slots = (int)n;
+        p = *end == ',' ? end + 1 : end;
+    }
+    if (h != hf->nhosts) {
+        snprintf(err, len, "SLURM_TASKS_PER_NODE: '%.64s' does not give %d hosts their slots",
+                 tasks, hf->nhosts);
+        return IBEX_ERR_INVALID;
+    }
+    return IBEX_OK;
+}
+
+ibex_status_t ibex_run_hostlist_slurm(const char *nodelist, const char *tasks,
+                                      ibex_run_hostfile_t *hf, char *err, size_t errlen)
+{
+    char *copy = strdup(nodelist);
+    ibex_status_t st = copy ? IBEX_OK : IBEX_ERR_NO_MEMORY;
+    /* items are separated by commas outside brackets */
+    for (char *p = copy; st == IBEX_OK && p && *p;) {
+        char *q = p;
+        int depth = 0;
+        while (*q && (depth || *q != ',')) {
+            depth += *q == '[' ? 1 : *q == ']' ? -1 : 0;
+            q++;
+        }
+        char *next = *q ? q + 1 : NULL;
+        *q = '\0';
+        st = sl_item(hf, p, err, errlen);
+        p = next;
+    }
+    free(copy);
+    if (st == IBEX_OK && tasks && *tasks)
+        st = sl_tasks(hf, tasks, err, errlen);
+    return st;
+}

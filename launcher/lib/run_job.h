@@ -27,8 +27,9 @@ struct ibex_run_job {
     int wake[2];
     int nreaped;
     int exit_code;
-    bool failed; /* the one message has been printed */
-    bool held;   /* a failure waits to see whether a rank dies by a signal */
+    bool failed;     /* the one message has been printed */
+    bool quiet_fail; /* ibex_run_job_stop without a message: print nothing */
+    bool held;       /* a failure waits to see whether a rank dies by a signal */
     int held_code;
     char held_msg[768];
     long long held_until_ms;
@@ -38,6 +39,8 @@ struct ibex_run_job {
 };
 
 long long ibex_run_now_ms(void);
+/* The job-wide number of local rank i (i itself on one node). */
+int ibex_run_job_grank(const ibex_run_job_t *job, int i);
 
 /* run_supervise.c */
 /* The first failure: one message, the exit code, then every other rank gets stop_sig. */

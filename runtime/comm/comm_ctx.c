@@ -113,6 +113,12 @@ ibex_status_t ibex_comm_ctx_mask(ibex_comm_t *comm, uint64_t *mask)
     if (st != IBEX_OK)
         ibex_error(CORE, "context id agreement over communicator of %d ranks failed: %s",
                    comm->size, ibex_status_str(st));
+    /* The allreduce itself may have made communicators (the first hierarchical collective
+     * over real nodes builds the node and leader communicators inside it), taking ids after
+     * our snapshot. It did so collectively over comm, so every rank took the same ids: dropping
+     * them here keeps the agreed mask the same everywhere. */
+    for (int w = 0; w < IBEX_CTX_WORDS; w++)
+        mask[w] &= ctx_free[w];
     return st;
 }
 

@@ -55,6 +55,16 @@ static unsigned long long read_rndv_split(void)
     return ibex_engine_stats.rndv_split;
 }
 
+static unsigned long long read_eps_offnode(void)
+{
+    return ibex_engine_stats.eps_offnode;
+}
+
+static unsigned long long read_eps_offnode_cpu(void)
+{
+    return ibex_engine_stats.eps_offnode_cpu_copy;
+}
+
 static unsigned long long read_requests(void)
 {
     return ibex_req_active_count > 0 ? (unsigned long long)ibex_req_active_count : 0;
@@ -76,6 +86,12 @@ static const ibex_pvar_desc_t pvars[] = {
      "rendezvous sends started with the SPLIT scheme (both sides copy half)"},
     {"ibex_requests_active", IBEX_PVAR_LEVEL, read_requests,
      "requests started and not yet completed (the program's and internal ones)"},
+    /* hosts area */
+    {"ibex_eps_offnode", IBEX_PVAR_COUNTER, read_eps_offnode,
+     "endpoints connected to ranks on other nodes (node ids from the launcher, PMIx)"},
+    {"ibex_eps_offnode_cpu_copy", IBEX_PVAR_COUNTER, read_eps_offnode_cpu,
+     "of those, endpoints over a transport that moves data by CPU copies (shared memory): a "
+     "correct job has none"},
 };
 
 const ibex_pvar_desc_t *ibex_engine_pvar(int i)

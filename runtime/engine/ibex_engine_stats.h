@@ -14,6 +14,9 @@
 typedef struct ibex_engine_stats {
     size_t unexpected_hwm; /* most bytes of unexpected eager data buffered at once */
     unsigned long long rndv_read, rndv_write, rndv_split; /* rendezvous sends started */
+    /* hosts area: endpoints connected to peers on another node (node ids from PMIx), and those
+     * of them over a transport whose data moves by CPU copies (shared memory): must stay 0 */
+    unsigned long long eps_offnode, eps_offnode_cpu_copy;
 } ibex_engine_stats_t;
 
 extern ibex_engine_stats_t ibex_engine_stats;

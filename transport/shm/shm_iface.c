@@ -218,6 +218,7 @@ static void shm_info(void *out_file)
 /* After self, before any network: every peer on this node. */
 static ibex_tl_component_t shm_component = {
     .name = "shm",
+    .flags = IBEX_TL_COMP_NODE_LOCAL,
     .priority = 20,
     .ops =
         {

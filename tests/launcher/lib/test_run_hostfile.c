@@ -89,12 +89,39 @@ static void test_host_lists(void **state)
     }
 }
 
+/* Slurm allocations: bracketed ranges with padding, several items, tasks per node. */
+static void test_slurm_lists(void **state)
+{
+    ibex_run_hostfile_t hf = {0};
+    assert_int_equal(ibex_run_hostlist_slurm("n[1-3,5],gpu[07-08]x,login", "2(x3),1,4(x2),3", &hf,
+                                             err, sizeof(err)),
+                     IBEX_OK);
+    const char *want[] = {"n1", "n2", "n3", "n5", "gpu07x", "gpu08x", "login"};
+    const int slots[] = {2, 2, 2, 1, 4, 4, 3};
+    assert_int_equal(hf.nhosts, 7);
+    for (int i = 0; i < 7; i++) {
+        assert_string_equal(hf.hosts[i].name, want[i]);
+        assert_int_equal(hf.hosts[i].slots, slots[i]);
+    }
+    ibex_run_hostfile_free(&hf);
+    assert_int_equal(ibex_run_hostlist_slurm("n[1-2]", "2(x3)", &hf, err, sizeof(err)), IBEX_OK);
+    ibex_run_hostfile_free(&hf);
+    assert_int_equal(ibex_run_hostlist_slurm("n[1-3]", "2", &hf, err, sizeof(err)),
+                     IBEX_ERR_INVALID);
+    assert_non_null(strstr(err, "SLURM_TASKS_PER_NODE"));
+    ibex_run_hostfile_free(&hf);
+    assert_int_equal(ibex_run_hostlist_slurm("n[1-", NULL, &hf, err, sizeof(err)),
+                     IBEX_ERR_INVALID);
+    ibex_run_hostfile_free(&hf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_good_file),
         cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_host_lists),
+        cmocka_unit_test(test_slurm_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
