@@ -59,6 +59,20 @@ static bool daemon_read_token(char *tok)
     return true;
 }
 
+/* The connection leaves from this host's own address (its host name's first IPv4 address),
+ * so that the head sees which host connects; simulated hosts each have a loopback address of
+ * their own (127.0.0.2, ...). Where that address is not ours, the kernel's choice stays. */
+static void daemon_bind_own(int fd)
+{
+    char me[256] = "";
+    struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *res = NULL;
+    if (gethostname(me, sizeof(me) - 1) != 0 || getaddrinfo(me, NULL, &hints, &res) != 0)
+        return;
+    if (bind(fd, res->ai_addr, res->ai_addrlen) != 0)
+        ibex_debug(LAUNCH, "not binding to %s's address: %m", me);
+    freeaddrinfo(res);
+}
+
 static int daemon_connect(const char *addr)
 {
     char host[128];
@@ -70,6 +84,8 @@ static int daemon_connect(const char *addr)
     if (getaddrinfo(host, colon + 1, &hints, &res) != 0)
         return -1;
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0)
+        daemon_bind_own(fd);
     if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen) != 0) {
         ibex_run_say("cannot connect to the head at %s: %s", addr, strerror(errno));
         close(fd);

@@ -456,6 +456,12 @@ static void head_hello(head_t *h, ibex_wire_conn_t *c, ibex_wire_buf_t *b)
         return;
     }
     head_node_t *nd = &h->nodes[node];
+    struct sockaddr_in from;
+    socklen_t flen = sizeof(from);
+    char ip[64] = "?";
+    if (getpeername(c->fd, (struct sockaddr *)&from, &flen) == 0)
+        inet_ntop(AF_INET, &from.sin_addr, ip, sizeof(ip));
+    ibex_debug(LAUNCH, "host %s: daemon connected from %s", nd->name, ip);
     ibex_wire_buf_t job = {0};
     head_put_job(h, (int)node, &job);
     nd->conn = *c;

@@ -42,8 +42,15 @@ check_hosts() { # WHAT NHOSTS "N1 N2 ..."
 }
 
 P=$B/tests/launcher/progs
-hrun 120 -H s1:2,s2:2,s3:2 "$P/mpi_hosts" "$MARK"
+export IBEX_LOG=debug # the head's debug lines name where each daemon connected from
+hrun 120 -x IBEX_LOG=warn -H s1:2,s2:2,s3:2 "$P/mpi_hosts" "$MARK"
+unset IBEX_LOG
 check_hosts "6 ranks on 3 hosts: p2p, collectives, one-sided" 3 "2 2 2"
+# each daemon connected from its host's own loopback address (simhosts.sh gives s1 127.0.0.2 ...)
+for k in 1 2 3; do
+    printf '%s\n' "$ERR" | grep -q "host s$k: daemon connected from 127.0.0.$((k + 1))" ||
+        fail "the daemon of s$k did not connect from 127.0.0.$((k + 1)): $(printf '%s\n' "$ERR" | grep 'connected from')"
+done
 hrun 120 -H localhost:1,s1:2,s2:1 --map-by node "$P/mpi_hosts" "$MARK"
 check_hosts "the head's host too, --map-by node" 3 "1 2 1"
 

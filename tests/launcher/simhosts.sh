@@ -13,12 +13,18 @@ SIM_FABRIC=$(mktemp -d /run/ibexfab.XXXXXX)
 chmod 700 "$SIM_FABRIC"
 SIM_HOSTS=""
 
+# Each host also gets a loopback address of its own (127.0.0.2, 127.0.0.3, ... in the order
+# made), through a private /etc/hosts naming it: its daemon connects from there.
+SIM_NEXT_IP=2
 sim_up() {
     for h in "$@"; do
+        { cat /etc/hosts; echo "127.0.0.$SIM_NEXT_IP $h"; } >"$SIMHOST_DIR/$h.hosts"
+        SIM_NEXT_IP=$((SIM_NEXT_IP + 1))
         unshare --mount --uts --propagation private -- sh -c '
             mount -t tmpfs -o mode=1777 none /tmp && mount -t tmpfs -o mode=1777 none /dev/shm &&
+            mount --bind "$3" /etc/hosts &&
             hostname "$1" && echo $$ >"$2.tmp" && mv "$2.tmp" "$2" && exec sleep 100000' \
-            sim "$h" "$SIMHOST_DIR/$h.pid" &
+            sim "$h" "$SIMHOST_DIR/$h.pid" "$SIMHOST_DIR/$h.hosts" &
         SIM_HOSTS="$SIM_HOSTS $h"
     done
     for h in "$@"; do
@@ -31,7 +37,7 @@ sim_up() {
 sim_down() {
     for h in $SIM_HOSTS; do
         [ -s "$SIMHOST_DIR/$h.pid" ] && kill "$(cat "$SIMHOST_DIR/$h.pid")" 2>/dev/null
-        rm -f "$SIMHOST_DIR/$h.pid"
+        rm -f "$SIMHOST_DIR/$h.pid" "$SIMHOST_DIR/$h.hosts"
     done
     SIM_HOSTS=""
     rm -rf "$SIM_FABRIC" "$SIMHOST_DIR"
