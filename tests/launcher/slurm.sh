@@ -26,7 +26,10 @@ slurm_down() {
     for p in $PIDS; do kill "$p" 2>/dev/null; done
     sleep 0.5
     for p in $PIDS; do kill -KILL "$p" 2>/dev/null; done
-    [ -f "$D/munged.pid" ] && kill "$(cat "$D/munged.pid")" 2>/dev/null
+    if [ -f "$D/munged.pid" ]; then
+        m=$(cat "$D/munged.pid"); kill "$m" 2>/dev/null
+        n=0; while kill -0 "$m" 2>/dev/null && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+    fi
     rm -rf "$D" "$FAB"
 }
 trap 'slurm_down; pkill -KILL -f -- "$MARK" 2>/dev/null; rm -rf "$WORK"' EXIT
