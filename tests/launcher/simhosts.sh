@@ -23,7 +23,7 @@ sim_up() {
         unshare --mount --uts --propagation private -- sh -c '
             mount -t tmpfs -o mode=1777 none /tmp && mount -t tmpfs -o mode=1777 none /dev/shm &&
             mount --bind "$3" /etc/hosts &&
-            hostname "$1" && echo $$ >"$2.tmp" && mv "$2.tmp" "$2" && exec sleep 100000' \
+            hostname "$1" && echo $$ >"$2.tmp" && mv "$2.tmp" "$2" && exec sleep 1800' \
             sim "$h" "$SIMHOST_DIR/$h.pid" "$SIMHOST_DIR/$h.hosts" &
         SIM_HOSTS="$SIM_HOSTS $h"
     done
@@ -56,4 +56,6 @@ sim_leftovers() {
     done
     [ -z "$(ls -A "$SIM_FABRIC")" ] || { fail "$1: left in the fabric: $(ls -A "$SIM_FABRIC")"; rm -rf "${SIM_FABRIC:?}"/*; }
 }
+# A host lives at most 30 min (sleep 1800) even if this shell is killed without its traps.
 trap 'sim_down; pkill -KILL -f -- "$MARK" 2>/dev/null; rm -rf "$WORK"' EXIT
+trap 'exit 1' INT TERM HUP
