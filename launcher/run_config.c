@@ -9,9 +9,13 @@
 #include "ibex_config.h"
 
 int ibex_run_abort_grace_ms;
+int ibex_run_daemon_timeout_ms;
 
 static const ibex_cfg_entry_t launcher_table[] = {
     {"ABORT_GRACE_MS", IBEX_CFG_INT, "1000", NULL, &ibex_run_abort_grace_ms,
      "ibexrun: milliseconds between SIGTERM and SIGKILL when stopping ranks"},
+    /* hosts area */
+    {"DAEMON_TIMEOUT_MS", IBEX_CFG_INT, "30000", NULL, &ibex_run_daemon_timeout_ms,
+     "ibexrun: milliseconds a remote host's daemon has to connect back and authenticate"},
 };
 IBEX_CFG_MODULE(launcher, "launcher", IBEX_CFG_LAYER_LAUNCHER, launcher_table);

@@ -3,6 +3,7 @@
 #ifndef IBEX_RUN_CONFIG_H
 #define IBEX_RUN_CONFIG_H
 
-extern int ibex_run_abort_grace_ms; /* SIGTERM -> SIGKILL grace when stopping ranks */
+extern int ibex_run_abort_grace_ms;    /* SIGTERM -> SIGKILL grace when stopping ranks */
+extern int ibex_run_daemon_timeout_ms; /* a remote daemon must connect back within this */
 
 #endif

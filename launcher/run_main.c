@@ -121,72 +121,23 @@ static void run_raise_fd_limit(void)
     }
 }
 
-/* ---- host file ---- */
-
-static bool run_host_is_local(const char *h)
+/* Each application's program, found like execvp: paths[a], PATH_MAX each. */
+static int run_resolve_apps(const ibex_run_opts_t *opts, char (*paths)[PATH_MAX])
 {
-    char me[256] = "";
-    gethostname(me, sizeof(me) - 1);
-    size_t short_len = strcspn(me, ".");
-    return strcmp(h, "localhost") == 0 || strcmp(h, "127.0.0.1") == 0 || strcmp(h, "::1") == 0 ||
-           strcmp(h, me) == 0 || (strlen(h) == short_len && strncmp(h, me, short_len) == 0);
-}
-
-/* The whole file as a string (host files are small: 1 MiB at most). */
-static char *run_read_file(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        ibex_run_say("--hostfile: cannot read %s: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 20;
-    char *text = malloc(cap + 1);
-    size_t n = text ? fread(text, 1, cap, f) : 0;
-    bool too_big = text && n == cap && fgetc(f) != EOF;
-    fclose(f);
-    if (!text || too_big) {
-        ibex_run_say("--hostfile: %s is too large", path);
-        free(text);
-        return NULL;
-    }
-    text[n] = '\0';
-    return text;
-}
-
-/* Accepts a host file that names only this node; its slots give -n when -n is absent. */
-static int run_hostfile_apply(ibex_run_opts_t *opts)
-{
-    char err[512], *text = opts->hostfile ? run_read_file(opts->hostfile) : NULL;
-    ibex_run_hostfile_t hf;
-    if (!opts->hostfile)
-        return -1;
-    if (!text)
-        return IBEX_RUN_EXIT_USAGE;
-    ibex_status_t st = ibex_run_hostfile_parse(text, opts->hostfile, &hf, err, sizeof(err));
-    free(text);
-    if (st != IBEX_OK) {
-        ibex_run_say("--hostfile: %s", err);
-        return IBEX_RUN_EXIT_USAGE;
-    }
-    int slots = 0, code = -1;
-    for (int i = 0; i < hf.nhosts && code < 0; i++) {
-        slots += hf.hosts[i].slots;
-        if (!run_host_is_local(hf.hosts[i].name)) {
-            ibex_run_say("--hostfile: host '%s' is not this node: starting ranks on other hosts is "
-                         "not supported yet",
-                         hf.hosts[i].name);
-            code = IBEX_RUN_EXIT_USAGE;
+    char err[512];
+    for (int a = 0; a < opts->napps; a++) {
+        if (ibex_run_proc_resolve(opts->apps[a].argv[0], paths[a], PATH_MAX, err, sizeof(err)) !=
+            IBEX_OK) {
+            ibex_run_say("%s", err);
+            return IBEX_RUN_EXIT_USAGE;
         }
     }
-    if (code < 0 && !opts->nranks_set)
-        opts->nranks = slots < IBEX_RUN_MAX_RANKS ? slots : IBEX_RUN_MAX_RANKS;
-    ibex_run_hostfile_free(&hf);
-    return code;
+    return -1;
 }
 
-/* Options, program lookup: every problem here is a usage error (exit 2). */
-static int run_parse(ibex_run_opts_t *opts, char *path, size_t len, int argc, char **argv)
+/* Options, program lookup, the host plan: every problem here is a usage error (exit 2). */
+static int run_parse(ibex_run_opts_t *opts, char (*paths)[PATH_MAX], ibex_run_plan_t *plan,
+                     int argc, char **argv)
 {
     char err[512];
     if (ibex_run_opts_parse(argc, argv, opts, err, sizeof(err)) != IBEX_OK) {
@@ -202,21 +153,25 @@ static int run_parse(ibex_run_opts_t *opts, char *path, size_t len, int argc, ch
         printf("ibexrun (Ibex) %s\nPMIx %s\n", PACKAGE_VERSION, PMIx_Get_version());
         return 0;
     }
-    if (ibex_run_proc_resolve(opts->prog_argv[0], path, len, err, sizeof(err)) != IBEX_OK) {
-        ibex_run_say("%s", err);
-        return IBEX_RUN_EXIT_USAGE;
-    }
-    return run_hostfile_apply(opts);
+    int code = run_resolve_apps(opts, paths);
+    return code < 0 ? ibex_run_hosts_plan(opts, plan) : code;
 }
 
 /* The job from the options: every problem here is the launcher's own (exit 125), but a
  * missing --softib library (exit 2). */
-static int run_setup(const ibex_run_opts_t *opts, const char *path, ibex_run_job_t **job_p)
+static int run_setup(const ibex_run_opts_t *opts, char (*paths)[PATH_MAX],
+                     const ibex_run_plan_t *plan, ibex_run_job_t **job_p)
 {
+    ibex_run_job_app_t apps[IBEX_RUN_MAX_APPS];
+    for (int a = 0; a < opts->napps; a++)
+        apps[a] = (ibex_run_job_app_t){
+            .path = paths[a], .argv = opts->apps[a].argv, .nranks = opts->apps[a].nranks};
     ibex_run_job_params_t p = {
-        .nranks = opts->nranks,
-        .path = path,
+        .nranks = plan->nranks,
+        .path = paths[0],
         .argv = opts->prog_argv,
+        .napps = opts->napps,
+        .apps = apps,
         .bind = opts->bind,
         .report_bindings = opts->report_bindings,
         .timeout_s = opts->timeout_s,
@@ -231,6 +186,28 @@ static int run_setup(const ibex_run_opts_t *opts, const char *path, ibex_run_job
     return -1;
 }
 
+/* A plan with ranks on other hosts: the head (run_head.c). */
+static int run_head(const ibex_run_opts_t *opts, char (*paths)[PATH_MAX],
+                    const ibex_run_plan_t *plan)
+{
+    char **env = NULL;
+    ibex_status_t st = run_env_build(opts, &env);
+    if (st != IBEX_OK)
+        return st == IBEX_ERR_NO_DEVICE ? IBEX_RUN_EXIT_USAGE : IBEX_RUN_EXIT_INTERNAL;
+    int code = ibex_run_head_main(opts, paths, plan, env);
+    ibex_run_env_free(env);
+    return code;
+}
+
+static int run_daemon(const char *addr, const char *node)
+{
+    run_env_scrub();
+    int code = ibex_run_daemon_main(addr, node);
+    fflush(stdout);
+    fflush(stderr);
+    _exit(code); /* the PMIx thread may still run (run_pmix.c) */
+}
+
 static volatile sig_atomic_t run_final_code;
 
 static void run_on_alarm(int sig)
@@ -241,19 +218,32 @@ static void run_on_alarm(int sig)
 int main(int argc, char **argv)
 {
     ibex_run_opts_t opts = {0};
+    ibex_run_plan_t plan = {0};
     ibex_run_job_t *job = NULL;
-    char path[PATH_MAX];
+    static char paths[IBEX_RUN_MAX_APPS][PATH_MAX];
     ibex_log_set_identity("ibexrun");
     ibex_run_say_set_name("ibexrun");
     /* A bad IBEX_ value is reported and its default kept. Only ibexrun's own tables: the ranks
      * check the rest of the environment they inherit. */
     ibex_config_load_own();
     run_raise_fd_limit();
-    int code = run_parse(&opts, path, sizeof(path), argc, argv);
+    if (argc == 4 && strcmp(argv[1], "--daemon") == 0) /* started by a head's launch agent */
+        return run_daemon(argv[2], argv[3]);
+    int code = run_parse(&opts, paths, &plan, argc, argv);
+    if (code < 0 && !ibex_run_plan_is_local(&plan)) {
+        run_env_scrub();
+        ibex_run_io_setup(opts.tag_output);
+        code = run_head(&opts, paths, &plan);
+        ibex_run_opts_free(&opts);
+        ibex_run_hosts_plan_free(&plan);
+        fflush(stdout);
+        fflush(stderr);
+        _exit(code); /* the PMIx thread may still run (run_pmix.c) */
+    }
     if (code < 0) {
         run_env_scrub();
         ibex_run_io_setup(opts.tag_output);
-        code = run_setup(&opts, path, &job);
+        code = run_setup(&opts, paths, &plan, &job);
     }
     if (code < 0)
         code = ibex_run_job_run(job);
@@ -263,6 +253,7 @@ int main(int argc, char **argv)
     alarm(10); /* PMIx_server_finalize must not hang a successful job (run_pmix.c) */
     ibex_run_job_destroy(job, clean);
     ibex_run_opts_free(&opts);
+    ibex_run_hosts_plan_free(&plan);
     if (!clean) { /* the PMIx thread may still run: no exit-time destructors (run_pmix.c) */
         fflush(stdout);
         fflush(stderr);

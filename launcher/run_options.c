@@ -53,8 +53,9 @@ static bool parse_int_range(const char *val, int min, int max, int *out)
 
 static ibex_status_t opt_nranks(ibex_run_opts_t *o, const char *val, char *err, size_t len)
 {
-    o->nranks_set = true;
-    if (!parse_int_range(val, 1, IBEX_RUN_MAX_RANKS, &o->nranks))
+    ibex_run_app_t *app = &o->apps[o->napps]; /* -n belongs to the application being read */
+    app->nranks_set = true;
+    if (!parse_int_range(val, 1, IBEX_RUN_MAX_RANKS, &app->nranks))
         return opt_error(err, len,
                          "-n: the number of ranks must be an integer from 1 to %d, not '%s'",
                          IBEX_RUN_MAX_RANKS, val);
@@ -71,14 +72,6 @@ static ibex_status_t opt_bind(ibex_run_opts_t *o, const char *val, char *err, si
         return opt_error(err, len, "--bind-to: unsupported value '%s' (expected core or none)",
                          val);
     return IBEX_OK;
-}
-
-static ibex_status_t opt_map(ibex_run_opts_t *o, const char *val, char *err, size_t len)
-{
-    /* Open MPI spells oversubscription as a modifier; one node always allows it. */
-    if (strcasecmp(val, "core") == 0 || strcasecmp(val, "core:oversubscribe") == 0)
-        return IBEX_OK;
-    return opt_error(err, len, "--map-by: unsupported value '%s' (expected core)", val);
 }
 
 static ibex_status_t opt_timeout(ibex_run_opts_t *o, const char *val, char *err, size_t len)
@@ -126,11 +119,52 @@ static ibex_status_t opt_hostfile(ibex_run_opts_t *o, const char *val, char *err
     return IBEX_OK;
 }
 
+/* ---- hosts, mapping, MPMD (the hosts area's block) ---- */
+
+static ibex_status_t opt_map(ibex_run_opts_t *o, const char *val, char *err, size_t len)
+{
+    static const char *const names[] = {"slot", "node", "core"};
+    static const ibex_run_mapby_t by[] = {IBEX_RUN_MAP_SLOT, IBEX_RUN_MAP_NODE, IBEX_RUN_MAP_CORE};
+    size_t n = strcspn(val, ":"), i = 0;
+    while (i < 3 && (strlen(names[i]) != n || strncasecmp(val, names[i], n) != 0))
+        i++;
+    if (i == 3)
+        return opt_error(err, len, "--map-by: unsupported value '%s' (expected slot, node or core)",
+                         val);
+    /* Open MPI spells oversubscription as a modifier: "node:OVERSUBSCRIBE". */
+    if (val[n] == ':' && strcasecmp(val + n + 1, "oversubscribe") != 0)
+        return opt_error(err, len, "--map-by: unsupported modifier '%s' (expected OVERSUBSCRIBE)",
+                         val + n + 1);
+    o->map_by = by[i];
+    o->oversubscribe = o->oversubscribe || val[n] == ':';
+    return IBEX_OK;
+}
+
 static ibex_status_t opt_hostlist(ibex_run_opts_t *o, const char *val, char *err, size_t len)
 {
-    return opt_error(err, len,
-                     "host lists (-H, --host) are not supported yet: ibexrun starts "
-                     "every rank on this node");
+    const char **grown = realloc(o->hostlists, (size_t)(o->nhostlists + 1) * sizeof(*grown));
+    if (!grown)
+        return opt_error(err, len, "out of memory");
+    o->hostlists = grown;
+    o->hostlists[o->nhostlists++] = val; /* parsed by run_main.c with the host file */
+    return IBEX_OK;
+}
+
+static ibex_status_t opt_npernode(ibex_run_opts_t *o, const char *val, char *err, size_t len)
+{
+    if (!parse_int_range(val, 1, IBEX_RUN_MAX_RANKS, &o->npernode))
+        return opt_error(err, len,
+                         "--npernode: the ranks per host must be an integer from 1 to %d, not '%s'",
+                         IBEX_RUN_MAX_RANKS, val);
+    return IBEX_OK;
+}
+
+static ibex_status_t opt_agent(ibex_run_opts_t *o, const char *val, char *err, size_t len)
+{
+    if (!*val)
+        return opt_error(err, len, "--launch-agent: empty command");
+    o->launch_agent = val;
+    return IBEX_OK;
 }
 
 #define FLAG_FN(fn_name, field)                                                                    \
@@ -153,7 +187,6 @@ static const run_opt_t run_opts[] = {
      opt_bind,
      "core|none",
      "bind each rank to a core (default: core while ranks <= cores, none when oversubscribed)"},
-    {{"map-by"}, true, opt_map, "core", "place rank i on core i % cores (the only mapping)"},
     {{"report-bindings"}, false, opt_report, NULL, "print each rank's binding to stderr"},
     {{"x"}, true, opt_env, "VAR[=VALUE]", "export VAR (with VALUE, or this value) to the ranks"},
     {{"tag-output"}, false, opt_tag, NULL, "prefix output lines with [1,RANK]<stdout>:"},
@@ -167,18 +200,34 @@ static const run_opt_t run_opts[] = {
      opt_hang_report,
      "SECONDS",
      "print a hang report when no rank entered an MPI call for SECONDS (SIGUSR1: one now)"},
-    {{"oversubscribe"}, false, opt_oversub, NULL, "allow more ranks than cores (always allowed)"},
+    {{"oversubscribe"},
+     false,
+     opt_oversub,
+     NULL,
+     "allow more ranks than slots (always, without hosts)"},
     {{"softib"},
      false,
      opt_softib,
      NULL,
      "run over the softib software RDMA device (LD_PRELOAD, IBEX_TRANSPORTS=verbs)"},
+    /* hosts, mapping, MPMD (the hosts area's block) */
     {{"hostfile", "machinefile"},
      true,
      opt_hostfile,
      "FILE",
-     "a host file (Open MPI format); only this node may be named for now"},
-    {{"H", "host"}, true, opt_hostlist, "...", "not supported yet"},
+     "hosts to run on, Open MPI's format (host slots=N, # comments)"},
+    {{"H", "host"}, true, opt_hostlist, "H1:N,H2", "hosts to run on, with their slots (1 if none)"},
+    {{"map-by"},
+     true,
+     opt_map,
+     "slot|node|core",
+     "fill each host's slots in turn (slot, core) or deal ranks over hosts (node)"},
+    {{"npernode", "N"}, true, opt_npernode, "N", "N ranks on each host, in host order"},
+    {{"launch-agent"},
+     true,
+     opt_agent,
+     "CMD",
+     "start the remote daemons with CMD HOST COMMAND (default ssh)"},
     {{"help", "h"}, false, opt_help, NULL, "print this help"},
     {{"version", "V"}, false, opt_version, NULL, "print the version"},
 };
@@ -217,30 +266,59 @@ static ibex_status_t opt_parse_one(int argc, char **argv, int *i, ibex_run_opts_
     return opt->fn(o, argv[++*i], err, len);
 }
 
+/* Options up to the program, then the program and its arguments up to ":" or the end. */
+static ibex_status_t opt_parse_app(int argc, char **argv, int *i, ibex_run_opts_t *o, bool *more,
+                                   char *err, size_t errlen)
+{
+    for (; *i < argc; ++*i) {
+        if (strcmp(argv[*i], "--") == 0) {
+            ++*i;
+            break;
+        }
+        if (argv[*i][0] != '-' || argv[*i][1] == '\0')
+            break;
+        ibex_status_t st = opt_parse_one(argc, argv, i, o, err, errlen);
+        if (st != IBEX_OK)
+            return st;
+    }
+    if (o->help || o->version)
+        return IBEX_OK;
+    ibex_run_app_t *app = &o->apps[o->napps];
+    if ((*i >= argc || strcmp(argv[*i], ":") == 0) && o->napps == 0)
+        return opt_error(err, errlen, "no program to run");
+    if (*i >= argc || strcmp(argv[*i], ":") == 0)
+        return opt_error(err, errlen, "no program for application %d (after ':')", o->napps + 1);
+    app->argv = &argv[*i];
+    while (*i < argc && strcmp(argv[*i], ":") != 0)
+        ++*i, app->argc++;
+    *more = *i < argc;
+    if (*more)
+        argv[(*i)++] = NULL; /* ends this application's argv */
+    o->napps++;
+    return IBEX_OK;
+}
+
 ibex_status_t ibex_run_opts_parse(int argc, char **argv, ibex_run_opts_t *opts, char *err,
                                   size_t errlen)
 {
     memset(opts, 0, sizeof(*opts));
-    opts->nranks = 1;
     opts->bind = IBEX_RUN_BIND_DEFAULT;
+    opts->map_by = IBEX_RUN_MAP_SLOT;
+    for (int k = 0; k < IBEX_RUN_MAX_APPS; k++)
+        opts->apps[k].nranks = 1;
     int i = 1;
-    for (; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0) {
-            i++;
-            break;
-        }
-        if (argv[i][0] != '-' || argv[i][1] == '\0')
-            break;
-        ibex_status_t st = opt_parse_one(argc, argv, &i, opts, err, errlen);
+    bool more = false;
+    do {
+        if (opts->napps == IBEX_RUN_MAX_APPS)
+            return opt_error(err, errlen, "more than %d applications", IBEX_RUN_MAX_APPS);
+        ibex_status_t st = opt_parse_app(argc, argv, &i, opts, &more, err, errlen);
         if (st != IBEX_OK)
             return st;
-    }
-    if (opts->help || opts->version)
-        return IBEX_OK;
-    if (i >= argc)
-        return opt_error(err, errlen, "no program to run");
-    opts->prog_argv = &argv[i];
-    opts->prog_argc = argc - i;
+    } while (!opts->help && !opts->version && more);
+    opts->nranks = opts->apps[0].nranks;
+    opts->nranks_set = opts->apps[0].nranks_set;
+    opts->prog_argv = opts->apps[0].argv;
+    opts->prog_argc = opts->apps[0].argc;
     return IBEX_OK;
 }
 
@@ -249,11 +327,15 @@ void ibex_run_opts_free(ibex_run_opts_t *opts)
     free(opts->env);
     opts->env = NULL;
     opts->nenv = 0;
+    free(opts->hostlists);
+    opts->hostlists = NULL;
+    opts->nhostlists = 0;
 }
 
 void ibex_run_opts_usage(FILE *out)
 {
-    fprintf(out, "usage: ibexrun [options] [--] program [arguments]\n\noptions:\n");
+    fprintf(out, "usage: ibexrun [options] [--] program [arguments] [: [-n N] program2 ...]\n\n"
+                 "options (-n applies to its application, the rest to the whole job):\n");
     for (size_t i = 0; i < RUN_OPT_COUNT; i++) {
         const run_opt_t *o = &run_opts[i];
         char left[64];

@@ -54,6 +54,68 @@ static void ns_parse(void)
     g_ns[i] = 0;
 }
 
+/*
+ * SOFTIB_FABRIC_DIR: a directory that stands for the fabric instead of /dev/shm, like a switch
+ * that processes with different /dev/shm plug into (simulated hosts: mount namespaces with
+ * private /dev/shm and /tmp). Every softib file (registry, segments, channel FIFOs) lives there
+ * under the same names. It must be ours and owner-only, or softib refuses to open anything.
+ * At most 40 characters: the FIFO paths the callers build are SIB_NAME_LEN + 32 long.
+ */
+#define SIB_FABRIC_DIR_MAX 40
+static char g_fabric[SIB_FABRIC_DIR_MAX + 1];
+static bool g_fabric_bad;
+
+static void fabric_parse(void)
+{
+    const char *v = getenv("SOFTIB_FABRIC_DIR");
+    struct stat st;
+
+    g_fabric[0] = 0;
+    g_fabric_bad = false;
+    if (!v || !*v)
+        return;
+    if (strlen(v) > SIB_FABRIC_DIR_MAX || v[0] != '/' || stat(v, &st) != 0 ||
+        !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
+        fprintf(stderr,
+                "softib: SOFTIB_FABRIC_DIR=%s: not an absolute path (at most %d "
+                "characters) to a directory of ours with mode 0700\n",
+                v, SIB_FABRIC_DIR_MAX);
+        g_fabric_bad = true;
+        return;
+    }
+    snprintf(g_fabric, sizeof(g_fabric), "%s", v);
+}
+
+static const char *fab_dir(void)
+{
+    return g_fabric[0] ? g_fabric : "/dev/shm";
+}
+
+/* shm_open / shm_unlink, or their equivalents in the fabric directory ("/name" names). */
+static int fab_open(const char *name, int flags, mode_t mode)
+{
+    char path[sizeof(g_fabric) + SIB_NAME_LEN + 32];
+
+    if (g_fabric_bad) {
+        errno = EACCES;
+        return -1;
+    }
+    if (!g_fabric[0])
+        return shm_open(name, flags, mode);
+    snprintf(path, sizeof(path), "%s%s", g_fabric, name);
+    return open(path, flags, mode);
+}
+
+static int fab_unlink(const char *name)
+{
+    char path[sizeof(g_fabric) + SIB_NAME_LEN + 32];
+
+    if (!g_fabric[0])
+        return shm_unlink(name);
+    snprintf(path, sizeof(path), "%s%s", g_fabric, name);
+    return unlink(path);
+}
+
 static void config_parse(void)
 {
     const char *d = getenv("SOFTIB_DROP_RATE");
@@ -69,6 +131,7 @@ static void config_parse(void)
         sib_cfg.drop_rate = sib_cfg.drop_rate < 0 ? 0 : 0.95;
     sib_cfg.timeout_cap_us = env_u64("SOFTIB_TIMEOUT_CAP_US", 100000);
     ns_parse();
+    fabric_parse();
 }
 
 /* Parsed at each device list / open, so a test may change variables between contexts. */
@@ -263,7 +326,7 @@ static int reg_lock(void)
     reg_name(name, sizeof(name));
     for (;;) {
         if (g_reg_fd < 0) {
-            g_reg_fd = shm_open(name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+            g_reg_fd = fab_open(name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
             if (g_reg_fd < 0)
                 return errno;
         }
@@ -323,7 +386,7 @@ static void reg_remove_if_empty(void)
     if (!reg_empty())
         return;
     reg_name(name, sizeof(name));
-    shm_unlink(name);
+    fab_unlink(name);
 }
 
 int sib_host_lid(uint32_t *lid_p)
@@ -350,9 +413,9 @@ static void seg_unlink_all(const char *seg)
     char path[SIB_NAME_LEN + 32];
     int i;
 
-    shm_unlink(seg);
+    fab_unlink(seg);
     for (i = 0; i < SIB_MAX_CHAN; i++) {
-        snprintf(path, sizeof(path), "/dev/shm%s-c%d", seg, i);
+        snprintf(path, sizeof(path), "%s%s-c%d", fab_dir(), seg, i);
         unlink(path);
     }
 }
@@ -427,20 +490,20 @@ static int seg_open_new(char *name, size_t len, struct sib_seg **seg_p)
     rc = seg_name(name, len);
     if (rc)
         return rc;
-    fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    fd = fab_open(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return errno;
     if (ftruncate(fd, (off_t)SIB_SEG_SIZE) != 0) {
         rc = errno;
         close(fd);
-        shm_unlink(name);
+        fab_unlink(name);
         return rc;
     }
     p = mmap(NULL, SIB_SEG_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     rc = p == MAP_FAILED ? errno : 0;
     close(fd);
     if (rc)
-        shm_unlink(name);
+        fab_unlink(name);
     else
         *seg_p = p;
     return rc;
@@ -477,7 +540,7 @@ static int seg_create_locked(struct sib_ctx *ctx, uint32_t lid)
     ctx->self = idx < 0 ? NULL : rctx_new(name, seg);
     if (!ctx->self) {
         munmap(seg, SIB_SEG_SIZE);
-        shm_unlink(name);
+        fab_unlink(name);
         return idx < 0 ? ENOSPC : ENOMEM;
     }
     ctx->self->self = true;
@@ -641,7 +704,7 @@ static struct sib_rctx *rctx_map(const char *name)
     for (r = g_rctx; r; r = r->next)
         if (!strcmp(r->name, name) && !r->dead)
             return r;
-    fd = shm_open(name, O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0);
+    fd = fab_open(name, O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0);
     if (fd < 0)
         return NULL;
     if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || st.st_size != (off_t)SIB_SEG_SIZE) {
@@ -711,7 +774,7 @@ bool sib_rctx_alive(struct sib_rctx *r, bool force)
 
 int sib_chan_fifo_path(struct sib_rctx *r, int idx, char *buf, size_t len)
 {
-    return snprintf(buf, len, "/dev/shm%s-c%d", r->name, idx) >= (int)len ? ENAMETOOLONG : 0;
+    return snprintf(buf, len, "%s%s-c%d", fab_dir(), r->name, idx) >= (int)len ? ENAMETOOLONG : 0;
 }
 
 /* Writes one byte per event: the owner reads exactly one byte per event taken. */

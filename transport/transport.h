@@ -182,9 +182,11 @@ enum {
     /* Reaches only this process (a loopback queue): the progress loop polls it only while this
      * process has sent itself something. */
     IBEX_TL_COMP_LOOPBACK = 1u << 0,
-    /* Moves bytes through memory shared by the processes of a node: while no open transport
-     * says so (IBEX_TRANSPORTS left it out), the collectives' own shared-memory algorithms do
-     * not run either (ibex_ep_node_memory). */
+    /* Moves bytes through memory shared by the processes of a node, and so reaches only
+     * processes of this node: while no open transport says so (IBEX_TRANSPORTS left it out),
+     * the collectives' own shared-memory algorithms do not run either (ibex_ep_node_memory);
+     * the engine counts endpoints to other nodes over it (ibex_eps_offnode_cpu_copy), which
+     * must never happen. */
     IBEX_TL_COMP_NODE_MEMORY = 1u << 1,
 };
 

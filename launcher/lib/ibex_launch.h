@@ -47,6 +47,9 @@
 #define IBEX_RUN_EXIT_INTERNAL 125 /* the launcher itself failed (PMIx, fork, ...) */
 #define IBEX_RUN_MAX_RANKS     1024
 
+/* Monotonic milliseconds. */
+long long ibex_run_now_ms(void);
+
 /* ---- messages ---- */
 /* "<name>: <text>\n" on stderr in one write (the name: "ibexrun" until set). */
 void ibex_run_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -60,6 +63,42 @@ typedef enum {
 } ibex_run_bind_t;
 
 typedef struct ibex_run_job ibex_run_job_t;
+typedef struct ibex_run_pmix ibex_run_pmix_t; /* the PMIx server, below */
+
+/* A job spanning hosts (params.world; NULL: this node alone). Every host's launcher registers
+ * the same namespace with the whole job's maps; params.nranks ranks start here. */
+typedef struct ibex_run_world {
+    const char *nspace;      /* the job's PMIx namespace, the same on every host */
+    int size;                /* ranks in the whole job */
+    int nnodes;              /* hosts, in node order */
+    char *const *node_names; /* their names (PMIX_NODE_MAP, the ranks' PMIX_HOSTNAME) */
+    const int *node_of;      /* node of every rank (size entries) */
+    int my_node;
+    const int *local; /* the global ranks started here, params.nranks of them, ascending */
+} ibex_run_world_t;
+
+/* How a launcher of a multi-host job (ibexrun's head, the per-host daemon) joins the job's
+ * loop: extra file descriptors in its poll(), a say in how failures are reported, and the PMIx
+ * fences (ibex_run_pmix_fence_take / _release from tick). Every callback runs on the job's
+ * thread. */
+struct pollfd;
+typedef struct ibex_run_hooks {
+    void *ctx;
+    int (*poll_add)(void *ctx, struct pollfd *pfd, int max); /* returns how many it added */
+    void (*poll_ready)(void *ctx, ibex_run_job_t *job, const struct pollfd *pfd, int n);
+    void (*tick)(void *ctx, ibex_run_job_t *job); /* after every poll round */
+    bool (*busy)(void *ctx);                      /* keeps the loop going without local ranks */
+    int (*timeout_ms)(void *ctx); /* the longest poll() may wait for the hooks' sake (-1: any) */
+    /* The job's first failure, instead of printing it (msg has no "; stopping the job"). */
+    void (*on_fail)(void *ctx, int code, const char *msg);
+} ibex_run_hooks_t;
+
+/* One application of an MPMD job: its ranks follow the previous application's. */
+typedef struct ibex_run_job_app {
+    const char *path; /* as ibex_run_proc_resolve found it */
+    char **argv;      /* NULL-terminated */
+    int nranks;
+} ibex_run_job_app_t;
 
 typedef struct ibex_run_job_params {
     int nranks;       /* 1 .. IBEX_RUN_MAX_RANKS */
@@ -72,12 +111,25 @@ typedef struct ibex_run_job_params {
     int timeout_s;        /* stop the job after this long (IBEX_RUN_EXIT_TIMEOUT); 0: none */
     int abort_grace_ms;   /* SIGTERM -> SIGKILL when stopping the job */
     int hang_report_s;    /* a hang report when no rank entered MPI for this long; 0: none */
+    /* MPMD: napps > 0 applications whose nranks add up to nranks (copied by create; path and
+     * argv above are then ignored). 0: one application, path and argv. Each rank's PMIx
+     * APPNUM is its application's index. */
+    int napps;
+    const ibex_run_job_app_t *apps;
+    const ibex_run_world_t *world; /* NULL: one node; else app_of is indexed by global rank */
+    const int *world_app_of;       /* with world: the application of every rank of the job */
+    const ibex_run_hooks_t *hooks; /* NULL: none */
 } ibex_run_job_params_t;
 
 /* Prepares the job (see the contract above). On error *job_p may still be set: destroy it. */
 ibex_status_t ibex_run_job_create(const ibex_run_job_params_t *params, ibex_run_job_t **job_p);
 /* Starts every rank, supervises until all are gone; returns the job's exit code. */
 int ibex_run_job_run(ibex_run_job_t *job);
+/* Ends the job from outside (a host failed, the head said so): code, and msg reported as the
+ * job's first failure unless msg is NULL. */
+void ibex_run_job_stop(ibex_run_job_t *job, int code, const char *msg);
+/* The job's PMIx server (for the fence hooks). */
+ibex_run_pmix_t *ibex_run_job_pmix(ibex_run_job_t *job);
 /* Whether a failure was reported (then the PMIx server must not be finalized). */
 bool ibex_run_job_failed(const ibex_run_job_t *job);
 /* Finalizes the PMIx server if clean, removes its directory, frees everything. NULL is fine. */
@@ -121,11 +173,28 @@ typedef struct ibex_run_hostfile {
 ibex_status_t ibex_run_hostfile_parse(const char *text, const char *name, ibex_run_hostfile_t *hf_p,
                                       char *err, size_t errlen);
 void ibex_run_hostfile_free(ibex_run_hostfile_t *hf);
+/* Adds the hosts of a -H list ("host1:4,host2": slots 1 without a count) to *hf (zeroed or
+ * already filled by a host file or an earlier -H); messages start with "-H: ". */
+ibex_status_t ibex_run_hostlist_parse(const char *list, ibex_run_hostfile_t *hf, char *err,
+                                      size_t errlen);
+
+/* The hosts of a Slurm allocation (SLURM_JOB_NODELIST, e.g. "n[1-3],gpu07") with their slots
+ * (SLURM_TASKS_PER_NODE, e.g. "2(x3),1"; NULL or "" for 1 each), added to *hf. */
+ibex_status_t ibex_run_hostlist_slurm(const char *nodelist, const char *tasks,
+                                      ibex_run_hostfile_t *hf, char *err, size_t errlen);
 
 /* ---- mapping and binding plan (run_map.c) ---- */
 /* Fills core_of[rank] (nranks entries) with the core each rank is bound to, or -1 for none:
  * rank i -> core i % ncores. Default policy binds only when nranks <= ncores. */
 ibex_status_t ibex_run_map_plan(int nranks, int ncores, ibex_run_bind_t bind, int *core_of);
+/* Places nranks ranks on the hosts: host_of[rank] is an index into hf->hosts. By slot (and core)
+ * fills each host's slots in order, by node deals one rank per host in turn, npernode > 0 puts
+ * that many on each host in order. Slots are a hard limit unless oversubscribe (then up to
+ * max_slots). Errors say why in err. */
+typedef enum { IBEX_RUN_MAP_SLOT, IBEX_RUN_MAP_NODE, IBEX_RUN_MAP_CORE } ibex_run_mapby_t;
+ibex_status_t ibex_run_map_hosts(const ibex_run_hostfile_t *hf, int nranks, ibex_run_mapby_t by,
+                                 int npernode, bool oversubscribe, int *host_of, char *err,
+                                 size_t len);
 /* Formats a rank list compactly: "0-2,5,7-8". */
 void ibex_run_map_format_ranks(const int *ranks, int n, char *buf, size_t len);
 
@@ -145,7 +214,16 @@ typedef struct ibex_run_pmix_rank {
 
 /* Starts the server under a private temporary directory and registers the job's namespace.
  * wake_fd is written (one byte, non-blocking) whenever an upcall changes the state. */
-ibex_status_t ibex_run_pmix_init(int nranks, int wake_fd, ibex_run_pmix_t **srv_p);
+/* app_of: the application of each rank of the job (its PMIX_APPNUM), or NULL for one
+ * application. world: NULL for one node, else the whole job (nranks of it start here). */
+ibex_status_t ibex_run_pmix_init(int nranks, const int *app_of, const ibex_run_world_t *world,
+                                 int wake_fd, ibex_run_pmix_t **srv_p);
+/* Multi-host fences: the local contribution of a fence the PMIx server started (the data is
+ * malloc'd, the caller's), or false if none is pending; then, once the job's collected data is
+ * there, release it (status PMIX_SUCCESS or an error) with the concatenated contributions of
+ * every host (copied). One fence at a time. */
+bool ibex_run_pmix_fence_take(ibex_run_pmix_t *srv, char **data_p, size_t *len_p);
+void ibex_run_pmix_fence_release(ibex_run_pmix_t *srv, int status, const char *data, size_t len);
 /* setup_fork + register_client for one rank: adds the PMIx variables to *env_p (a malloc'd,
  * NULL-terminated array of malloc'd strings, which PMIx may grow). */
 ibex_status_t ibex_run_pmix_setup_rank(ibex_run_pmix_t *srv, int rank, char ***env_p);
@@ -200,6 +278,7 @@ typedef struct ibex_run_stream {
 } ibex_run_stream_t;
 
 void ibex_run_io_setup(bool tag_output);
+/* rank < 0: a stream that is not a rank's (a daemon's output, already tagged): never tagged. */
 void ibex_run_io_stream_init(ibex_run_stream_t *s, int fd, int rank, int dest);
 /* Reads what is available and writes out complete lines. Returns false at EOF or error (the
  * partial line is flushed and the fd closed). */

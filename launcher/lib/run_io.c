@@ -80,7 +80,7 @@ static void io_emit(const ibex_run_stream_t *s, const char *line, size_t len)
     if (io_dest_dead[s->dest])
         return;
     bool ok;
-    if (!io_tag_output) {
+    if (!io_tag_output || s->rank < 0) {
         ok = ibex_run_io_write_all(s->dest, line, len);
     } else {
         char head[48];

@@ -14,8 +14,10 @@ typedef struct run_exit {
 } run_exit_t;
 
 struct ibex_run_job {
-    ibex_run_job_params_t p; /* p.env is ours */
+    ibex_run_job_params_t p; /* p.env is ours; p.apps points at apps */
     int n;
+    ibex_run_job_app_t *apps; /* napps of them (one made of path / argv if p.napps was 0) */
+    int *app_of;              /* the application of each rank */
     ibex_run_rank_t *ranks;
     ibex_run_stream_t *streams; /* 2 per rank: stdout, stderr */
     run_exit_t *batch;          /* exits reaped in one pass, n entries */
@@ -25,8 +27,9 @@ struct ibex_run_job {
     int wake[2];
     int nreaped;
     int exit_code;
-    bool failed; /* the one message has been printed */
-    bool held;   /* a failure waits to see whether a rank dies by a signal */
+    bool failed;     /* the one message has been printed */
+    bool quiet_fail; /* ibex_run_job_stop without a message: print nothing */
+    bool held;       /* a failure waits to see whether a rank dies by a signal */
     int held_code;
     char held_msg[768];
     long long held_until_ms;
@@ -39,6 +42,8 @@ struct ibex_run_job {
 };
 
 long long ibex_run_now_ms(void);
+/* The job-wide number of local rank i (i itself on one node). */
+int ibex_run_job_grank(const ibex_run_job_t *job, int i);
 
 /* run_supervise.c */
 /* The first failure: one message, the exit code, then every other rank gets stop_sig. */

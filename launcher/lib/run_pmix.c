@@ -34,7 +34,21 @@
 struct ibex_run_pmix {
     char nspace[PMIX_MAX_NSLEN + 1];
     char tmpdir[PATH_MAX]; /* ours alone; removed at the end */
-    int nranks;
+    int nranks;            /* started here */
+    int size;              /* in the whole job (nranks on one node) */
+    int *local;            /* the job-wide rank of each local one */
+    int *idx_of;           /* the local index of each rank of the job, -1 if elsewhere */
+    int *app_of;           /* the application (PMIX_APPNUM) of each rank of the job */
+    int napps;
+    const ibex_run_world_t *world; /* during init only; NULL: one node */
+    bool multi;                    /* fences span hosts: hand them to the launcher */
+    struct {
+        bool pending, taken; /* a fence waits for the other hosts */
+        char *data;          /* our contribution, until taken */
+        size_t len;
+        pmix_modex_cbfunc_t cbfunc;
+        void *cbdata;
+    } fence;
     int wake_fd;
     bool server_up;
     pthread_mutex_t lock;
@@ -62,10 +76,18 @@ static void run_wake(ibex_run_pmix_t *s)
         ;
 }
 
+/* The local index of a client of ours, or -1. */
+static int run_proc_idx(const pmix_proc_t *proc)
+{
+    if (!run_srv || strncmp(proc->nspace, run_srv->nspace, PMIX_MAX_NSLEN) != 0 ||
+        proc->rank >= (pmix_rank_t)run_srv->size)
+        return -1;
+    return run_srv->idx_of[proc->rank];
+}
+
 static bool run_proc_ok(const pmix_proc_t *proc)
 {
-    return run_srv && strncmp(proc->nspace, run_srv->nspace, PMIX_MAX_NSLEN) == 0 &&
-           proc->rank < (pmix_rank_t)run_srv->nranks;
+    return run_proc_idx(proc) >= 0;
 }
 
 static pmix_status_t run_connected(const pmix_proc_t *proc, void *server_object,
@@ -73,7 +95,7 @@ static pmix_status_t run_connected(const pmix_proc_t *proc, void *server_object,
 {
     if (run_proc_ok(proc)) {
         pthread_mutex_lock(&run_srv->lock);
-        run_srv->ranks[proc->rank].connected = true;
+        run_srv->ranks[run_proc_idx(proc)].connected = true;
         pthread_mutex_unlock(&run_srv->lock);
         run_wake(run_srv);
         ibex_debug(LAUNCH, "rank %u connected", proc->rank);
@@ -88,7 +110,7 @@ static pmix_status_t run_finalized(const pmix_proc_t *proc, void *server_object,
 {
     if (run_proc_ok(proc)) {
         pthread_mutex_lock(&run_srv->lock);
-        run_srv->ranks[proc->rank].finalized = true;
+        run_srv->ranks[run_proc_idx(proc)].finalized = true;
         pthread_mutex_unlock(&run_srv->lock);
         run_wake(run_srv);
         ibex_debug(LAUNCH, "rank %u finalized", proc->rank);
@@ -107,7 +129,7 @@ static pmix_status_t run_abort(const pmix_proc_t *proc, void *server_object, int
         pthread_mutex_lock(&run_srv->lock);
         if (!run_srv->aborted) {
             run_srv->aborted = true;
-            run_srv->abort_rank = (int)proc->rank;
+            run_srv->abort_rank = run_proc_idx(proc); /* local index, as the job counts */
             run_srv->abort_code = status;
             snprintf(run_srv->abort_msg, sizeof(run_srv->abort_msg), "%s", msg ? msg : "");
         }
@@ -124,6 +146,31 @@ static void run_fence_release(void *cbdata)
     free(cbdata);
 }
 
+/* Across hosts: the launcher's loop takes our contribution, the head gathers every host's and
+ * sends back their concatenation (the server library unpacks one blob per server), released
+ * here. */
+static pmix_status_t run_fence_forward(char *data, size_t ndata, pmix_modex_cbfunc_t cbfunc,
+                                       void *cbdata)
+{
+    pthread_mutex_lock(&run_srv->lock);
+    bool busy = run_srv->fence.pending;
+    if (!busy) {
+        run_srv->fence.pending = true;
+        run_srv->fence.taken = false;
+        run_srv->fence.data = data;
+        run_srv->fence.len = ndata;
+        run_srv->fence.cbfunc = cbfunc;
+        run_srv->fence.cbdata = cbdata;
+    }
+    pthread_mutex_unlock(&run_srv->lock);
+    if (busy) {
+        free(data);
+        return PMIX_ERR_NOT_SUPPORTED; /* one fence at a time (MPI's are sequential) */
+    }
+    run_wake(run_srv);
+    return PMIX_SUCCESS;
+}
+
 /* One node: every participant is local, so the collected data is already complete. The
  * library malloc'd it; we hand it back and free it in the release callback. */
 static pmix_status_t run_fence_nb(const pmix_proc_t procs[], size_t nprocs,
@@ -134,11 +181,53 @@ static pmix_status_t run_fence_nb(const pmix_proc_t procs[], size_t nprocs,
     for (size_t i = 0; i < ninfo; i++)
         if (PMIX_CHECK_KEY(&info[i], PMIX_LOCAL_COLLECTIVE_STATUS))
             status = info[i].value.data.status;
+    if (run_srv && run_srv->multi) {
+        bool whole = nprocs == 1 && procs[0].rank == PMIX_RANK_WILDCARD;
+        if (!whole) { /* a fence over part of a multi-host job: not needed by Ibex */
+            free(data);
+            return PMIX_ERR_NOT_SUPPORTED;
+        }
+        return run_fence_forward(data, ndata, cbfunc, cbdata);
+    }
     if (cbfunc)
         cbfunc(status, data, ndata, cbdata, run_fence_release, data);
     else
         free(data);
     return PMIX_SUCCESS;
+}
+
+bool ibex_run_pmix_fence_take(ibex_run_pmix_t *s, char **data_p, size_t *len_p)
+{
+    pthread_mutex_lock(&s->lock);
+    bool ready = s->fence.pending && !s->fence.taken;
+    if (ready) {
+        s->fence.taken = true;
+        *data_p = s->fence.data;
+        *len_p = s->fence.len;
+        s->fence.data = NULL;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return ready;
+}
+
+void ibex_run_pmix_fence_release(ibex_run_pmix_t *s, int status, const char *data, size_t len)
+{
+    pthread_mutex_lock(&s->lock);
+    bool pending = s->fence.pending && s->fence.taken;
+    pmix_modex_cbfunc_t cbfunc = s->fence.cbfunc;
+    void *cbdata = s->fence.cbdata;
+    s->fence.pending = false;
+    pthread_mutex_unlock(&s->lock);
+    if (!pending || !cbfunc)
+        return;
+    char *copy = malloc(len ? len : 1);
+    if (!copy) {
+        cbfunc(PMIX_ERR_NOMEM, NULL, 0, cbdata, NULL, NULL);
+        return;
+    }
+    if (len)
+        memcpy(copy, data, len);
+    cbfunc(status, copy, len, cbdata, run_fence_release, copy);
 }
 
 static pmix_server_module_t run_module = {
@@ -249,8 +338,8 @@ static ibex_status_t run_server_start(ibex_run_pmix_t *s)
     return IBEX_OK;
 }
 
-/* "0,1,...,n-1": the ranks on our one node. */
-static char *run_rank_list(int n)
+/* A comma-separated list of n rank numbers. */
+static char *run_rank_list(const int *ranks, int n)
 {
     size_t cap = (size_t)n * 6 + 1, pos = 0;
     char *list = malloc(cap);
@@ -258,7 +347,7 @@ static char *run_rank_list(int n)
         return NULL;
     list[0] = '\0';
     for (int i = 0; i < n; i++)
-        pos += (size_t)snprintf(list + pos, cap - pos, "%s%d", i ? "," : "", i);
+        pos += (size_t)snprintf(list + pos, cap - pos, "%s%d", i ? "," : "", ranks[i]);
     return list;
 }
 
@@ -273,17 +362,61 @@ static void run_maps_free(run_maps_t *m)
     free(m->proc_map);
 }
 
-static ibex_status_t run_maps_make(int nranks, run_maps_t *m)
+/* The hosts "h1,h2" and ranks per host "0,2;1,3" of the whole job (one node: this one). */
+static ibex_status_t run_maps_text(const ibex_run_pmix_t *s, char **hosts_p, char **ppn_p)
 {
-    char host[256] = "localhost";
-    gethostname(host, sizeof(host) - 1);
-    memset(m, 0, sizeof(*m));
-    m->ranks = run_rank_list(nranks);
-    if (!m->ranks)
+    const ibex_run_world_t *w = s->world;
+    char me[256] = "localhost";
+    gethostname(me, sizeof(me) - 1);
+    int nnodes = w ? w->nnodes : 1;
+    size_t hcap = 1, pcap = (size_t)s->size * 12 + (size_t)nnodes + 1;
+    for (int k = 0; k < nnodes; k++)
+        hcap += strlen(w ? w->node_names[k] : me) + 1;
+    char *hosts = calloc(1, hcap), *ppn = calloc(1, pcap);
+    if (!hosts || !ppn) {
+        free(hosts);
+        free(ppn);
         return IBEX_ERR_NO_MEMORY;
-    pmix_status_t rc = PMIx_generate_regex(host, &m->node_map);
+    }
+    size_t hp = 0, pp = 0;
+    /* Hosts without ranks (a head whose ranks all run elsewhere) are not in the maps. */
+    for (int k = 0; k < nnodes; k++) {
+        size_t mark = pp;
+        pp += (size_t)snprintf(ppn + pp, pcap - pp, "%s", hp ? ";" : "");
+        bool first = true;
+        for (int r = 0; r < s->size; r++) {
+            if ((w ? w->node_of[r] : 0) != k)
+                continue;
+            pp += (size_t)snprintf(ppn + pp, pcap - pp, "%s%d", first ? "" : ",", r);
+            first = false;
+        }
+        if (first) {
+            pp = mark;
+            ppn[pp] = '\0';
+            continue;
+        }
+        const char *name = w ? w->node_names[k] : me;
+        hp += (size_t)snprintf(hosts + hp, hcap - hp, "%s%s", hp ? "," : "", name);
+    }
+    *hosts_p = hosts;
+    *ppn_p = ppn;
+    return IBEX_OK;
+}
+
+static ibex_status_t run_maps_make(const ibex_run_pmix_t *s, run_maps_t *m)
+{
+    char *hosts = NULL, *ppn = NULL;
+    memset(m, 0, sizeof(*m));
+    m->ranks = run_rank_list(s->local, s->nranks);
+    if (!m->ranks || run_maps_text(s, &hosts, &ppn) != IBEX_OK) {
+        free(m->ranks);
+        return IBEX_ERR_NO_MEMORY;
+    }
+    pmix_status_t rc = PMIx_generate_regex(hosts, &m->node_map);
     if (rc == PMIX_SUCCESS)
-        rc = PMIx_generate_ppn(m->ranks, &m->proc_map);
+        rc = PMIx_generate_ppn(ppn, &m->proc_map);
+    free(hosts);
+    free(ppn);
     if (rc != PMIX_SUCCESS) {
         ibex_error(LAUNCH, "cannot generate the PMIx node/proc maps: %s", PMIx_Error_string(rc));
         run_maps_free(m);
@@ -292,25 +425,85 @@ static ibex_status_t run_maps_make(int nranks, run_maps_t *m)
     return IBEX_OK;
 }
 
+/* An info whose value is an array of n infos (PMIX_PROC_DATA, PMIX_APP_INFO); takes `arr`. */
+static void run_info_array(pmix_info_t *dst, const char *key, pmix_info_t *arr, size_t n)
+{
+    pmix_data_array_t *da = calloc(1, sizeof(*da));
+    PMIX_LOAD_KEY(dst->key, key);
+    dst->value.type = PMIX_DATA_ARRAY;
+    dst->value.data.darray = da;
+    if (!da) {
+        PMIX_INFO_FREE(arr, n);
+        dst->value.type = PMIX_UNDEF;
+        return;
+    }
+    da->type = PMIX_INFO;
+    da->size = n;
+    da->array = arr;
+}
+
+/* Per rank: its PMIX_APPNUM (PMIX_PROC_DATA), so MPI_APPNUM can answer it. */
+static void run_info_proc_data(const ibex_run_pmix_t *s, pmix_info_t *dst, int rank)
+{
+    pmix_info_t *arr;
+    pmix_rank_t r = (pmix_rank_t)rank;
+    uint32_t app = (uint32_t)s->app_of[rank];
+    PMIX_INFO_CREATE(arr, 2);
+    PMIX_INFO_LOAD(&arr[0], PMIX_RANK, &r, PMIX_PROC_RANK);
+    PMIX_INFO_LOAD(&arr[1], PMIX_APPNUM, &app, PMIX_UINT32);
+    run_info_array(dst, PMIX_PROC_DATA, arr, 2);
+}
+
+/* Per application: its number, size and first rank (PMIX_APP_INFO). */
+static void run_info_app(const ibex_run_pmix_t *s, pmix_info_t *dst, int a)
+{
+    pmix_info_t *arr;
+    uint32_t num = (uint32_t)a, size = 0;
+    pmix_rank_t leader = PMIX_RANK_INVALID;
+    for (int r = 0; r < s->size; r++) {
+        if (s->app_of[r] != a)
+            continue;
+        leader = size++ ? leader : (pmix_rank_t)r;
+    }
+    PMIX_INFO_CREATE(arr, 3);
+    PMIX_INFO_LOAD(&arr[0], PMIX_APPNUM, &num, PMIX_UINT32);
+    PMIX_INFO_LOAD(&arr[1], PMIX_APP_SIZE, &size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&arr[2], PMIX_APPLDR, &leader, PMIX_PROC_RANK);
+    run_info_array(dst, PMIX_APP_INFO, arr, 3);
+}
+
+/* The job-level facts: sizes, maps, this node's peers. */
+static void run_info_job(const ibex_run_pmix_t *s, const run_maps_t *maps, pmix_info_t *info)
+{
+    uint32_t n = (uint32_t)s->size, nlocal = (uint32_t)s->nranks, napps = (uint32_t)s->napps;
+    uint32_t nnodes = s->world ? (uint32_t)s->world->nnodes : 1;
+    PMIX_INFO_LOAD(&info[0], PMIX_NODE_MAP, maps->node_map, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[1], PMIX_PROC_MAP, maps->proc_map, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[2], PMIX_JOB_SIZE, &n, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[3], PMIX_UNIV_SIZE, &n, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[4], PMIX_LOCAL_SIZE, &nlocal, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[5], PMIX_LOCAL_PEERS, maps->ranks, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[6], PMIX_JOB_NUM_APPS, &napps, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[7], PMIX_TMPDIR, s->tmpdir, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[8], PMIX_NUM_NODES, &nnodes, PMIX_UINT32);
+}
+
+#define RUN_JOB_INFOS 9
+
 static ibex_status_t run_nspace_register(ibex_run_pmix_t *s)
 {
     run_maps_t maps;
-    ibex_status_t st = run_maps_make(s->nranks, &maps);
+    ibex_status_t st = run_maps_make(s, &maps);
     if (st != IBEX_OK)
         return st;
-    uint32_t n = (uint32_t)s->nranks, zero = 0, one = 1;
     pmix_info_t *info;
-    size_t ninfo = 9;
+    size_t ninfo = RUN_JOB_INFOS + (size_t)s->napps + (size_t)s->size;
     PMIX_INFO_CREATE(info, ninfo);
-    PMIX_INFO_LOAD(&info[0], PMIX_NODE_MAP, maps.node_map, PMIX_STRING);
-    PMIX_INFO_LOAD(&info[1], PMIX_PROC_MAP, maps.proc_map, PMIX_STRING);
-    PMIX_INFO_LOAD(&info[2], PMIX_JOB_SIZE, &n, PMIX_UINT32);
-    PMIX_INFO_LOAD(&info[3], PMIX_UNIV_SIZE, &n, PMIX_UINT32);
-    PMIX_INFO_LOAD(&info[4], PMIX_LOCAL_SIZE, &n, PMIX_UINT32);
-    PMIX_INFO_LOAD(&info[5], PMIX_LOCAL_PEERS, maps.ranks, PMIX_STRING);
-    PMIX_INFO_LOAD(&info[6], PMIX_APPNUM, &zero, PMIX_UINT32);
-    PMIX_INFO_LOAD(&info[7], PMIX_TMPDIR, s->tmpdir, PMIX_STRING);
-    PMIX_INFO_LOAD(&info[8], PMIX_NUM_NODES, &one, PMIX_UINT32);
+    run_info_job(s, &maps, info);
+    for (int a = 0; a < s->napps; a++)
+        run_info_app(s, &info[RUN_JOB_INFOS + a], a);
+    for (int r = 0; r < s->size; r++)
+        run_info_proc_data(s, &info[RUN_JOB_INFOS + s->napps + r], r);
     run_op_t *op = calloc(1, sizeof(*op));
     pmix_status_t rc =
         op ? PMIx_server_register_nspace(s->nspace, s->nranks, info, ninfo, run_op_done, op)
@@ -325,24 +518,76 @@ static ibex_status_t run_nspace_register(ibex_run_pmix_t *s)
     return IBEX_OK;
 }
 
-ibex_status_t ibex_run_pmix_init(int nranks, int wake_fd, ibex_run_pmix_t **srv_p)
+/* The application of each rank, and how many there are. */
+static ibex_status_t run_apps_copy(ibex_run_pmix_t *s, const int *app_of)
+{
+    s->app_of = calloc((size_t)s->size, sizeof(*s->app_of));
+    if (!s->app_of)
+        return IBEX_ERR_NO_MEMORY;
+    s->napps = 1;
+    for (int r = 0; app_of && r < s->size; r++) {
+        s->app_of[r] = app_of[r];
+        s->napps = app_of[r] + 1 > s->napps ? app_of[r] + 1 : s->napps;
+    }
+    return IBEX_OK;
+}
+
+/* Which ranks of the job start here (all of them on one node). */
+static ibex_status_t run_world_copy(ibex_run_pmix_t *s, const ibex_run_world_t *w)
+{
+    s->world = w;
+    s->size = w ? w->size : s->nranks;
+    s->multi = w && w->nnodes > 1;
+    s->local = calloc((size_t)s->nranks + 1, sizeof(*s->local));
+    s->idx_of = calloc((size_t)s->size, sizeof(*s->idx_of));
+    if (!s->local || !s->idx_of)
+        return IBEX_ERR_NO_MEMORY;
+    for (int r = 0; r < s->size; r++)
+        s->idx_of[r] = -1;
+    for (int i = 0; i < s->nranks; i++) {
+        s->local[i] = w ? w->local[i] : i;
+        s->idx_of[s->local[i]] = i;
+    }
+    return IBEX_OK;
+}
+
+static void run_srv_free(ibex_run_pmix_t *s)
+{
+    free(s->ranks);
+    free(s->local);
+    free(s->idx_of);
+    free(s->app_of);
+    free(s->fence.data);
+    free(s);
+}
+
+ibex_status_t ibex_run_pmix_init(int nranks, const int *app_of, const ibex_run_world_t *world,
+                                 int wake_fd, ibex_run_pmix_t **srv_p)
 {
     ibex_run_pmix_t *s = calloc(1, sizeof(*s));
-    if (!s || !(s->ranks = calloc((size_t)nranks, sizeof(*s->ranks)))) {
+    if (!s || !(s->ranks = calloc((size_t)nranks + 1, sizeof(*s->ranks)))) {
         free(s);
         return IBEX_ERR_NO_MEMORY;
     }
     s->nranks = nranks;
+    if (run_world_copy(s, world) != IBEX_OK || run_apps_copy(s, app_of) != IBEX_OK) {
+        run_srv_free(s);
+        return IBEX_ERR_NO_MEMORY;
+    }
     s->wake_fd = wake_fd;
-    snprintf(s->nspace, sizeof(s->nspace), "ibexrun-%d", (int)getpid());
+    if (world)
+        snprintf(s->nspace, sizeof(s->nspace), "%s", world->nspace);
+    else
+        snprintf(s->nspace, sizeof(s->nspace), "ibexrun-%d", (int)getpid());
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->cond, NULL);
     run_srv = s;
     ibex_status_t st = run_tmpdir_create(s);
     if (st == IBEX_OK)
         st = run_server_start(s);
-    if (st == IBEX_OK)
+    if (st == IBEX_OK && nranks > 0) /* nothing to serve here otherwise */
         st = run_nspace_register(s);
+    s->world = NULL; /* the caller's, valid during init only */
     if (st != IBEX_OK) {
         ibex_run_pmix_fini(s, false);
         return st;
@@ -354,7 +599,7 @@ ibex_status_t ibex_run_pmix_init(int nranks, int wake_fd, ibex_run_pmix_t **srv_
 ibex_status_t ibex_run_pmix_setup_rank(ibex_run_pmix_t *s, int rank, char ***env_p)
 {
     pmix_proc_t proc;
-    PMIX_LOAD_PROCID(&proc, s->nspace, (pmix_rank_t)rank);
+    PMIX_LOAD_PROCID(&proc, s->nspace, (pmix_rank_t)s->local[rank]);
     pmix_status_t rc = PMIx_server_setup_fork(&proc, env_p);
     if (rc != PMIX_SUCCESS) {
         ibex_error(LAUNCH, "PMIx_server_setup_fork for rank %d: %s", rank, PMIx_Error_string(rc));
@@ -419,6 +664,5 @@ void ibex_run_pmix_fini(ibex_run_pmix_t *s, bool clean)
     run_srv = NULL;
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->cond);
-    free(s->ranks);
-    free(s);
+    run_srv_free(s);
 }

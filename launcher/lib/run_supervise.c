@@ -44,7 +44,11 @@ void ibex_run_job_fail(ibex_run_job_t *job, int code, int stop_sig, const char *
     va_end(ap);
     job->failed = true;
     job->exit_code = code;
-    ibex_run_say("%s%s", msg, ibex_run_job_running(job) > 0 ? "; stopping the job" : "");
+    const ibex_run_hooks_t *h = job->p.hooks;
+    if (h && h->on_fail && !job->quiet_fail)
+        h->on_fail(h->ctx, code, msg); /* a daemon tells the head; a head tells its daemons */
+    else if (!job->quiet_fail)
+        ibex_run_say("%s%s", msg, ibex_run_job_running(job) > 0 ? "; stopping the job" : "");
     ibex_run_proc_signal_all(job->ranks, job->n, stop_sig);
     job->kill_at_ms = ibex_run_now_ms() + (job->p.abort_grace_ms > 0 ? job->p.abort_grace_ms : 0);
 }
@@ -90,8 +94,9 @@ static void run_check_abort(ibex_run_job_t *job)
         return;
     /* An exit code is 8 bits; an abort must never look like success. */
     int ec = code & 0xff ? code & 0xff : 1;
-    run_fail_held(job, ec, "rank %d (pid %d) aborted the job with code %d%s%s%s", rank,
-                  (int)job->ranks[rank].pid, code, msg[0] ? " (" : "", msg, msg[0] ? ")" : "");
+    run_fail_held(job, ec, "rank %d (pid %d) aborted the job with code %d%s%s%s",
+                  ibex_run_job_grank(job, rank), (int)job->ranks[rank].pid, code,
+                  msg[0] ? " (" : "", msg, msg[0] ? ")" : "");
 }
 
 static void run_check_idle(ibex_run_job_t *job)
@@ -101,7 +106,8 @@ static void run_check_idle(ibex_run_job_t *job)
     /* The others wait for it in MPI_Init's fence forever: end the job instead. */
     const ibex_run_rank_t *r = &job->ranks[job->idle_rank];
     const char *what = "exited without calling MPI_Init while other ranks did";
-    ibex_run_job_fail(job, 1, SIGTERM, "rank %d (pid %d) %s", r->rank, (int)r->pid, what);
+    ibex_run_job_fail(job, 1, SIGTERM, "rank %d (pid %d) %s", ibex_run_job_grank(job, r->rank),
+                      (int)r->pid, what);
 }
 
 /* ---- rank exits ---- */
@@ -115,18 +121,18 @@ static void run_on_exit(ibex_run_job_t *job, ibex_run_rank_t *r)
     int arank = -1, code;
     char msg[8];
     ibex_run_pmix_rank_state(job->pmix, r->rank, &st);
-    int ws = r->wstatus, pid = (int)r->pid;
+    int ws = r->wstatus, pid = (int)r->pid, g = ibex_run_job_grank(job, r->rank);
     if (ibex_run_pmix_abort_info(job->pmix, &arank, &code, msg, sizeof(msg)) && arank == r->rank) {
         run_check_abort(job);
     } else if (WIFSIGNALED(ws)) {
         int sig = WTERMSIG(ws);
-        ibex_run_job_fail(job, 128 + sig, SIGTERM, "rank %d (pid %d) killed by signal %d (%s)",
-                          r->rank, pid, sig, strsignal(sig));
+        ibex_run_job_fail(job, 128 + sig, SIGTERM, "rank %d (pid %d) killed by signal %d (%s)", g,
+                          pid, sig, strsignal(sig));
     } else if (WEXITSTATUS(ws) != 0) {
-        run_fail_held(job, WEXITSTATUS(ws), "rank %d (pid %d) exited with code %d", r->rank, pid,
+        run_fail_held(job, WEXITSTATUS(ws), "rank %d (pid %d) exited with code %d", g, pid,
                       WEXITSTATUS(ws));
     } else if (st.connected && !st.finalized) {
-        run_fail_held(job, 1, "rank %d (pid %d) exited without calling MPI_Finalize", r->rank, pid);
+        run_fail_held(job, 1, "rank %d (pid %d) exited without calling MPI_Finalize", g, pid);
     } else if (!st.connected && job->idle_rank < 0) {
         job->idle_rank = r->rank;
         run_check_idle(job);
@@ -205,21 +211,26 @@ void ibex_run_job_on_signal(ibex_run_job_t *job)
 
 static void run_on_timeout(ibex_run_job_t *job)
 {
-    int *left = calloc((size_t)job->n, sizeof(*left)), nleft = 0;
+    int *left = calloc((size_t)job->n + 1, sizeof(*left)), nleft = 0;
     char list[512] = "?";
     if (left) {
         for (int i = 0; i < job->n; i++)
             if (!job->ranks[i].reaped)
-                left[nleft++] = i;
+                left[nleft++] = ibex_run_job_grank(job, i);
         ibex_run_map_format_ranks(left, nleft, list, sizeof(list));
         free(left);
     }
     char why[64];
     snprintf(why, sizeof(why), "timeout after %d s", job->p.timeout_s);
     ibex_run_job_hang_report(job, why); /* before the ranks are stopped: what they wait in */
-    ibex_run_job_fail(job, IBEX_RUN_EXIT_TIMEOUT, SIGTERM,
-                      "timeout after %d s; rank%s %s still running", job->p.timeout_s,
-                      nleft == 1 ? "" : "s", list);
+    if (nleft == 0)                     /* a head whose ranks all run on other hosts */
+        ibex_run_job_fail(job, IBEX_RUN_EXIT_TIMEOUT, SIGTERM,
+                          "timeout after %d s; ranks on other hosts still running",
+                          job->p.timeout_s);
+    else
+        ibex_run_job_fail(job, IBEX_RUN_EXIT_TIMEOUT, SIGTERM,
+                          "timeout after %d s; rank%s %s still running", job->p.timeout_s,
+                          nleft == 1 ? "" : "s", list);
 }
 
 void ibex_run_job_deadlines(ibex_run_job_t *job)

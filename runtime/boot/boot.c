@@ -248,6 +248,9 @@ static ibex_status_t boot_init_pmix(ibex_boot_info_t *info)
     if (!info->node_of)
         goto err_fini;
     boot_read_nodes(info);
+    long long app = 0;
+    /* MPMD (ibexrun -n 2 ./a : -n 4 ./b, srun --multi-prog): this rank's application. */
+    info->appnum = boot_get_int(boot.me.rank, PMIX_APPNUM, &app) == 0 && app >= 0 ? (int)app : 0;
     char *host = boot_get_string(boot.me.rank, PMIX_HOSTNAME);
     if (host)
         snprintf(info->hostname, sizeof(info->hostname), "%s", host);

@@ -20,6 +20,7 @@ typedef struct ibex_boot_info {
     int node_id, num_nodes;
     int *node_of;   /* node id of every world rank (size entries) */
     int num_cores;  /* cores of this node (hwloc), for the oversubscription test */
+    int appnum;     /* this rank's application in an MPMD launch (PMIX_APPNUM), else 0 */
     bool singleton; /* no launcher: a 1-rank job */
     char hostname[256];
     char nspace[256];

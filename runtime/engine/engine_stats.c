@@ -66,6 +66,18 @@ static unsigned long long read_rndv_split(int arg)
     return ibex_engine_stats.rndv_split;
 }
 
+static unsigned long long read_eps_offnode(int arg)
+{
+    (void)arg;
+    return ibex_engine_stats.eps_offnode;
+}
+
+static unsigned long long read_eps_offnode_cpu(int arg)
+{
+    (void)arg;
+    return ibex_engine_stats.eps_offnode_cpu_copy;
+}
+
 static unsigned long long read_eager(int arg)
 {
     (void)arg;
@@ -105,6 +117,12 @@ static const ibex_pvar_desc_t pvars[] = {
      "point-to-point sends that went rendezvous (any scheme: ibex_rndv_read + _write + _split)"},
     {"ibex_requests_active", IBEX_PVAR_LEVEL, read_requests, 0,
      "requests started and not yet completed (the program's and internal ones)"},
+    /* hosts area */
+    {"ibex_eps_offnode", IBEX_PVAR_COUNTER, read_eps_offnode, 0,
+     "endpoints connected to ranks on other nodes (node ids from the launcher, PMIx)"},
+    {"ibex_eps_offnode_cpu_copy", IBEX_PVAR_COUNTER, read_eps_offnode_cpu, 0,
+     "of those, endpoints over a transport that moves data by CPU copies (shared memory): a "
+     "correct job has none"},
 };
 
 #define ENGINE_PVARS ((int)(sizeof(pvars) / sizeof(pvars[0])))

@@ -12,6 +12,7 @@
 #include "ibex_engine_cfg.h"
 #include "ibex_am.h"
 #include "ibex_engine.h"
+#include "ibex_engine_stats.h"
 #include "ibex_log.h"
 #include "ibex_runtime.h"
 
@@ -186,6 +187,18 @@ static ibex_tl_inst_t *ep_choose(int world_rank)
     return NULL;
 }
 
+/* "Same node" is the launcher's word (PMIx node ids, boot.c), never an assumption: an
+ * endpoint to another node over a CPU-copy transport would mean shared memory across hosts. */
+static void ep_count_offnode(const ibex_ep_t *ep, const ibex_tl_inst_t *inst)
+{
+    const int *node_of = ibex_rt.boot.node_of;
+    if (!node_of || node_of[ep->world_rank] == ibex_rt.boot.node_id)
+        return;
+    ibex_engine_stats.eps_offnode++;
+    if (inst->comp->flags & (IBEX_TL_COMP_NODE_MEMORY | IBEX_TL_COMP_LOOPBACK))
+        ibex_engine_stats.eps_offnode_cpu_copy++;
+}
+
 static ibex_status_t ep_connect(ibex_ep_t *ep)
 {
     ibex_tl_inst_t *inst = ep_choose(ep->world_rank);
@@ -215,6 +228,7 @@ static ibex_status_t ep_connect(ibex_ep_t *ep)
     }
     ep->tl = inst;
     ep->connected = true;
+    ep_count_offnode(ep, inst);
     ibex_debug(TL, "rank %d reached over %s", ep->world_rank, inst->comp->name);
     return IBEX_OK;
 }

@@ -195,6 +195,7 @@ static int *predefined_value(int keyval)
         attr_universe_size = ibex_rt.boot.size; /* the launcher gives nothing larger */
         return &attr_universe_size;
     case MPI_APPNUM:
+        attr_appnum = ibex_rt.boot.appnum; /* the launcher's PMIX_APPNUM (MPMD) */
         return &attr_appnum;
     case MPI_LASTUSEDCODE:
         attr_lastusedcode = ibex_err_last_used(); /* err_user.c */

@@ -22,8 +22,10 @@ printf 'localhost\n\nlocalhost slots=x\n' >"$WORK/hosts"
 usage_error "bad host file" "^ibexrun: --hostfile: .*/hosts:3: slots must be a whole number" \
     --hostfile "$WORK/hosts" /bin/true
 printf '# two nodes\nlocalhost slots=2\nnot-this-node-xyz\n' >"$WORK/hosts"
-usage_error "remote host" "host 'not-this-node-xyz' is not this node" --hostfile "$WORK/hosts" /bin/true
-usage_error "-H" "not supported yet" -H a,b /bin/true
+# Remote hosts start a daemon through the launch agent: one that cannot is a failure naming the
+# host (tests/launcher/hosts_sim.sh has the real cases).
+run 30 --launch-agent /bin/false --hostfile "$WORK/hosts" /bin/true
+expect "remote host, agent fails" 125 "host not-this-node-xyz: the launch agent ended before the daemon connected"
 usage_error "not found" "'no-such-program-xyz': not found in PATH" -n 2 no-such-program-xyz
 usage_error "no such path" "'/no/such/prog': No such file" /no/such/prog
 printf 'echo hi\n' >"$WORK/noexec"

@@ -154,8 +154,8 @@ static void test_structure_errors(void **state)
     expect_error(a4, ARGC(a4), "no program");
     char *a5[] = {"ibexrun", "--tag-output=yes", "p", NULL};
     expect_error(a5, ARGC(a5), "takes no value");
-    char *a7[] = {"ibexrun", "-H", "a,b", "p", NULL};
-    expect_error(a7, ARGC(a7), "not supported yet");
+    char *a7[] = {"ibexrun", "-n", "2", "./a", ":", NULL};
+    expect_error(a7, ARGC(a7), "no program for application 2");
     char *a8[] = {"ibexrun", "-n", "2", "--", NULL};
     expect_error(a8, ARGC(a8), "no program");
 }
@@ -173,6 +173,63 @@ static void test_hostfile_option(void **state)
     assert_string_equal(o.hostfile, "h2");
     assert_true(o.nranks_set);
     ibex_run_opts_free(&o);
+}
+
+/* Hosts, mapping, MPMD (the hosts area). */
+static void test_hosts_options(void **state)
+{
+    char *a1[] = {
+        "ibexrun", "-H", "a:2,b",          "--host", "c", "--map-by", "node:OVERSUBSCRIBE",
+        "-N",      "3",  "--launch-agent", "ssh -x", "p", NULL};
+    ibex_run_opts_t o;
+    assert_int_equal(parse(ARGC(a1), a1, &o), IBEX_OK);
+    assert_int_equal(o.nhostlists, 2);
+    assert_string_equal(o.hostlists[0], "a:2,b");
+    assert_string_equal(o.hostlists[1], "c");
+    assert_int_equal(o.map_by, IBEX_RUN_MAP_NODE);
+    assert_true(o.oversubscribe);
+    assert_int_equal(o.npernode, 3);
+    assert_string_equal(o.launch_agent, "ssh -x");
+    ibex_run_opts_free(&o);
+    char *a2[] = {"ibexrun", "--map-by", "slot", "--npernode=2", "p", NULL};
+    assert_int_equal(parse(ARGC(a2), a2, &o), IBEX_OK);
+    assert_int_equal(o.map_by, IBEX_RUN_MAP_SLOT);
+    assert_false(o.oversubscribe);
+    assert_int_equal(o.npernode, 2);
+    ibex_run_opts_free(&o);
+    char *b1[] = {"ibexrun", "--map-by", "node:pe=2", "p", NULL};
+    expect_error(b1, ARGC(b1), "pe=2");
+    char *b2[] = {"ibexrun", "-N", "0", "p", NULL};
+    expect_error(b2, ARGC(b2), "'0'");
+    char *b3[] = {"ibexrun", "--launch-agent=", "p", NULL};
+    expect_error(b3, ARGC(b3), "empty");
+}
+
+static void test_mpmd(void **state)
+{
+    char *a1[] = {"ibexrun", "--tag-output", "-n", "2",   "./a", "x", ":", "-np",
+                  "4",       "./b",          ":",  "./c", "-n",  "9", NULL};
+    ibex_run_opts_t o;
+    assert_int_equal(parse(ARGC(a1), a1, &o), IBEX_OK);
+    assert_int_equal(o.napps, 3);
+    assert_true(o.tag_output);
+    assert_int_equal(o.apps[0].nranks, 2);
+    assert_int_equal(o.apps[0].argc, 2);
+    assert_string_equal(o.apps[0].argv[1], "x");
+    assert_null(o.apps[0].argv[2]); /* the ':' became the end of app 0's argv */
+    assert_int_equal(o.apps[1].nranks, 4);
+    assert_string_equal(o.apps[1].argv[0], "./b");
+    assert_null(o.apps[1].argv[1]);
+    assert_false(o.apps[2].nranks_set); /* "-n 9" is ./c's argument */
+    assert_int_equal(o.apps[2].nranks, 1);
+    assert_int_equal(o.apps[2].argc, 3);
+    assert_int_equal(o.nranks, 2);
+    assert_string_equal(o.prog_argv[0], "./a");
+    ibex_run_opts_free(&o);
+    char *b1[] = {"ibexrun", ":", "./a", NULL};
+    expect_error(b1, ARGC(b1), "no program to run");
+    char *b2[] = {"ibexrun", "./a", ":", ":", "./b", NULL};
+    expect_error(b2, ARGC(b2), "no program for application 2");
 }
 
 static void test_help_version(void **state)
@@ -203,10 +260,16 @@ static void test_value_forms(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),         cmocka_unit_test(test_full_line),
-        cmocka_unit_test(test_double_dash),      cmocka_unit_test(test_bad_values),
-        cmocka_unit_test(test_structure_errors), cmocka_unit_test(test_help_version),
-        cmocka_unit_test(test_hostfile_option),  cmocka_unit_test(test_value_forms),
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_full_line),
+        cmocka_unit_test(test_double_dash),
+        cmocka_unit_test(test_bad_values),
+        cmocka_unit_test(test_structure_errors),
+        cmocka_unit_test(test_help_version),
+        cmocka_unit_test(test_hostfile_option),
+        cmocka_unit_test(test_hosts_options),
+        cmocka_unit_test(test_mpmd),
+        cmocka_unit_test(test_value_forms),
         cmocka_unit_test(test_hang_report),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

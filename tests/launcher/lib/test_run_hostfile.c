@@ -58,11 +58,70 @@ static void test_bad_files(void **state)
     expect_error("# only a comment\n\n", "no host");
 }
 
+/* -H lists: "host[:slots]" entries, added to what is already there. */
+static void test_host_lists(void **state)
+{
+    ibex_run_hostfile_t hf = {0};
+    assert_int_equal(ibex_run_hostlist_parse("a:2,b,a:3", &hf, err, sizeof(err)), IBEX_OK);
+    assert_int_equal(ibex_run_hostlist_parse("c:4", &hf, err, sizeof(err)), IBEX_OK);
+    assert_int_equal(hf.nhosts, 3);
+    assert_string_equal(hf.hosts[0].name, "a");
+    assert_int_equal(hf.hosts[0].slots, 5);
+    assert_int_equal(hf.hosts[1].slots, 1);
+    assert_string_equal(hf.hosts[2].name, "c");
+    assert_int_equal(hf.hosts[2].slots, 4);
+    ibex_run_hostfile_free(&hf);
+    const char *bad[][2] = {{"a,,b", "empty host name"},
+                            {"a:0", "'0'"},
+                            {"a:x", "'x'"},
+                            {"a/b", "'a/b' is not a host name"},
+                            {",", "empty"},
+                            {"a:", "''"},
+                            {"a:2:3", "'2:3'"}};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        ibex_run_hostfile_t h2 = {0};
+        err[0] = '\0';
+        assert_int_equal(ibex_run_hostlist_parse(bad[i][0], &h2, err, sizeof(err)),
+                         IBEX_ERR_INVALID);
+        if (!strstr(err, bad[i][1]) || strncmp(err, "-H: ", 4) != 0)
+            fail_msg("'%s': error '%s' does not mention '%s'", bad[i][0], err, bad[i][1]);
+        ibex_run_hostfile_free(&h2);
+    }
+}
+
+/* Slurm allocations: bracketed ranges with padding, several items, tasks per node. */
+static void test_slurm_lists(void **state)
+{
+    ibex_run_hostfile_t hf = {0};
+    assert_int_equal(ibex_run_hostlist_slurm("n[1-3,5],gpu[07-08]x,login", "2(x3),1,4(x2),3", &hf,
+                                             err, sizeof(err)),
+                     IBEX_OK);
+    const char *want[] = {"n1", "n2", "n3", "n5", "gpu07x", "gpu08x", "login"};
+    const int slots[] = {2, 2, 2, 1, 4, 4, 3};
+    assert_int_equal(hf.nhosts, 7);
+    for (int i = 0; i < 7; i++) {
+        assert_string_equal(hf.hosts[i].name, want[i]);
+        assert_int_equal(hf.hosts[i].slots, slots[i]);
+    }
+    ibex_run_hostfile_free(&hf);
+    assert_int_equal(ibex_run_hostlist_slurm("n[1-2]", "2(x3)", &hf, err, sizeof(err)), IBEX_OK);
+    ibex_run_hostfile_free(&hf);
+    assert_int_equal(ibex_run_hostlist_slurm("n[1-3]", "2", &hf, err, sizeof(err)),
+                     IBEX_ERR_INVALID);
+    assert_non_null(strstr(err, "SLURM_TASKS_PER_NODE"));
+    ibex_run_hostfile_free(&hf);
+    assert_int_equal(ibex_run_hostlist_slurm("n[1-", NULL, &hf, err, sizeof(err)),
+                     IBEX_ERR_INVALID);
+    ibex_run_hostfile_free(&hf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_good_file),
         cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_host_lists),
+        cmocka_unit_test(test_slurm_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

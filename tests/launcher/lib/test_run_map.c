@@ -74,6 +74,85 @@ static void test_format_ranks(void **state)
     assert_string_equal(small + strlen(small) - 3, "...");
 }
 
+/* ---- placement on hosts ---- */
+
+static ibex_run_host_t map_hosts3[3] = {{"a", 2, 0}, {"b", 1, 0}, {"c", 3, 4}};
+static ibex_run_hostfile_t map_hf = {map_hosts3, 3};
+static char map_err[256];
+
+static void expect_layout(int n, ibex_run_mapby_t by, int npn, bool over, const char *want)
+{
+    int host_of[32];
+    char got[33];
+    assert_int_equal(
+        ibex_run_map_hosts(&map_hf, n, by, npn, over, host_of, map_err, sizeof(map_err)), IBEX_OK);
+    for (int r = 0; r < n; r++)
+        got[r] = (char)('a' + host_of[r]);
+    got[n] = '\0';
+    assert_string_equal(got, want);
+}
+
+static void test_hosts_by_slot_node(void **state)
+{
+    expect_layout(6, IBEX_RUN_MAP_SLOT, 0, false, "aabccc");
+    expect_layout(4, IBEX_RUN_MAP_CORE, 0, false, "aabc");
+    expect_layout(6, IBEX_RUN_MAP_NODE, 0, false, "abcacc");
+    expect_layout(3, IBEX_RUN_MAP_NODE, 0, false, "abc");
+    /* oversubscribed: a second pass of every host's slots, c stops at max_slots=4 */
+    expect_layout(9, IBEX_RUN_MAP_SLOT, 0, true, "aabcccaab");
+    expect_layout(8, IBEX_RUN_MAP_NODE, 0, true, "abcaccab");
+    expect_layout(6, IBEX_RUN_MAP_NODE, 2, true, "aabbcc");
+    expect_layout(3, IBEX_RUN_MAP_SLOT, 1, false, "abc");
+}
+
+static void test_hosts_errors(void **state)
+{
+    int host_of[64];
+    assert_int_equal(ibex_run_map_hosts(&map_hf, 7, IBEX_RUN_MAP_SLOT, 0, false, host_of, map_err,
+                                        sizeof(map_err)),
+                     IBEX_ERR_INVALID);
+    assert_non_null(strstr(map_err, "not enough slots: 7 ranks, 6 slots on 3 hosts"));
+    ibex_run_host_t capped[1] = {{"x", 1, 2}};
+    ibex_run_hostfile_t one = {capped, 1};
+    assert_int_equal(
+        ibex_run_map_hosts(&one, 3, IBEX_RUN_MAP_NODE, 0, true, host_of, map_err, sizeof(map_err)),
+        IBEX_ERR_INVALID);
+    assert_non_null(strstr(map_err, "max_slots"));
+    assert_int_equal(ibex_run_map_hosts(&map_hf, 7, IBEX_RUN_MAP_SLOT, 2, true, host_of, map_err,
+                                        sizeof(map_err)),
+                     IBEX_ERR_INVALID);
+    assert_non_null(strstr(map_err, "--npernode 2 on 3 hosts places at most 6 ranks, not 7"));
+    assert_int_equal(ibex_run_map_hosts(&map_hf, 4, IBEX_RUN_MAP_SLOT, 2, false, host_of, map_err,
+                                        sizeof(map_err)),
+                     IBEX_ERR_INVALID);
+    assert_non_null(strstr(map_err, "host b has only 1 slot"));
+    assert_int_equal(ibex_run_map_hosts(&map_hf, 0, IBEX_RUN_MAP_SLOT, 0, false, host_of, map_err,
+                                        sizeof(map_err)),
+                     IBEX_ERR_INVALID);
+}
+
+/* Whatever the policy: every rank placed, no host past its limit. */
+static void test_hosts_invariants(void **state)
+{
+    int host_of[64];
+    for (int by = 0; by < 3; by++)
+        for (int n = 1; n <= 20; n++) {
+            int count[3] = {0};
+            ibex_status_t st = ibex_run_map_hosts(&map_hf, n, (ibex_run_mapby_t)by, 0, true,
+                                                  host_of, map_err, sizeof(map_err));
+            if (st != IBEX_OK)
+                continue;
+            for (int r = 0; r < n; r++) {
+                assert_in_range(host_of[r], 0, 2);
+                count[host_of[r]]++;
+            }
+            assert_true(count[2] <= 4);
+            if (n <= 6 && by != IBEX_RUN_MAP_NODE)
+                for (int h = 0; h < 3; h++)
+                    assert_true(count[h] <= map_hosts3[h].slots);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -83,6 +162,9 @@ int main(void)
         cmocka_unit_test(test_none_and_no_topology),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_format_ranks),
+        cmocka_unit_test(test_hosts_by_slot_node),
+        cmocka_unit_test(test_hosts_errors),
+        cmocka_unit_test(test_hosts_invariants),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

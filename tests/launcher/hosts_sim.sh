@@ -1,0 +1,160 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# ibexrun across simulated hosts (tests/launcher/simhosts.sh: mount + UTS namespaces, one softib
+# fabric): one daemon per host started by the launch agent, shared memory inside a host, verbs on
+# softib between hosts. Standard MPI programs (the point-to-point, collective and one-sided
+# suites' programs) on 6 ranks over 3 hosts; Ibex's own counters show that every rank talked to
+# ranks of other hosts and that none of those endpoints was over shared memory; MPMD, the head
+# with ranks of its own, --tag-output, stdin; and the failures: unreachable host, killed daemon,
+# killed remote rank, wrong token, timeout. Needs root (namespaces). `make check-hosts` runs more.
+. "${top_srcdir:-.}/tests/launcher/lib.sh"
+if ! unshare --mount --uts true 2>/dev/null || ! command -v nsenter >/dev/null; then
+    echo "SKIP: no mount / UTS namespaces here (needs root and util-linux nsenter)"
+    exit 77
+fi
+. "$S/tests/launcher/simhosts.sh"
+SOFTIB=$B/softib/.libs/libsoftib.so
+export SOFTIB_FABRIC_DIR=$SIM_FABRIC
+export LD_PRELOAD_SOFTIB=$SOFTIB
+HOSTS_EXTRA=${HOSTS_EXTRA:-0} # 1: the longer matrix of make check-hosts
+sim_up s1 s2 s3
+
+# hrun LIMIT ARGS...: ibexrun over the simulated hosts, ranks on softib (shm inside a host).
+hrun() {
+    limit=$1; shift
+    run "$limit" --launch-agent "$AGENT" -x LD_PRELOAD="$SOFTIB" "$@"
+}
+
+# offnode_want "2 2 2": endpoints to other hosts when every rank talks to every other one.
+offnode_want() {
+    total=0; for n in $1; do total=$((total + n)); done
+    e=0; for n in $1; do e=$((e + n * (total - n))); done
+    echo "$e"
+}
+
+check_hosts() { # WHAT NHOSTS "N1 N2 ..."
+    want="hosts $2 offnode_eps $(offnode_want "$3") shm_offnode_eps 0 errors 0"
+    if [ "$RC" -eq 0 ] && printf '%s\n' "$OUT" | grep -qx "$want"; then
+        pass "$1 (${MS} ms)"
+    else
+        fail "$1: exit $RC, want '$want'; out: $OUT; err: $ERR"
+    fi
+    leftovers "$1"; sim_leftovers "$1"
+}
+
+P=$B/tests/launcher/progs
+export IBEX_LOG=debug # the head's debug lines name where each daemon connected from
+hrun 120 -x IBEX_LOG=warn -H s1:2,s2:2,s3:2 "$P/mpi_hosts" "$MARK"
+unset IBEX_LOG
+check_hosts "6 ranks on 3 hosts: p2p, collectives, one-sided" 3 "2 2 2"
+# each daemon connected from its host's own loopback address (simhosts.sh gives s1 127.0.0.2 ...)
+for k in 1 2 3; do
+    printf '%s\n' "$ERR" | grep -q "host s$k: daemon connected from 127.0.0.$((k + 1))" ||
+        fail "the daemon of s$k did not connect from 127.0.0.$((k + 1)): $(printf '%s\n' "$ERR" | grep 'connected from')"
+done
+hrun 120 -H localhost:1,s1:2,s2:1 --map-by node "$P/mpi_hosts" "$MARK"
+check_hosts "the head's host too, --map-by node" 3 "1 2 1"
+
+# The suites' own programs (standard MPI), 6 ranks over 3 hosts.
+suite() { # HOSTS DIR PROG [VAR=VALUE...]
+    hl=$1; d=$2; prog=$3; shift 3
+    run 180 --launch-agent "$AGENT" -x LD_PRELOAD="$SOFTIB" $(for v in "$@"; do printf -- '-x %s ' "$v"; done) \
+        --timeout 150 -H "$hl" "$B/tests/$d/$prog" "$MARK"
+    if [ "$RC" -eq 0 ] && printf '%s\n' "$OUT" | grep -q "^$prog: ok"; then
+        pass "$prog on $hl (${MS} ms)"
+    else
+        fail "$prog on $hl: exit $RC; $(printf '%s\n' "$OUT" "$ERR" | tail -15)"
+    fi
+    leftovers "$prog"; sim_leftovers "$prog"
+}
+H6=s1:2,s2:2,s3:2
+suite $H6 mpi p2p_order MT_MAX_MB=4
+suite $H6 mpi p2p_probe
+suite $H6 collectives coll_all
+# One-sided: one rank per host. win_sync / win_errors hang with two ranks on a host and one on
+# another (shared-memory and network targets in one window: a runtime/win issue, reported);
+# win_ops needs every rank on one node (MPI_Win_allocate_shared over MPI_COMM_WORLD).
+suite s1:1,s2:1,s3:1 win win_sync
+if [ "$HOSTS_EXTRA" = 1 ]; then
+    for prog in p2p_wildcard p2p_special p2p_persist p2p_sizes p2p_many p2p_datatype; do
+        suite $H6 mpi "$prog" MT_MAX_MB=16
+    done
+    suite $H6 collectives coll_v
+    suite $H6 collectives coll_red
+    # not coll_nbc: it hangs whenever the hierarchical collectives are in play, on one host too
+    # (ibexrun -n 6 -x IBEX_COLL_NODE_SIZE=2 tests/collectives/coll_nbc): a collectives issue
+    suite s1:1,s2:1,s3:1 win win_errors
+fi
+
+# MPMD across hosts, --tag-output, stdin to rank 0 on the head's host.
+hrun 60 -H s1:2,s2:2 --tag-output -n 1 "$P/mpi_appnum" a "$MARK" : -n 3 "$P/mpi_appnum" b "$MARK"
+tagged=$(printf '%s\n' "$OUT" | grep -c '^\[1,[0-3]\]<stdout>:rank [0-3] of 4 app [01] ')
+[ "$RC" -eq 0 ] && [ "$tagged" -eq 4 ] &&
+    printf '%s\n' "$OUT" | grep -q '^\[1,0\]<stdout>:rank 0 of 4 app 0 .*host s1 args a$' &&
+    printf '%s\n' "$OUT" | grep -q '^\[1,3\]<stdout>:rank 3 of 4 app 1 .*host s2 args b$' &&
+    pass "MPMD over 2 hosts, tagged output" || fail "MPMD over hosts: exit $RC; $OUT; $ERR"
+leftovers "MPMD hosts"; sim_leftovers "MPMD hosts"
+
+# ---- failures: one message naming the host, within seconds, nothing left anywhere ----
+hrun 30 -H s1:1,nosuchhost:1 "$P/mpi_appnum" "$MARK"
+expect "unreachable host" 125 "^ibexrun: host nosuchhost: the launch agent ended before the daemon connected"
+sim_leftovers "unreachable host"
+
+printf '#!/bin/sh\nread t\necho 0000000000000000000000000000000000000000000000000000000000000000 | exec "%s" "$@"\n' \
+    "$AGENT" >"$WORK/badagent"
+chmod +x "$WORK/badagent"
+run 30 --launch-agent "$WORK/badagent" -H s1:1,s2:1 "$P/mpi_appnum" "$MARK"
+expect "wrong token" 125 "host s[12]: authentication failed \(wrong token\)"
+sim_leftovers "wrong token"
+
+# start_sleepers: 4 ranks (2 per host) that sleep after MPI_Init; HEAD is ibexrun's pid.
+start_sleepers() {
+    mkdir -p "$WORK/tmp"
+    TMPDIR=$WORK/tmp timeout -k 5 60 "$IBEXRUN" --launch-agent "$AGENT" -x LD_PRELOAD="$SOFTIB" \
+        -H s1:2,s2:2 "$@" "$P/mpi_fail" sleep "$MARK" >"$WORK/out" 2>"$WORK/err" </dev/null &
+    HEAD=$!
+    n=0
+    while [ "$(grep -c ready "$WORK/out" 2>/dev/null)" -lt 4 ] && [ $n -lt 300 ]; do
+        sleep 0.1; n=$((n + 1))
+    done
+}
+wait_head() { # sets RC, OUT, ERR, MS (since the kill)
+    t0=$(date +%s%N); wait "$HEAD"; RC=$?
+    MS=$(( ($(date +%s%N) - t0) / 1000000 ))
+    OUT=$(cat "$WORK/out"); ERR=$(cat "$WORK/err")
+}
+# the daemon of node index $1: a child of ibexrun (itself the child of timeout, $HEAD)
+daemon_of() { pgrep -P "$(pgrep -P "$HEAD" | head -1)" -f -- "--daemon .* $1\$" | head -1; }
+
+start_sleepers
+D=$(daemon_of 2)
+if [ -n "$D" ]; then
+    kill -KILL "$D"; wait_head
+    expect "killed daemon" 125 "^ibexrun: host s2: lost the daemon"
+    [ "$MS" -lt 5000 ] && pass "killed daemon: job ended in $MS ms" || fail "killed daemon: $MS ms"
+else
+    fail "killed daemon: no daemon for s2 found (out: $(cat "$WORK/out"), err: $(cat "$WORK/err"))"
+    kill "$HEAD"; wait "$HEAD"
+fi
+# A SIGKILLed daemon cannot remove its PMIx directory on s2: the next launcher there does
+# (it removes the directories of launchers that are gone).
+hrun 60 -H s2:1 "$P/mpi_appnum" "$MARK"
+[ "$RC" -eq 0 ] && pass "s2 usable after its daemon was killed" || fail "s2 after kill: $RC $ERR"
+sim_leftovers "killed daemon" killed
+
+start_sleepers
+D=$(daemon_of 1)
+R=$(pgrep -P "${D:-0}" | head -1)
+if [ -n "$R" ]; then
+    kill -KILL "$R"; wait_head
+    expect "killed remote rank" 137 "^ibexrun: host s1: rank [01] \(pid $R\) killed by signal 9"
+    [ "$MS" -lt 5000 ] && pass "killed remote rank: job ended in $MS ms" || fail "killed rank: $MS ms"
+else
+    fail "killed remote rank: no rank under the daemon of s1"
+    kill "$HEAD"; wait "$HEAD"
+fi
+sim_leftovers "killed remote rank" killed
+
+hrun 30 -H s1:1,s2:1 --timeout 2 "$P/mpi_fail" sleep "$MARK"
+expect "timeout across hosts" 124 "timeout after 2 s"
+sim_leftovers "timeout across hosts" killed
+finish
