@@ -11,8 +11,8 @@
  *   ACK is repeated); a duplicated READ request is executed again (IB spec 9.7.5.1.4), which
  *   here re-reads the source, as an HCA does;
  * - an error completion comes with the responder-side effects a real responder has: a remote
- *   access error moves the responder QP to ERR as well; a remote operation error consumes the
- *   receive and completes it with IBV_WC_LOC_PROT_ERR.
+ *   access error moves the responder QP to ERR as well; a remote operation (invalid request)
+ *   error consumes the receive and completes it with IBV_WC_LOC_PROT_ERR (LOC_LEN_ERR).
  * Variables are read with the others (sib_config_load), see softib/README.md.
  */
 #include "softib_ops.h"
@@ -31,6 +31,7 @@ struct fault_cfg {
     double err_rate, delay_rate, dup_rate;
     uint64_t delay_max_us;
     uint64_t qp_err_after;
+    uint64_t err_skip; /* no error on the first n work requests of a QP */
     uint64_t vanish_after;
     uint32_t ops; /* FAULT_* the faults apply to */
     int status;   /* forced error status, or -1: one a real HCA gives for the opcode */
@@ -104,6 +105,7 @@ void sib_fault_config_load(void)
     if (!f->delay_max_us)
         f->delay_max_us = 2000;
     f->qp_err_after = env_num("SOFTIB_FAULT_QP_ERR_AFTER");
+    f->err_skip = env_num("SOFTIB_FAULT_ERR_SKIP");
     f->vanish_after = env_num("SOFTIB_FAULT_VANISH_AFTER");
     f->ops = ops_parse(getenv("SOFTIB_FAULT_OPS"));
     f->status = status_parse(getenv("SOFTIB_FAULT_STATUS"));
@@ -165,15 +167,17 @@ static void responder_effect(struct sib_qp *qp, enum ibv_wc_status st)
     struct sib_peer p;
     struct sib_cqe e;
 
-    if ((st != IBV_WC_REM_ACCESS_ERR && st != IBV_WC_REM_OP_ERR) || !responder(qp, &p))
+    if ((st != IBV_WC_REM_ACCESS_ERR && st != IBV_WC_REM_OP_ERR && st != IBV_WC_REM_INV_REQ_ERR) ||
+        !responder(qp, &p))
         return;
-    if (st == IBV_WC_REM_OP_ERR && sib_wq_take(&p, &rw, sge)) {
+    if (st != IBV_WC_REM_ACCESS_ERR && sib_wq_take(&p, &rw, sge)) {
         memset(&e, 0, sizeof(e));
         e.wc.wr_id = rw.wr_id;
         e.wc.qp_num = p.q->qpn;
         e.wc.src_qp = qp->ibv.qp_num;
         e.wc.opcode = IBV_WC_RECV;
-        sib_recv_fail(&p, &e, IBV_WC_LOC_PROT_ERR, true);
+        sib_recv_fail(&p, &e, st == IBV_WC_REM_OP_ERR ? IBV_WC_LOC_PROT_ERR : IBV_WC_LOC_LEN_ERR,
+                      true);
         return;
     }
     sib_qp_set_err(p.r, p.q);
@@ -225,9 +229,11 @@ int sib_fault_inject(struct sib_qp *qp, struct sib_swqe *w, struct sib_res *res)
         vanish(qp, w);
     if (!(g_fault.ops & cls))
         return -1;
-    if (roll(qp, g_fault.err_rate))
+    if (qp->ops >= g_fault.err_skip && roll(qp, g_fault.err_rate))
         return inject_error(qp, w, res, cls);
-    if (roll(qp, g_fault.delay_rate)) {
+    if (!w->not_before && roll(qp, g_fault.delay_rate)) { /* once per request: it does end */
+        sib_log("qp 0x%x: injected delay of wr_id 0x%llx", qp->ibv.qp_num,
+                (unsigned long long)w->wr_id);
         w->not_before = sib_now_ns() + (sib_rand(&qp->rng) % g_fault.delay_max_us + 1) * 1000;
         return SIB_X_WAIT;
     }

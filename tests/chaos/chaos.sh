@@ -61,19 +61,20 @@ chaos_run() {
 
 for np in $NPS; do
     for s in $SEEDS; do
+        skip="SOFTIB_FAULT_ERR_SKIP=$((10 + 7 * s))"
         # a lost packet is retransmitted: late, never lost, never twice
         chaos_run drop ok "$np" "$s" SOFTIB_DROP_RATE=0.05
         chaos_run delay ok "$np" "$s" SOFTIB_FAULT_DELAY_RATE=0.2 SOFTIB_FAULT_DELAY_MAX_US=3000
         chaos_run dup-read ok "$np" "$s" SOFTIB_FAULT_DUP_RATE=0.5 IBEX_RNDV_SCHEME=read
-        chaos_run err-send err "$np" "$s" SOFTIB_FAULT_ERR_RATE=0.1 SOFTIB_FAULT_OPS=send
-        chaos_run err-write err "$np" "$s" SOFTIB_FAULT_ERR_RATE=0.2 SOFTIB_FAULT_OPS=write \
+        chaos_run err-send err "$np" "$s" "$skip" SOFTIB_FAULT_ERR_RATE=0.1 SOFTIB_FAULT_OPS=send
+        chaos_run err-write err "$np" "$s" "$skip" SOFTIB_FAULT_ERR_RATE=0.2 SOFTIB_FAULT_OPS=write \
             IBEX_RNDV_SCHEME=write
-        chaos_run err-read err "$np" "$s" SOFTIB_FAULT_ERR_RATE=0.2 SOFTIB_FAULT_OPS=read \
+        chaos_run err-read err "$np" "$s" "$skip" SOFTIB_FAULT_ERR_RATE=0.2 SOFTIB_FAULT_OPS=read \
             IBEX_RNDV_SCHEME=read
-        chaos_run retry-exc err "$np" "$s" SOFTIB_FAULT_ERR_RATE=0.05 SOFTIB_FAULT_STATUS=retry_exc
-        chaos_run rem-access err "$np" "$s" SOFTIB_FAULT_ERR_RATE=0.1 SOFTIB_FAULT_STATUS=rem_access \
+        chaos_run retry-exc err "$np" "$s" "$skip" SOFTIB_FAULT_ERR_RATE=0.1 SOFTIB_FAULT_STATUS=retry_exc
+        chaos_run rem-access err "$np" "$s" "$skip" SOFTIB_FAULT_ERR_RATE=0.1 SOFTIB_FAULT_STATUS=rem_access \
             SOFTIB_FAULT_OPS=read,write
-        chaos_run qp-err err "$np" "$s" SOFTIB_FAULT_QP_ERR_AFTER=$((50 + 37 * s))
+        chaos_run qp-err err "$np" "$s" SOFTIB_FAULT_QP_ERR_AFTER=$((20 + 9 * s))
         chaos_run vanish-read err "$np" "$s" SOFTIB_FAULT_VANISH_AFTER=$((3 + s)) IBEX_RNDV_SCHEME=read
         if [ "${CHAOS_LONG:-0}" = 1 ]; then
             chaos_run vanish-write err "$np" "$s" SOFTIB_FAULT_VANISH_AFTER=$((3 + s)) \
