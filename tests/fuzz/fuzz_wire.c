@@ -8,6 +8,8 @@
  *   1  a published verbs address: ibex_verbs_addr_valid
  *   2  a connection datagram (REQ / REP / RTU / DISC): ibex_verbs_cm_parse, as rank 1 of 4
  *   3  a shm ring slot header: the length check, then the read of that many bytes of a slot
+ *   4  a shm segment header's ring layout: ibex_shm_geometry_ok, then the writes to our ring
+ *      the accepted layout allows, inside a segment of the claimed size
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -64,6 +66,24 @@ static void fuzz_shm_slot(const unsigned char *d, size_t len)
     free(slot);
 }
 
+static void fuzz_shm_geometry(const unsigned char *d, size_t len)
+{
+    uint64_t v[3];
+    uint32_t nrings;
+    const size_t page = 4096, stride = 2 * 4096;
+
+    if (len < sizeof(v) + sizeof(nrings))
+        return;
+    memcpy(v, d, sizeof(v));
+    memcpy(&nrings, d + sizeof(v), sizeof(nrings));
+    if (v[2] > (1u << 20) || !ibex_shm_geometry_ok(v[0], v[1], nrings, v[2], stride, page))
+        return;
+    unsigned char *seg = malloc(v[2]);
+    for (uint32_t i = 0; i < nrings; i++)
+        memset(seg + v[0] + (size_t)i * v[1], 0, v[1]);
+    free(seg);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char why[128];
@@ -75,7 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     unsigned char *d = malloc(len ? len : 1);
     memcpy(d, data + 1, len);
     why[0] = 0;
-    switch (data[0] % 4) {
+    switch (data[0] % 5) {
     case 0:
         if (ibex_proto_wire_check(d, len, why, sizeof(why)) == IBEX_OK)
             proto_reads(d, len);
@@ -91,8 +111,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             (msg.src < 0 || msg.src >= 4 || msg.src == 1))
             abort();
         break;
-    default:
+    case 3:
         fuzz_shm_slot(d, len);
+        break;
+    default:
+        fuzz_shm_geometry(d, len);
         break;
     }
     free(d);
