@@ -294,6 +294,10 @@ int main(int argc, char **argv)
         bytes += (double)soak_round(seed, round, rank, size, sa, ra, &n);
         sent += n;
         round++;
+        if (rank == 0 && sent / 100000 != (sent - n) / 100000) {
+            printf("soak: %ld messages, %.1f s, rss %ld KiB\n", sent, MPI_Wtime() - t0, rss_kib());
+            fflush(stdout);
+        }
         if (round % 64 == 0) {
             long r = rss_kib();
             if (!rss_warm && sent >= total / 5)
