@@ -11,8 +11,8 @@ mt_require_ibexrun
 SOFTIB="$top_builddir/softib/.libs/libsoftib.so"
 [ -f "$SOFTIB" ] || { echo "softib not built at $SOFTIB"; exit 1; }
 MPI_T="$top_builddir/tests/soak"
-SHM_MSGS=${SOAK_MSGS:-30000}
-VERBS_MSGS=${SOAK_MSGS:-20000}
+SHM_MSGS=${SOAK_MSGS:-15000}
+VERBS_MSGS=${SOAK_MSGS:-10000}
 SEED=${SOAK_SEED:-$(date +%s)}
 echo "soak seed $SEED (SOAK_SEED=$SEED reruns it)"
 
