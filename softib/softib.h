@@ -393,6 +393,9 @@ int sib_stale_record(struct sib_seg *seg, struct sib_mr_shm *m, int *pin_p);
 bool sib_stale_ok(pid_t pid, struct sib_seg *seg, struct sib_mr_shm *m, uint64_t ua, uint64_t len);
 void sib_fault_delay(void);
 
+/* softib_fault.c */
+void sib_fault_config_load(void);
+
 /* softib_mr.c */
 struct sib_mr_shm *sib_mr_find(struct sib_seg *seg, uint32_t key);
 int sib_mr_check(struct sib_seg *seg, pid_t pid, const struct sib_mr_shm *mr, uint64_t addr,

@@ -55,6 +55,10 @@ void sib_count_ud_send(void);
 int sib_place(const struct sib_peer *p, const struct iovec *liov, int nl, uint64_t len,
               const struct iovec *riov, int nr, struct sib_cqe *e);
 
+/* softib_fault.c */
+int sib_fault_inject(struct sib_qp *qp, struct sib_swqe *w, struct sib_res *res);
+int sib_fault_exec(struct sib_qp *qp, struct sib_swqe *w, struct sib_res *res);
+
 /* softib_ud.c */
 int sib_ud_exec(struct sib_qp *qp, struct sib_swqe *w, struct sib_res *res);
 

@@ -242,6 +242,8 @@ bool sib_fault_drop(struct sib_qp *qp, struct sib_swqe *w)
 
 static int sq_exec_one(struct sib_qp *qp, struct sib_swqe *w, struct sib_res *res)
 {
+    int rc;
+
     memset(res, 0, offsetof(struct sib_res, liov));
     if (sib_cfg.fail_after && qp->ops >= sib_cfg.fail_after) {
         sib_log_write("qp 0x%x: injected failure after %llu operations", qp->ibv.qp_num,
@@ -251,6 +253,9 @@ static int sq_exec_one(struct sib_qp *qp, struct sib_swqe *w, struct sib_res *re
     }
     if (fault_drop(qp, w))
         return SIB_X_WAIT;
+    rc = sib_fault_inject(qp, w, res);
+    if (rc >= 0)
+        return rc;
     sib_fault_delay();
     if (local_iov(qp, w, res) != 0) {
         sib_log("qp 0x%x: local protection error on wr_id 0x%llx", qp->ibv.qp_num,
@@ -258,7 +263,7 @@ static int sq_exec_one(struct sib_qp *qp, struct sib_swqe *w, struct sib_res *re
         res->status = IBV_WC_LOC_PROT_ERR;
         return SIB_X_DONE;
     }
-    return sib_exec(qp, w, res);
+    return sib_fault_exec(qp, w, res);
 }
 
 static void waiting_set(struct sib_qp *qp, bool waiting)

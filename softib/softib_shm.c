@@ -132,6 +132,7 @@ static void config_parse(void)
     sib_cfg.timeout_cap_us = env_u64("SOFTIB_TIMEOUT_CAP_US", 100000);
     ns_parse();
     fabric_parse();
+    sib_fault_config_load();
 }
 
 /* Parsed at each device list / open, so a test may change variables between contexts. */

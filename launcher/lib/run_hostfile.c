@@ -79,14 +79,32 @@ static int hf_find(const ibex_run_hostfile_t *hf, const char *host)
     return -1;
 }
 
+/* Adds a repeated host's slots; the smaller max_slots holds, and must hold for the sum (found by
+ * tests/fuzz/fuzz_hostfile: the per-line check alone let "h max_slots=2" then "h slots=2" by). */
+static ibex_status_t hf_merge(ibex_run_host_t *o, const ibex_run_host_t *h, const char *name,
+                              int line, char *err, size_t len)
+{
+    if (h->max_slots && (!o->max_slots || h->max_slots < o->max_slots))
+        o->max_slots = h->max_slots;
+    if (o->slots > INT_MAX - h->slots) {
+        snprintf(err, len, "%s:%d: more than %d slots for %s in all", name, line, INT_MAX, o->name);
+        return IBEX_ERR_INVALID;
+    }
+    o->slots += h->slots;
+    if (o->max_slots && o->slots > o->max_slots) {
+        snprintf(err, len, "%s:%d: %d slots for %s in all is more than max_slots=%d", name, line,
+                 o->slots, o->name, o->max_slots);
+        return IBEX_ERR_INVALID;
+    }
+    return IBEX_OK;
+}
+
 static ibex_status_t hf_add(ibex_run_hostfile_t *hf, const ibex_run_host_t *h, const char *name,
                             int line, char *err, size_t len)
 {
     int i = hf_find(hf, h->name);
-    if (i >= 0) { /* listed again: its slots add up, as in Open MPI */
-        hf->hosts[i].slots += h->slots;
-        return IBEX_OK;
-    }
+    if (i >= 0) /* listed again: its slots add up, as in Open MPI */
+        return hf_merge(&hf->hosts[i], h, name, line, err, len);
     if (hf->nhosts == HOSTFILE_MAX_HOSTS) {
         snprintf(err, len, "%s:%d: more than %d hosts", name, line, HOSTFILE_MAX_HOSTS);
         return IBEX_ERR_INVALID;

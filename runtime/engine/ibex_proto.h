@@ -76,6 +76,9 @@ typedef struct ibex_ctl_hdr {
 } ibex_ctl_hdr_t;
 
 const char *ibex_proto_hdr_name(int type);
+/* Whether data (len bytes from a peer) is a well-formed message: IBEX_OK, or IBEX_ERR_INVALID
+ * with the reason in why (proto_wire.c). */
+ibex_status_t ibex_proto_wire_check(const void *data, size_t len, char *why, size_t whylen);
 
 typedef enum {
     IBEX_PROTO_EAGER,

@@ -83,6 +83,8 @@ struct ibex_req {
 
 /* Takes a request from the pool (zeroed); handle is MPI_REQUEST_NULL until published. */
 ibex_req_t *ibex_req_alloc(ibex_req_kind_t kind);
+/* The pool request a peer's message names by id, or NULL if the id is none (request.c). */
+ibex_req_t *ibex_req_from_wire(uint64_t id);
 /* Gives the request an MPI_Request handle. */
 int ibex_req_publish(ibex_req_t *req, MPI_Request *handle_p);
 ibex_req_t *ibex_req_from_handle(MPI_Request handle);

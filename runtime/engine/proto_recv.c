@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ibex_boot.h"
 #include "ibex_engine_cfg.h"
 #include "ibex_engine_stats.h"
 #include "ibex_engine.h"
@@ -189,10 +190,27 @@ static ibex_status_t recv_match(int world_src, const void *data, size_t len)
     return IBEX_OK;
 }
 
+/* A peer that sends garbage is failed like one that died: nothing waits for it forever. */
+static ibex_status_t recv_reject(int src_world, const char *why)
+{
+    ibex_error(PROTO, "rank %d on %s sent a malformed message (%s): closing the connection to it",
+               src_world, ibex_boot_peer_host(src_world), why);
+    ibex_proto_peer_failed(NULL, src_world, IBEX_ERR_REMOTE);
+    return IBEX_OK;
+}
+
 ibex_status_t ibex_proto_recv_cb(void *arg, int src_world, const void *data, size_t len)
 {
     (void)arg;
     const ibex_ctl_hdr_t *ctl = data;
+    char why[96];
+    ibex_ep_t *ep = ibex_ep_peek(src_world);
+    if (ep && ep->failed)
+        return IBEX_OK; /* what a failed peer still had in flight is dropped */
+    if (ibex_proto_wire_check(data, len, why, sizeof(why)) != IBEX_OK)
+        return recv_reject(src_world, why);
+    if (ctl->type != IBEX_HDR_EAGER && ctl->type != IBEX_HDR_RTS && !ibex_req_from_wire(ctl->req))
+        return recv_reject(src_world, "it names no request of ours");
     switch (ctl->type) {
     case IBEX_HDR_EAGER:
     case IBEX_HDR_RTS:
@@ -203,11 +221,8 @@ ibex_status_t ibex_proto_recv_cb(void *arg, int src_world, const void *data, siz
     case IBEX_HDR_FIN:
         ibex_proto_rndv_on_fin(ibex_req_by_id(ctl->req), ctl);
         return IBEX_OK;
-    case IBEX_HDR_ACK:
-        ibex_req_complete(ibex_req_by_id(ctl->req), IBEX_OK);
-        return IBEX_OK;
     default:
-        ibex_error(PROTO, "message of unknown type %d from rank %d dropped", ctl->type, src_world);
+        ibex_req_complete(ibex_req_by_id(ctl->req), IBEX_OK);
         return IBEX_OK;
     }
 }

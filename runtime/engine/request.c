@@ -46,6 +46,18 @@ static int req_pool_grow(void)
     return 0;
 }
 
+/* The request a peer's control message names, or NULL when the id is no request of the pool:
+ * a peer sending garbage must not make us follow a wild pointer. */
+ibex_req_t *ibex_req_from_wire(uint64_t id)
+{
+    for (req_chunk_t *c = req_chunks; c; c = c->next) {
+        uintptr_t lo = (uintptr_t)c->reqs, p = (uintptr_t)id;
+        if (p >= lo && p < lo + sizeof(c->reqs))
+            return (p - lo) % sizeof(ibex_req_t) == 0 ? (ibex_req_t *)p : NULL;
+    }
+    return NULL;
+}
+
 ibex_req_t *ibex_req_alloc(ibex_req_kind_t kind)
 {
     if (!req_free_list && req_pool_grow() != 0)

@@ -169,6 +169,18 @@ static bool shm_reachable(ibex_tl_t *tl, int peer)
     return ibex_shm_local_index(tl, peer) >= 0;
 }
 
+/* A slot longer than the ring's slots: the peer (or something writing its segment) is broken,
+ * and reading on would run past the ring. The message is dropped and the peer failed. */
+static void shm_slot_garbage(ibex_tl_t *tl, const ibex_shm_rx_t *rx, uint32_t len)
+{
+    ibex_error(TL,
+               "shm: rank %d wrote a %u-byte message into a ring of %zu-byte slots: closing "
+               "the connection to it",
+               rx->src_rank, len, rx->ring.slot_size);
+    if (tl->peer_failed_cb)
+        tl->peer_failed_cb(tl->cb_arg, rx->src_rank, IBEX_ERR_REMOTE);
+}
+
 /* Delivers up to a batch from one ring; a callback's IBEX_ERR_AGAIN leaves the message (and so
  * everything behind it) in place for a later call. */
 static inline int shm_poll_ring(ibex_tl_t *tl, ibex_shm_rx_t *rx)
@@ -176,6 +188,11 @@ static inline int shm_poll_ring(ibex_tl_t *tl, ibex_shm_rx_t *rx)
     int events = 0;
     const ibex_shm_slot_t *slot;
     while (events < IBEX_SHM_POLL_BATCH && (slot = ibex_shm_ring_peek(&rx->ring)) != NULL) {
+        if (__builtin_expect(!ibex_shm_slot_len_ok(slot->len, rx->ring.slot_size), 0)) {
+            shm_slot_garbage(tl, rx, slot->len);
+            ibex_shm_ring_pop(&rx->ring);
+            continue;
+        }
         /* ask for every line at once: a streamed payload comes from memory, not a cache */
         for (uint32_t off = IBEX_SHM_CACHE_LINE; off < slot->len; off += IBEX_SHM_CACHE_LINE)
             __builtin_prefetch(slot->data + off, 0, 3);

@@ -31,6 +31,7 @@
 
 #include <stdalign.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -147,6 +148,22 @@ static inline const ibex_shm_slot_t *ibex_shm_ring_peek(const ibex_shm_ring_rx_t
         (const ibex_shm_slot_t *)(rx->slots + (rx->tail & rx->mask) * rx->slot_size);
     uint32_t seq = atomic_load_explicit(&slot->seq, memory_order_acquire);
     return seq == (uint32_t)(rx->tail + 1) ? slot : NULL;
+}
+
+/* Whether a slot's length, written by the peer, fits the slot (issue 16: garbage is refused). */
+static inline bool ibex_shm_slot_len_ok(uint32_t len, size_t slot_size)
+{
+    return (size_t)len <= slot_size - IBEX_SHM_SLOT_HDR;
+}
+
+/* Whether the ring layout a peer's segment header claims is the one we would map: rings where
+ * ours are (one page in, want_stride apart), all inside seg_size (issue 16: a header that lies
+ * must not make us map or write past the segment). */
+static inline bool ibex_shm_geometry_ok(uint64_t ring_offset, uint64_t ring_stride, uint32_t nrings,
+                                        uint64_t seg_size, size_t want_stride, size_t page)
+{
+    return ring_offset == page && ring_stride == want_stride && nrings > 0 &&
+           seg_size >= ring_offset && ring_stride <= (seg_size - ring_offset) / nrings;
 }
 
 /* Releases the slot returned by the last peek to the producer. */

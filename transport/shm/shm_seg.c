@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -126,6 +127,18 @@ static ibex_status_t seg_check_hdr(struct ibex_tl *tl, int peer, int fd,
                    "have %u x %zu for %d: IBEX_SHM_* must be equal on every rank",
                    peer, ibex_boot_peer_host(peer), hdr->nslots, (unsigned long long)hdr->slot_size,
                    hdr->nrings, tl->nslots, tl->slot_size, tl->local_size);
+        return IBEX_ERR_INVALID;
+    }
+    struct stat st;
+    if (!ibex_shm_geometry_ok(hdr->ring_offset, hdr->ring_stride, hdr->nrings, hdr->seg_size,
+                              ibex_shm_ring_bytes(tl->nslots, tl->slot_size, page_size()),
+                              page_size()) ||
+        fstat(fd, &st) != 0 || (uint64_t)st.st_size < hdr->seg_size) {
+        ibex_error(TL,
+                   "shm: the segment of peer rank %d on %s has a broken layout (rings at %llu, "
+                   "%llu apart, %llu bytes): not connecting to it",
+                   peer, ibex_boot_peer_host(peer), (unsigned long long)hdr->ring_offset,
+                   (unsigned long long)hdr->ring_stride, (unsigned long long)hdr->seg_size);
         return IBEX_ERR_INVALID;
     }
     return IBEX_OK;

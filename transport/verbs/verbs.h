@@ -249,6 +249,9 @@ ibex_status_t ibex_verbs_cm_connect(ibex_tl_ep_t *ep);
 void ibex_verbs_cm_wc(ibex_tl_t *tl, const struct ibv_wc *wc);
 /* Retransmissions and time limits of pending handshakes. */
 void ibex_verbs_cm_timers(ibex_tl_t *tl);
+/* Tells a failed peer over UD that we closed our side (issue 16): its QP may never see an error
+ * (a retry-exceeded one, say), and it must not wait forever for what we will never send. */
+void ibex_verbs_cm_disconnect(ibex_tl_ep_t *ep);
 
 /* verbs_send.c */
 ibex_status_t ibex_verbs_bufs_create(ibex_tl_t *tl);

@@ -34,18 +34,7 @@
 #include "ibex_log.h"
 #include "verbs.h"
 #include "verbs_memhooks.h"
-
-enum { CM_REQ = 1, CM_REP = 2, CM_RTU = 3 };
-
-typedef struct verbs_cm_msg {
-    uint32_t magic;
-    uint8_t type;
-    uint8_t pad[3];
-    int32_t src, dst;   /* world ranks */
-    uint32_t qpn;       /* the sender's RC QP for this pair */
-    uint64_t dst_nonce; /* the receiver's nonce, from its address */
-    verbs_addr_t addr;  /* the sender's address */
-} verbs_cm_msg_t;
+#include "verbs_wire.h"
 
 _Static_assert(VERBS_CM_GRH + sizeof(verbs_cm_msg_t) <= VERBS_CM_SLOT, "cm slot too small");
 
@@ -60,8 +49,8 @@ static uint64_t now_ns(void)
 
 static const char *cm_type_str(unsigned type)
 {
-    static const char *const names[] = {"?", "REQ", "REP", "RTU"};
-    return type <= CM_RTU ? names[type] : "?";
+    static const char *const names[] = {"?", "REQ", "REP", "RTU", "DISC"};
+    return type <= CM_DISC ? names[type] : "?";
 }
 
 static char *cm_slot(ibex_tl_t *tl, uint32_t slot)
@@ -308,12 +297,26 @@ static void cm_on_rtu(ibex_tl_ep_t *ep, const verbs_cm_msg_t *m)
         ibex_verbs_ep_established(ep);
 }
 
-static void cm_handle(ibex_tl_t *tl, const verbs_cm_msg_t *m, uint32_t len, uint32_t src_qp)
+/* The peer failed its side: what we wait for from it will never come. */
+static void cm_on_disc(ibex_tl_ep_t *ep)
 {
-    int rank = tl->params.rank;
-    if (len < sizeof(*m) || m->magic != VERBS_CM_MAGIC || m->dst != rank ||
-        m->dst_nonce != tl->addr.nonce || m->src < 0 || m->src >= tl->params.size ||
-        m->src == rank || m->addr.ud_qpn != src_qp) {
+    ibex_verbs_ep_unreachable(ep, "closed its connection to this rank after an error on its side");
+}
+
+void ibex_verbs_cm_disconnect(ibex_tl_ep_t *ep)
+{
+    /* UD may lose one: send two (a repeated DISC is ignored, the endpoint is failed by then) */
+    if (ep->have_addr && ep->qp) {
+        cm_send(ep, CM_DISC);
+        cm_send(ep, CM_DISC);
+    }
+}
+
+static void cm_handle(ibex_tl_t *tl, const void *buf, uint32_t len, uint32_t src_qp)
+{
+    verbs_cm_msg_t msg, *m = &msg;
+    if (!ibex_verbs_cm_parse(buf, len, tl->params.rank, tl->params.size, tl->addr.nonce, src_qp,
+                             &msg)) {
         ibex_debug(TL, "stray %u-byte datagram from ud qp 0x%x ignored", len, src_qp);
         return;
     }
@@ -328,6 +331,8 @@ static void cm_handle(ibex_tl_t *tl, const verbs_cm_msg_t *m, uint32_t len, uint
         cm_on_rep(ep, m);
     else if (m->type == CM_RTU)
         cm_on_rtu(ep, m);
+    else if (m->type == CM_DISC)
+        cm_on_disc(ep);
 }
 
 void ibex_verbs_cm_wc(ibex_tl_t *tl, const struct ibv_wc *wc)
@@ -342,8 +347,7 @@ void ibex_verbs_cm_wc(ibex_tl_t *tl, const struct ibv_wc *wc)
     if (wc->status == IBV_WC_WR_FLUSH_ERR)
         return; /* the QP is being destroyed */
     if (wc->status == IBV_WC_SUCCESS && wc->byte_len >= VERBS_CM_GRH)
-        cm_handle(tl, (const verbs_cm_msg_t *)(cm_slot(tl, slot) + VERBS_CM_GRH),
-                  wc->byte_len - VERBS_CM_GRH, wc->src_qp);
+        cm_handle(tl, cm_slot(tl, slot) + VERBS_CM_GRH, wc->byte_len - VERBS_CM_GRH, wc->src_qp);
     int rc = cm_post_recv(tl, slot);
     if (rc)
         ibex_warn(TL, "cannot repost a ud receive on %s: %s", tl->dev_name, strerror(rc));

@@ -11,6 +11,7 @@
 #include "ibex_boot.h"
 #include "ibex_log.h"
 #include "verbs.h"
+#include "verbs_wire.h"
 
 static uint32_t qpn_hash(uint32_t qpn)
 {
@@ -185,9 +186,10 @@ static int qp_to_rts(ibex_tl_ep_t *ep)
 ibex_status_t ibex_verbs_addr_check(ibex_tl_t *tl, int peer, const void *addr, size_t len)
 {
     const verbs_addr_t *pa = addr;
-    if (!addr || len < sizeof(*pa) || pa->magic != VERBS_ADDR_MAGIC) {
-        ibex_error(TL, "rank %d on %s published no valid verbs address (%zu bytes)", peer,
-                   ibex_boot_peer_host(peer), len);
+    char why[80];
+    if (!ibex_verbs_addr_valid(addr, len, why, sizeof(why))) {
+        ibex_error(TL, "rank %d on %s published no valid verbs address (%s)", peer,
+                   ibex_boot_peer_host(peer), why);
         return IBEX_ERR_UNREACHABLE;
     }
     if (pa->is_roce != tl->addr.is_roce) {

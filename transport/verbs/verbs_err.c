@@ -89,6 +89,7 @@ static void ep_mark_failed(ibex_tl_ep_t *ep, ibex_status_t status)
     ep->sq_avail = 0;
     ep->credits = 0;
     ibex_verbs_rma_fail_queued(ep);
+    ibex_verbs_cm_disconnect(ep);
     if (tl->params.peer_failed_cb)
         tl->params.peer_failed_cb(tl->params.cb_arg, ep->peer, ep->fail_status);
 }

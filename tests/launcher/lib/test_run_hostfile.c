@@ -56,6 +56,10 @@ static void test_bad_files(void **state)
     expect_error("node01 slots=99999999999\n", "99999999999");
     expect_error("", "no host");
     expect_error("# only a comment\n\n", "no host");
+    /* found by tests/fuzz: a repeated host must keep its max_slots, and its sum must not wrap */
+    expect_error("n1 slots=2 max_slots=3\nn1 slots=2\n", "hosts:2: 4 slots for n1 in all");
+    expect_error("n1\nn1 max_slots=1\n", "more than max_slots=1");
+    expect_error("n1 slots=2147483647\nn1 slots=1\n", "more than 2147483647 slots");
 }
 
 /* -H lists: "host[:slots]" entries, added to what is already there. */
