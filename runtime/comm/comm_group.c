@@ -60,11 +60,17 @@ static ibex_status_t group_band(ibex_comm_t *v, uint64_t *mask, int tag)
 ibex_status_t ibex_comm_create_group(ibex_comm_t *parent, ibex_group_t *group, int tag,
                                      ibex_comm_t **comm_p)
 {
+    return ibex_comm_create_tagged(parent, group, IBEX_COMM_GROUP_TAG + tag, comm_p);
+}
+
+ibex_status_t ibex_comm_create_tagged(ibex_comm_t *parent, ibex_group_t *group, int raw_tag,
+                                      ibex_comm_t **comm_p)
+{
     ibex_comm_t v = group_view(parent, group);
     uint64_t mask[IBEX_CTX_WORDS];
     uint32_t ctx;
     ibex_comm_ctx_free_mask(mask);
-    ibex_status_t st = group_band(&v, mask, IBEX_COMM_GROUP_TAG + tag);
+    ibex_status_t st = group_band(&v, mask, raw_tag);
     if (st == IBEX_OK)
         st = ibex_comm_ctx_take(mask, &ctx);
     if (st != IBEX_OK) {

@@ -1,0 +1,15 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# The second part of issue 12: sessions next to the world model (session_basic), partitioned
+# communication, the large-count output forms and the non-blocking Comm_idup, at 1 to 4 ranks
+# under ibexrun through lib.sh's run_case (time limit, no process or file left).
+set -u
+CASE_TIMEOUT=${CASE_TIMEOUT:-130}
+. "$top_srcdir/tests/mpi/lib.sh"
+mt_require_ibexrun
+for prog in session_basic; do
+    for n in 1 2 3 4; do
+        run_case "$n" "$prog"
+    done
+done
+mt_finish
