@@ -7,9 +7,15 @@ set -u
 CASE_TIMEOUT=${CASE_TIMEOUT:-130}
 . "$top_srcdir/tests/mpi/lib.sh"
 mt_require_ibexrun
-for prog in session_basic; do
+for prog in session_basic part_basic; do
     for n in 1 2 3 4; do
         run_case "$n" "$prog"
     done
 done
+# partitioned transfers over verbs on softib (no shared memory)
+SOFTIB="$top_builddir/softib/.libs/libsoftib.so"
+if [ -f "$SOFTIB" ]; then
+    run_case 2 part_basic IBEX_TRANSPORTS=verbs LD_PRELOAD="$SOFTIB"
+    softib_sweep "$SOFTIB"
+fi
 mt_finish
