@@ -12,6 +12,9 @@ for prog in session_basic part_basic; do
         run_case "$n" "$prog"
     done
 done
+for n in 1 2; do # mostly local calls
+    run_case "$n" large_out
+done
 # partitioned transfers over verbs on softib (no shared memory)
 SOFTIB="$top_builddir/softib/.libs/libsoftib.so"
 if [ -f "$SOFTIB" ]; then

@@ -134,6 +134,8 @@ KINDS = {
     "errhandler_p": ("MPI_Errhandler *{}", None),
     "group_p": ("MPI_Group *{}", None),
     "comm_p": ("MPI_Comm *{}", None),
+    "count_inout": ("MPI_Count *{}", "null"),
+    "ccounts": ("const MPI_Count {}[]", None),
 }
 # the type of a large-count parameter in MPI_X_c, when it differs
 LARGE_KINDS = {"count": "MPI_Count {}", "counts": "const MPI_Count {}[]",
