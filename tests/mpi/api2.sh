@@ -7,7 +7,7 @@ set -u
 CASE_TIMEOUT=${CASE_TIMEOUT:-130}
 . "$top_srcdir/tests/mpi/lib.sh"
 mt_require_ibexrun
-for prog in session_basic part_basic; do
+for prog in session_basic part_basic idup_basic; do
     for n in 1 2 3 4; do
         run_case "$n" "$prog"
     done
