@@ -12,7 +12,7 @@ for prog in session_basic part_basic idup_basic; do
         run_case "$n" "$prog"
     done
 done
-for n in 1 2; do # mostly local calls
+for n in 1 2 3; do # mostly local calls; a ring of neighbours
     run_case "$n" large_out
 done
 # partitioned transfers over verbs on softib (no shared memory)

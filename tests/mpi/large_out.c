@@ -4,8 +4,9 @@
  * against values computed here, Pack_c / Unpack_c at a position past what an int holds for
  * the room left (the buffer is small, the position is real), the external32 _c forms, every
  * _c constructor against the int constructor (same size, extent and packed bytes), the buffer
- * detach _c calls, a message received with Recv_c and counted with Get_count_c, and counts
- * that do not fit an int refused with MPI_ERR_COUNT. Run at 1 and 2 ranks.
+ * detach _c calls, the window and neighbourhood _c forms, a message received with Recv_c and
+ * counted with Get_count_c, and counts that do not fit an int refused with MPI_ERR_COUNT. Run at 1
+ * and 2 ranks.
  */
 #include <limits.h>
 
@@ -151,6 +152,56 @@ static void counts_and_buffers(int rank, int size)
     CHECK(addr == buf && bsize == (MPI_Count)sizeof(buf));
 }
 
+/* The neighbourhood _c forms on a periodic ring, against the left and right ranks. */
+static void neighbors(int rank, int size)
+{
+    MPI_Comm ring;
+    int dims[1] = {size}, periods[1] = {1};
+    CHECK_RC(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring));
+    int left = (rank + size - 1) % size, right = (rank + 1) % size;
+    int sb[2] = {rank * 10, rank * 10 + 1}, rb[2] = {-1, -1};
+    MPI_Request r;
+    CHECK_RC(MPI_Ineighbor_allgather_c(&rank, 1, MPI_INT, rb, 1, MPI_INT, ring, &r));
+    CHECK_RC(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    CHECK(rb[0] == left && rb[1] == right);
+    MPI_Count sc[2] = {1, 1}, rc[2] = {1, 1};
+    MPI_Aint sd[2] = {0, 1}, rd[2] = {1, 0};
+    CHECK_RC(MPI_Neighbor_alltoallv_c(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, ring));
+    /* the left neighbour sent me its block 1 (for its right), the right one its block 0 */
+    CHECK(rb[1] == left * 10 + 1 && rb[0] == right * 10);
+    MPI_Aint sdb[2] = {0, sizeof(int)}, rdb[2] = {0, sizeof(int)};
+    MPI_Datatype ty[2] = {MPI_INT, MPI_INT};
+    CHECK_RC(
+        MPI_Neighbor_alltoallw_init_c(sb, sc, sdb, ty, rb, rc, rdb, ty, ring, MPI_INFO_NULL, &r));
+    for (int k = 0; k < 2; k++) {
+        rb[0] = rb[1] = -1;
+        CHECK_RC(MPI_Start(&r));
+        CHECK_RC(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        CHECK(rb[0] == left * 10 + 1 && rb[1] == right * 10);
+    }
+    CHECK_RC(MPI_Request_free(&r));
+    CHECK_RC(MPI_Comm_free(&ring));
+}
+
+/* Windows with an MPI_Aint displacement unit. */
+static void windows(int rank)
+{
+    MPI_Win win;
+    int *base = NULL, *qbase = NULL;
+    MPI_Aint qsize = 0, qunit = 0;
+    CHECK_RC(MPI_Win_allocate_shared_c(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_SELF,
+                                       &base, &win));
+    CHECK_RC(MPI_Win_shared_query_c(win, 0, &qsize, &qunit, &qbase));
+    CHECK(qsize == 4 * sizeof(int) && qunit == sizeof(int) && qbase == base);
+    CHECK_RC(MPI_Win_free(&win));
+    static int mem[8];
+    CHECK_RC(MPI_Win_create_c(mem, sizeof(mem), 8, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    CHECK_RC(MPI_Win_free(&win));
+    CHECK(MPI_Win_allocate_c(8, (MPI_Aint)1 << 40, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win) ==
+          MPI_ERR_DISP);
+    (void)rank;
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -161,6 +212,8 @@ int main(int argc, char **argv)
     constructors();
     pack_positions();
     counts_and_buffers(rank, size);
+    neighbors(rank, size);
+    windows(rank);
     MPI_Barrier(MPI_COMM_WORLD);
     mt_done("large_out");
     MPI_Finalize();
