@@ -433,6 +433,8 @@ typedef int MPI_Session;
 typedef void MPI_Session_errhandler_function(MPI_Session *session, int *code, ...);
 #define MPI_MAX_PSET_NAME_LEN  256
 #define MPI_MAX_STRINGTAG_LEN  256
+typedef void MPI_User_function_c(void *invec, void *inoutvec, MPI_Count *len,
+                                 MPI_Datatype *datatype);
 
 /* MPI_X and its profiling twin PMPI_X for every function Ibex implements: generated from
  * runtime/mpi/bindings/mpi.def into the build tree and installed next to this file. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The rest of MPI 4.1's large-count forms that the generator cannot make: the window
- * constructors and MPI_Win_shared_query (displacement units as MPI_Aint), and the
+ * The rest of MPI 4.1's large-count forms that the generator cannot make: MPI_Op_create_c, the
+ * window constructors and MPI_Win_shared_query (displacement units as MPI_Aint), and the
  * neighbourhood collectives in all three forms, whose per-neighbour arrays are as long as the
  * topology's in- and out-degrees rather than the communicator's size. Each converts to the
  * int call, whose checks and errors then apply; a count, displacement or unit past an int is
@@ -11,8 +11,25 @@
 #include <stdlib.h>
 
 #include "ibex_err.h"
+#include "ibex_op.h"
+#include "op_priv.h"
 #include "ibex_runtime.h"
 #include "ibex_entry.h"
+
+/* ---- user ops with MPI_Count lengths ---- */
+
+int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
+{
+    IBEX_ENTER_ANYTIME(Op_create_c);
+    if (!user_fn || !op)
+        return IBEX_ERROR(MPI_ERR_ARG, "%s is NULL", op ? "user_fn" : "op");
+    ibex_op_t *o = ibex_op_create(NULL, commute != 0);
+    if (!o)
+        return IBEX_ERROR(MPI_ERR_NO_MEM, "out of memory for an op");
+    o->user_fn_c = user_fn;
+    *op = o->handle;
+    return MPI_SUCCESS;
+}
 
 /* ---- windows ---- */
 

@@ -183,6 +183,26 @@ static void neighbors(int rank, int size)
     CHECK_RC(MPI_Comm_free(&ring));
 }
 
+static void max_abs_c(void *in, void *inout, MPI_Count *len, MPI_Datatype *dt)
+{
+    int *a = in, *b = inout;
+    (void)dt;
+    for (MPI_Count i = 0; i < *len; i++)
+        b[i] = abs(a[i]) > abs(b[i]) ? a[i] : b[i];
+}
+
+/* A user op with an MPI_Count length, through Allreduce_c. */
+static void user_op(int rank, int size)
+{
+    MPI_Op op;
+    int v[3] = {rank % 2 ? -rank : rank, 1, -1}, w[3];
+    CHECK_RC(MPI_Op_create_c(max_abs_c, 1, &op));
+    CHECK_RC(MPI_Allreduce_c(v, w, 3, MPI_INT, op, MPI_COMM_WORLD));
+    int top = size - 1;
+    CHECK(w[0] == (top % 2 ? -top : top) && abs(w[1]) == 1 && abs(w[2]) == 1);
+    CHECK_RC(MPI_Op_free(&op));
+}
+
 /* Windows with an MPI_Aint displacement unit. */
 static void windows(int rank)
 {
@@ -214,6 +234,7 @@ int main(int argc, char **argv)
     counts_and_buffers(rank, size);
     neighbors(rank, size);
     windows(rank);
+    user_op(rank, size);
     MPI_Barrier(MPI_COMM_WORLD);
     mt_done("large_out");
     MPI_Finalize();

@@ -136,6 +136,7 @@ KINDS = {
     "comm_p": ("MPI_Comm *{}", None),
     "count_inout": ("MPI_Count *{}", "null"),
     "ccounts": ("const MPI_Count {}[]", None),
+    "user_fn_c": ("MPI_User_function_c *{}", None),
 }
 # the type of a large-count parameter in MPI_X_c, when it differs
 LARGE_KINDS = {"count": "MPI_Count {}", "counts": "const MPI_Count {}[]",
