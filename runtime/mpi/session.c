@@ -287,4 +287,15 @@ int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
     return MPI_SUCCESS;
 }
 
+/* Ibex handles are ints, the same int is the Fortran handle (as handle_conv.c's). */
+MPI_Fint PMPI_Session_c2f(MPI_Session session)
+{
+    return (MPI_Fint)session;
+}
+
+MPI_Session PMPI_Session_f2c(MPI_Fint session)
+{
+    return (MPI_Session)session;
+}
+
 IBEX_MPI_ALIASES(session)

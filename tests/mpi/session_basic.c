@@ -194,6 +194,7 @@ int main(int argc, char **argv)
     SCHECK_RC(MPI_Session_init(hints, MPI_ERRORS_RETURN, &s1));
     SCHECK_RC(MPI_Info_free(&hints));
     check_psets(s1);
+    SCHECK(MPI_Session_f2c(MPI_Session_c2f(s1)) == s1);
     self_comm(s1);
     MPI_Comm c1 = world_comm(s1, "phase two", &size);
     check_info_and_errors(s1);
