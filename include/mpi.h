@@ -431,8 +431,8 @@ typedef int MPI_Session;
 #define IBEX_KIND_SESSION 12
 #define MPI_SESSION_NULL  ((MPI_Session)IBEX_HANDLE(IBEX_KIND_SESSION, 0))
 typedef void MPI_Session_errhandler_function(MPI_Session *session, int *code, ...);
-#define MPI_MAX_PSET_NAME_LEN  256
-#define MPI_MAX_STRINGTAG_LEN  256
+#define MPI_MAX_PSET_NAME_LEN 256
+#define MPI_MAX_STRINGTAG_LEN 256
 typedef void MPI_User_function_c(void *invec, void *inoutvec, MPI_Count *len,
                                  MPI_Datatype *datatype);
 
