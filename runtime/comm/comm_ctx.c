@@ -131,7 +131,7 @@ ibex_status_t ibex_comm_ctx_take(const uint64_t *mask, uint32_t *context_id_p)
 void ibex_comm_ctx_offer(uint64_t *mask)
 {
     for (int w = 0; w < IBEX_CTX_WORDS; w++)
-        mask[w] = w >= IBEX_CTX_IDUP_WORD0 ? ctx_free[w] & ~ctx_idup[w] : 0;
+        mask[w] = w >= IBEX_CTX_IDUP_WORD0 ? ctx_free[w] : 0;
 }
 
 int ibex_comm_ctx_reserve(const uint64_t *agreed, int start, uint64_t *mine)

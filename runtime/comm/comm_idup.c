@@ -8,14 +8,14 @@
  * Why two rounds: while this agreement is in flight, the program may create other
  * communicators. Blocking agreements draw from other words of the bitmap (comm_impl.h), so
  * only other idups compete here. The first round offers every pair of the idup words free here
- * and held by no other idup, without holding anything (holding all of them would starve every
- * other idup until this one ends, and another process's progress on this one may wait for
- * that). The second round offers, in one word the first round left (the same on every member:
- * the first round's result and the schedule's tag pick it), the pairs still free and unheld,
- * and holds them until it ends: at most 64 pairs per idup held at a time. The word is the
- * first non-empty one from a start given by the tag, so idups in flight together mostly use
- * different words; if nothing is left (others took those pairs meanwhile) both rounds run
- * again from another word, up to IDUP_TRIES times.
+ * (held by another idup or not: those are only left out of the second round), without holding
+ * anything (holding all of them would starve every other idup until this one ends, and another
+ * process's progress on this one may wait for that). The second round offers, in one word the first
+ * round left (the same on every member: the first round's result and the schedule's tag pick it),
+ * the pairs still free and unheld, and holds them until it ends: at most 64 pairs per idup held at
+ * a time. The word is the first non-empty one from a start given by the tag, so idups in flight
+ * together mostly use different words; if nothing is left (others took those pairs meanwhile) both
+ * rounds run again from another word, up to IDUP_TRIES times.
  *
  * Both schedules are built at the call, so they take consecutive tags of the parent's
  * collective sequence there, in the program's order of collective calls, as every
@@ -137,7 +137,7 @@ static bool idup_next(idup_t *d, ibex_status_t *st_p, ibex_comm_t **comm_p)
         /* the schedule's tag and the round spread concurrent idups over the words */
         int start = (int)((unsigned)d->s[0]->tag + (unsigned)d->tries * 17u);
         if (ibex_comm_ctx_reserve(d->m1, start, d->mine) < 0) {
-            *st_p = IBEX_ERR_AGAIN; /* no pair is free on every member */
+            *st_p = IBEX_ERR_AGAIN; /* no pair of the idup words is free on every member */
             return true;
         }
         memcpy(d->m2, d->mine, sizeof(d->m2));

@@ -52,7 +52,7 @@ ibex_status_t ibex_comm_ctx_take(const uint64_t *mask, uint32_t *context_id_p);
 /* This process's free-pair bitmap (IBEX_CTX_WORDS words) in the blocking agreements' words. */
 void ibex_comm_ctx_free_mask(uint64_t *mask);
 /* The non-blocking agreement of MPI_Comm_idup (runtime/comm/comm_idup.c), in two rounds:
- * offer (pairs of the idup words free here and held by no idup in flight; nothing held), AND over
+ * offer (pairs of the idup words free here, held by an idup or not; nothing held), AND over
  * the parent; then reserve, in the first word from `start` (cyclically) the first round left, the
  * pairs still free and unheld here (mine; returns the word, -1 when the first round left
  * nothing), AND again; then
