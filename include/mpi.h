@@ -453,6 +453,16 @@ typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval, void *attr
 #define MPI_WIN_CREATE_FLAVOR 0x66000007
 #define MPI_WIN_MODEL         0x66000009
 
+/* Sessions, partitioned communication, large-count outputs (issue 12, second part) */
+typedef int MPI_Session;
+#define IBEX_KIND_SESSION 12
+#define MPI_SESSION_NULL  ((MPI_Session)IBEX_HANDLE(IBEX_KIND_SESSION, 0))
+typedef void MPI_Session_errhandler_function(MPI_Session *session, int *code, ...);
+#define MPI_MAX_PSET_NAME_LEN 256
+#define MPI_MAX_STRINGTAG_LEN 256
+typedef void MPI_User_function_c(void *invec, void *inoutvec, MPI_Count *len,
+                                 MPI_Datatype *datatype);
+
 /* MPI_X and its profiling twin PMPI_X for every function Ibex implements: generated from
  * runtime/mpi/bindings/mpi.def into the build tree and installed next to this file. */
 #include "ibex_mpi_proto.h"

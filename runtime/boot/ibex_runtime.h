@@ -12,8 +12,13 @@
 #include "ibex_boot.h"
 
 typedef struct ibex_runtime {
-    bool initialized; /* MPI_Init completed */
+    bool initialized; /* MPI_Init completed (the world model) */
     bool finalized;   /* MPI_Finalize completed */
+    /* The engine is shared by the world model and the sessions (MPI 4.1 section 11.3): it
+     * starts with the first of MPI_Init / MPI_Session_init and stops when the last of
+     * MPI_Finalize / MPI_Session_finalize lets it go (runtime/mpi/init.c). */
+    int instances;    /* MPI_Init (until MPI_Finalize) + live sessions */
+    bool running;     /* the engine is up: instances > 0 */
     int thread_level; /* provided */
     pthread_t main_thread;
     ibex_boot_info_t boot;

@@ -26,6 +26,12 @@
 #include "ibex_op.h"
 
 static uint64_t ctx_free[IBEX_CTX_WORDS];
+/* MPI_Comm_idup agrees in the progress engine, so blocking agreements may run while one is in
+ * flight (from the same or another communicator), and the other way round. So the two kinds
+ * draw from separate words: blocking ones from the words below IBEX_CTX_IDUP_WORD0, idups from
+ * the rest, where each in-flight idup holds the pairs of its second round (ctx_idup) so that
+ * no other idup can pick them (runtime/comm/comm_idup.c). */
+static uint64_t ctx_idup[IBEX_CTX_WORDS];
 
 void ibex_comm_ctx_init(void)
 {
@@ -142,7 +148,8 @@ static bool ctx_mask_claim(uint32_t prio, uint64_t *mask)
     if (!first)
         return false;
     ctx_mask_held = true;
-    memcpy(mask, ctx_free, sizeof(ctx_free));
+    for (int w = 0; w < IBEX_CTX_IDUP_WORD0; w++) /* the idup words are comm_idup.c's */
+        mask[w] = ctx_free[w];
     mask[IBEX_CTX_WORDS] = ~(uint64_t)0;
     return true;
 }
@@ -168,6 +175,38 @@ ibex_status_t ibex_comm_ctx_agree_by(uint32_t prio, ibex_comm_ctx_exchange_fn ex
 }
 
 ibex_status_t ibex_comm_ctx_take(const uint64_t *mask, uint32_t *context_id_p)
+{
+    return ibex_comm_ctx_take_idup(mask, context_id_p);
+}
+
+void ibex_comm_ctx_offer(uint64_t *mask)
+{
+    for (int w = 0; w < IBEX_CTX_WORDS; w++)
+        mask[w] = w >= IBEX_CTX_IDUP_WORD0 ? ctx_free[w] : 0;
+}
+
+int ibex_comm_ctx_reserve(const uint64_t *agreed, int start, uint64_t *mine)
+{
+    const int n = IBEX_CTX_WORDS - IBEX_CTX_IDUP_WORD0;
+    int i = 0, w = 0;
+    for (; i < n; i++)
+        if (agreed[w = IBEX_CTX_IDUP_WORD0 + (int)((unsigned)(start + i) % (unsigned)n)])
+            break;
+    memset(mine, 0, IBEX_CTX_WORDS * sizeof(uint64_t));
+    if (i == n)
+        return -1;
+    mine[w] = agreed[w] & ctx_free[w] & ~ctx_idup[w];
+    ctx_idup[w] |= mine[w];
+    return w;
+}
+
+void ibex_comm_ctx_unreserve(const uint64_t *mine)
+{
+    for (int w = 0; w < IBEX_CTX_WORDS; w++)
+        ctx_idup[w] &= ~mine[w];
+}
+
+ibex_status_t ibex_comm_ctx_take_idup(const uint64_t *mask, uint32_t *context_id_p)
 {
     int id = ibex_comm_ctx_lowest(mask, IBEX_CTX_WORDS);
     if (id < 0) {

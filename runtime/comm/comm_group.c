@@ -71,7 +71,13 @@ static ibex_status_t group_band_exchange(void *arg, uint64_t *mask)
 ibex_status_t ibex_comm_create_group(ibex_comm_t *parent, ibex_group_t *group, int tag,
                                      ibex_comm_t **comm_p)
 {
-    group_band_t b = {group_view(parent, group), IBEX_COMM_GROUP_TAG + tag};
+    return ibex_comm_create_tagged(parent, group, IBEX_COMM_GROUP_TAG + tag, comm_p);
+}
+
+ibex_status_t ibex_comm_create_tagged(ibex_comm_t *parent, ibex_group_t *group, int raw_tag,
+                                      ibex_comm_t **comm_p)
+{
+    group_band_t b = {group_view(parent, group), raw_tag};
     uint32_t ctx;
     ibex_status_t st = ibex_comm_ctx_agree_by(parent->context_id, group_band_exchange, &b, &ctx);
     if (st != IBEX_OK) {

@@ -25,6 +25,10 @@
 #define IBEX_COMM_GROUP_TAG (1 << 30)
 ibex_status_t ibex_comm_create_group(ibex_comm_t *parent, ibex_group_t *group, int tag,
                                      ibex_comm_t **comm_p);
+/* The same with the tag on parent's collective context given as is (sessions: MPI_Comm_create_
+ * from_group agrees over MPI_COMM_WORLD's engine communicator with negative tags). */
+ibex_status_t ibex_comm_create_tagged(ibex_comm_t *parent, ibex_group_t *group, int raw_tag,
+                                      ibex_comm_t **comm_p);
 
 /* Hardware levels (comm_hw.c): this process's colour at a level named as hwloc does
  * ("Package", "NUMANode", "L3Cache", "Core", "PU", ...) or "mpi_shared_memory" (the node);

@@ -53,6 +53,20 @@ ibex_status_t ibex_comm_ctx_agree_by(uint32_t prio, ibex_comm_ctx_exchange_fn ex
                                      uint32_t *context_id_p);
 /* Reserves the lowest pair set in mask (IBEX_CTX_WORDS words). */
 ibex_status_t ibex_comm_ctx_take(const uint64_t *mask, uint32_t *context_id_p);
+/* Blocking agreements use the words below IBEX_CTX_IDUP_WORD0 (3072 pairs), MPI_Comm_idup the
+ * others (1024 pairs), so that neither can take a pair the other is agreeing on. */
+#define IBEX_CTX_IDUP_WORD0 (IBEX_CTX_WORDS * 3 / 4)
+/* The non-blocking agreement of MPI_Comm_idup (runtime/comm/comm_idup.c), in two rounds:
+ * offer (pairs of the idup words free here, held by an idup or not; nothing held), AND over
+ * the parent; then reserve, in the first word from `start` (cyclically) the first round left, the
+ * pairs still free and unheld here (mine; returns the word, -1 when the first round left
+ * nothing), AND again; then
+ * take the lowest pair left (all members reserved it) and unreserve the rest, or unreserve
+ * everything and start again. */
+void ibex_comm_ctx_offer(uint64_t *mask);
+int ibex_comm_ctx_reserve(const uint64_t *agreed, int start, uint64_t *mine);
+void ibex_comm_ctx_unreserve(const uint64_t *mine);
+ibex_status_t ibex_comm_ctx_take_idup(const uint64_t *mask, uint32_t *context_id_p);
 /* Lowest pair set in every word of mask, as an even context id, or -1 if none. */
 int ibex_comm_ctx_lowest(const uint64_t *mask, int nwords);
 /* words[i] &= the same words of every member of comm (recursive doubling). */

@@ -15,6 +15,8 @@ typedef struct ibex_op {
     bool commutative;
     bool predefined;
     MPI_User_function *user_fn; /* NULL for predefined ops */
+    /* MPI_Op_create_c's function (MPI 4.0: the length as MPI_Count), called instead when set */
+    MPI_User_function_c *user_fn_c;
 } ibex_op_t;
 
 ibex_op_t *ibex_op_get(MPI_Op handle);

@@ -290,6 +290,11 @@ out:
 int ibex_op_apply(const ibex_op_t *op, const void *in, void *inout, int count,
                   MPI_Datatype datatype)
 {
+    if (!op->predefined && op->user_fn_c) {
+        MPI_Count len = count;
+        op->user_fn_c((void *)in, inout, &len, &datatype);
+        return MPI_SUCCESS;
+    }
     if (!op->predefined) {
         op->user_fn((void *)in, inout, &count, &datatype);
         return MPI_SUCCESS;

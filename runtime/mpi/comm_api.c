@@ -60,6 +60,25 @@ static int comm_create_common(ibex_comm_t *parent, ibex_group_t *group, const ch
     return MPI_SUCCESS;
 }
 
+int ibex_mpi_comm_dup_copy(ibex_comm_t *c, ibex_comm_t *n, bool copy_hints, const char **why)
+{
+    n->topo = ibex_topo_dup(ibex_topo_of(c)); /* a duplicate keeps the topology */
+    bool no_topo = c->topo && !n->topo;
+    int rc = no_topo ? MPI_ERR_NO_MEM : ibex_attr_comm_copy(c, n); /* in the order set */
+    if (rc != MPI_SUCCESS) {
+        ibex_comm_release(n);
+        *why = no_topo ? "out of memory for the topology" : "an attribute copy callback failed";
+        return rc;
+    }
+    rc = copy_hints ? ibex_mpi_comm_hints_copy(c, n) : MPI_SUCCESS;
+    if (rc != MPI_SUCCESS) {
+        ibex_attr_comm_delete_all(n);
+        ibex_comm_release(n);
+        *why = "cannot copy the communicator's hints";
+    }
+    return rc;
+}
+
 int ibex_mpi_comm_dup(ibex_comm_t *c, const char *call, bool copy_hints, MPI_Comm *newcomm)
 {
     if (ibex_comm_is_inter(c)) {
@@ -69,23 +88,11 @@ int ibex_mpi_comm_dup(ibex_comm_t *c, const char *call, bool copy_hints, MPI_Com
     } else {
         IBEX_CHECK(comm_create_common(c, c->group, call, newcomm));
     }
-    ibex_comm_t *n = ibex_comm_get(*newcomm);
-    n->topo = ibex_topo_dup(ibex_topo_of(c)); /* a duplicate keeps the topology */
-    bool no_topo = c->topo && !n->topo;
-    int rc = no_topo ? MPI_ERR_NO_MEM : ibex_attr_comm_copy(c, n); /* in the order set */
+    const char *why = "";
+    int rc = ibex_mpi_comm_dup_copy(c, ibex_comm_get(*newcomm), copy_hints, &why);
     if (rc != MPI_SUCCESS) {
-        ibex_comm_release(n);
         *newcomm = MPI_COMM_NULL;
-        if (no_topo)
-            return ibex_mpi_error(c, rc, call, "out of memory for the topology");
-        return ibex_mpi_error(c, rc, call, "an attribute copy callback returned %d", rc);
-    }
-    rc = copy_hints ? ibex_mpi_comm_hints_copy(c, n) : MPI_SUCCESS;
-    if (rc != MPI_SUCCESS) {
-        ibex_attr_comm_delete_all(n);
-        ibex_comm_release(n);
-        *newcomm = MPI_COMM_NULL;
-        return ibex_mpi_error(c, rc, call, "cannot copy the communicator's hints");
+        return ibex_mpi_error(c, rc, call, "%s (%d)", why, rc);
     }
     return MPI_SUCCESS;
 }

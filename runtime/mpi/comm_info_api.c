@@ -21,9 +21,12 @@
 #include <string.h>
 
 #include "comm_impl.h"
+#include "ibex_attr.h"
 #include "ibex_comm_api.h"
+#include "ibex_comm_idup.h"
 #include "ibex_comm_inter.h"
 #include "ibex_err.h"
+#include "ibex_request.h"
 #include "ibex_p2p_api.h"
 #include "ibex_runtime.h"
 #include "ibex_entry.h"
@@ -136,8 +139,9 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     return dup_with(c, call, info, newcomm);
 }
 
-static int idup_common(ibex_comm_t *c, const char *call, bool with, MPI_Info info,
-                       MPI_Comm *newcomm, MPI_Request *request)
+/* An intercommunicator's idup completes at the call (its agreement spans two groups). */
+static int idup_blocking(ibex_comm_t *c, const char *call, bool with, MPI_Info info,
+                         MPI_Comm *newcomm, MPI_Request *request)
 {
     if (with)
         IBEX_CHECK(dup_with(c, call, info, newcomm));
@@ -147,6 +151,71 @@ static int idup_common(ibex_comm_t *c, const char *call, bool with, MPI_Info inf
     if (rc != MPI_SUCCESS)
         PMPI_Comm_free(newcomm);
     return rc;
+}
+
+typedef struct idup_call {
+    ibex_req_t *req;   /* the program's */
+    MPI_Comm *newcomm; /* written when the request completes */
+    ibex_comm_t *parent;
+    MPI_Info info; /* Comm_idup_with_info's hints (a copy), else MPI_INFO_NULL */
+} idup_call_t;
+
+/* From progress (runtime/comm/comm_idup.c): the new communicator takes what a duplicate takes,
+ * then the program's request completes (an error is raised by the Wait / Test reporting it). */
+static void idup_done(ibex_comm_t *made, ibex_status_t st, void *arg)
+{
+    idup_call_t *a = arg;
+    const char *why = "";
+    int rc = made ? ibex_mpi_comm_dup_copy(a->parent, made, a->info == MPI_INFO_NULL, &why)
+                  : MPI_SUCCESS;
+    if (made && rc == MPI_SUCCESS && a->info != MPI_INFO_NULL &&
+        ibex_mpi_comm_hints_set(made, a->info) != MPI_SUCCESS) {
+        ibex_attr_comm_delete_all(made);
+        ibex_comm_release(made);
+        rc = MPI_ERR_NO_MEM;
+    }
+    if (rc != MPI_SUCCESS)
+        st = rc == MPI_ERR_NO_MEM ? IBEX_ERR_NO_MEMORY : IBEX_ERR_INTERNAL;
+    *a->newcomm = st == IBEX_OK ? made->handle : MPI_COMM_NULL;
+    if (a->info != MPI_INFO_NULL)
+        PMPI_Info_free(&a->info);
+    ibex_comm_release(a->parent);
+    ibex_req_complete(a->req, st);
+    free(a);
+}
+
+static int idup_common(ibex_comm_t *c, const char *call, bool with, MPI_Info info,
+                       MPI_Comm *newcomm, MPI_Request *request)
+{
+    if (ibex_comm_is_inter(c))
+        return idup_blocking(c, call, with, info, newcomm, request);
+    idup_call_t *a = calloc(1, sizeof(*a));
+    ibex_req_t *req = a ? ibex_req_alloc(IBEX_REQ_COLL) : NULL;
+    if (!req) {
+        free(a);
+        return ibex_mpi_error(c, MPI_ERR_NO_MEM, call, "out of memory for a request");
+    }
+    req->comm = c;
+    ibex_comm_retain(c);
+    req->peer = MPI_PROC_NULL;
+    *a = (idup_call_t){req, newcomm, c, MPI_INFO_NULL};
+    ibex_comm_retain(c);
+    int rc = with ? hints_merge(info, &a->info) : MPI_SUCCESS;
+    if (rc == MPI_SUCCESS && with && a->info == MPI_INFO_NULL)
+        rc = PMPI_Info_create(&a->info); /* with info, no hints: none copied from comm */
+    if (rc == MPI_SUCCESS && ibex_req_publish(req, request) != MPI_SUCCESS)
+        rc = MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS && ibex_comm_idup_start(c, idup_done, a) != IBEX_OK)
+        rc = MPI_ERR_NO_MEM;
+    if (rc != MPI_SUCCESS) {
+        if (a->info != MPI_INFO_NULL)
+            PMPI_Info_free(&a->info);
+        ibex_comm_release(c);
+        ibex_req_release(req);
+        free(a);
+        return ibex_mpi_error(c, rc, call, "cannot start the duplicate");
+    }
+    return MPI_SUCCESS;
 }
 
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)

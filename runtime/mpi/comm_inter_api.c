@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * MPI intercommunicator entry points: Intercomm_create, Intercomm_merge, Comm_remote_size,
- * Comm_remote_group, Intercomm_create_from_groups (not supported: no sessions yet). Comm_dup /
+ * Comm_remote_group (Intercomm_create_from_groups is session_comm.c's). Comm_dup /
  * split / create / compare / free of intercommunicators go through comm_api.c, which calls
  * ibex_mpi_inter_result below for the results of runtime/comm/comm_inter.c.
  */
@@ -96,20 +96,6 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
         return IBEX_ERROR(MPI_ERR_NO_MEM, "out of group handles");
     *group = h;
     return MPI_SUCCESS;
-}
-
-/* Needs a way for group members to agree on a context id with no communicator over them,
- * which comes with sessions (MPI_Comm_create_from_group); until then, honestly unsupported. */
-int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
-                                      MPI_Group remote_group, int remote_leader,
-                                      const char *stringtag, MPI_Info info,
-                                      MPI_Errhandler errhandler, MPI_Comm *newintercomm)
-{
-    IBEX_ENTER(Intercomm_create_from_groups);
-    (void)local_group, (void)local_leader, (void)remote_group, (void)remote_leader;
-    (void)stringtag, (void)info, (void)errhandler, (void)newintercomm;
-    return IBEX_ERROR(MPI_ERR_UNSUPPORTED_OPERATION,
-                      "not supported yet (needs sessions: MPI_Comm_create_from_group)");
 }
 
 IBEX_MPI_ALIASES(comm_inter_api)

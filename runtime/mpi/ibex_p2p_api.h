@@ -23,7 +23,7 @@ static inline int ibex_p2p_args(const char *call, const void *buf, int count, MP
 {
     ibex_comm_t *c;
     ibex_dt_t *dt;
-    if (__builtin_expect(ibex_rt.initialized && !ibex_rt.finalized, 1) &&
+    if (__builtin_expect(ibex_rt.running, 1) &&
         (c = ibex_handle_get(&ibex_comm_handles, comm)) != NULL &&
         (dt = ibex_handle_get(&ibex_dt_handles, datatype)) != NULL && dt->committed && count >= 0 &&
         (buf || count == 0 || !dt->predefined) &&

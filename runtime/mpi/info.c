@@ -98,7 +98,7 @@ static bool info_put(ibex_info_t *in, const char *key, const char *value)
 
 static void info_env_build(void)
 {
-    int state = ibex_rt.initialized && !ibex_rt.finalized;
+    int state = ibex_rt.running;
     if (info_env_state == state)
         return;
     info_clear(&info_env);

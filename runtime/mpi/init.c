@@ -18,6 +18,7 @@
 #include "ibex_p2p.h"
 #include "ibex_request.h"
 #include "ibex_runtime.h"
+#include "ibex_session.h"
 #include "ibex_thread.h"
 #include "ibex_entry.h"
 
@@ -28,10 +29,10 @@ static bool init_busy;
 
 int ibex_check_initialized(const char *call)
 {
-    if ((ibex_rt.initialized && !ibex_rt.finalized) || init_busy)
+    if (ibex_rt.running || init_busy)
         return MPI_SUCCESS;
     char msg[256];
-    snprintf(msg, sizeof(msg), "ibex: %s called %s", call,
+    snprintf(msg, sizeof(msg), "ibex: %s called %s and outside any session", call,
              ibex_rt.finalized ? "after MPI_Finalize" : "before MPI_Init");
     ibex_boot_abort(MPI_ERR_OTHER, msg);
 }
@@ -112,12 +113,15 @@ static void init_identity(void)
     ibex_wait_policy_log();
 }
 
-static int init_start(const char *call, int required)
+/* Starts the engine (the first instance) or takes one more reference on it. The engine serves
+ * the world model and every session alike; `required` only matters to the first instance
+ * (the level provided never exceeds MPI_THREAD_FUNNELED, so every later instance gets it too). */
+int ibex_mpi_instance_acquire(const char *call, int required)
 {
-    if (ibex_rt.initialized)
-        return ibex_mpi_error(NULL, MPI_ERR_OTHER, call, "MPI is already %s",
-                              ibex_rt.finalized ? "finalized (it cannot be initialized again)"
-                                                : "initialized");
+    if (ibex_rt.instances > 0) {
+        ibex_rt.instances++;
+        return MPI_SUCCESS;
+    }
     init_busy = true;
     int errclass = MPI_ERR_OTHER;
     if (ibex_config_load() != IBEX_OK) {
@@ -140,13 +144,60 @@ static int init_start(const char *call, int required)
     errclass = init_run_steps(call);
     if (errclass != MPI_SUCCESS)
         goto err_boot;
-    ibex_rt.initialized = true;
+    ibex_rt.instances = 1;
+    ibex_rt.running = true;
     init_busy = false;
     return MPI_SUCCESS;
 err_boot:
     ibex_boot_finalize();
 err_busy:
     init_busy = false;
+    return errclass;
+}
+
+static ibex_status_t finalize_fence(void)
+{
+    ibex_status_t st = world_fence(false);
+    ibex_blk_finalize();
+    return st;
+}
+
+/* Drops one reference; the last one stops the engine. Stopping is collective over the job (no
+ * peer may still read this rank's memory when the transports close), as MPI_Finalize is. */
+int ibex_mpi_instance_release(const char *call)
+{
+    if (--ibex_rt.instances > 0)
+        return MPI_SUCCESS;
+    int errclass = MPI_SUCCESS;
+    init_busy = true;
+    ibex_progress_thread_stop();
+    /* Drain ours, then wait for everyone to have drained theirs. */
+    ibex_status_t st = ibex_p2p_quiesce();
+    if (st == IBEX_OK)
+        st = finalize_fence();
+    if (st != IBEX_OK)
+        errclass =
+            ibex_mpi_error(NULL, ibex_err_class_of(st), call,
+                           "could not complete outstanding communication: %s", ibex_status_str(st));
+    ibex_rt.running = false;
+    ibex_p2p_fini();
+    ibex_comm_fini();
+    ibex_op_fini();
+    ibex_dt_fini();
+    ibex_boot_finalize();
+    init_busy = false;
+    return errclass;
+}
+
+static int init_start(const char *call, int required)
+{
+    if (ibex_rt.initialized)
+        return ibex_mpi_error(NULL, MPI_ERR_OTHER, call, "MPI is already %s",
+                              ibex_rt.finalized ? "finalized (it cannot be initialized again)"
+                                                : "initialized");
+    int errclass = ibex_mpi_instance_acquire(call, required);
+    if (errclass == MPI_SUCCESS)
+        ibex_rt.initialized = true;
     return errclass;
 }
 
@@ -166,40 +217,22 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     return rc;
 }
 
-static ibex_status_t finalize_fence(void)
-{
-    ibex_status_t st = world_fence(false);
-    ibex_blk_finalize();
-    return st;
-}
-
 int PMPI_Finalize(void)
 {
-    IBEX_ENTER(Finalize);
+    IBEX_ENTER_ANYTIME(Finalize);
+    if ((!ibex_rt.initialized || ibex_rt.finalized) && ibex_rt.running)
+        return IBEX_ERROR(MPI_ERR_OTHER, "the world model is not initialized (%s)",
+                          ibex_rt.finalized ? "MPI_Finalize was called already"
+                                            : "only sessions are");
+    IBEX_CHECK(ibex_check_initialized(call));
     /* MPI 4.1 section 11.2.2: MPI_COMM_SELF's attributes are deleted first, as if it were freed
      * (the last set first); a failing callback fails MPI_Finalize. */
     int errclass = ibex_attr_comm_delete_all(ibex_comm_self);
     if (errclass != MPI_SUCCESS)
         return IBEX_ERROR(errclass, "an attribute delete callback on MPI_COMM_SELF returned %d",
                           errclass);
-    init_busy = true;
-    ibex_progress_thread_stop();
-    /* No peer may still read our memory when the transports close: drain ours, then wait for
-     * everyone to have drained theirs. */
-    ibex_status_t st = ibex_p2p_quiesce();
-    if (st == IBEX_OK)
-        st = finalize_fence();
-    if (st != IBEX_OK)
-        errclass =
-            ibex_mpi_error(NULL, ibex_err_class_of(st), call,
-                           "could not complete outstanding communication: %s", ibex_status_str(st));
-    ibex_p2p_fini();
-    ibex_comm_fini();
-    ibex_op_fini();
-    ibex_dt_fini();
-    ibex_boot_finalize();
+    errclass = ibex_mpi_instance_release(call);
     ibex_rt.finalized = true;
-    init_busy = false;
     return errclass;
 }
 
@@ -225,7 +258,7 @@ static const char *init_comm_name(MPI_Comm comm)
         return "MPI_COMM_WORLD";
     if (comm == MPI_COMM_SELF)
         return "MPI_COMM_SELF";
-    ibex_comm_t *c = ibex_rt.initialized && !ibex_rt.finalized ? ibex_comm_get(comm) : NULL;
+    ibex_comm_t *c = ibex_rt.running ? ibex_comm_get(comm) : NULL;
     return c && c->name[0] ? c->name : "a communicator";
 }
 

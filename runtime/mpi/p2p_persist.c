@@ -2,6 +2,7 @@
 /* Persistent requests: *_init makes an inactive request; MPI_Start / Startall start it. */
 #include "coll_nbc.h"
 #include "ibex_p2p_api.h"
+#include "ibex_part.h"
 #include "ibex_runtime.h"
 #include "ibex_entry.h"
 
@@ -74,6 +75,8 @@ static int start_one(MPI_Request h, const char *call)
         return ibex_mpi_error(NULL, MPI_ERR_REQUEST, call, "not a persistent request");
     if (req->active)
         return ibex_mpi_error(req->comm, MPI_ERR_REQUEST, call, "request is already active");
+    if (ibex_part_is(req))
+        return ibex_part_start(req, call);
     if (req->kind == IBEX_REQ_COLL)
         return ibex_nbc_start(req, call);
     if (req->mode == IBEX_SEND_BUFFERED && req->kind == IBEX_REQ_SEND &&

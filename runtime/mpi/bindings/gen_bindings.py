@@ -139,6 +139,19 @@ KINDS = {
     "int_inout": ("int *{}", "null"),
     "crequests": ("const MPI_Request {}[]", None),
     "fint": ("MPI_Fint {}", None),
+    # issue 12, second part: sessions (their errors go to the session's handler, so the
+    # bodies check their pointers themselves), partitioned communication, large counts
+    "session": ("MPI_Session {}", None),
+    "session_p": ("MPI_Session *{}", None),
+    "session_errhandler_fn": ("MPI_Session_errhandler_function *{}", None),
+    "int_p": ("int *{}", None),
+    "info_p": ("MPI_Info *{}", None),
+    "errhandler_p": ("MPI_Errhandler *{}", None),
+    "group_p": ("MPI_Group *{}", None),
+    "comm_p": ("MPI_Comm *{}", None),
+    "count_inout": ("MPI_Count *{}", "null"),
+    "ccounts": ("const MPI_Count {}[]", None),
+    "user_fn_c": ("MPI_User_function_c *{}", None),
 }
 # the type of a large-count parameter in MPI_X_c, when it differs
 LARGE_KINDS = {"count": "MPI_Count {}", "counts": "const MPI_Count {}[]",

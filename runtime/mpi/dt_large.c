@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The MPI 4.0 large-count forms whose outputs change (MPI_Count or MPI_Aint results, MPI_Count
+ * arrays), written by hand because the generator only widens inputs: the datatype queries,
+ * Pack / Unpack and the external32 forms, the datatype constructors, the buffer detach calls.
+ *
+ * Ibex's engine counts elements in int. So a constructor's counts, block lengths and
+ * displacements must each fit in an int (else MPI_ERR_COUNT naming the value); such a type is
+ * the one the int constructor builds, and the decoders describe it with ints (no large
+ * counts). Outputs are computed in MPI_Count and never clipped: a type of more than 2^31 bytes
+ * has its true size in MPI_Type_size_c. Pack / Unpack positions and buffer sizes may exceed an
+ * int (the call packs at buffer + position); what one call moves must fit in an int.
+ */
+#include <limits.h>
+#include <stdlib.h>
+
+#include "dt_priv.h"
+#include "ibex_err.h"
+#include "ibex_runtime.h"
+#include "ibex_entry.h"
+
+static int fits(ibex_entry_t *e, MPI_Count v, const char *what)
+{
+    if (v > INT_MAX || v < INT_MIN)
+        return ibex_mpi_error(e->comm, MPI_ERR_COUNT, e->call,
+                              "%s %lld does not fit in an int (Ibex's engine counts in int)", what,
+                              (long long)v);
+    return MPI_SUCCESS;
+}
+
+/* An int copy of n large values (each checked); *out is malloc'd (freed by the caller). */
+static int fits_array(ibex_entry_t *e, const MPI_Count *in, int n, const char *what, int **out)
+{
+    if (n > 0 && !in)
+        return ibex_mpi_error(e->comm, MPI_ERR_ARG, e->call, "%s is NULL", what);
+    int *a = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+    if (!a)
+        return ibex_mpi_error(e->comm, MPI_ERR_NO_MEM, e->call, "out of memory");
+    for (int i = 0; i < n; i++) {
+        int rc = fits(e, in[i], what);
+        if (rc != MPI_SUCCESS) {
+            free(a);
+            return rc;
+        }
+        a[i] = (int)in[i];
+    }
+    *out = a;
+    return MPI_SUCCESS;
+}
+
+static MPI_Aint *aint_array(const MPI_Count *in, int n)
+{
+    MPI_Aint *a = malloc((size_t)(n > 0 ? n : 1) * sizeof(MPI_Aint));
+    for (int i = 0; a && i < n; i++)
+        a[i] = (MPI_Aint)in[i];
+    return a;
+}
+
+/* ---- queries ---- */
+
+int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    IBEX_ENTER_ANYTIME(Get_count_c);
+    ibex_dt_t *dt = NULL;
+    if (!status || status == MPI_STATUS_IGNORE)
+        return IBEX_ERROR(MPI_ERR_ARG, "status is NULL or MPI_STATUS_IGNORE");
+    IBEX_CHECK(ibex_dt_lookup(datatype, call, false, &dt));
+    IBEX_ARGS(Get_count_c, count);
+    MPI_Count bytes = status->ibex_count, size = (MPI_Count)dt->size;
+    *count = size == 0 ? 0 : bytes % size ? MPI_UNDEFINED : bytes / size;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    IBEX_ENTER_ANYTIME(Get_elements_c);
+    ibex_dt_t *dt = NULL;
+    if (!status || status == MPI_STATUS_IGNORE)
+        return IBEX_ERROR(MPI_ERR_ARG, "status is NULL or MPI_STATUS_IGNORE");
+    IBEX_CHECK(ibex_dt_lookup(datatype, call, false, &dt));
+    IBEX_ARGS(Get_elements_c, count);
+    *count = ibex_dt_elements(dt, status->ibex_count);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
+{
+    IBEX_ENTER_ANYTIME(Type_size_c);
+    ibex_dt_t *dt = NULL;
+    IBEX_CHECK(ibex_dt_lookup(datatype, call, false, &dt));
+    IBEX_ARGS(Type_size_c, size);
+    *size = (MPI_Count)dt->size;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+    IBEX_ENTER_ANYTIME(Type_get_extent_c);
+    ibex_dt_t *dt = NULL;
+    IBEX_CHECK(ibex_dt_lookup(datatype, call, false, &dt));
+    IBEX_ARGS(Type_get_extent_c, lb, extent);
+    *lb = dt->lb;
+    *extent = dt->extent;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+{
+    IBEX_ENTER_ANYTIME(Type_get_true_extent_c);
+    ibex_dt_t *dt = NULL;
+    IBEX_CHECK(ibex_dt_lookup(datatype, call, false, &dt));
+    IBEX_ARGS(Type_get_true_extent_c, true_lb, true_extent);
+    *true_lb = dt->true_lb;
+    *true_extent = dt->true_extent;
+    return MPI_SUCCESS;
+}
+
+/* ---- packing ---- */
+
+static int room(MPI_Count size, MPI_Count pos)
+{
+    MPI_Count r = size - pos;
+    return r > INT_MAX ? INT_MAX : r < 0 ? -1 : (int)r;
+}
+
+int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf,
+                MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
+{
+    IBEX_ENTER_ANYTIME(Pack_c);
+    IBEX_ARGS(Pack_c, position);
+    IBEX_CHECK(fits(&ibex_e, incount, "incount"));
+    if (*position < 0 || *position > outsize)
+        return IBEX_ERROR(MPI_ERR_ARG, "position %lld is outside the buffer of %lld bytes",
+                          (long long)*position, (long long)outsize);
+    int pos = 0;
+    int rc = PMPI_Pack(inbuf, (int)incount, datatype, (char *)outbuf + *position,
+                       room(outsize, *position), &pos, comm);
+    if (rc == MPI_SUCCESS)
+        *position += pos;
+    return rc;
+}
+
+int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
+                  MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
+{
+    IBEX_ENTER_ANYTIME(Unpack_c);
+    IBEX_ARGS(Unpack_c, position);
+    IBEX_CHECK(fits(&ibex_e, outcount, "outcount"));
+    if (*position < 0 || *position > insize)
+        return IBEX_ERROR(MPI_ERR_ARG, "position %lld is outside the buffer of %lld bytes",
+                          (long long)*position, (long long)insize);
+    int pos = 0;
+    int rc = PMPI_Unpack((const char *)inbuf + *position, room(insize, *position), &pos, outbuf,
+                         (int)outcount, datatype, comm);
+    if (rc == MPI_SUCCESS)
+        *position += pos;
+    return rc;
+}
+
+int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
+{
+    IBEX_ENTER_ANYTIME(Pack_size_c);
+    ibex_dt_t *dt = NULL;
+    (void)comm;
+    if (incount < 0)
+        return IBEX_ERROR(MPI_ERR_COUNT, "negative count %lld", (long long)incount);
+    IBEX_CHECK(ibex_dt_lookup(datatype, call, false, &dt));
+    IBEX_ARGS(Pack_size_c, size);
+    *size = incount * (MPI_Count)dt->size; /* Pack adds no header */
+    return MPI_SUCCESS;
+}
+
+int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount,
+                         MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
+                         MPI_Count *position)
+{
+    IBEX_ENTER_ANYTIME(Pack_external_c);
+    IBEX_ARGS(Pack_external_c, position);
+    IBEX_CHECK(fits(&ibex_e, incount, "incount"));
+    MPI_Aint pos = (MPI_Aint)*position;
+    int rc =
+        PMPI_Pack_external(datarep, inbuf, (int)incount, datatype, outbuf, (MPI_Aint)outsize, &pos);
+    if (rc == MPI_SUCCESS)
+        *position = pos;
+    return rc;
+}
+
+int PMPI_Unpack_external_c(const char *datarep, const void *inbuf, MPI_Count insize,
+                           MPI_Count *position, void *outbuf, MPI_Count outcount,
+                           MPI_Datatype datatype)
+{
+    IBEX_ENTER_ANYTIME(Unpack_external_c);
+    IBEX_ARGS(Unpack_external_c, position);
+    IBEX_CHECK(fits(&ibex_e, outcount, "outcount"));
+    MPI_Aint pos = (MPI_Aint)*position;
+    int rc = PMPI_Unpack_external(datarep, inbuf, (MPI_Aint)insize, &pos, outbuf, (int)outcount,
+                                  datatype);
+    if (rc == MPI_SUCCESS)
+        *position = pos;
+    return rc;
+}
+
+int PMPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Datatype datatype,
+                              MPI_Count *size)
+{
+    IBEX_ENTER_ANYTIME(Pack_external_size_c);
+    IBEX_ARGS(Pack_external_size_c, size);
+    MPI_Aint one = 0;
+    /* external32 sizes are linear in the count: the size of one element times incount */
+    if (incount < 0)
+        return IBEX_ERROR(MPI_ERR_COUNT, "negative count %lld", (long long)incount);
+    int rc = PMPI_Pack_external_size(datarep, 1, datatype, &one);
+    if (rc == MPI_SUCCESS)
+        *size = incount * (MPI_Count)one;
+    return rc;
+}
+
+/* ---- constructors ---- */
+
+int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                       MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    IBEX_ENTER_ANYTIME(Type_vector_c);
+    IBEX_CHECK(fits(&ibex_e, count, "count"));
+    IBEX_CHECK(fits(&ibex_e, blocklength, "blocklength"));
+    IBEX_CHECK(fits(&ibex_e, stride, "stride"));
+    return PMPI_Type_vector((int)count, (int)blocklength, (int)stride, oldtype, newtype);
+}
+
+int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                               MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    IBEX_ENTER_ANYTIME(Type_create_hvector_c);
+    IBEX_CHECK(fits(&ibex_e, count, "count"));
+    IBEX_CHECK(fits(&ibex_e, blocklength, "blocklength"));
+    return PMPI_Type_create_hvector((int)count, (int)blocklength, (MPI_Aint)stride, oldtype,
+                                    newtype);
+}
+
+int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                        const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                        MPI_Datatype *newtype)
+{
+    IBEX_ENTER_ANYTIME(Type_indexed_c);
+    int *bl = NULL, *disp = NULL;
+    IBEX_CHECK(fits(&ibex_e, count, "count"));
+    int n = (int)count, rc = fits_array(&ibex_e, array_of_blocklengths, n, "a block length", &bl);
+    if (rc == MPI_SUCCESS)
+        rc = fits_array(&ibex_e, array_of_displacements, n, "a displacement", &disp);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_indexed(n, bl, disp, oldtype, newtype);
+    free(bl);
+    free(disp);
+    return rc;
+}
+
+int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                                const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                MPI_Datatype *newtype)
+{
+    IBEX_ENTER_ANYTIME(Type_create_hindexed_c);
+    int *bl = NULL;
+    IBEX_CHECK(fits(&ibex_e, count, "count"));
+    int n = (int)count, rc = fits_array(&ibex_e, array_of_blocklengths, n, "a block length", &bl);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    MPI_Aint *disp =
+        n > 0 && !array_of_displacements ? NULL : aint_array(array_of_displacements, n);
+    rc = disp ? PMPI_Type_create_hindexed(n, bl, disp, oldtype, newtype)
+              : IBEX_ERROR(MPI_ERR_ARG, "array_of_displacements is NULL or out of memory");
+    free(bl);
+    free(disp);
+    return rc;
+}
+
+int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                     const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                     MPI_Datatype *newtype)
+{
+    IBEX_ENTER_ANYTIME(Type_create_indexed_block_c);
+    int *disp = NULL;
+    IBEX_CHECK(fits(&ibex_e, count, "count"));
+    IBEX_CHECK(fits(&ibex_e, blocklength, "blocklength"));
+    int rc = fits_array(&ibex_e, array_of_displacements, (int)count, "a displacement", &disp);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_create_indexed_block((int)count, (int)blocklength, disp, oldtype, newtype);
+    free(disp);
+    return rc;
+}
+
+int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                      const MPI_Count array_of_displacements[],
+                                      MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    IBEX_ENTER_ANYTIME(Type_create_hindexed_block_c);
+    IBEX_CHECK(fits(&ibex_e, count, "count"));
+    IBEX_CHECK(fits(&ibex_e, blocklength, "blocklength"));
+    int n = (int)count;
+    MPI_Aint *disp =
+        n > 0 && !array_of_displacements ? NULL : aint_array(array_of_displacements, n);
+    int rc = disp ? PMPI_Type_create_hindexed_block(n, (int)blocklength, disp, oldtype, newtype)
+                  : IBEX_ERROR(MPI_ERR_ARG, "array_of_displacements is NULL or out of memory");
+    free(disp);
+    return rc;
+}
+
+int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                              const MPI_Count array_of_displacements[],
+                              const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+    IBEX_ENTER_ANYTIME(Type_create_struct_c);
+    int *bl = NULL;
+    IBEX_CHECK(fits(&ibex_e, count, "count"));
+    int n = (int)count, rc = fits_array(&ibex_e, array_of_blocklengths, n, "a block length", &bl);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    MPI_Aint *disp =
+        n > 0 && !array_of_displacements ? NULL : aint_array(array_of_displacements, n);
+    rc = disp ? PMPI_Type_create_struct(n, bl, disp, array_of_types, newtype)
+              : IBEX_ERROR(MPI_ERR_ARG, "array_of_displacements is NULL or out of memory");
+    free(bl);
+    free(disp);
+    return rc;
+}
+
+int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
+                               MPI_Datatype *newtype)
+{
+    IBEX_ENTER_ANYTIME(Type_create_resized_c);
+    return PMPI_Type_create_resized(oldtype, (MPI_Aint)lb, (MPI_Aint)extent, newtype);
+}
+
+int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
+                                const MPI_Count array_of_subsizes[],
+                                const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype,
+                                MPI_Datatype *newtype)
+{
+    IBEX_ENTER_ANYTIME(Type_create_subarray_c);
+    int *sz = NULL, *sub = NULL, *st = NULL, n = ndims > 0 ? ndims : 0;
+    int rc = fits_array(&ibex_e, array_of_sizes, n, "a size", &sz);
+    if (rc == MPI_SUCCESS)
+        rc = fits_array(&ibex_e, array_of_subsizes, n, "a subsize", &sub);
+    if (rc == MPI_SUCCESS)
+        rc = fits_array(&ibex_e, array_of_starts, n, "a start", &st);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_create_subarray(ndims, sz, sub, st, order, oldtype, newtype);
+    free(sz);
+    free(sub);
+    free(st);
+    return rc;
+}
+
+int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
+                              const int array_of_distribs[], const int array_of_dargs[],
+                              const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                              MPI_Datatype *newtype)
+{
+    IBEX_ENTER_ANYTIME(Type_create_darray_c);
+    int *gs = NULL;
+    int rc = fits_array(&ibex_e, array_of_gsizes, ndims > 0 ? ndims : 0, "a global size", &gs);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_create_darray(size, rank, ndims, gs, array_of_distribs, array_of_dargs,
+                                     array_of_psizes, order, oldtype, newtype);
+    free(gs);
+    return rc;
+}
+
+/* ---- buffers ---- */
+
+int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+    IBEX_ENTER(Buffer_detach_c);
+    IBEX_ARGS(Buffer_detach_c, size);
+    int n = 0;
+    int rc = PMPI_Buffer_detach(buffer_addr, &n);
+    if (rc == MPI_SUCCESS)
+        *size = n;
+    return rc;
+}
+
+int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
+{
+    IBEX_ENTER(Comm_detach_buffer_c);
+    IBEX_ARGS(Comm_detach_buffer_c, size);
+    int n = 0;
+    int rc = PMPI_Comm_detach_buffer(comm, buffer_addr, &n);
+    if (rc == MPI_SUCCESS)
+        *size = n;
+    return rc;
+}
+
+IBEX_MPI_ALIASES(dt_large)

@@ -1,0 +1,24 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# The second part of issue 12: sessions next to the world model (session_basic), partitioned
+# communication, the large-count output forms and the non-blocking Comm_idup, at 1 to 4 ranks
+# under ibexrun through lib.sh's run_case (time limit, no process or file left).
+set -u
+CASE_TIMEOUT=${CASE_TIMEOUT:-130}
+. "$top_srcdir/tests/mpi/lib.sh"
+mt_require_ibexrun
+for prog in session_basic part_basic idup_basic; do
+    for n in 1 2 3 4; do
+        run_case "$n" "$prog"
+    done
+done
+for n in 1 2 3; do # mostly local calls; a ring of neighbours
+    run_case "$n" large_out
+done
+# partitioned transfers over verbs on softib (no shared memory)
+SOFTIB="$top_builddir/softib/.libs/libsoftib.so"
+if [ -f "$SOFTIB" ]; then
+    run_case 2 part_basic IBEX_TRANSPORTS=verbs LD_PRELOAD="$SOFTIB"
+    softib_sweep "$SOFTIB"
+fi
+mt_finish
