@@ -11,6 +11,9 @@ for np in 1 2 3 4 5 8; do
     run_case "$np" coll_nbc
 done
 run_case 4 coll_nbc IBEX_EAGER_LIMIT=0
+# faked nodes of 2: the first hierarchical collective builds its node communicators, which once
+# hung when that happened inside a context-id agreement
+run_case 6 coll_nbc IBEX_COLL_NODE_SIZE=2
 SOFTIB="$top_builddir/softib/.libs/libsoftib.so"
 [ -f "$SOFTIB" ] || { echo "softib not built at $SOFTIB"; exit 1; }
 V="IBEX_TRANSPORTS=verbs LD_PRELOAD=$SOFTIB"

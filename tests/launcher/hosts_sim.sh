@@ -80,8 +80,7 @@ if [ "$HOSTS_EXTRA" = 1 ]; then
     done
     suite $H6 collectives coll_v
     suite $H6 collectives coll_red
-    # not coll_nbc: it hangs whenever the hierarchical collectives are in play, on one host too
-    # (ibexrun -n 6 -x IBEX_COLL_NODE_SIZE=2 tests/collectives/coll_nbc): a collectives issue
+    suite $H6 collectives coll_nbc
     suite s1:1,s2:1,s3:1 win win_errors
 fi
 
