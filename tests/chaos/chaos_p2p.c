@@ -7,7 +7,7 @@
  * "CORRUPT" and aborts with code 3, so the matrix tells corruption from a clean error.
  * Standard MPI only. Usage: chaos_p2p [ROUNDS]
  */
-#include "../mpi/mpitest.h"
+#include "mpitest.h"
 
 static const size_t g_sizes[] = {0, 1, 100, 4000, 9000, 70000, 300000, 1536 * 1024};
 #define NSIZES (sizeof(g_sizes) / sizeof(g_sizes[0]))

@@ -10,7 +10,7 @@
  * The resident set is sampled as it goes and must stay flat after warm-up.
  * Standard MPI only. Usage: soak MESSAGES [SEED]; prints "soak: ok".
  */
-#include "../mpi/mpitest.h"
+#include "mpitest.h"
 
 #include <unistd.h>
 
