@@ -2,7 +2,9 @@
 /* The engine's performance variables: their table and how each is read (ibex_engine_stats.h). */
 #include "ibex_engine_stats.h"
 
+#include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "ibex_engine.h"
 
@@ -48,41 +50,15 @@ static unsigned long long read_unexpected_hwm(int arg)
     return ibex_engine_stats.unexpected_hwm;
 }
 
-static unsigned long long read_rndv_read(int arg)
+/* A plain counter of ibex_engine_stats: arg is its offset there (offsetof). */
+static unsigned long long read_counter(int arg)
 {
-    (void)arg;
-    return ibex_engine_stats.rndv_read;
+    unsigned long long v;
+    memcpy(&v, (const char *)&ibex_engine_stats + arg, sizeof(v));
+    return v;
 }
 
-static unsigned long long read_rndv_write(int arg)
-{
-    (void)arg;
-    return ibex_engine_stats.rndv_write;
-}
-
-static unsigned long long read_rndv_split(int arg)
-{
-    (void)arg;
-    return ibex_engine_stats.rndv_split;
-}
-
-static unsigned long long read_eps_offnode(int arg)
-{
-    (void)arg;
-    return ibex_engine_stats.eps_offnode;
-}
-
-static unsigned long long read_eps_offnode_cpu(int arg)
-{
-    (void)arg;
-    return ibex_engine_stats.eps_offnode_cpu_copy;
-}
-
-static unsigned long long read_eager(int arg)
-{
-    (void)arg;
-    return ibex_engine_stats.eager;
-}
+#define COUNTER(field) read_counter, (int)offsetof(ibex_engine_stats_t, field)
 
 static unsigned long long read_rndv(int arg)
 {
@@ -105,22 +81,22 @@ static const ibex_pvar_desc_t pvars[] = {
      "bytes of unexpected eager data buffered (bounded by IBEX_UNEXPECTED_MAX)"},
     {"ibex_unexpected_bytes_hwm", IBEX_PVAR_HIGHWATER, read_unexpected_hwm, 0,
      "most bytes of unexpected eager data buffered at once since start-up"},
-    {"ibex_rndv_read", IBEX_PVAR_COUNTER, read_rndv_read, 0,
+    {"ibex_rndv_read", IBEX_PVAR_COUNTER, COUNTER(rndv_read),
      "rendezvous sends started with the READ scheme (the receiver pulls)"},
-    {"ibex_rndv_write", IBEX_PVAR_COUNTER, read_rndv_write, 0,
+    {"ibex_rndv_write", IBEX_PVAR_COUNTER, COUNTER(rndv_write),
      "rendezvous sends started with the WRITE scheme (the sender puts after CTS)"},
-    {"ibex_rndv_split", IBEX_PVAR_COUNTER, read_rndv_split, 0,
+    {"ibex_rndv_split", IBEX_PVAR_COUNTER, COUNTER(rndv_split),
      "rendezvous sends started with the SPLIT scheme (both sides copy half)"},
-    {"ibex_eager_sends", IBEX_PVAR_COUNTER, read_eager, 0,
+    {"ibex_eager_sends", IBEX_PVAR_COUNTER, COUNTER(eager),
      "point-to-point sends that went eager (payload with the match header)"},
     {"ibex_rndv_sends", IBEX_PVAR_COUNTER, read_rndv, 0,
      "point-to-point sends that went rendezvous (any scheme: ibex_rndv_read + _write + _split)"},
     {"ibex_requests_active", IBEX_PVAR_LEVEL, read_requests, 0,
      "requests started and not yet completed (the program's and internal ones)"},
     /* hosts area */
-    {"ibex_eps_offnode", IBEX_PVAR_COUNTER, read_eps_offnode, 0,
+    {"ibex_eps_offnode", IBEX_PVAR_COUNTER, COUNTER(eps_offnode),
      "endpoints connected to ranks on other nodes (node ids from the launcher, PMIx)"},
-    {"ibex_eps_offnode_cpu_copy", IBEX_PVAR_COUNTER, read_eps_offnode_cpu, 0,
+    {"ibex_eps_offnode_cpu_copy", IBEX_PVAR_COUNTER, COUNTER(eps_offnode_cpu_copy),
      "of those, endpoints over a transport that moves data by CPU copies (shared memory): a "
      "correct job has none"},
 };
