@@ -29,16 +29,16 @@ need_prog() {
 }
 
 # A TCP port of our own: parallel tests must not meet on the default 18515.
+# Below Linux's ephemeral range (32768-60999), where another program's
+# outgoing connection may hold the port; the attempt number moves it on.
 test_port() {
-    echo $((20000 + $$ % 20000))
+    echo $((20000 + ($$ * 7 + ${1:-0} * 1009) % 12000))
 }
 
-# Runs server and client of an rdma-core pingpong program over softib.
-# usage: pingpong PROG ARGS...; output in $WORK/server.out and $WORK/client.out
-pingpong() {
-    prog=$1
+# One attempt of server + client on a port; 2 when the server could not listen.
+pingpong_once() {
+    port=$1
     shift
-    port=$(test_port)
     LD_PRELOAD=$SOFTIB_LIB timeout 60 "$prog" -p "$port" "$@" >"$WORK/server.out" 2>&1 &
     SERVER_PID=$!
     i=0
@@ -49,16 +49,35 @@ pingpong() {
             rc=0
             break
         fi
-        # The server may not listen yet: retry only a refused connection.
-        grep -q "Couldn't connect" "$WORK/client.out" || break
+        # The server may not listen yet: retry only a refused TCP connection.
+        grep -q "Couldn't connect to 127" "$WORK/client.out" || break
+        kill -0 "$SERVER_PID" 2>/dev/null || break
         sleep 0.1
         i=$((i + 1))
     done
     wait "$SERVER_PID"
     src=$?
     SERVER_PID=
-    cat "$WORK/client.out" "$WORK/server.out"
+    grep -q "Couldn't listen" "$WORK/server.out" && return 2
     [ $rc -eq 0 ] && [ $src -eq 0 ]
+}
+
+# Runs server and client of an rdma-core pingpong program over softib.
+# usage: pingpong PROG ARGS...; output in $WORK/server.out and $WORK/client.out
+pingpong() {
+    prog=$1
+    shift
+    attempt=0
+    while :; do
+        pingpong_once "$(test_port $attempt)" "$@"
+        prc=$?
+        [ $prc -ne 2 ] || [ $attempt -ge 3 ] && break
+        echo "port $(test_port $attempt) is taken: trying another" >&2
+        attempt=$((attempt + 1))
+    done
+    cat "$WORK/client.out" "$WORK/server.out"
+    [ $prc -eq 0 ] || echo "pingpong $prog $*: failed (client rc $rc, server rc $src)" >&2
+    return $prc
 }
 
 # Fails if softib left shared-memory files of this namespace behind.
