@@ -16,10 +16,33 @@
  * after each size one more epoch under the same synchronisation carries a patterned operation
  * whose result is checked, at the target (put, accumulate, fetch_and_op, compare_and_swap) and
  * at the origin (get, and what fetch_and_op / compare_and_swap returned).
+ *
+ * The floors, what no MPI can beat on one node, measured by the same program in the same run
+ * (every rank pair on one node; they call no MPI while timed):
+ *   floor_memcpy_bw   memcpy of n bytes into the peer's part of an MPI_Win_allocate_shared
+ *                     window, a window (-w) of them per iteration: the floor of put_bw on a
+ *                     shared window
+ *   floor_cma_bw      process_vm_writev of n bytes into the peer's malloc'd memory: the floor
+ *                     of put_bw on MPI_Win_create memory reached by cross-memory attach
+ *   floor_ping        one 8-byte store to a cache line in the shared window, answered by the
+ *                     peer's store to another: half the round trip, the floor of an 8-byte put
+ *                     under flush (the line moves to the other core and back)
  */
+#define _GNU_SOURCE /* process_vm_writev */
 #include "bench.h"
 
-enum rma_op { PUT_LAT, GET_LAT, PUT_BW, GET_BW, ACC_LAT, FOP_LAT, CAS_LAT };
+enum rma_op {
+    PUT_LAT,
+    GET_LAT,
+    PUT_BW,
+    GET_BW,
+    ACC_LAT,
+    FOP_LAT,
+    CAS_LAT,
+    F_MEMCPY,
+    F_CMA,
+    F_PING
+};
 
 #if IBEX_BENCH_RMA
 #include <stdint.h>
@@ -212,12 +235,140 @@ static void rma_measure(const struct bench *b, const struct bench_opts *o, void 
         rma_check(b, o, c, n);
 }
 
+/* ---- the floors ---- */
+
+#include <sched.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+struct floor_ctx {
+    MPI_Win win;                      /* shared: each rank's part, two cache lines + max size */
+    unsigned char *peer_part;         /* the peer's part, mapped here */
+    unsigned char *mine, *sbuf, *cma; /* cma: malloc'd, for the peer's process_vm_writev */
+    uint64_t peer_cma;
+    long peer_pid;
+    int origin, peer;
+    MPI_Comm origins;
+};
+
+static int floor_setup(const struct bench *b, const struct bench_opts *o, void **ctx)
+{
+    (void)b;
+    MPI_Comm node;
+    int nsize;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &nsize);
+    MPI_Comm_free(&node);
+    if (nsize != bench_nranks) { /* the same answer on every rank */
+        if (bench_rank == 0)
+            fprintf(stderr, "the floors need every rank on one node\n");
+        return 1;
+    }
+    struct floor_ctx *c = bench_alloc(sizeof *c);
+    MPI_Aint bytes = 128 + (o->max_size > 16 ? o->max_size : 16);
+    int half = bench_nranks / 2;
+    c->origin = bench_rank < half;
+    c->peer = c->origin ? bench_rank + half : bench_rank - half;
+    MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &c->mine, &c->win);
+    MPI_Aint psize;
+    int pdisp;
+    MPI_Win_shared_query(c->win, c->peer, &psize, &pdisp, &c->peer_part);
+    memset(c->mine, 0, (size_t)bytes);
+    c->sbuf = bench_alloc((size_t)bytes);
+    c->cma = bench_alloc((size_t)bytes);
+    memset(c->sbuf, 1, (size_t)bytes);
+    memset(c->cma, 0, (size_t)bytes);
+    uint64_t me[2] = {(uint64_t)getpid(), (uint64_t)(uintptr_t)c->cma}, all[2];
+    MPI_Sendrecv(me, 2, MPI_UINT64_T, c->peer, 0, all, 2, MPI_UINT64_T, c->peer, 0, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    c->peer_pid = (long)all[0];
+    c->peer_cma = all[1];
+    MPI_Comm_split(MPI_COMM_WORLD, c->origin, 0, &c->origins);
+    MPI_Win_fence(0, c->win); /* the segment's stores before anyone's access */
+    *ctx = c;
+    return 0;
+}
+
+static void floor_teardown(void *ctx)
+{
+    struct floor_ctx *c = ctx;
+    MPI_Win_free(&c->win);
+    MPI_Comm_free(&c->origins);
+    free(c->sbuf);
+    free(c->cma);
+    free(c);
+}
+
+/* A window of n-byte copies into the peer's memory, iters times: seconds. */
+static double floor_copy(const struct bench *b, struct floor_ctx *c, long n, int iters, int batch)
+{
+    struct iovec l = {c->sbuf, (size_t)n}, r = {(void *)(uintptr_t)c->peer_cma, (size_t)n};
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < iters; i++)
+        for (int k = 0; k < batch; k++) {
+            if (b->op == F_MEMCPY)
+                memcpy(c->peer_part + 128, c->sbuf, (size_t)n);
+            else if (process_vm_writev((pid_t)c->peer_pid, &l, 1, &r, 1, 0) != (ssize_t)n)
+                bench_errors++; /* not permitted (ptrace scope) or the peer gone */
+        }
+    return MPI_Wtime() - t0;
+}
+
+/* Ping-pong of a sequence number: the origin stores to the first line of the peer's part and
+ * spins on the first line of its own, the target answers. Seconds for iters round trips; base:
+ * the word's value before, read before the barrier that starts the pass (after it, the peer's
+ * first store may already be there). */
+static double floor_ping(struct floor_ctx *c, int iters, uint64_t base)
+{
+    volatile uint64_t *out = (volatile uint64_t *)(void *)c->peer_part;
+    volatile uint64_t *in = (volatile uint64_t *)(void *)c->mine;
+    double t0 = MPI_Wtime();
+    for (uint64_t i = 1; i <= (uint64_t)iters; i++) {
+        if (c->origin)
+            __atomic_store_n(out, base + i, __ATOMIC_RELEASE);
+        for (int spins = 0; __atomic_load_n(in, __ATOMIC_ACQUIRE) != base + i; spins++)
+            if (spins > 4096) /* the peer has no core (a loaded machine): let it run */
+                sched_yield();
+        if (!c->origin)
+            __atomic_store_n(out, base + i, __ATOMIC_RELEASE);
+    }
+    return MPI_Wtime() - t0;
+}
+
+static void floor_measure(const struct bench *b, const struct bench_opts *o, void *ctx, long n,
+                          struct bench_result *r)
+{
+    struct floor_ctx *c = ctx;
+    int ping = b->op == F_PING, batch = ping ? 1 : o->window;
+    int iters = ping ? bench_iters(o, n, 2000, 2000) : bench_iters(o, n, 100, 20);
+    double secs = 0;
+    for (int pass = 0; pass < 2; pass++) { /* a warm-up pass, then the timed one */
+        int it = pass ? iters : bench_warmup(o, iters);
+        uint64_t base = __atomic_load_n((uint64_t *)(void *)c->mine, __ATOMIC_ACQUIRE);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (ping)
+            secs = floor_ping(c, it, base);
+        else if (c->origin)
+            secs = floor_copy(b, c, n, it, batch);
+    }
+    double mine = ping ? secs * 1e6 / iters / 2 : (double)n * batch * iters / secs / 1e6;
+    if (c->origin)
+        bench_over_ranks(mine, c->origins, r);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 #define RMA_FN(f) f
 #define RMA_WHY   NULL
 #else
 #define RMA_FN(f) NULL
 #define RMA_WHY   "not built into this ibex-bench (the MPI library lacked it: IBEX_BENCH_RMA=0)"
 #endif
+
+#define FLOOR(name, col, op, flags)                                                                \
+    {                                                                                              \
+        name, "floor", {col}, op, BENCH_PAIRS | (flags), 1, 8, RMA_FN(floor_setup),                \
+            RMA_FN(floor_measure), RMA_FN(floor_teardown), RMA_WHY                                 \
+    }
 
 #define RMA(name, col, op, flags, unit)                                                            \
     {                                                                                              \
@@ -233,5 +384,8 @@ const struct bench bench_rma_list[] = {
     RMA("acc_latency", "latency_us", ACC_LAT, 0, 4),
     RMA("fop_latency", "latency_us", FOP_LAT, BENCH_NOSIZE, 1),
     RMA("cas_latency", "latency_us", CAS_LAT, BENCH_NOSIZE, 1),
+    FLOOR("floor_memcpy_bw", "bw_MBps", F_MEMCPY, 0),
+    FLOOR("floor_cma_bw", "bw_MBps", F_CMA, 0),
+    FLOOR("floor_ping", "latency_us", F_PING, BENCH_NOSIZE),
     {NULL},
 };

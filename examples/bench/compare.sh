@@ -28,6 +28,12 @@
 #   machine.txt  CPU, cores, kernel, library versions, the command line, runs.log each run's
 #                seconds and arguments,
 #   *.png        plots per area and rank count (when gnuplot is installed).
+#   One-sided runs carry their floors, interleaved in the same rounds: the column floor
+#   (ibex-bench floor_memcpy_bw, floor_cma_bw, floor_ping: memcpy into a shared window,
+#   process_vm_writev, a cache-line ping; no MPI while timed), and with --softib the column
+#   raw-verbs at 2 ranks: perftest's ib_write_lat / ib_read_lat on the same softib (average) in
+#   the rows put_latency.flush / get_latency.flush (when perftest is installed); the column
+#   ibex-softib runs windows on the network direct path there (IBEX_WIN_DIRECT=0).
 #   ratio = Ibex's median / the best peer's median: for times (us) below 1 means Ibex is faster,
 #   for bandwidth, rate and overlap above 1 means Ibex is better.
 set -u
@@ -145,7 +151,10 @@ run() {
     shift 2
     case "$lib" in
     ibex) timeout -k 5 "$limit" "$IBEXRUN" -n "$np" "$IBEXBENCH" "$@" ;;
-    ibex-softib) timeout -k 5 "$limit" "$IBEXRUN" -n "$np" --softib "$IBEXBENCH" "$@" ;;
+    # IBEX_WIN_DIRECT=0: windows on one node take the network direct path (RDMA on softib), as
+    # the column says, not the shared mapping (it changes nothing else)
+    ibex-softib) IBEX_WIN_DIRECT=0 timeout -k 5 "$limit" "$IBEXRUN" -n "$np" --softib "$IBEXBENCH" "$@" ;;
+    floor) timeout -k 5 "$limit" "$IBEXRUN" -n "$np" "$IBEXBENCH" "$@" ;;
     ibex-base) timeout -k 5 "$limit" "$base/launcher/ibexrun" -n "$np" "$base/examples/bench/ibex-bench" "$@" ;;
     ompi)
         if [ "$np" -le "$cores" ]; then bind="--bind-to core"; else bind="--oversubscribe --bind-to none"; fi
@@ -243,6 +252,34 @@ one() {
     fi
 }
 
+# raw_verbs ROUND: perftest's ib_write_lat and ib_read_lat, server and client on softib (a port
+# of this run's own: the network namespace is shared), their average latency (t_avg, the
+# statistic ibex-bench reports; on a loaded machine the typical figure, a median, is far
+# lower) as the raw-verbs figure of put_latency.flush / get_latency.flush at 2 ranks.
+SOFTIB_LIB=$top_builddir/softib/.libs/libsoftib.so
+raw_verbs() {
+    port=$((20000 + $$ % 20000))
+    for tool in ib_write_lat ib_read_lat; do
+        [ $tool = ib_write_lat ] && b=put_latency.flush || b=get_latency.flush
+        for sz in 8 16 256 4096 65536 1048576 4194304; do
+            n=1000
+            [ "$sz" -gt 65536 ] && n=100
+            LD_PRELOAD=$SOFTIB_LIB timeout 60 $tool -s "$sz" -n "$n" -p "$port" >/dev/null 2>&1 &
+            sleep 1
+            v=$(LD_PRELOAD=$SOFTIB_LIB timeout 60 $tool -s "$sz" -n "$n" -p "$port" 127.0.0.1 2>/dev/null |
+                awk -v s="$sz" '$1 == s && NF >= 6 { print $6 }')
+            wait
+            [ -n "$v" ] && echo "raw-verbs,2,$b,latency_us,$1,$sz,$v" >>"$out/raw.csv"
+            echo "round $1, raw-verbs: $tool -s $sz: ${v:-failed}" >>"$out/runs.log"
+        done
+    done
+}
+floor_benches="floor_memcpy_bw floor_cma_bw floor_ping"
+if [ -n "$rma" ]; then
+    libs="$libs floor"
+    [ -n "$softib" ] && command -v ib_write_lat >/dev/null && [ -f "$SOFTIB_LIB" ] && libs="$libs raw-verbs"
+fi
+
 echo "lib,np,benchmark,metric,round,size_B,value" >"$out/raw.csv"
 start=$(date +%s) done_rounds=0
 for r in $(seq "$rounds"); do
@@ -254,6 +291,12 @@ for r in $(seq "$rounds"); do
     done_rounds=$r
     for np in $nps; do
         for lib in $libs; do
+            case "$lib" in
+            floor) [ $((np % 2)) -eq 0 ] && one floor "$np" "$r" "" $floor_benches -- $(args rma ibex "$np")
+                continue ;;
+            raw-verbs) [ "$np" = 2 ] && raw_verbs "$r"
+                continue ;;
+            esac
             for a in pt2pt coll nbc; do
                 # Areas in separate runs: their sizes may differ.
                 in_area=$(for x in $plain; do [ "$(area_of "$x")" = "$a" ] && echo "$x"; done)

@@ -35,6 +35,10 @@ UNITS = {"_us": ("us", "time (us)", False, True),
          "_pct": ("%", "overlap (%)", True, False)}
 NAMES = {"ibex": "Ibex (shm)", "ibex-softib": "Ibex (verbs on softib)", "ibex-base": "Ibex (baseline)", "ompi": "Open MPI",
          "mpich": "MPICH"}
+# one-sided floors (compare.sh): columns beside the libraries, never a peer of the ratio
+FLOORS = {"floor": "floor (memcpy, process_vm_writev, cache-line ping)",
+          "raw-verbs": "raw verbs on softib (ib_write_lat / ib_read_lat)"}
+NAMES.update(FLOORS)
 STYLE = {"ibex": ("#d62728", 7), "ibex-softib": ("#ff7f0e", 9), "ibex-base": ("#7f7f7f", 11), "ompi": ("#1f77b4", 5),
          "mpich": ("#2ca02c", 13)}  # the same colour and point for a library in every panel
 BEGIN = "<!-- BEGIN GENERATED: examples/bench/compare.sh --doc; do not edit by hand -->"
@@ -83,7 +87,7 @@ def medians(runs, libs):
     for (b, m, np, size), by_lib in runs.items():
         med = {l: statistics.median(by_lib[l]) for l in libs if l in by_lib}
         u, _, higher, _ = unit(m)
-        peers = [v for l, v in med.items() if not l.startswith("ibex")]
+        peers = [v for l, v in med.items() if not l.startswith("ibex") and l not in FLOORS]
         best = (max if higher else min)(peers) if peers else None
         ratio = med["ibex"] / best if "ibex" in med and best else None
         rows.append((b, m, np, size, u, med, ratio))

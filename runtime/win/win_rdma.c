@@ -50,6 +50,11 @@ typedef struct rdma_req {
     ibex_tl_comp_t comp; /* first */
     ibex_win_t *win;
     int target;
+    /* one of several transfers (a non-contiguous target): the whole they make up, which holds
+     * the rest of these fields and is finished by its last transfer */
+    struct rdma_req *whole;
+    int left;             /* a whole: transfers not complete, + 1 while they are started */
+    ibex_status_t status; /* a whole: the first failure */
     ibex_req_t *user_req;
     char *tmp; /* a packed copy of a non-contiguous origin, freed at completion */
     void *ubuf;
@@ -59,25 +64,45 @@ typedef struct rdma_req {
     volatile int *done; /* a blocking wait: 1 done, 2 failed */
 } rdma_req_t;
 
-static void rdma_done(ibex_tl_comp_t *c, ibex_status_t st)
+/* The operation is complete: unpack a Get's bounce buffer, tell the program's request. */
+static void rdma_finish(rdma_req_t *r, ibex_status_t st)
 {
-    rdma_req_t *r = (rdma_req_t *)c;
-    if (st != IBEX_OK)
-        ibex_error(CORE, "window: rdma transfer with rank %d failed: %s", r->target,
-                   ibex_status_str(st));
     if (r->udt) {
         if (st == IBEX_OK)
             ibex_dt_unpack(r->ubuf, r->ucount, r->udt, 0, r->tmp, r->bytes);
         ibex_dt_release(r->udt);
     }
     free(r->tmp);
-    r->win->pending[r->target]--;
-    r->win->outstanding--;
     if (r->user_req)
         ibex_req_complete(r->user_req, st);
     if (r->done)
         *r->done = st == IBEX_OK ? 1 : 2;
     free(r);
+}
+
+static void whole_drop(rdma_req_t *w, ibex_status_t st)
+{
+    if (st != IBEX_OK && w->status == IBEX_OK)
+        w->status = st;
+    if (--w->left == 0)
+        rdma_finish(w, w->status);
+}
+
+static void rdma_done(ibex_tl_comp_t *c, ibex_status_t st)
+{
+    rdma_req_t *r = (rdma_req_t *)c;
+    if (st != IBEX_OK)
+        ibex_error(CORE, "window: rdma transfer with rank %d failed: %s", r->target,
+                   ibex_status_str(st));
+    r->win->pending[r->target]--;
+    r->win->outstanding--;
+    rdma_req_t *w = r->whole;
+    if (!w) {
+        rdma_finish(r, st);
+        return;
+    }
+    free(r);
+    whole_drop(w, st);
 }
 
 /* Accounts for a started transfer: IBEX_OK means it finished already. */
@@ -340,12 +365,77 @@ static char *copy_local(const ibex_win_op_t *op, const win_hdr_t *h, rdma_req_t 
     return r->tmp;
 }
 
+static ibex_status_t rdma_start(ibex_win_t *win, bool put, int t, const ibex_tl_rma_t *d)
+{
+    return put ? ibex_rma_put(win->rma, t, d) : ibex_rma_get(win->rma, t, d);
+}
+
+/* One transfer of a whole (several for a non-contiguous target), counted in its left. */
+static ibex_status_t block_start(ibex_win_t *win, bool put, rdma_req_t *w, ibex_tl_rma_t *d)
+{
+    if (d->len == 0)
+        return IBEX_OK;
+    rdma_req_t *r = rdma_req_new(win, w->target);
+    if (!r)
+        return IBEX_ERR_NO_MEMORY;
+    r->whole = w;
+    d->comp = &r->comp;
+    w->left++;
+    ibex_status_t st = rdma_started(win, r, rdma_start(win, put, w->target, d));
+    if (st != IBEX_OK)
+        w->left--;
+    return st;
+}
+
+/* A non-contiguous target: one WRITE / READ per run of the target layout (adjacent blocks
+ * merged when one key covers both), from consecutive bytes of local; no target CPU. */
+static ibex_status_t copy_blocks(ibex_win_t *win, const ibex_win_op_t *op, const win_hdr_t *h,
+                                 rdma_req_t *w, char *local)
+{
+    const ibex_dt_t *tdt = op->tdt;
+    bool put = op->kind == IBEX_WIN_OP_PUT;
+    uint64_t base = data_base(win, w->target) + h->addr;
+    ibex_tl_rma_t d = {.local = local};
+    ibex_status_t st = IBEX_OK;
+    long n = (long)op->tcount * tdt->nblocks;
+    for (long i = 0; i < n && st == IBEX_OK; i++) {
+        const ibex_dt_block_t *b = &tdt->blocks[i % tdt->nblocks];
+        uint64_t ra = base + (uint64_t)((i / tdt->nblocks) * tdt->extent + b->disp);
+        const void *key = data_key(win, w->target, ra);
+        if (d.len > 0 && ra == d.remote + d.len && key == d.rkey) {
+            d.len += b->len;
+            continue;
+        }
+        st = block_start(win, put, w, &d);
+        d = (ibex_tl_rma_t){
+            .local = (char *)d.local + d.len, .len = b->len, .remote = ra, .rkey = key};
+    }
+    return st == IBEX_OK ? block_start(win, put, w, &d) : st;
+}
+
+/* A non-contiguous target as a whole of several transfers; the program's request and the
+ * bounce buffer complete with the last. */
+static ibex_status_t copy_whole(ibex_win_t *win, const ibex_win_op_t *op, const win_hdr_t *h,
+                                rdma_req_t *w, char *local)
+{
+    w->left = 1;
+    ibex_status_t st = copy_blocks(win, op, h, w, local);
+    if (st != IBEX_OK) { /* the transfers started still complete: only the request is failed */
+        w->user_req = NULL;
+        if (w->udt)
+            ibex_dt_release(w->udt);
+        w->udt = NULL;
+    }
+    whole_drop(w, st);
+    return st;
+}
+
 /* A contiguous target: one WRITE / READ from the origin's buffer (registered through the
- * transport's cache) or from a bounce buffer. */
+ * transport's cache) or from a bounce buffer; a non-contiguous one: a WRITE / READ per run. */
 bool ibex_win_rdma_copy(ibex_win_t *win, const ibex_win_op_t *op, const win_hdr_t *h, int *rc_p)
 {
     bool put = op->kind == IBEX_WIN_OP_PUT;
-    if ((!put && op->kind != IBEX_WIN_OP_GET) || !ibex_dt_is_contig(op->tdt, op->tcount))
+    if (!put && op->kind != IBEX_WIN_OP_GET)
         return false;
     int t = op->target;
     rdma_req_t *r = rdma_req_new(win, t);
@@ -356,14 +446,18 @@ bool ibex_win_rdma_copy(ibex_win_t *win, const ibex_win_op_t *op, const win_hdr_
         return true;
     }
     r->user_req = op->user_req;
-    uint64_t remote = data_base(win, t) + h->addr + (uint64_t)op->tdt->true_lb;
-    ibex_tl_rma_t d = {.local = local,
-                       .len = h->bytes,
-                       .remote = remote,
-                       .rkey = data_key(win, t, remote),
-                       .comp = &r->comp};
-    ibex_status_t st = put ? ibex_rma_put(win->rma, t, &d) : ibex_rma_get(win->rma, t, &d);
-    st = rdma_started(win, r, st);
+    ibex_status_t st;
+    if (!ibex_dt_is_contig(op->tdt, op->tcount)) {
+        st = copy_whole(win, op, h, r, local);
+    } else {
+        uint64_t remote = data_base(win, t) + h->addr + (uint64_t)op->tdt->true_lb;
+        ibex_tl_rma_t d = {.local = local,
+                           .len = h->bytes,
+                           .remote = remote,
+                           .rkey = data_key(win, t, remote),
+                           .comp = &r->comp};
+        st = rdma_started(win, r, rdma_start(win, put, t, &d));
+    }
     *rc_p = st == IBEX_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
     if (st != IBEX_OK)
         ibex_error(CORE, "window: cannot start an rdma %s to rank %d: %s", put ? "write" : "read",

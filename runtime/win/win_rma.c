@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE /* process_vm_readv / writev */
 #include <sched.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,12 +168,23 @@ static size_t dt_bytes(const ibex_dt_t *dt, int count)
 }
 
 /* ACC / GACC / CAS: predefined op defined on one predefined element type on every side. */
+/* The predefined type an accumulate computes on. MPI_CHAR is not among MPI's integer types
+ * for reductions, but OSU's osu_acc_latency and osu_get_acc_latency accumulate MPI_CHAR with
+ * MPI_SUM and Open MPI and MPICH accept it: computed as the C char it is. */
+static int acc_type(const ibex_dt_t *dt)
+{
+    int bt = ibex_dt_op_type(dt);
+    if (bt == MPI_CHAR)
+        return CHAR_MIN < 0 ? MPI_SIGNED_CHAR : MPI_UNSIGNED_CHAR;
+    return bt;
+}
+
 static int acc_check(const ibex_win_op_t *op, char *msg, size_t len)
 {
-    int bt = ibex_dt_op_type(op->tdt);
+    int bt = acc_type(op->tdt);
     bool origin_used = op->op_handle != MPI_NO_OP || op->kind == IBEX_WIN_OP_ACC;
-    if (bt < 0 || (origin_used && ibex_dt_op_type(op->odt) != bt) ||
-        (op->rdt && ibex_dt_op_type(op->rdt) != bt)) {
+    if (bt < 0 || (origin_used && acc_type(op->odt) != bt) ||
+        (op->rdt && acc_type(op->rdt) != bt)) {
         snprintf(msg, len,
                  "origin, result and target types must be built of one and the same "
                  "predefined type");
@@ -459,7 +471,7 @@ static int op_send(ibex_win_t *win, const ibex_win_op_t *op, char *msg, size_t l
 {
     win_hdr_t h = {.type = op_wire[op->kind],
                    .op = op->op_handle,
-                   .basic = ibex_dt_op_type(op->tdt),
+                   .basic = acc_type(op->tdt),
                    .bytes = dt_bytes(op->tdt, op->tcount)};
     h.addr = win->flavor == MPI_WIN_FLAVOR_DYNAMIC
                  ? (uint64_t)op->disp

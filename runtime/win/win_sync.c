@@ -72,13 +72,16 @@ static int assert_check(int assert, char *msg, size_t len)
     return MPI_SUCCESS;
 }
 
-/* Flushes every target in touched[] (or just rank), then waits for the answers. On the shared
- * segment every operation completed when it returned: only the processor's order is left. */
+/* Flushes every target in touched[] (or just rank: one look, not a walk over the window's
+ * ranks), then waits for the answers. On the shared segment every operation completed when it
+ * returned: only the processor's order is left. */
 static int flush_targets(ibex_win_t *win, int rank, char *msg, size_t len)
 {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    for (int t = 0; t < win->comm->size; t++) {
-        if ((rank != IBEX_WIN_ALL && t != rank) || !win->touched[t])
+    int first = rank == IBEX_WIN_ALL ? 0 : rank;
+    int last = rank == IBEX_WIN_ALL ? win->comm->size : rank + 1;
+    for (int t = first; t < last; t++) {
+        if (!win->touched[t])
             continue;
         if (ibex_win_ctl(win, WIN_FLUSH, t, 0) != IBEX_OK)
             return fail(msg, len, MPI_ERR_OTHER, "cannot send a flush");

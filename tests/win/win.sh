@@ -17,6 +17,9 @@ for np in ${MT_WIN_FULL:+1 3} 2 4; do
     run_case "$np" win_rdma MT_WIN_NOCPU=1
 done
 run_case 2 win_attr
+# the benchmark suites' call sequences (OSU, IMB-RMA), results checked
+run_case 2 win_suites
+run_case 3 win_suites
 # every operation through the targets' active-message path, also with rendezvous bodies
 for np in 2 3; do
     for prog in win_ops win_sync win_errors; do

@@ -6,8 +6,10 @@
  *   - a contiguous Put is one RDMA WRITE, a Get one RDMA READ (also from a non-contiguous
  *     origin), Fetch_and_op / Compare_and_swap one atomic each, lock and unlock atomics, and
  *     the origin sends nothing in the whole epoch;
- *   - a target computing in a loop without MPI calls while the others lock, put, get,
- *     fetch-and-add, flush and unlock: each origin's epoch takes well under the loop;
+ *   - a strided target: one WRITE / READ per block, nothing sent to the target;
+ *   - a target computing in a loop without MPI calls while the others lock, put, get (also to
+ *     a strided target), fetch-and-add, flush and unlock: each origin's epoch takes well under
+ *     the loop;
  *   - a contended Fetch_and_op counter and a Compare_and_swap spin lock from every rank (exact
  *     final values), Accumulate / Get_accumulate of 8-byte types (SUM, REPLACE, NO_OP, and
  *     MAX / SUM on double / MAXLOC on MPI_2INT from every rank at once)
@@ -112,6 +114,44 @@ static void strided(MPI_Win win, long *base)
         CHECK(base[N + 2 + 16 * from + i] == 100 * from + 2 * i);
 }
 
+/* A strided target: on the network path one WRITE / READ per block, no request to the target;
+ * a Get with both sides strided (bounce buffer unpacked at completion), an Rget's request. */
+static void strided_target(MPI_Win win, long *base)
+{
+    int t = (rank + 1) % size, from = (rank + size - 1) % size;
+    MPI_Aint at = N + 80 + 32 * rank;
+    long src[16], back[16], both[32];
+    MPI_Datatype vec;
+    MPI_Type_vector(16, 1, 2, MPI_LONG, &vec);
+    MPI_Type_commit(&vec);
+    for (int i = 0; i < 16; i++)
+        src[i] = 1000 * rank + i + 7, back[i] = -1;
+    for (int i = 0; i < 32; i++)
+        both[i] = -3;
+    struct softib_counters c0 = {0}, c1 = {0};
+    MPI_Request req;
+    MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win);
+    snap(&c0);
+    CHECK_RC(MPI_Put(src, 16, MPI_LONG, t, at, 1, vec, win));
+    CHECK_RC(MPI_Win_flush(t, win));
+    CHECK_RC(MPI_Rget(back, 16, MPI_LONG, t, at, 1, vec, win, &req));
+    CHECK_RC(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    snap(&c1);
+    CHECK_RC(MPI_Get(both, 1, vec, t, at, 1, vec, win));
+    MPI_Win_unlock(t, win);
+    for (int i = 0; i < 16; i++)
+        CHECK(back[i] == src[i] && both[2 * i] == src[i] && both[2 * i + 1] == -3);
+    if (counters)
+        CHECK(c1.rdma_write - c0.rdma_write == 16 && c1.rdma_read - c0.rdma_read == 16 &&
+              c1.send - c0.send <= 1);
+    MPI_Type_free(&vec);
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < 16; i++) /* the gaps between the blocks untouched */
+        CHECK(base[N + 80 + 32 * from + 2 * i] == 1000 * from + i + 7 &&
+              base[N + 80 + 32 * from + 2 * i + 1] == 0);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 static volatile double sink;
 
 /* The last rank computes for 1.5 s without MPI calls; every other rank's passive epoch on it
@@ -120,6 +160,9 @@ static void busy_target(MPI_Win win, long *base, int fast)
 {
     int t = size - 1;
     long off = 2 * N;
+    MPI_Datatype vec2; /* a strided target: RDMA per block on the network path */
+    MPI_Type_vector(4, 1, 2, MPI_LONG, &vec2);
+    MPI_Type_commit(&vec2);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == t) {
         double t0 = MPI_Wtime(), x = 1;
@@ -137,20 +180,28 @@ static void busy_target(MPI_Win win, long *base, int fast)
         CHECK_RC(MPI_Win_flush(t, win));
         CHECK_RC(MPI_Get(got, 8, MPI_LONG, t, off + 8 * rank, 8, MPI_LONG, win));
         CHECK_RC(MPI_Fetch_and_op(&one, &old, MPI_LONG, t, off - 1, MPI_SUM, win));
+        long sv[4], sg[4] = {0};
+        for (int i = 0; i < 4; i++)
+            sv[i] = -10 * rank - i;
+        CHECK_RC(MPI_Put(sv, 4, MPI_LONG, t, off + N / 2 + 8 * rank, 1, vec2, win));
+        CHECK_RC(MPI_Win_flush(t, win));
+        CHECK_RC(MPI_Get(sg, 4, MPI_LONG, t, off + N / 2 + 8 * rank, 1, vec2, win));
         CHECK_RC(MPI_Win_unlock(t, win));
         double dt = MPI_Wtime() - t0;
-        CHECK(memcmp(v, got, sizeof(v)) == 0);
+        CHECK(memcmp(v, got, sizeof(v)) == 0 && memcmp(sv, sg, sizeof(sv)) == 0);
         if (fast && dt > 0.75)
             fprintf(stderr, "rank %d: epoch on a computing target took %.2f s\n", rank, dt);
         CHECK(!fast || dt < 0.75);
     }
+    MPI_Type_free(&vec2);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == t) {
         MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win);
         CHECK(base[off - 1] == size - 1);
         for (int r = 0; r < t; r++)
             for (int i = 0; i < 8; i++)
-                CHECK(base[off + 8 * r + i] == 10 * r + i);
+                CHECK(base[off + 8 * r + i] == 10 * r + i &&
+                      base[off + N / 2 + 8 * r + i] == (i % 2 ? 0 : -10 * r - i / 2));
         MPI_Win_unlock(t, win);
     }
 }
@@ -384,6 +435,7 @@ static void run(MPI_Win win, long *base, MPI_Aint bytes, int fast)
 {
     counted(win, base);
     strided(win, base);
+    strided_target(win, base);
     busy_target(win, base, fast);
     contention(win, base);
     accumulates(win, base);

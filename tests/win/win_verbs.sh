@@ -27,6 +27,11 @@ for np in 2 3; do
         run_case "$np" "$prog" $V IBEX_WIN_DIRECT=0 IBEX_WIN_RDMA=0 MT_WIN_AM=1
     done
 done
+# the benchmark suites' call sequences on the network direct path, then on active messages
+for np in 2 3; do
+    run_case "$np" win_suites $V IBEX_WIN_DIRECT=0
+done
+run_case 2 win_suites $V IBEX_WIN_DIRECT=0 IBEX_WIN_RDMA=0
 [ -n "$full" ] && run_case 2 win_rdma $V IBEX_WIN_DIRECT=0 IBEX_WIN_RDMA=0
 # the default: windows on one node need no transport for their data
 run_case 2 win_sync $V
