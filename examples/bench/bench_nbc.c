@@ -7,8 +7,11 @@
  *            between calibrated chunks of work), MPI_Test once, MPI_Wait; compute is the time
  *            the loop actually took
  *   overlap  100 * max(0, 1 - (overall - compute) / pure) %
- * then the average over ranks (-f: min / max of overlap over ranks). Sizes and data as for the
- * blocking collectives (bench_coll.c); under -c every call's result is checked.
+ * computed as OSU's calculate_and_print_stats does: from pure, overall and compute averaged
+ * over the ranks first (OSU's default of no MPI_Test inside the computation; the one after it
+ * counts as communication, as OSU's test time does); -f: min / max of each rank's own overlap.
+ * Sizes and data as for the blocking collectives (bench_coll.c); under -c every call's result
+ * is checked.
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "bench_coll.h"
@@ -170,6 +173,10 @@ static void nbc_measure(const struct bench *b, const struct bench_opts *o, void 
     MPI_Reduce(mine, sum, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     for (int i = 0; i < 3; i++)
         r->fig[1 + i] = sum[i] / bench_nranks;
+    if (bench_rank == 0 && sum[0] > 0) {
+        double avg_lost = (sum[1] - sum[2]) / sum[0];
+        r->fig[0] = 100 * (avg_lost < 1 ? 1 - avg_lost : 0);
+    }
 }
 
 #define NBC_FN(f) f

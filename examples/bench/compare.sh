@@ -8,11 +8,14 @@
 # Usage (from the build directory, or with top_builddir set):
 #   examples/bench/compare.sh [-r ROUNDS] [-b "BENCHMARKS"] [-m MIN:MAX] [--step F] [-i ITERS]
 #                             [--np "2 4 8"] [-s "flush fence lock"] [--win allocate|create]
-#                             [--softib] [--baseline DIR] [--quick | --full] [-t SECONDS]
+#                             [--softib] [--async] [--baseline DIR] [--quick | --full] [-t SECONDS]
 #                             [--budget SECONDS] [-o DIR] [--doc FILE]
 #   -b      benchmark names or areas (pt2pt coll nbc rma all; default "latency bw")
 #   -s      the one-sided synchronisations to run (each a separate run; default flush)
 #   --softib  also Ibex over verbs on softib (ibexrun --softib), as the column ibex-softib
+#   --async   also Ibex with its asynchronous progress thread (IBEX_ASYNC_PROGRESS=1), as the
+#             column ibex-async (the thread refuses to start once the ranks outnumber the cores,
+#             so past 2 ranks here the column is plain Ibex): for the non-blocking overlap
 #   --baseline  also another Ibex build directory (e.g. the last release), as the column
 #             ibex-base: shows whether a change moved the figures beyond the noise
 #   --quick   a bounded smoke run: 1 round, all areas, sizes 0:4k by 16, 5 iterations
@@ -35,7 +38,7 @@ usage() {
     sed -n 's/^#   \{0,1\}//p' "$0" | sed -n '/^examples/,/is better/p' >&2
     exit 2
 }
-budget= base= rounds= benches= sizes= step= iters= nps= syncs= win=allocate softib= limit=300 out= doc= preset=
+budget= base= rounds= benches= sizes= step= iters= nps= syncs= win=allocate softib= async= limit=300 out= doc= preset=
 while [ $# -gt 0 ]; do
     case "$1" in
     -r) rounds=${2:-}; shift ;;
@@ -47,6 +50,7 @@ while [ $# -gt 0 ]; do
     -s) syncs=${2:-}; shift ;;
     --win) win=${2:-}; shift ;;
     --softib) softib=1 ;;
+    --async) async=1 ;;
     --baseline) base=${2:-}; shift ;;
     --quick) preset=quick ;;
     --full) preset=full ;;
@@ -124,6 +128,7 @@ src=$(ls "$top_srcdir"/examples/bench/*.c)
 libs=ibex
 [ -n "$base" ] && libs="$libs ibex-base"
 [ -n "$softib" ] && libs="$libs ibex-softib"
+[ -n "$async" ] && libs="$libs ibex-async"
 if command -v mpicc.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null; then
     mpicc.openmpi -O2 -o "$tmp/b_ompi" $src && libs="$libs ompi"
 else
@@ -146,6 +151,7 @@ run() {
     case "$lib" in
     ibex) timeout -k 5 "$limit" "$IBEXRUN" -n "$np" "$IBEXBENCH" "$@" ;;
     ibex-softib) timeout -k 5 "$limit" "$IBEXRUN" -n "$np" --softib "$IBEXBENCH" "$@" ;;
+    ibex-async) IBEX_ASYNC_PROGRESS=1 timeout -k 5 "$limit" "$IBEXRUN" -n "$np" "$IBEXBENCH" "$@" ;;
     ibex-base) timeout -k 5 "$limit" "$base/launcher/ibexrun" -n "$np" "$base/examples/bench/ibex-bench" "$@" ;;
     ompi)
         if [ "$np" -le "$cores" ]; then bind="--bind-to core"; else bind="--oversubscribe --bind-to none"; fi
@@ -179,7 +185,7 @@ args() {
 
 {
     echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-    echo "command: $0 -r $rounds -b \"$benches\" ${sizes:+-m $sizes }--step $step ${iters:+-i $iters }--np \"$nps\" -s \"$syncs\" --win $win${softib:+ --softib}${base:+ --baseline $base}"
+    echo "command: $0 -r $rounds -b \"$benches\" ${sizes:+-m $sizes }--step $step ${iters:+-i $iters }--np \"$nps\" -s \"$syncs\" --win $win${softib:+ --softib}${async:+ --async}${base:+ --baseline $base}"
     echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
     echo "cores: $cores"
     echo "memory: $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
@@ -196,6 +202,7 @@ args() {
         esac
     done
     [ -n "$softib" ] && echo "ibex-softib: Ibex over verbs on softib (ibexrun --softib); the others over shared memory"
+    [ -n "$async" ] && echo "ibex-async: Ibex with IBEX_ASYNC_PROGRESS=1 (the progress thread; not started when the ranks outnumber the $cores cores)"
 } >"$out/machine.txt"
 
 # collect LIB NP ROUND SUFFIX: the CSV of one run ($tmp/one) into raw.csv. A run of several
