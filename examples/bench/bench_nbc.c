@@ -4,8 +4,9 @@
  * suite measures it. Per size, on each rank:
  *   pure     start + MPI_Wait alone, timed per call (a barrier between calls, untimed)
  *   overall  start, compute for `pure` (a busy loop that calls no MPI, reading the clock
- *            between calibrated chunks of work), MPI_Test once, MPI_Wait; compute is the time
- *            the loop actually took
+ *            between calibrated chunks of work; with -t N, as OSU's -t, it stops N times at
+ *            equal intervals for an MPI_Test), MPI_Test once, MPI_Wait; compute is the time
+ *            the loop actually took, less its MPI_Test calls (OSU's cpu - test time)
  *   overlap  100 * max(0, 1 - (overall - compute) / pure) %
  * computed as OSU's calculate_and_print_stats does: from pure, overall and compute averaged
  * over the ranks first (OSU's default of no MPI_Test inside the computation; the one after it
@@ -118,6 +119,23 @@ static void compute(double secs)
     while (now() < end);
 }
 
+/* The computation in `probes` equal parts with an MPI_Test after each (none: one part, no
+ * test); returns the seconds spent in MPI_Test. */
+static double compute_probe(double secs, int probes, MPI_Request *q)
+{
+    int flag, parts = probes > 0 ? probes : 1;
+    double test = 0;
+    for (int i = 0; i < parts; i++) {
+        compute(secs / parts);
+        if (probes > 0) {
+            double t = now();
+            MPI_Test(q, &flag, MPI_STATUS_IGNORE);
+            test += now() - t;
+        }
+    }
+    return test;
+}
+
 /* One timed call: with work > 0 the busy loop runs between the start and the wait; the
  * loop's own time is added to *cpu. Returns the call's seconds. */
 static double nbc_once(const struct bench *b, const struct bench_opts *o, struct coll_ctx *c,
@@ -131,8 +149,8 @@ static double nbc_once(const struct bench *b, const struct bench_opts *o, struct
     nbc_start(b->op, c, n, &q);
     if (work > 0) {
         double t1 = MPI_Wtime();
-        compute(work);
-        *cpu += MPI_Wtime() - t1;
+        double test = compute_probe(work, o->probes, &q);
+        *cpu += MPI_Wtime() - t1 - test;
         MPI_Test(&q, &flag, MPI_STATUS_IGNORE);
     }
     MPI_Wait(&q, MPI_STATUS_IGNORE);
