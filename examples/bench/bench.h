@@ -48,6 +48,7 @@ struct bench_opts {
     long min_size, max_size;
     int iters, warmup, window; /* iters / warmup < 0: the benchmark's defaults by size */
     int step;                  /* sizes grow by this factor (a power of two) */
+    int probes;                /* -t: MPI_Test calls inside the nbc computation (OSU's -t) */
     int full, check;
     enum bench_sync sync;
     enum bench_win win;

@@ -4,11 +4,15 @@
  * suite measures it. Per size, on each rank:
  *   pure     start + MPI_Wait alone, timed per call (a barrier between calls, untimed)
  *   overall  start, compute for `pure` (a busy loop that calls no MPI, reading the clock
- *            between calibrated chunks of work), MPI_Test once, MPI_Wait; compute is the time
- *            the loop actually took
+ *            between calibrated chunks of work; with -t N, as OSU's -t, it stops N times at
+ *            equal intervals for an MPI_Test), MPI_Test once, MPI_Wait; compute is the time
+ *            the loop actually took, less its MPI_Test calls (OSU's cpu - test time)
  *   overlap  100 * max(0, 1 - (overall - compute) / pure) %
- * then the average over ranks (-f: min / max of overlap over ranks). Sizes and data as for the
- * blocking collectives (bench_coll.c); under -c every call's result is checked.
+ * computed as OSU's calculate_and_print_stats does: from pure, overall and compute averaged
+ * over the ranks first (OSU's default of no MPI_Test inside the computation; the one after it
+ * counts as communication, as OSU's test time does); -f: min / max of each rank's own overlap.
+ * Sizes and data as for the blocking collectives (bench_coll.c); under -c every call's result
+ * is checked.
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "bench_coll.h"
@@ -115,6 +119,23 @@ static void compute(double secs)
     while (now() < end);
 }
 
+/* The computation in `probes` equal parts with an MPI_Test after each (none: one part, no
+ * test); returns the seconds spent in MPI_Test. */
+static double compute_probe(double secs, int probes, MPI_Request *q)
+{
+    int flag, parts = probes > 0 ? probes : 1;
+    double test = 0;
+    for (int i = 0; i < parts; i++) {
+        compute(secs / parts);
+        if (probes > 0) {
+            double t = now();
+            MPI_Test(q, &flag, MPI_STATUS_IGNORE);
+            test += now() - t;
+        }
+    }
+    return test;
+}
+
 /* One timed call: with work > 0 the busy loop runs between the start and the wait; the
  * loop's own time is added to *cpu. Returns the call's seconds. */
 static double nbc_once(const struct bench *b, const struct bench_opts *o, struct coll_ctx *c,
@@ -128,8 +149,8 @@ static double nbc_once(const struct bench *b, const struct bench_opts *o, struct
     nbc_start(b->op, c, n, &q);
     if (work > 0) {
         double t1 = MPI_Wtime();
-        compute(work);
-        *cpu += MPI_Wtime() - t1;
+        double test = compute_probe(work, o->probes, &q);
+        *cpu += MPI_Wtime() - t1 - test;
         MPI_Test(&q, &flag, MPI_STATUS_IGNORE);
     }
     MPI_Wait(&q, MPI_STATUS_IGNORE);
@@ -170,6 +191,10 @@ static void nbc_measure(const struct bench *b, const struct bench_opts *o, void 
     MPI_Reduce(mine, sum, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     for (int i = 0; i < 3; i++)
         r->fig[1 + i] = sum[i] / bench_nranks;
+    if (bench_rank == 0 && sum[0] > 0) {
+        double avg_lost = (sum[1] - sum[2]) / sum[0];
+        r->fig[0] = 100 * (avg_lost < 1 ? 1 - avg_lost : 0);
+    }
 }
 
 #define NBC_FN(f) f

@@ -45,6 +45,8 @@ static void usage(FILE *f)
            "                 tests 100, 20 past 8k)\n"
            "  -x N           warm-up iterations per size (default a tenth of -i)\n"
            "  -w N           window of messages in flight for the bandwidth tests (default 64)\n"
+           "  -t N           non-blocking collectives: N MPI_Test calls spread over the\n"
+           "                 computation (OSU's -t; default 0, OSU's default)\n"
            "  -f             full statistics: min / avg / max over ranks (collectives, one-sided,\n"
            "                 mbw_mr) or over 5 repetitions (latency, bw, bibw)\n"
            "  -c             validate the data against a reference computed locally (exit 1 on\n"
@@ -190,6 +192,10 @@ static const char *option(const char *a, const char *v, struct bench_opts *o, in
     if (strcmp(a, "-w") == 0)
         return (o->window = parse_count(v, 1)) < 0 || o->window > 100000
                    ? "-w wants a window between 1 and 100000"
+                   : NULL;
+    if (strcmp(a, "-t") == 0)
+        return (o->probes = parse_count(v, 0)) < 0 || o->probes > 100000
+                   ? "-t wants a count between 0 and 100000"
                    : NULL;
     if (strcmp(a, "--step") == 0)
         return (o->step = parse_count(v, 2)) < 0 || o->step > 1024 || (o->step & (o->step - 1))

@@ -8,11 +8,16 @@
 # Usage (from the build directory, or with top_builddir set):
 #   examples/bench/compare.sh [-r ROUNDS] [-b "BENCHMARKS"] [-m MIN:MAX] [--step F] [-i ITERS]
 #                             [--np "2 4 8"] [-s "flush fence lock"] [--win allocate|create]
-#                             [--softib] [--baseline DIR] [--quick | --full] [-t SECONDS]
+#                             [--softib] [--async] [--probes N] [--baseline DIR] [--quick | --full] [-t SECONDS]
 #                             [--budget SECONDS] [-o DIR] [--doc FILE]
 #   -b      benchmark names or areas (pt2pt coll nbc rma all; default "latency bw")
 #   -s      the one-sided synchronisations to run (each a separate run; default flush)
 #   --softib  also Ibex over verbs on softib (ibexrun --softib), as the column ibex-softib
+#   --async   also Ibex with its asynchronous progress thread (IBEX_ASYNC_PROGRESS=1), as the
+#             column ibex-async (the thread refuses to start once the ranks outnumber the cores,
+#             so past 2 ranks here the column is plain Ibex): for the non-blocking overlap
+#   --probes  the non-blocking collectives call MPI_Test N times during their computation
+#             (ibex-bench -t, OSU's -t; default none, as OSU)
 #   --baseline  also another Ibex build directory (e.g. the last release), as the column
 #             ibex-base: shows whether a change moved the figures beyond the noise
 #   --quick   a bounded smoke run: 1 round, all areas, sizes 0:4k by 16, 5 iterations
@@ -41,7 +46,7 @@ usage() {
     sed -n 's/^#   \{0,1\}//p' "$0" | sed -n '/^examples/,/is better/p' >&2
     exit 2
 }
-budget= base= rounds= benches= sizes= step= iters= nps= syncs= win=allocate softib= limit=300 out= doc= preset=
+budget= base= rounds= benches= sizes= step= iters= nps= syncs= win=allocate softib= async= probes= limit=300 out= doc= preset=
 while [ $# -gt 0 ]; do
     case "$1" in
     -r) rounds=${2:-}; shift ;;
@@ -53,6 +58,8 @@ while [ $# -gt 0 ]; do
     -s) syncs=${2:-}; shift ;;
     --win) win=${2:-}; shift ;;
     --softib) softib=1 ;;
+    --async) async=1 ;;
+    --probes) probes=${2:-}; shift ;;
     --baseline) base=${2:-}; shift ;;
     --quick) preset=quick ;;
     --full) preset=full ;;
@@ -73,6 +80,7 @@ full) : "${rounds:=3}" "${benches:=all}" "${step:=4}" "${nps:=2 4 8}" "${syncs:=
 esac
 : "${rounds:=7}" "${benches:=latency bw}" "${step:=2}" "${nps:=2}" "${syncs:=flush}" "${full:=0}"
 case "$rounds" in '' | *[!0-9]* | 0) echo "compare.sh: -r wants a count >= 1" >&2; exit 2 ;; esac
+case "${probes:-0}" in *[!0-9]*) echo "compare.sh: --probes wants a count >= 0" >&2; exit 2 ;; esac
 case "$limit" in '' | *[!0-9]* | 0) echo "compare.sh: -t wants seconds >= 1" >&2; exit 2 ;; esac
 case "${budget:-1}" in *[!0-9]* | 0) echo "compare.sh: --budget wants seconds >= 1" >&2; exit 2 ;; esac
 case "$win" in allocate | create) ;; *) echo "compare.sh: --win wants allocate or create" >&2; exit 2 ;; esac
@@ -130,6 +138,7 @@ src=$(ls "$top_srcdir"/examples/bench/*.c)
 libs=ibex
 [ -n "$base" ] && libs="$libs ibex-base"
 [ -n "$softib" ] && libs="$libs ibex-softib"
+[ -n "$async" ] && libs="$libs ibex-async"
 if command -v mpicc.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null; then
     mpicc.openmpi -O2 -o "$tmp/b_ompi" $src && libs="$libs ompi"
 else
@@ -155,6 +164,7 @@ run() {
     # the column says, not the shared mapping (it changes nothing else)
     ibex-softib) IBEX_WIN_DIRECT=0 timeout -k 5 "$limit" "$IBEXRUN" -n "$np" --softib "$IBEXBENCH" "$@" ;;
     floor) timeout -k 5 "$limit" "$IBEXRUN" -n "$np" "$IBEXBENCH" "$@" ;;
+    ibex-async) IBEX_ASYNC_PROGRESS=1 timeout -k 5 "$limit" "$IBEXRUN" -n "$np" "$IBEXBENCH" "$@" ;;
     ibex-base) timeout -k 5 "$limit" "$base/launcher/ibexrun" -n "$np" "$base/examples/bench/ibex-bench" "$@" ;;
     ompi)
         if [ "$np" -le "$cores" ]; then bind="--bind-to core"; else bind="--oversubscribe --bind-to none"; fi
@@ -183,12 +193,14 @@ args() {
         i=$((${i:-100} / 10))
         [ "$i" -ge 3 ] || i=3
     fi
-    echo "--format csv --step $st ${m:+-m $m} ${i:+-i $i}"
+    t=
+    [ "$a" = nbc ] && [ -n "$probes" ] && t="-t $probes"
+    echo "--format csv --step $st ${m:+-m $m} ${i:+-i $i}${t:+ $t}"
 }
 
 {
     echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-    echo "command: $0 -r $rounds -b \"$benches\" ${sizes:+-m $sizes }--step $step ${iters:+-i $iters }--np \"$nps\" -s \"$syncs\" --win $win${softib:+ --softib}${base:+ --baseline $base}"
+    echo "command: $0 -r $rounds -b \"$benches\" ${sizes:+-m $sizes }--step $step ${iters:+-i $iters }--np \"$nps\" -s \"$syncs\" --win $win${softib:+ --softib}${async:+ --async}${probes:+ --probes $probes}${base:+ --baseline $base}"
     echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
     echo "cores: $cores"
     echo "memory: $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
@@ -205,6 +217,7 @@ args() {
         esac
     done
     [ -n "$softib" ] && echo "ibex-softib: Ibex over verbs on softib (ibexrun --softib); the others over shared memory"
+    [ -n "$async" ] && echo "ibex-async: Ibex with IBEX_ASYNC_PROGRESS=1 (the progress thread; not started when the ranks outnumber the $cores cores)"
 } >"$out/machine.txt"
 
 # collect LIB NP ROUND SUFFIX: the CSV of one run ($tmp/one) into raw.csv. A run of several

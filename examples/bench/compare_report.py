@@ -33,13 +33,15 @@ UNITS = {"_us": ("us", "time (us)", False, True),
          "_MBps": ("MB/s", "bandwidth (MB/s, 10^6 B/s)", True, True),
          "_per_s": ("msgs/s", "message rate (messages/s)", True, True),
          "_pct": ("%", "overlap (%)", True, False)}
-NAMES = {"ibex": "Ibex (shm)", "ibex-softib": "Ibex (verbs on softib)", "ibex-base": "Ibex (baseline)", "ompi": "Open MPI",
+NAMES = {"ibex": "Ibex (shm)", "ibex-softib": "Ibex (verbs on softib)", "ibex-base": "Ibex (baseline)",
+         "ibex-async": "Ibex (progress thread)", "ompi": "Open MPI",
          "mpich": "MPICH"}
 # one-sided floors (compare.sh): columns beside the libraries, never a peer of the ratio
 FLOORS = {"floor": "floor (memcpy, process_vm_writev, cache-line ping)",
           "raw-verbs": "raw verbs on softib (ib_write_lat / ib_read_lat)"}
 NAMES.update(FLOORS)
-STYLE = {"ibex": ("#d62728", 7), "ibex-softib": ("#ff7f0e", 9), "ibex-base": ("#7f7f7f", 11), "ompi": ("#1f77b4", 5),
+STYLE = {"ibex": ("#d62728", 7), "ibex-softib": ("#ff7f0e", 9), "ibex-base": ("#7f7f7f", 11),
+         "ibex-async": ("#9467bd", 3), "ompi": ("#1f77b4", 5),
          "mpich": ("#2ca02c", 13)}  # the same colour and point for a library in every panel
 BEGIN = "<!-- BEGIN GENERATED: examples/bench/compare.sh --doc; do not edit by hand -->"
 END = "<!-- END GENERATED -->"

@@ -135,6 +135,9 @@ bench_ok "collectives -c -f at 3 ranks: $coll" csv 1 0 4096 4 $coll
 if [ -n "$nbc" ]; then
     run 90 -n 3 "$BENCH" $nbc -c -m 0:1k --step 8 -i 3 -x 1 --format json
     bench_ok "non-blocking collectives -c at 3 ranks" json 0 0 1024 8 $nbc
+    # OSU's -t: MPI_Test probes inside the computation, results still checked
+    run 90 -n 2 "$BENCH" iallreduce ialltoall -c -t 5 -m 0:64k --step 16 -i 3 -x 1 --format csv
+    bench_ok "iallreduce ialltoall -c -t 5 at 2 ranks" csv 0 0 65536 16 iallreduce ialltoall
 fi
 if [ -n "$rma" ]; then
     for s in flush lock fence; do
@@ -180,7 +183,7 @@ bad() {
 mkdir -p "$WORK/tmp"
 for args in "latency -m 9:2" "latency -m 4x" "bw -i 0" "bw -w" "latency --format xml" "pingpong" \
     "latency -q" "" "latency -s sometimes" "latency --win dynamic" "latency --step 3" \
-    "latency -x" "latency --thread many"; do
+    "latency -x" "latency --thread many" "iallreduce -t x"; do
     bad $args
 done
 for b in scan ibcast put_latency; do
