@@ -228,6 +228,24 @@ void ibex_blk_poll_tick(int idle)
 
 static int blk_poll_base; /* items before this call's (ibex_blk_poll_begin) */
 
+/* "MPI_Test/MPI_Iprobe": whether call is one of the '/'-separated names of list. */
+static bool blk_call_listed(const char *list, const char *call)
+{
+    size_t n = strlen(call);
+    for (const char *p = list; *p; p += strcspn(p, "/"), p += *p == '/')
+        if (strncmp(p, call, n) == 0 && (p[n] == '/' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
+/* The record names every call of the loop, as far as the field holds them. */
+static void blk_call_add(ibex_blk_page_t *pg, const char *call)
+{
+    size_t k = strlen(pg->call);
+    if (!blk_call_listed(pg->call, call) && k + 1 + strlen(call) < sizeof(pg->call))
+        snprintf(pg->call + k, sizeof(pg->call) - k, "/%s", call);
+}
+
 void ibex_blk_poll_begin(bool or_wait)
 {
     ibex_blk_page_t *pg = ibex_blk.page;
@@ -239,6 +257,7 @@ void ibex_blk_poll_begin(bool or_wait)
         blk_copy(pg->call, sizeof(pg->call), ibex_blk.call);
     } else if (pg->or_wait != (int32_t)or_wait || strcmp(pg->call, ibex_blk.call) != 0) {
         pg->or_wait = 1; /* another call of the loop: any of them lets it go on */
+        blk_call_add(pg, ibex_blk.call);
     }
 }
 
@@ -282,10 +301,8 @@ void ibex_blk_poll_commit(void)
     blk_seq_bump(pg); /* even */
 }
 
-void ibex_blk_poll_reqs(struct ibex_req *const *reqs, int n, bool or_wait)
+void ibex_blk_poll_note_reqs(struct ibex_req *const *reqs, int n, bool or_wait)
 {
-    if (!ibex_blk_poll_wanted())
-        return;
     ibex_blk_poll_begin(or_wait);
     for (int i = 0; i < n; i++)
         if (reqs[i])

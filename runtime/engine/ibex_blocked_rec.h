@@ -76,7 +76,12 @@ void ibex_blk_poll_add(const ibex_comm_t *comm, ibex_blk_op_t op, int rank, int 
 void ibex_blk_poll_add_req(const struct ibex_req *req);
 void ibex_blk_poll_commit(void);
 /* The three for requests and for a probe: one line in each polling call. */
-void ibex_blk_poll_reqs(struct ibex_req *const *reqs, int n, bool or_wait);
+void ibex_blk_poll_note_reqs(struct ibex_req *const *reqs, int n, bool or_wait);
+static inline void ibex_blk_poll_reqs(struct ibex_req *const *reqs, int n, bool or_wait)
+{
+    if (ibex_blk_poll_wanted())
+        ibex_blk_poll_note_reqs(reqs, n, or_wait);
+}
 static inline void ibex_blk_poll_probe(const ibex_comm_t *comm, int source, int tag)
 {
     if (ibex_blk_poll_wanted()) {

@@ -69,6 +69,16 @@ printf '%s\n' "$OUT" | grep -q "^hang_prog: ok" || fail "Testsome loop: the job 
 run 40 -n 4 --timeout 5 "$R/hang_prog" iprobe 0 "$MARK"
 expect "Iprobe(MPI_ANY_SOURCE) loop in a knot" 124 "cause: deadlock \(a cycle of waits\): rank 0 polls in MPI_Iprobe\(src MPI_ANY_SOURCE, tag 5, MPI_COMM_WORLD\) for rank 1; rank 1 waits in MPI_Recv\(src 0, tag 6, 4 B, MPI_COMM_WORLD\) for rank 0"
 
+# A loop of two polling calls (MPI_Test on a receive from rank 1, MPI_Iprobe from rank 2) is an
+# OR over both: a knot when both are stuck, none when rank 2 computes (a record of one call
+# alone would claim a deadlock there).
+run 40 -n 3 --timeout 5 "$R/hang_prog" mixpoll 0 "$MARK"
+expect "Test + Iprobe loop in a knot" 124 "cause: deadlock \(a cycle of waits\): rank 0 polls in MPI_(Test/MPI_Iprobe|Iprobe/MPI_Test)\((src 1, tag 5, 4 B or src 2, tag 5|src 2, tag 5 or src 1, tag 5, 4 B), MPI_COMM_WORLD\) for rank [12]"
+run 60 -n 3 --hang-report 2 --timeout 40 "$R/hang_prog" mixpoll 5 "$MARK"
+expect "Test + Iprobe loop, rank 2 computes" 0 "cause: rank 0 polls in MPI_(Test/MPI_Iprobe|Iprobe/MPI_Test)\(.*\) for $N; rank 2 is in compute"
+not "Test + Iprobe loop, rank 2 computes" "cause: deadlock"
+printf '%s\n' "$OUT" | grep -q "^hang_prog: ok" || fail "Test + Iprobe loop: the job did not end well: $OUT"
+
 # One-sided synchronisation: MPI_Win_wait for an origin that never completes, and a fence
 # waiting for a rank that receives instead, are deadlocks with their cycle; a lock wait is shown
 # with its target (a lock's holder is not recorded: no deadlock claimed).

@@ -16,6 +16,9 @@
  *             from rank 0 first: an OR-wait in a knot (a deadlock); with ARG > 0 the last rank
  *             computes ARG s and sends instead: no deadlock, the job ends well
  *   iprobe    rank 0 polls MPI_Iprobe(MPI_ANY_SOURCE), every other rank receives from rank 0
+ *   mixpoll   rank 0 loops over MPI_Test (a receive from rank 1) and MPI_Iprobe (from rank 2),
+ *             ranks 1 and 2 receive from rank 0: a knot over the loop's two calls (an OR); with
+ *             ARG > 0 rank 2 computes ARG s and sends instead: no deadlock
  *   winwait   one-sided: rank 0 posts to rank 1 and waits in MPI_Win_wait; rank 1 receives from
  *             rank 0 instead of MPI_Win_start / complete (a deadlock)
  *   winfence  every rank but the last calls MPI_Win_fence; the last receives from rank 0
@@ -159,6 +162,32 @@ static void hang_win(int rank, int size, const char *mode)
     MPI_Win_free(&win);
 }
 
+static void hang_mixpoll(int rank, int size, int secs)
+{
+    int buf = 7, got = 0, done = 0, flag = 0;
+    if (rank == 0) {
+        MPI_Request r;
+        MPI_Irecv(&got, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, &r);
+        while (!done && !flag) {
+            MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+            MPI_Iprobe(2, 5, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        }
+        if (flag)
+            MPI_Recv(&got, 1, MPI_INT, 2, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (int p = 1; p < size; p++)
+            MPI_Send(&buf, 1, MPI_INT, p, 6, MPI_COMM_WORLD);
+        if (!done)
+            MPI_Cancel(&r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        return;
+    }
+    if (secs > 0 && rank == 2) {
+        sleep((unsigned)secs); /* "compute" */
+        MPI_Send(&buf, 1, MPI_INT, 0, 5, MPI_COMM_WORLD);
+    }
+    MPI_Recv(&got, 1, MPI_INT, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
 static void hang_compute(int rank, int secs, int anysrc)
 {
     int buf = 42, got = 0;
@@ -210,6 +239,8 @@ int main(int argc, char **argv)
         hang_testsome(rank, size, secs);
     else if (strcmp(mode, "iprobe") == 0)
         hang_iprobe(rank);
+    else if (strcmp(mode, "mixpoll") == 0 && size >= 3)
+        hang_mixpoll(rank, size, secs);
     else if (strncmp(mode, "win", 3) == 0)
         hang_win(rank, size, mode);
     else if (strcmp(mode, "compute") == 0 || strcmp(mode, "anysrc") == 0)
@@ -217,7 +248,7 @@ int main(int argc, char **argv)
     else {
         fprintf(stderr,
                 "usage: hang_prog ssend|ring|missing|mismatch|anyknot|compute|anysrc|poll|testsome|"
-                "iprobe|winwait|winfence|winlock [SECS]\n");
+                "iprobe|mixpoll|winwait|winfence|winlock [SECS]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     MPI_Finalize();
