@@ -62,8 +62,11 @@ static int view_state(const hang_view_t *v, int r, const bool *gone)
         return R_NOMPI;
     if (pg->state == IBEX_BLK_STATE_FINALIZED)
         return R_FINAL;
-    /* A polling rank may be waiting, but for what the record does not say: it can act. */
-    return pg->waiting == 1 ? R_WAIT : pg->waiting == 2 ? R_POLL : R_ACTIVE;
+    /* A polling rank whose polls said what they look for waits as a blocked one does (an AND or
+     * OR over the items, run_hang.c); one that did not can act, for all the record says. */
+    if (pg->waiting == 2)
+        return pg->nitems > 0 ? R_WAIT : R_POLL;
+    return pg->waiting == 1 ? R_WAIT : R_ACTIVE;
 }
 
 static bool view_load(hang_view_t *v, const bool *gone)
@@ -107,6 +110,10 @@ static bool same_coll(const hang_view_t *v, int i, int m)
 
 static bool item_ok(const hang_view_t *v, int i, const ibex_blk_item_t *it)
 {
+    /* served by the peer's progress engine: only a peer done with MPI cannot */
+    if (it->op == IBEX_BLK_OP_RMA && it->kind == IBEX_BLK_PEER)
+        return it->peer >= 0 && it->peer < v->n && v->st[it->peer] != R_GONE &&
+               v->st[it->peer] != R_FINAL;
     if (it->kind == IBEX_BLK_PEER)
         return it->peer >= 0 && it->peer < v->n && it->peer != i && v->ok[it->peer];
     bool any = it->kind == IBEX_BLK_ANY;
@@ -158,13 +165,28 @@ static int view_reduce(hang_view_t *v)
 
 static const char *op_word(int op)
 {
-    return op == IBEX_BLK_OP_SEND ? "dest" : "src";
+    switch (op) {
+    case IBEX_BLK_OP_SEND:
+        return "dest";
+    case IBEX_BLK_OP_SYNC:
+        return "rank";
+    case IBEX_BLK_OP_RMA:
+        return "target";
+    default:
+        return "src";
+    }
+}
+
+/* "waits in" a blocking call, "polls in" a loop of polling calls without progress */
+static const char *wait_verb(const ibex_blk_page_t *pg)
+{
+    return pg->waiting == 2 ? "polls in" : "waits in";
 }
 
 static void item_words(const ibex_blk_item_t *it, bool coll, char *buf, size_t len)
 {
     char tag[32] = "";
-    if (!coll)
+    if (!coll && it->tag != IBEX_BLK_NO_TAG)
         snprintf(tag, sizeof(tag), it->tag == -1 ? ", tag MPI_ANY_TAG" : ", tag %d", it->tag);
     if (it->kind == IBEX_BLK_ANY)
         snprintf(buf, len, "%s MPI_ANY_SOURCE%s", op_word(it->op), tag);
@@ -229,7 +251,9 @@ static void state_words(const hang_view_t *v, int r, char *buf, size_t len)
     default: {
         char w[640];
         wait_words(&v->pg[r], w, sizeof(w));
-        snprintf(buf, len, "waits in %s for %.1f s", w, secs(v->now - v->pg[r].since_ns));
+        snprintf(buf, len, "%s %s%s for %.1f s", wait_verb(&v->pg[r]), w,
+                 v->pg[r].waiting == 2 ? " without progress" : "",
+                 secs(v->now - v->pg[r].since_ns));
     }
     }
 }
@@ -338,11 +362,13 @@ static bool cause_finished(const hang_view_t *v)
             char w[640], s[768];
             wait_words(pg, w, sizeof(w));
             state_words(v, p, s, sizeof(s));
-            const char *miss = pg->items[k].op == IBEX_BLK_OP_SEND ? "receive" : "send";
+            const char *miss = pg->items[k].op == IBEX_BLK_OP_SEND    ? "receive"
+                               : pg->items[k].op <= IBEX_BLK_OP_PROBE ? "send"
+                                                                      : "synchronisation call";
             say(v,
-                "cause: rank %d waits in %s for %.1f s; rank %d %s: the matching %s was never "
+                "cause: rank %d %s %s for %.1f s; rank %d %s: the matching %s was never "
                 "posted",
-                r, w, secs(v->now - pg->since_ns), p, s, miss);
+                r, wait_verb(pg), w, secs(v->now - pg->since_ns), p, s, miss);
             return true;
         }
     }
@@ -366,6 +392,8 @@ static int next_of(const hang_view_t *v, int r, int want)
     const ibex_blk_page_t *pg = &v->pg[r];
     for (int k = 0; k < pg->nitems; k++) {
         const ibex_blk_item_t *it = &pg->items[k];
+        if (want == NEXT_STUCK && it->op == IBEX_BLK_OP_RMA)
+            continue; /* a live peer's progress serves it: not what holds this rank */
         if (it->kind == IBEX_BLK_PEER) {
             if (it->peer >= 0 && it->peer < v->n && it->peer != r && next_fits(v, it->peer, want))
                 return it->peer;
@@ -397,8 +425,8 @@ static void cause_cycle(const hang_view_t *v)
         for (int i = seen[r] - 1; i < len && strlen(buf) < sizeof(buf) - 100; i++) {
             int a = path[i], b = i + 1 < len ? path[i + 1] : r;
             wait_words(&v->pg[a], w, sizeof(w));
-            snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
-                     "%srank %d waits in %s for rank %d", buf[0] ? "; " : "", a, w, b);
+            snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%srank %d %s %s for rank %d",
+                     buf[0] ? "; " : "", a, wait_verb(&v->pg[a]), w, b);
         }
         say(v, "cause: deadlock (a cycle of waits): %s", buf);
     }
@@ -418,6 +446,14 @@ static void cause_none(const hang_view_t *v)
     }
     say(v, "cause: no rank is blocked in MPI; the last MPI call was %.1f s ago",
         (double)ibex_run_hang_idle_ms(v->h) / 1000);
+}
+
+static bool has_rma(const ibex_blk_page_t *pg)
+{
+    for (int k = 0; k < pg->nitems; k++)
+        if (pg->items[k].op == IBEX_BLK_OP_RMA)
+            return true;
+    return false;
 }
 
 /* No knot: the longest wait, followed to the rank at its end that can act; the sentence names
@@ -445,15 +481,22 @@ static void cause_chain(const hang_view_t *v)
     r = v->st[end] == R_WAIT ? end : prev; /* the wait at the end of the chain: the cause */
     char w[640], s[768];
     wait_words(&v->pg[r], w, sizeof(w));
+    if (end == r && has_rma(&v->pg[r])) {
+        say(v,
+            "cause: rank %d %s %s for %.1f s (one-sided: a lock, or the target's progress; a "
+            "lock held by a rank that never releases it is not detected as a deadlock)",
+            r, wait_verb(&v->pg[r]), w, secs(v->now - v->pg[r].since_ns));
+        return;
+    }
     if (end == r) {
         say(v,
-            "cause: rank %d waits in %s for %.1f s (no deadlock: what it waits for can still "
+            "cause: rank %d %s %s for %.1f s (no deadlock: what it waits for can still "
             "come)",
-            r, w, secs(v->now - v->pg[r].since_ns));
+            r, wait_verb(&v->pg[r]), w, secs(v->now - v->pg[r].since_ns));
         return;
     }
     state_words(v, end, s, sizeof(s));
-    say(v, "cause: rank %d waits in %s for %.1f s; rank %d %s", r, w,
+    say(v, "cause: rank %d %s %s for %.1f s; rank %d %s", r, wait_verb(&v->pg[r]), w,
         secs(v->now - v->pg[r].since_ns), end, s);
 }
 

@@ -46,14 +46,20 @@ typedef enum {
     IBEX_BLK_OP_SEND,
     IBEX_BLK_OP_PROBE,
     IBEX_BLK_OP_SYNC, /* a collective's flag or a fence: no message of its own */
+    /* One-sided: an operation, flush or lock at the peer, which its progress engine serves
+     * whatever its program is blocked in; only a peer that has exited or finished MPI cannot. */
+    IBEX_BLK_OP_RMA,
 } ibex_blk_op_t;
+
+/* The tag of an item that has none (one-sided synchronisation, a drain of sends). */
+#define IBEX_BLK_NO_TAG (-2)
 
 typedef struct ibex_blk_item {
     uint8_t kind; /* ibex_blk_kind_t */
     uint8_t op;   /* ibex_blk_op_t */
     uint16_t pad;
     int32_t peer;   /* IBEX_BLK_PEER: world rank; else -1 */
-    int32_t tag;    /* user tag, or -1 (MPI_ANY_TAG) / internal */
+    int32_t tag;    /* user tag, or -1 (MPI_ANY_TAG) / internal, IBEX_BLK_NO_TAG */
     int32_t rank;   /* the peer's rank in the communicator (for the message) */
     uint64_t bytes; /* message size, 0 if unknown */
 } ibex_blk_item_t;
@@ -67,7 +73,8 @@ typedef struct ibex_blk_page {
     uint64_t ncalls; /* MPI calls entered so far (read with an atomic load) */
     volatile uint32_t seq;
     int32_t waiting;  /* 1 while the wait below holds; 2: polling (MPI_Test, Iprobe...) in a row
-                       * without progress since since_ns (no items) */
+                       * without progress since since_ns; its items (if any) are what the polls
+                       * look for, their union an OR over the calls of the loop */
     int32_t or_wait;  /* 1: any one item ends the wait (Waitany, Waitsome, Testsome) */
     int32_t nitems;   /* items filled in */
     int32_t nmore;    /* items left out (more than IBEX_BLK_MAX_ITEMS) */
@@ -107,6 +114,11 @@ typedef struct ibex_blk {
     const char *algo;      /* the blocking collective's algorithm running now, or NULL */
     const void *coll_comm; /* its communicator (an ibex_comm_t, opaque here) */
     int step;              /* waits so far in that collective */
+    /* Polling without progress (runtime/engine/blocked.c): while poll_window > 0 each polling
+     * call says what it polls for (ibex_blk_poll_*) and sets poll_noted. */
+    int poll_window;
+    int poll_noted;
+    int poll_described; /* the record of this polling streak has its first call's items */
 } ibex_blk_t;
 
 /* Hidden: the entry macro reaches it without the GOT (PMPI_Send: 4 more instructions). */

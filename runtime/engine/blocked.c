@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ibex_config.h"
+#include "ibex_engine.h"
 #include "ibex_log.h"
 #include "ibex_request.h"
 #include "ibex_runtime.h"
@@ -181,6 +182,7 @@ void ibex_blk_commit(void)
 void ibex_blk_end(void)
 {
     ibex_blk_page_t *pg = ibex_blk.page;
+    ibex_blk.poll_window = 0;
     blk_seq_bump(pg);
     pg->waiting = 0;
     blk_seq_bump(pg);
@@ -191,11 +193,131 @@ void ibex_blk_polling(void)
     ibex_blk_page_t *pg = ibex_blk.page;
     ibex_blk_begin(false);
     pg->waiting = 2;
+    ibex_blk.poll_described = 0;
     blk_seq_bump(pg);
+}
+
+/* Something the record cannot show is waited for too: an item "more" (an OR-wait with one is
+ * never taken for a deadlock; an AND-wait still needs its known items). */
+static void blk_unknown(ibex_blk_page_t *pg)
+{
+    pg->nmore++;
+}
+
+/* The empty poll `idle` of a streak (>= IBEX_BLK_POLL_AFTER): opens the window of calls that
+ * describe themselves at its start and every IBEX_BLK_POLL_REFRESH polls; a call of the window
+ * that said nothing is an unknown item. */
+void ibex_blk_poll_tick(int idle)
+{
+    int k = idle - IBEX_BLK_POLL_AFTER;
+    if (ibex_blk.poll_window > 0) {
+        if (!ibex_blk.poll_noted && ibex_blk.page->waiting == 2) {
+            blk_seq_bump(ibex_blk.page);
+            ibex_blk.page->or_wait = 1; /* the loop also polls for what the record lacks */
+            blk_unknown(ibex_blk.page);
+            blk_seq_bump(ibex_blk.page);
+        }
+        ibex_blk.poll_window--;
+    }
+    if (k == 0)
+        ibex_blk_polling();
+    if (k % IBEX_BLK_POLL_REFRESH == 0 && ibex_blk.page->waiting == 2)
+        ibex_blk.poll_window = IBEX_BLK_POLL_WINDOW;
+    ibex_blk.poll_noted = 0;
+}
+
+static int blk_poll_base; /* items before this call's (ibex_blk_poll_begin) */
+
+/* "MPI_Test/MPI_Iprobe": whether call is one of the '/'-separated names of list. */
+static bool blk_call_listed(const char *list, const char *call)
+{
+    size_t n = strlen(call);
+    for (const char *p = list; *p; p += strcspn(p, "/"), p += *p == '/')
+        if (strncmp(p, call, n) == 0 && (p[n] == '/' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
+/* The record names every call of the loop, as far as the field holds them. */
+static void blk_call_add(ibex_blk_page_t *pg, const char *call)
+{
+    size_t k = strlen(pg->call);
+    if (!blk_call_listed(pg->call, call) && k + 1 + strlen(call) < sizeof(pg->call))
+        snprintf(pg->call + k, sizeof(pg->call) - k, "/%s", call);
+}
+
+void ibex_blk_poll_begin(bool or_wait)
+{
+    ibex_blk_page_t *pg = ibex_blk.page;
+    ibex_blk.poll_noted = 1;
+    blk_seq_bump(pg); /* odd */
+    blk_poll_base = pg->nitems;
+    if (!ibex_blk.poll_described) {
+        pg->or_wait = or_wait;
+        blk_copy(pg->call, sizeof(pg->call), ibex_blk.call);
+    } else if (pg->or_wait != (int32_t)or_wait || strcmp(pg->call, ibex_blk.call) != 0) {
+        pg->or_wait = 1; /* another call of the loop: any of them lets it go on */
+        blk_call_add(pg, ibex_blk.call);
+    }
+}
+
+static bool blk_item_same(const ibex_blk_item_t *a, const ibex_blk_item_t *b)
+{
+    return a->kind == b->kind && a->op == b->op && a->peer == b->peer && a->tag == b->tag &&
+           a->rank == b->rank && a->bytes == b->bytes;
+}
+
+/* The item just added, unless the record has it already. */
+static void blk_poll_dedup(ibex_blk_page_t *pg)
+{
+    if (pg->nitems == 0)
+        return;
+    const ibex_blk_item_t *it = &pg->items[pg->nitems - 1];
+    for (int k = 0; k < pg->nitems - 1; k++)
+        if (blk_item_same(&pg->items[k], it)) {
+            pg->nitems--;
+            return;
+        }
+}
+
+void ibex_blk_poll_add(const ibex_comm_t *comm, ibex_blk_op_t op, int rank, int tag)
+{
+    ibex_blk_add(comm, op, rank, tag, 0);
+    blk_poll_dedup(ibex_blk.page);
+}
+
+void ibex_blk_poll_add_req(const struct ibex_req *r)
+{
+    ibex_blk_add_req(r);
+    blk_poll_dedup(ibex_blk.page);
+}
+
+void ibex_blk_poll_commit(void)
+{
+    ibex_blk_page_t *pg = ibex_blk.page;
+    if (ibex_blk.poll_described && pg->nitems > blk_poll_base)
+        pg->or_wait = 1; /* a call that polls for something new: an OR over the loop */
+    ibex_blk.poll_described = 1;
+    blk_seq_bump(pg); /* even */
+}
+
+void ibex_blk_poll_note_reqs(struct ibex_req *const *reqs, int n, bool or_wait)
+{
+    ibex_blk_poll_begin(or_wait);
+    for (int i = 0; i < n; i++)
+        if (reqs[i])
+            ibex_blk_poll_add_req(reqs[i]);
+    ibex_blk_poll_commit();
 }
 
 void ibex_blk_add_req(const struct ibex_req *r)
 {
+    if (r->complete)
+        return;
+    if (!r->comm || r->ext) { /* generalized: completed by whom the record cannot say */
+        blk_unknown(ibex_blk.page);
+        return;
+    }
     if (r->kind == IBEX_REQ_COLL) {
         ibex_blk_add(r->comm, IBEX_BLK_OP_SYNC, IBEX_BLK_RANK_COLL, -1, 0);
         return;
@@ -208,7 +330,7 @@ bool ibex_blk_wait_reqs(struct ibex_req *const *reqs, int n, bool or_wait)
 {
     ibex_blk_begin(or_wait);
     for (int i = 0; i < n; i++)
-        if (reqs[i] && !reqs[i]->complete && reqs[i]->comm && !reqs[i]->ext)
+        if (reqs[i])
             ibex_blk_add_req(reqs[i]);
     ibex_blk_commit();
     return true;
@@ -219,6 +341,22 @@ bool ibex_blk_wait_coll(void)
     ibex_blk_begin(false);
     if (ibex_blk.coll_comm)
         ibex_blk_add(ibex_blk.coll_comm, IBEX_BLK_OP_SYNC, IBEX_BLK_RANK_COLL, -1, 0);
+    ibex_blk_commit();
+    return true;
+}
+
+/* A drain of sends (MPI_Finalize, a buffer detach or flush): the peers with messages in the
+ * backlog or transfers in flight. */
+bool ibex_blk_wait_sends(bool or_wait)
+{
+    ibex_blk_begin(or_wait);
+    for (int w = 0; w < ibex_ep_table_size; w++) {
+        const ibex_ep_t *ep = &ibex_ep_table[w];
+        if ((ep->pending_head || ep->inflight) && w < ibex_comm_world->size)
+            ibex_blk_add(ibex_comm_world, IBEX_BLK_OP_SEND, w, IBEX_BLK_NO_TAG, 0);
+    }
+    if (ibex_blk.page->nitems == 0) /* nothing the endpoints show: whatever it is, unknown */
+        blk_unknown(ibex_blk.page);
     ibex_blk_commit();
     return true;
 }

@@ -15,6 +15,7 @@
 #include "ibex_engine_stats.h"
 #include "ibex_log.h"
 #include "ibex_runtime.h"
+#include "ibex_tl_fault.h"
 
 #define MAX_TL 16
 
@@ -104,6 +105,8 @@ static ibex_status_t tl_open_one(ibex_tl_component_t *comp, const ibex_tl_params
 ibex_status_t ibex_ep_open_transports(void)
 {
     ibex_status_t st = tl_check_names();
+    if (st == IBEX_OK)
+        st = ibex_tl_fault_install(); /* IBEX_TL_FAULT: tests' fault injection */
     if (st != IBEX_OK)
         return st;
     ibex_boot_info_t *b = &ibex_rt.boot;
@@ -369,6 +372,7 @@ void ibex_ep_inflight_remove(ibex_req_t *req)
 
 void ibex_ep_fail(ibex_ep_t *ep, ibex_status_t why)
 {
+    ibex_ep_failed_count += !ep->failed; /* receives from MPI_ANY_SOURCE check (peer_fail.c) */
     ep->failed = true;
     ep->fail_status = why;
     while (ep->pending_head) {

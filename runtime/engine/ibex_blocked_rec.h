@@ -29,7 +29,8 @@ void ibex_blk_finalize(void);
 
 void ibex_blk_begin(bool or_wait);
 void ibex_blk_add(const ibex_comm_t *comm, ibex_blk_op_t op, int rank, int tag, size_t bytes);
-/* One item for a request: its peer (or the communicator, for a collective request). */
+/* One item for a request not yet complete: its peer (or the communicator, for a collective
+ * request; an unknown item, "more", for a generalized one). */
 void ibex_blk_add_req(const struct ibex_req *req);
 void ibex_blk_commit(void);
 void ibex_blk_end(void);
@@ -37,6 +38,58 @@ void ibex_blk_end(void);
  * record says the rank polls without progress, until a poll finds something. */
 #define IBEX_BLK_POLL_AFTER 1000
 void ibex_blk_polling(void);
+
+/*
+ * What a polling loop polls for. The loop is many calls, so it is told by the calls themselves,
+ * but only in a window: the IBEX_BLK_POLL_WINDOW polling calls after the streak of empty polls
+ * reaches IBEX_BLK_POLL_AFTER, and again every IBEX_BLK_POLL_REFRESH empty polls (the loop may
+ * change what it polls for). Each call of the window adds its items (ibex_blk_poll_add*) between
+ * ibex_blk_poll_begin and ibex_blk_poll_commit; the record is the union. One call alone keeps its
+ * own rule (Testall, Test: AND; Testany, Testsome, Iprobe(MPI_ANY_SOURCE): OR); calls that differ
+ * make it an OR over all they poll for, since the loop goes on when any of them finds something.
+ * A poll of the window that describes nothing (a polling call without the hook) makes the record
+ * say "and more" in an OR-wait: it is never taken for a deadlock. Outside the window the hook is
+ * one load and a branch, on the empty-poll path only.
+ */
+#define IBEX_BLK_POLL_WINDOW  64
+#define IBEX_BLK_POLL_REFRESH 8192
+
+void ibex_blk_poll_tick(int idle);
+
+/* Called by the polling step with the count of empty polls in a row (request.c). */
+static inline void ibex_blk_poll_count(int idle)
+{
+    if (__builtin_expect(idle >= IBEX_BLK_POLL_AFTER, 0))
+        ibex_blk_poll_tick(idle);
+    else if (idle == 0 && ibex_blk.page->waiting == 2)
+        ibex_blk_end();
+}
+
+static inline bool ibex_blk_poll_wanted(void)
+{
+    return __builtin_expect(ibex_blk.poll_window > 0, 0);
+}
+
+void ibex_blk_poll_begin(bool or_wait);
+void ibex_blk_poll_add(const ibex_comm_t *comm, ibex_blk_op_t op, int rank, int tag);
+/* ibex_blk_add_req, once per item in the union. */
+void ibex_blk_poll_add_req(const struct ibex_req *req);
+void ibex_blk_poll_commit(void);
+/* The three for requests and for a probe: one line in each polling call. */
+void ibex_blk_poll_note_reqs(struct ibex_req *const *reqs, int n, bool or_wait);
+static inline void ibex_blk_poll_reqs(struct ibex_req *const *reqs, int n, bool or_wait)
+{
+    if (ibex_blk_poll_wanted())
+        ibex_blk_poll_note_reqs(reqs, n, or_wait);
+}
+static inline void ibex_blk_poll_probe(const ibex_comm_t *comm, int source, int tag)
+{
+    if (ibex_blk_poll_wanted()) {
+        ibex_blk_poll_begin(false);
+        ibex_blk_poll_add(comm, IBEX_BLK_OP_PROBE, source, tag);
+        ibex_blk_poll_commit();
+    }
+}
 
 /* A wait records itself after this many turns of its loop (each at least one progress call):
  * a short wait (a ping-pong's, microseconds) never writes the record, a hang does at once. */
@@ -51,6 +104,9 @@ static inline bool ibex_blk_due(int *spins)
 bool ibex_blk_wait_reqs(struct ibex_req *const *reqs, int n, bool or_wait);
 /* A wait on the collective now running (ibex_blk.coll_comm) with no known peer. */
 bool ibex_blk_wait_coll(void);
+/* A wait for this rank's sends to drain (MPI_Finalize: all, an AND; a buffered-send buffer:
+ * some of them, an OR): one item per peer with a backlog or a transfer in flight. */
+bool ibex_blk_wait_sends(bool or_wait);
 
 /* Around a blocking collective: which algorithm runs (step counts its waits). */
 static inline void ibex_blk_coll_enter(const char *algo, const ibex_comm_t *comm)

@@ -110,8 +110,16 @@ void ibex_ep_inflight_add(ibex_ep_t *ep, ibex_req_t *req);
 void ibex_ep_inflight_remove(ibex_req_t *req);
 /* The peer is gone: fail its backlog and everything in flight with it. */
 void ibex_ep_fail(ibex_ep_t *ep, ibex_status_t why);
-/* proto.c: fails posted receives naming this world rank as their source. */
+/* proto.c: fails posted receives naming this world rank as their source, or from
+ * MPI_ANY_SOURCE on a communicator it is a member of (peer_fail.c). */
 void ibex_proto_fail_posted(int world_rank, ibex_status_t why);
+/* peer_fail.c: endpoints failed so far (0: the checks below cost one branch). */
+extern int ibex_ep_failed_count;
+/* The rank of comm whose failure dooms a receive or probe from src (a rank or MPI_ANY_SOURCE)
+ * that finds no message, with the failure in *why_p; -1 if none. */
+int ibex_proto_src_failed(const ibex_comm_t *comm, int src, ibex_status_t *why_p);
+/* True when posted receive req waits in vain once world_rank failed (sets its MPI_SOURCE). */
+bool ibex_proto_recv_fails_with(ibex_req_t *req, int world_rank);
 int ibex_ep_count(void);
 /* True while any peer has a backlog or a request in flight. */
 bool ibex_ep_busy(void);

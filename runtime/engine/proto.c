@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ibex_blocked_rec.h"
 #include "ibex_boot.h"
 #include "ibex_config.h"
 #include "ibex_engine.h"
@@ -53,7 +54,7 @@ void ibex_proto_fail_posted(int world_rank, ibex_status_t why)
         while (e) {
             ibex_req_t *req = (ibex_req_t *)e;
             e = e->next;
-            if (req->peer < 0 || ibex_comm_world_rank(req->comm, req->peer) != world_rank)
+            if (!ibex_proto_recv_fails_with(req, world_rank))
                 continue;
             ibex_match_list_remove(&q->posted, &req->match);
             req->in_posted = false;
@@ -95,17 +96,24 @@ static double now_sec(void)
  * came is the program's error: after a while, say so instead of hanging in MPI_Finalize. */
 ibex_status_t ibex_p2p_quiesce(void)
 {
-    int idle = 0;
+    int idle = 0, spins = 0;
+    bool rec = false;
     double deadline = now_sec() + 60;
+    ibex_status_t st = IBEX_OK;
     while (ibex_ep_busy()) {
         ibex_wait_step(&idle);
+        if (!rec && ibex_blk_due(&spins)) /* for whom it waits (ibex_blocked_rec.h) */
+            rec = ibex_blk_wait_sends(false);
         if (now_sec() > deadline) {
             ibex_warn(PROTO, "MPI_Finalize: transfers to other ranks still unfinished after 60 s "
                              "(a send whose receive was never posted?)");
-            return IBEX_ERR_TIMEOUT;
+            st = IBEX_ERR_TIMEOUT;
+            break;
         }
     }
-    return IBEX_OK;
+    if (rec)
+        ibex_blk_end();
+    return st;
 }
 
 void ibex_p2p_fini(void)

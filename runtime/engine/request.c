@@ -182,10 +182,7 @@ void ibex_poll_step(void)
 {
     wait_step(&poll_idle);
     /* Polling for a long time without progress is a wait too (ibex_blocked_rec.h). */
-    if (poll_idle == IBEX_BLK_POLL_AFTER)
-        ibex_blk_polling();
-    else if (poll_idle == 0 && ibex_blk.page->waiting == 2)
-        ibex_blk_end();
+    ibex_blk_poll_count(poll_idle);
 }
 
 /* CPUs this process may run on, or -1; fewer than the node has means it is bound. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ibex_blocked_rec.h"
 #include "ibex_p2p_api.h"
 #include "ibex_runtime.h"
 #include "ibex_entry.h"
@@ -110,9 +111,15 @@ static bsend_pool_t *pool_for(const ibex_comm_t *c)
 
 static void pool_flush(const bsend_pool_t *p)
 {
-    int idle = 0;
-    while (bsend_busy(p))
+    int idle = 0, spins = 0;
+    bool rec = false;
+    while (bsend_busy(p)) {
         ibex_wait_step(&idle);
+        if (!rec && ibex_blk_due(&spins)) /* for whom it waits (ibex_blocked_rec.h) */
+            rec = ibex_blk_wait_sends(true);
+    }
+    if (rec)
+        ibex_blk_end();
 }
 
 int ibex_p2p_bsend_start(const char *call, ibex_req_t *req)

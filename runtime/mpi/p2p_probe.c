@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Probe, Iprobe, Mprobe, Improbe, Mrecv, Imrecv: looking at unexpected messages, and taking
  * one out of matching (Mprobe) so that no other receive can have it. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "ibex_blocked_rec.h"
@@ -63,16 +64,39 @@ static ibex_umsg_t *probe_once(ibex_comm_t *c, int source, int tag, bool take)
     if (u)
         return u;
     ibex_poll_step();
-    return probe_find(c, source, tag, take);
+    u = probe_find(c, source, tag, take);
+    if (!u)
+        ibex_blk_poll_probe(c, source, tag); /* what a polling loop waits for (hang reports) */
+    return u;
 }
 
+/* A probe that found nothing and never will: a source it depends on has failed
+ * (runtime/engine/peer_fail.c). Returns the MPI error class raised, or MPI_SUCCESS. */
+static int probe_doomed(const char *call, ibex_comm_t *c, int source, int tag)
+{
+    ibex_status_t why;
+    int dead = ibex_proto_src_failed(c, source, &why);
+    if (dead < 0)
+        return MPI_SUCCESS;
+    char src[32];
+    snprintf(src, sizeof(src), source == MPI_ANY_SOURCE ? "MPI_ANY_SOURCE" : "rank %d", source);
+    return ibex_mpi_error(c, ibex_err_class_of(why), call,
+                          "probe for %s (tag %d) failed: rank %d of the communicator (world rank "
+                          "%d) has failed: %s",
+                          src, tag, dead, ibex_comm_world_rank(c, dead), ibex_status_str(why));
+}
+
+/* Waits for a message; NULL when it can never come (probe_doomed says why). */
 static ibex_umsg_t *probe_wait(ibex_comm_t *c, int source, int tag, bool take)
 {
     int idle = 0;
     ibex_umsg_t *u;
     bool rec = false;
     int spins = 0;
+    ibex_status_t why;
     while (!(u = probe_find(c, source, tag, take))) {
+        if (ibex_proto_src_failed(c, source, &why) >= 0)
+            break;
         ibex_wait_step(&idle);
         if (!rec && ibex_blk_due(&spins)) { /* it has to wait: say for whom (ibex_blocked_rec.h) */
             ibex_blk_begin(false);
@@ -102,7 +126,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
     *flag = u != NULL;
     if (u)
         probe_status(u, status);
-    return MPI_SUCCESS;
+    return u ? MPI_SUCCESS : probe_doomed(call, c, source, tag);
 }
 
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
@@ -116,7 +140,10 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
         proc_null_status(status);
         return MPI_SUCCESS;
     }
-    probe_status(probe_wait(c, source, tag, false), status);
+    ibex_umsg_t *u = probe_wait(c, source, tag, false);
+    if (!u)
+        return probe_doomed(call, c, source, tag);
+    probe_status(u, status);
     return MPI_SUCCESS;
 }
 
@@ -155,7 +182,7 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
     ibex_umsg_t *u = probe_once(c, source, tag, true);
     *flag = u != NULL;
     if (!u)
-        return MPI_SUCCESS;
+        return probe_doomed(call, c, source, tag);
     probe_status(u, status);
     return msg_publish(c, u, message);
 }
@@ -173,6 +200,8 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_St
         return MPI_SUCCESS;
     }
     ibex_umsg_t *u = probe_wait(c, source, tag, true);
+    if (!u)
+        return probe_doomed(call, c, source, tag);
     probe_status(u, status);
     return msg_publish(c, u, message);
 }

@@ -69,6 +69,13 @@ static void recv_start(ibex_req_t *req)
         ibex_proto_recv_matched(req, u);
         return;
     }
+    ibex_status_t why;
+    int dead = ibex_proto_src_failed(req->comm, req->peer, &why);
+    if (dead >= 0) { /* it could only wait in vain (runtime/engine/peer_fail.c) */
+        req->status.MPI_SOURCE = dead;
+        ibex_req_complete(req, why);
+        return;
+    }
     req->match.src = req->peer;
     req->match.tag = req->tag;
     req->in_posted = true;
@@ -193,6 +200,13 @@ int ibex_p2p_req_error(ibex_req_t *req, const char *call)
                               req->status.MPI_SOURCE, req->status.MPI_TAG, req->bytes);
     if (req->kind == IBEX_REQ_COLL)
         return ibex_mpi_error(req->comm, cls, call, "collective failed: %s",
+                              ibex_status_str(req->error));
+    if (req->peer == MPI_ANY_SOURCE) /* MPI_SOURCE: the failed rank (engine/peer_fail.c) */
+        return ibex_mpi_error(req->comm, cls, call,
+                              "receive from MPI_ANY_SOURCE (tag %d) failed: rank %d of the "
+                              "communicator (world rank %d) has failed: %s",
+                              req->tag, req->status.MPI_SOURCE,
+                              ibex_comm_world_rank(req->comm, req->status.MPI_SOURCE),
                               ibex_status_str(req->error));
     return ibex_mpi_error(req->comm, cls, call, "%s rank %d (tag %d) failed: %s", req_what(req),
                           req->peer, req->tag, ibex_status_str(req->error));

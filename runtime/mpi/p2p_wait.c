@@ -34,11 +34,26 @@ static bool blk_handles(int count, const MPI_Request reqs[], bool or_wait)
     ibex_blk_begin(or_wait);
     for (int i = 0; i < count; i++) {
         ibex_req_t *req = reqs[i] == MPI_REQUEST_NULL ? NULL : ibex_req_from_handle(reqs[i]);
-        if (req && !req->complete && req->comm && !req->ext)
+        if (req && !(req->persistent && !req->active))
             ibex_blk_add_req(req);
     }
     ibex_blk_commit();
     return true;
+}
+
+/* A polling call that found nothing says what it polls for, when the record asks (the window
+ * of ibex_blocked_rec.h; otherwise one load and a branch). */
+static void blk_poll_handles(int count, const MPI_Request reqs[], bool or_wait)
+{
+    if (!ibex_blk_poll_wanted())
+        return;
+    ibex_blk_poll_begin(or_wait);
+    for (int i = 0; i < count; i++) {
+        ibex_req_t *req = reqs[i] == MPI_REQUEST_NULL ? NULL : ibex_req_from_handle(reqs[i]);
+        if (req && !(req->persistent && !req->active))
+            ibex_blk_poll_add_req(req);
+    }
+    ibex_blk_poll_commit();
 }
 
 static void blk_done(bool rec)
@@ -106,8 +121,10 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     if (!req->complete)
         ibex_poll_step();
     *flag = req->complete;
-    if (!req->complete)
+    if (!req->complete) {
+        ibex_blk_poll_reqs(&req, 1, false);
         return MPI_SUCCESS;
+    }
     return ibex_p2p_finish(req, request, status, call, true);
 }
 
@@ -192,8 +209,10 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[]
         scan(count, reqs, &live, &done);
     }
     *flag = done == live;
-    if (!*flag)
+    if (!*flag) {
+        blk_poll_handles(count, reqs, false);
         return MPI_SUCCESS;
+    }
     return finish_many(call, count, reqs, statuses, NULL, NULL);
 }
 
@@ -264,6 +283,8 @@ int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Statu
     *flag = live == 0;
     if (live == 0)
         status_empty_out(status);
+    else
+        blk_poll_handles(count, reqs, true);
     return MPI_SUCCESS;
 }
 
@@ -277,6 +298,8 @@ static int some(const char *call, int incount, MPI_Request reqs[], int *outcount
         ibex_poll_step();
         scan(incount, reqs, &live, &done);
     }
+    if (!wait && done == 0 && live > 0)
+        blk_poll_handles(incount, reqs, true);
     bool rec = false;
     int spins = 0;
     while (wait && done == 0 && live > 0) {
@@ -347,6 +370,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     *flag = req->complete;
     if (req->complete)
         return status_peek(req, status, call);
+    ibex_blk_poll_reqs(&req, 1, false);
     return MPI_SUCCESS;
 }
 

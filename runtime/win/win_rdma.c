@@ -25,6 +25,8 @@
 #include <string.h>
 
 #include "coll.h"
+#include "ibex_blocked_rec.h"
+#include "ibex_blocked_win.h"
 #include "ibex_log.h"
 #include "ibex_dt_ref.h"
 #include "ibex_request.h"
@@ -613,11 +615,11 @@ int ibex_win_rdma_acc(ibex_win_t *win, const ibex_win_op_t *op, const win_hdr_t 
 
 /* Shared: add a reader, and take it back while a writer holds the word; exclusive: swap 0 for
  * the writer bit. Retries drive progress, so this rank keeps serving others. */
-ibex_status_t ibex_win_rdma_lock(ibex_win_t *win, int t, bool excl)
+static ibex_status_t rdma_lock_take(ibex_win_t *win, int t, bool excl, bool *rec_p)
 {
     uint64_t ra = win->rkeys[t].ctl + LOCK_WORD * 8, old;
     const void *key = win->rkeys[t].ctl_key;
-    int idle = 0;
+    int idle = 0, spins = 0;
     for (;;) {
         ibex_status_t st = excl ? atomic_cswap(win, t, ra, key, 0, LOCK_EXCL, &old)
                                 : atomic_fadd(win, t, ra, key, LOCK_SHARE, &old);
@@ -628,7 +630,18 @@ ibex_status_t ibex_win_rdma_lock(ibex_win_t *win, int t, bool excl)
         if (!excl && (st = atomic_fadd(win, t, ra, key, (uint64_t)-LOCK_SHARE, &old)) != IBEX_OK)
             return st;
         ibex_wait_step(&idle);
+        if (!*rec_p && ibex_blk_due(&spins))
+            *rec_p = ibex_win_blk_wait(win, IBEX_WIN_BLK_TARGET, t);
     }
+}
+
+ibex_status_t ibex_win_rdma_lock(ibex_win_t *win, int t, bool excl)
+{
+    bool rec = false; /* the blocked-call record of a lock that waits (ibex_blocked_win.h) */
+    ibex_status_t st = rdma_lock_take(win, t, excl, &rec);
+    if (rec)
+        ibex_blk_end();
+    return st;
 }
 
 ibex_status_t ibex_win_rdma_unlock(ibex_win_t *win, int t, bool excl)

@@ -12,6 +12,8 @@
 #include <stdio.h>
 
 #include "coll.h"
+#include "ibex_blocked_rec.h"
+#include "ibex_blocked_win.h"
 #include "ibex_request.h"
 #include "ibex_win.h"
 #include "win_wire.h"
@@ -37,13 +39,21 @@ static bool target_done(const ibex_win_t *win, int rank)
     return win->pending[rank] == 0;
 }
 
+static ibex_win_blk_t blk_kind(bool (*cond)(const ibex_win_t *win, int rank));
+
 void ibex_win_wait_until(ibex_win_t *win, bool (*cond)(const ibex_win_t *win, int rank), int rank)
 {
-    int idle = 0;
+    int idle = 0, spins = 0;
+    bool rec = false;
     if (!cond)
         cond = all_done;
-    while (!cond(win, rank))
+    while (!cond(win, rank)) {
         ibex_wait_step(&idle);
+        if (!rec && ibex_blk_due(&spins)) /* it has to wait: say for whom (ibex_blocked_win.h) */
+            rec = ibex_win_blk_wait(win, blk_kind(cond), rank);
+    }
+    if (rec)
+        ibex_blk_end();
 }
 
 /* A dynamic window's cached regions of other ranks may be stale once the program has
@@ -149,17 +159,22 @@ static uint8_t lock_code(int type, bool nocheck)
 static void word_lock(ibex_win_t *win, int t, bool excl)
 {
     uint32_t *w = &win->ctrl[t].lock;
-    int idle = 0;
+    int idle = 0, spins = 0;
+    bool rec = false;
     for (;;) {
         uint32_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
         bool free_now = excl ? v == 0 : !(v & IBEX_WIN_LOCK_EXCL);
         uint32_t nv = excl ? IBEX_WIN_LOCK_EXCL : v + 1;
         if (free_now &&
             __atomic_compare_exchange_n(w, &v, nv, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-            return;
+            break;
         if (!free_now)
             ibex_wait_step(&idle);
+        if (!rec && ibex_blk_due(&spins))
+            rec = ibex_win_blk_wait(win, IBEX_WIN_BLK_TARGET, t);
     }
+    if (rec)
+        ibex_blk_end();
 }
 
 static void word_unlock(ibex_win_t *win, int t, bool excl)
@@ -390,8 +405,10 @@ int ibex_win_wait(ibex_win_t *win, bool test, int *flag, char *msg, size_t len)
         if (!completes_seen(win, 0))
             ibex_poll_step();
         *flag = completes_seen(win, 0);
-        if (!*flag)
+        if (!*flag) {
+            ibex_win_blk_poll(win); /* a Win_test loop waits too (ibex_blocked_win.h) */
             return MPI_SUCCESS;
+        }
     } else {
         ibex_win_wait_until(win, completes_seen, 0);
     }
@@ -400,4 +417,16 @@ int ibex_win_wait(ibex_win_t *win, bool test, int *flag, char *msg, size_t len)
     win->post_group = NULL;
     win->epoch &= ~(unsigned)IBEX_WIN_EPOCH_POST;
     return MPI_SUCCESS;
+}
+
+/* Which one-sided wait a condition of ibex_win_wait_until is, for the blocked-call record. */
+static ibex_win_blk_t blk_kind(bool (*cond)(const ibex_win_t *win, int rank))
+{
+    if (cond == completes_seen)
+        return IBEX_WIN_BLK_COMPLETES;
+    if (cond == post_seen)
+        return IBEX_WIN_BLK_POST;
+    if (cond == target_done)
+        return IBEX_WIN_BLK_TARGET;
+    return IBEX_WIN_BLK_ALL;
 }

@@ -45,6 +45,18 @@ run 40 -n 2 -x IBEX_EAGER_LIMIT=banana "$R/err_prog" sleep 0 "$MARK"
 expect "bad tunable" 16 "IBEX_EAGER_LIMIT='banana' is not valid: expected auto or a size such as 4096, 64k or 1m"
 printf '%s\n' "$ERR" | grep -q "MPI_Init: invalid IBEX_\* setting" || fail "bad tunable: no MPI_Init line: $ERR"
 
+# A peer lost under MPI_ERRORS_RETURN (softib forces every connection into the error state after
+# some work): rank 0's receives and probes from MPI_ANY_SOURCE must fail with a clear error, not
+# hang (runtime/engine/peer_fail.c), after every message that did arrive was right.
+for m in recv irecv probe iprobe; do
+    run 60 -n 2 --softib --timeout 40 -x SOFTIB_FAULT_QP_ERR_AFTER=300 "$R/anysrc_fail" "$m" "$MARK"
+    expect "MPI_ANY_SOURCE $m when the sender is lost" 0 "rank 1 on [^ ]+ is unreachable"
+    printf '%s\n' "$OUT" | grep -q "^anysrc_fail: failed as it must after [0-9]* messages: MPI_ERR_PROC_ABORTED" ||
+        fail "MPI_ANY_SOURCE $m when the sender is lost: $OUT $ERR"
+done
+run 60 -n 2 --softib --timeout 40 -x SOFTIB_FAULT_QP_ERR_AFTER=300 "$R/anysrc_fail" recv fatal "$MARK"
+expect "MPI_ANY_SOURCE receive, sender lost, default handler" 58 "MPI_Recv: receive from MPI_ANY_SOURCE \(tag 1\) failed: rank 1 of the communicator \(world rank 1\) has failed: peer failed"
+
 # /dev/shm full (a full tmpfs in a namespace of our own; needs CAP_SYS_ADMIN): Ibex keeps no
 # file there (the shared-memory rings, windows and collective segments are memfds), so the
 # shared-memory collectives run as always: no warning, results right, nothing left.

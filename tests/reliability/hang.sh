@@ -6,6 +6,8 @@
 #   waits for a rank in MPI_Finalize), mismatched collectives, an MPI_ANY_SOURCE OR-wait in a
 #   knot (deadlock) and out of one (not a deadlock: a rank computes), a rank in compute with
 #   --hang-report (the job goes on and ends well), the same with a rank polling MPI_Test,
+#   polling loops as OR-waits (Testsome, Iprobe(MPI_ANY_SOURCE)) in and out of a knot,
+#   one-sided waits (Win_wait, Win_fence in a knot; Win_lock shown, not claimed),
 #   ibex_stack and SIGUSR1 on a running job.
 . "${top_srcdir:?}/tests/launcher/lib.sh"
 R=$B/tests/reliability
@@ -49,10 +51,45 @@ not "rank in compute, --hang-report" "deadlock"
 [ "$(printf '%s\n' "$ERR" | grep -c 'hang report')" = 1 ] || fail "--hang-report: not exactly one report: $ERR"
 printf '%s\n' "$OUT" | grep -q "^hang_prog: ok" || fail "rank in compute: the job did not end well: $OUT"
 
-# A rank polling with MPI_Test makes MPI calls but no progress: --hang-report still fires.
+# A rank polling with MPI_Test makes MPI calls but no progress: --hang-report still fires, and
+# the record says what it polls for.
 run 60 -n 2 --hang-report 2 --timeout 40 "$R/hang_prog" poll 5 "$MARK"
-expect "polling without progress, --hang-report" 0 "rank 0 \(pid [0-9]+\) polls in MPI_Test without progress for $N"
-printf '%s\n' "$ERR" | grep -q "rank 1 (pid [0-9]*) is in compute" || fail "polling: rank 1's line: $ERR"
+expect "polling without progress, --hang-report" 0 "rank 0 \(pid [0-9]+\) polls in MPI_Test\(src 1, tag 7, 4 B, MPI_COMM_WORLD\) without progress for $N"
+printf '%s\n' "$ERR" | grep -Eq "cause: rank 0 polls in MPI_Test\(src 1, tag 7, 4 B, MPI_COMM_WORLD\) for $N; rank 1 is in compute" || fail "polling: no cause line: $ERR"
+not "polling without progress, --hang-report" "cause: deadlock"
+
+# Polling loops are OR-waits (Testsome, Iprobe(MPI_ANY_SOURCE)): a knot is a deadlock with its
+# cycle; with one alternative computing, none.
+run 40 -n 3 --timeout 5 "$R/hang_prog" testsome 0 "$MARK"
+expect "Testsome loop in a knot" 124 "cause: deadlock \(a cycle of waits\): rank 0 polls in MPI_Testsome\(src 1, tag 5, 4 B or src 2, tag 5, 4 B, MPI_COMM_WORLD\) for rank 1; rank 1 waits in MPI_Recv\(src 0, tag 6, 4 B, MPI_COMM_WORLD\) for rank 0"
+run 60 -n 3 --hang-report 2 --timeout 40 "$R/hang_prog" testsome 5 "$MARK"
+expect "Testsome loop, one sender computes" 0 "cause: rank 0 polls in MPI_Testsome\(src 1, tag 5, 4 B or src 2, tag 5, 4 B, MPI_COMM_WORLD\) for $N; rank 2 is in compute"
+not "Testsome loop, one sender computes" "cause: deadlock"
+printf '%s\n' "$OUT" | grep -q "^hang_prog: ok" || fail "Testsome loop: the job did not end well: $OUT"
+run 40 -n 4 --timeout 5 "$R/hang_prog" iprobe 0 "$MARK"
+expect "Iprobe(MPI_ANY_SOURCE) loop in a knot" 124 "cause: deadlock \(a cycle of waits\): rank 0 polls in MPI_Iprobe\(src MPI_ANY_SOURCE, tag 5, MPI_COMM_WORLD\) for rank 1; rank 1 waits in MPI_Recv\(src 0, tag 6, 4 B, MPI_COMM_WORLD\) for rank 0"
+
+# A loop of two polling calls (MPI_Test on a receive from rank 1, MPI_Iprobe from rank 2) is an
+# OR over both: a knot when both are stuck, none when rank 2 computes (a record of one call
+# alone would claim a deadlock there).
+run 40 -n 3 --timeout 5 "$R/hang_prog" mixpoll 0 "$MARK"
+expect "Test + Iprobe loop in a knot" 124 "cause: deadlock \(a cycle of waits\): rank 0 polls in MPI_(Test/MPI_Iprobe|Iprobe/MPI_Test)\((src 1, tag 5, 4 B or src 2, tag 5|src 2, tag 5 or src 1, tag 5, 4 B), MPI_COMM_WORLD\) for rank [12]"
+run 60 -n 3 --hang-report 2 --timeout 40 "$R/hang_prog" mixpoll 5 "$MARK"
+expect "Test + Iprobe loop, rank 2 computes" 0 "cause: rank 0 polls in MPI_(Test/MPI_Iprobe|Iprobe/MPI_Test)\(.*\) for $N; rank 2 is in compute"
+not "Test + Iprobe loop, rank 2 computes" "cause: deadlock"
+printf '%s\n' "$OUT" | grep -q "^hang_prog: ok" || fail "Test + Iprobe loop: the job did not end well: $OUT"
+
+# One-sided synchronisation: MPI_Win_wait for an origin that never completes, and a fence
+# waiting for a rank that receives instead, are deadlocks with their cycle; a lock wait is shown
+# with its target (a lock's holder is not recorded: no deadlock claimed).
+W='win 0x[0-9a-f]+ \(comm 0x[0-9a-f]+\)'
+run 40 -n 2 --timeout 5 "$R/hang_prog" winwait 0 "$MARK"
+expect "MPI_Win_wait without MPI_Win_complete" 124 "cause: deadlock \(a cycle of waits\): rank 0 waits in MPI_Win_wait\(rank 1, $W\) for rank 1; rank 1 waits in MPI_Recv\(src 0, tag 8, 4 B, MPI_COMM_WORLD\) for rank 0"
+run 40 -n 3 --timeout 5 "$R/hang_prog" winfence 0 "$MARK"
+expect "MPI_Win_fence against a receive" 124 "cause: deadlock \(a cycle of waits\): rank 0 waits in MPI_Win_fence\(comm 0x[0-9a-f]+; [a-z_]+, wait [0-9]+\) for rank 2; rank 2 waits in MPI_Recv\(src 0, tag 8, 4 B, MPI_COMM_WORLD\) for rank 0"
+run 40 -n 2 --timeout 5 "$R/hang_prog" winlock 0 "$MARK"
+expect "MPI_Win_lock held elsewhere" 124 "rank 1 \(pid [0-9]+\) waits in MPI_Win_lock\(target 1, $W\) for $N"
+not "MPI_Win_lock held elsewhere" "cause: deadlock"
 
 # ibex_stack and SIGUSR1 on a running job, which then ends well.
 mkdir -p "$WORK/tmp"

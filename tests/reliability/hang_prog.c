@@ -12,6 +12,18 @@
  *   compute   rank 0 receives from rank 1 (tag 7), which computes (sleeps) ARG s, then sends:
  *             not a deadlock, the job ends well
  *   poll      as compute, but rank 0 polls for the message with MPI_Test
+ *   testsome  rank 0 polls MPI_Testsome over receives from every other rank, which all receive
+ *             from rank 0 first: an OR-wait in a knot (a deadlock); with ARG > 0 the last rank
+ *             computes ARG s and sends instead: no deadlock, the job ends well
+ *   iprobe    rank 0 polls MPI_Iprobe(MPI_ANY_SOURCE), every other rank receives from rank 0
+ *   mixpoll   rank 0 loops over MPI_Test (a receive from rank 1) and MPI_Iprobe (from rank 2),
+ *             ranks 1 and 2 receive from rank 0: a knot over the loop's two calls (an OR); with
+ *             ARG > 0 rank 2 computes ARG s and sends instead: no deadlock
+ *   winwait   one-sided: rank 0 posts to rank 1 and waits in MPI_Win_wait; rank 1 receives from
+ *             rank 0 instead of MPI_Win_start / complete (a deadlock)
+ *   winfence  every rank but the last calls MPI_Win_fence; the last receives from rank 0
+ *   winlock   rank 0 holds an exclusive lock on rank 1 and receives from rank 1, which waits
+ *             in MPI_Win_lock for the same lock (shown, but a lock's holder is not recorded)
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -74,6 +86,108 @@ static void hang_poll(int rank, int secs)
     }
 }
 
+/* Rank 0's loop: Testsome over a receive from each other rank, until one arrives. */
+static void testsome_loop(int size, int *got, MPI_Request *r)
+{
+    int n = 0, idx[64];
+    for (int p = 1; p < size; p++)
+        MPI_Irecv(&got[p], 1, MPI_INT, p, 5, MPI_COMM_WORLD, &r[p - 1]);
+    while (n == 0)
+        MPI_Testsome(size - 1, r, &n, idx, MPI_STATUSES_IGNORE);
+    for (int i = 0; i < n; i++)
+        if (got[idx[i] + 1] != 40 + idx[i] + 1)
+            MPI_Abort(MPI_COMM_WORLD, 3);
+}
+
+static void hang_testsome(int rank, int size, int secs)
+{
+    int buf = 40 + rank, got[64] = {0};
+    MPI_Request r[64];
+    if (size > 64)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    if (rank == 0) {
+        testsome_loop(size, got, r);
+        for (int p = 1; p < size; p++)
+            MPI_Send(&buf, 1, MPI_INT, p, 6, MPI_COMM_WORLD);
+        for (int i = 0; i < size - 1; i++) {
+            if (r[i] != MPI_REQUEST_NULL)
+                MPI_Cancel(&r[i]);
+            MPI_Wait(&r[i], MPI_STATUS_IGNORE);
+        }
+        return;
+    }
+    if (secs > 0 && rank == size - 1) {
+        sleep((unsigned)secs); /* "compute" */
+        MPI_Send(&buf, 1, MPI_INT, 0, 5, MPI_COMM_WORLD);
+    }
+    MPI_Recv(&got[0], 1, MPI_INT, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+static void hang_iprobe(int rank)
+{
+    int buf = 0, flag = 0;
+    if (rank == 0)
+        while (!flag)
+            MPI_Iprobe(MPI_ANY_SOURCE, 5, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    else
+        MPI_Recv(&buf, 1, MPI_INT, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+static void hang_win(int rank, int size, const char *mode)
+{
+    int mem[4] = {0}, buf = 0;
+    MPI_Win win;
+    MPI_Win_create(mem, sizeof(mem), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    if (strcmp(mode, "winwait") == 0 && rank == 0) {
+        MPI_Group world, one;
+        int r1 = 1;
+        MPI_Comm_group(MPI_COMM_WORLD, &world);
+        MPI_Group_incl(world, 1, &r1, &one);
+        MPI_Win_post(one, 0, win);
+        MPI_Win_wait(win);
+    } else if (strcmp(mode, "winfence") == 0 && rank < size - 1) {
+        MPI_Win_fence(0, win);
+    } else if (strcmp(mode, "winlock") == 0 && rank == 0) {
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Recv(&buf, 1, MPI_INT, 1, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (strcmp(mode, "winlock") == 0 && rank == 1) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
+    } else if (strcmp(mode, "winlock") == 0) {
+        MPI_Barrier(MPI_COMM_WORLD);
+    } else if (rank == size - 1 || rank == 1) {
+        MPI_Recv(&buf, 1, MPI_INT, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    MPI_Win_free(&win);
+}
+
+static void hang_mixpoll(int rank, int size, int secs)
+{
+    int buf = 7, got = 0, done = 0, flag = 0;
+    if (rank == 0) {
+        MPI_Request r;
+        MPI_Irecv(&got, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, &r);
+        while (!done && !flag) {
+            MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+            MPI_Iprobe(2, 5, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        }
+        if (flag)
+            MPI_Recv(&got, 1, MPI_INT, 2, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (int p = 1; p < size; p++)
+            MPI_Send(&buf, 1, MPI_INT, p, 6, MPI_COMM_WORLD);
+        if (!done)
+            MPI_Cancel(&r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        return;
+    }
+    if (secs > 0 && rank == 2) {
+        sleep((unsigned)secs); /* "compute" */
+        MPI_Send(&buf, 1, MPI_INT, 0, 5, MPI_COMM_WORLD);
+    }
+    MPI_Recv(&got, 1, MPI_INT, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
 static void hang_compute(int rank, int secs, int anysrc)
 {
     int buf = 42, got = 0;
@@ -121,12 +235,20 @@ int main(int argc, char **argv)
         hang_poll(rank, secs);
     else if (strcmp(mode, "anyknot") == 0)
         hang_anyknot(rank);
+    else if (strcmp(mode, "testsome") == 0)
+        hang_testsome(rank, size, secs);
+    else if (strcmp(mode, "iprobe") == 0)
+        hang_iprobe(rank);
+    else if (strcmp(mode, "mixpoll") == 0 && size >= 3)
+        hang_mixpoll(rank, size, secs);
+    else if (strncmp(mode, "win", 3) == 0)
+        hang_win(rank, size, mode);
     else if (strcmp(mode, "compute") == 0 || strcmp(mode, "anysrc") == 0)
         hang_compute(rank, secs, strcmp(mode, "anysrc") == 0);
     else {
-        fprintf(
-            stderr,
-            "usage: hang_prog ssend|ring|missing|mismatch|anyknot|compute|anysrc|poll [SECS]\n");
+        fprintf(stderr,
+                "usage: hang_prog ssend|ring|missing|mismatch|anyknot|compute|anysrc|poll|testsome|"
+                "iprobe|mixpoll|winwait|winfence|winlock [SECS]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     MPI_Finalize();

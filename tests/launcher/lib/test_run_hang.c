@@ -197,13 +197,85 @@ static void test_nothing(void **state)
            "deadlock");
 }
 
+/* A polling loop whose polls said what they look for is an OR-wait (Testsome) in the graph:
+ * a knot when every alternative is stuck, no deadlock when one can act; "and more" (a poll that
+ * said nothing) never makes a deadlock. */
+static ibex_blk_page_t *poll_in(fake_t *f, int r, const char *call, bool or_wait)
+{
+    ibex_blk_page_t *pg = wait_in(f, r, call, or_wait);
+    pg->waiting = 2;
+    return pg;
+}
+
+static void test_poll_or(void **state)
+{
+    fake_t *f = fake_new();
+    ibex_blk_page_t *p0 = poll_in(f, 0, "MPI_Testsome", true);
+    for (int r = 1; r < N; r++) {
+        item(p0, IBEX_BLK_PEER, IBEX_BLK_OP_RECV, r, 5);
+        item(wait_in(f, r, "MPI_Recv", false), IBEX_BLK_PEER, IBEX_BLK_OP_RECV, 0, 6);
+    }
+    expect(f,
+           "cause: deadlock (a cycle of waits): rank 0 polls in MPI_Testsome(src 1, tag 5, 4 B or "
+           "src 2, tag 5, 4 B or src 3, tag 5, 4 B, MPI_COMM_WORLD) for rank 1; rank 1 waits in "
+           "MPI_Recv(src 0, tag 6, 4 B, MPI_COMM_WORLD) for rank 0",
+           NULL);
+    f = fake_new(); /* rank 3 computes: it may still send */
+    p0 = poll_in(f, 0, "MPI_Testsome", true);
+    for (int r = 1; r < N; r++)
+        item(p0, IBEX_BLK_PEER, IBEX_BLK_OP_RECV, r, 5);
+    for (int r = 1; r < N - 1; r++)
+        item(wait_in(f, r, "MPI_Recv", false), IBEX_BLK_PEER, IBEX_BLK_OP_RECV, 0, 6);
+    expect(f, "polls in MPI_Testsome(src 1, tag 5, 4 B or src 2", "cause: deadlock");
+    f = fake_new(); /* the same knot, but a poll of the loop said nothing */
+    p0 = poll_in(f, 0, "MPI_Test", true);
+    item(p0, IBEX_BLK_PEER, IBEX_BLK_OP_RECV, 1, 5);
+    p0->nmore = 1;
+    for (int r = 1; r < N; r++)
+        item(wait_in(f, r, "MPI_Recv", false), IBEX_BLK_PEER, IBEX_BLK_OP_RECV, 0, 6);
+    expect(f, "rank 0 (pid 1000) polls in MPI_Test(src 1, tag 5, 4 B and 1 more",
+           "cause: deadlock");
+}
+
+/* One-sided: Win_wait for a rank's MPI_Win_complete is a real dependency (a knot with a receive
+ * back); a flush or lock at a live target is served by its progress engine (never a knot), but
+ * not by a target that has finished MPI. */
+static void rma_item(ibex_blk_page_t *pg, int op, int peer)
+{
+    item(pg, IBEX_BLK_PEER, op, peer, IBEX_BLK_NO_TAG);
+    pg->items[pg->nitems - 1].bytes = 0;
+}
+
+static void test_rma(void **state)
+{
+    fake_t *f = fake_new();
+    rma_item(wait_in(f, 0, "MPI_Win_wait", false), IBEX_BLK_OP_SYNC, 1);
+    item(wait_in(f, 1, "MPI_Recv", false), IBEX_BLK_PEER, IBEX_BLK_OP_RECV, 0, 3);
+    expect(f,
+           "cause: deadlock (a cycle of waits): rank 0 waits in MPI_Win_wait(rank 1, "
+           "MPI_COMM_WORLD) for rank 1",
+           NULL);
+    f = fake_new();
+    rma_item(wait_in(f, 0, "MPI_Win_unlock", false), IBEX_BLK_OP_RMA, 1);
+    item(wait_in(f, 1, "MPI_Recv", false), IBEX_BLK_PEER, IBEX_BLK_OP_RECV, 0, 3);
+    expect(f, "rank 0 (pid 1000) waits in MPI_Win_unlock(target 1, MPI_COMM_WORLD)",
+           "cause: deadlock");
+    f = fake_new();
+    rma_item(wait_in(f, 0, "MPI_Win_flush", false), IBEX_BLK_OP_RMA, 2);
+    page(f, 2)->state = IBEX_BLK_STATE_FINALIZED;
+    expect(f,
+           "rank 2 has finished MPI_Finalize: the matching synchronisation call was never posted",
+           NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_and_cycle),   cmocka_unit_test(test_and_released),
         cmocka_unit_test(test_or_any),      cmocka_unit_test(test_or_waitany),
         cmocka_unit_test(test_collectives), cmocka_unit_test(test_missing),
-        cmocka_unit_test(test_nothing),
+        cmocka_unit_test(test_nothing),     cmocka_unit_test(test_poll_or),
+        cmocka_unit_test(test_rma),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
