@@ -9,6 +9,7 @@
  *   IBEX_BENCH_VCOLL  gatherv, scatterv, allgatherv, alltoallv, reduce_scatter(_block), (ex)scan
  *   IBEX_BENCH_NBC    the non-blocking collectives (overlap)
  *   IBEX_BENCH_RMA    one-sided communication
+ * The thread area (bench_thread.c) needs MPI_THREAD_MULTIPLE and is skipped at run time without.
  * A switched-off benchmark stays in the table without a body: naming it exits 2 with a message.
  */
 #ifndef IBEX_BENCH_H
@@ -52,6 +53,7 @@ struct bench_opts {
     int full, check;
     enum bench_sync sync;
     enum bench_win win;
+    int threads; /* --threads: threads per rank of the thread area */
 };
 
 /* One size: fig[0] is the headline figure (avg over ranks or repetitions), min / max its
@@ -82,6 +84,7 @@ struct bench {
 
 /* The areas' tables, each ended by an entry without a name. */
 extern const struct bench bench_p2p_list[], bench_coll_list[], bench_nbc_list[], bench_rma_list[];
+extern const struct bench bench_thread_list[]; /* bench_thread.c: MPI_THREAD_MULTIPLE */
 
 extern int bench_rank, bench_nranks;
 extern long bench_errors; /* validation mismatches on this rank, reset per size */

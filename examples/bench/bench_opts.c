@@ -7,8 +7,8 @@
 
 static const struct bench *const *areas(void)
 {
-    static const struct bench *const all[] = {bench_p2p_list, bench_coll_list, bench_nbc_list,
-                                              bench_rma_list, NULL};
+    static const struct bench *const all[] = {bench_p2p_list, bench_coll_list,   bench_nbc_list,
+                                              bench_rma_list, bench_thread_list, NULL};
     return all;
 }
 
@@ -27,10 +27,10 @@ static int list_names(FILE *f, const char *area)
 
 static void usage(FILE *f)
 {
-    static const char *const names[] = {"pt2pt", "coll", "nbc", "rma"};
+    static const char *const names[] = {"pt2pt", "coll", "nbc", "rma", "thread"};
     int off = 0;
     fprintf(f, "usage: ibex-bench BENCHMARK|AREA|all [BENCHMARK ...] [options]\n");
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
         fprintf(f, "  %-6s", names[i]);
         off |= list_names(f, names[i]);
         fprintf(f, "\n");
@@ -57,6 +57,8 @@ static void usage(FILE *f)
            "                 (MPI_Win_create on malloc'd memory)\n"
            "  --thread L     MPI_Init_thread level: single (default), funneled, serialized or\n"
            "                 multiple (the calls stay on one thread: the cost of the level)\n"
+           "  --threads T    threads per rank of mt_rate (default 2, at most 64); mt_rate asks\n"
+           "                 for multiple; the thread area is not part of `all`\n"
            "  --format F     table (default), csv or json\n"
            "  -l             list the benchmarks built into this ibex-bench, one a line\n"
            "  -h             this help\n"
@@ -145,7 +147,8 @@ static const char *add_name(struct bench_opts *o, const char *name)
     int any = 0, built = 0;
     for (const struct bench *const *a = areas(); *a != NULL; a++)
         for (b = *a; b->name != NULL; b++) {
-            if (strcmp(name, "all") != 0 && strcmp(name, b->area) != 0)
+            if (strcmp(name, b->area) != 0 &&
+                (strcmp(name, "all") != 0 || strcmp(b->area, "thread") == 0))
                 continue;
             any = 1;
             const char *why = b->measure != NULL ? add(o, b) : NULL;
@@ -172,6 +175,11 @@ int bench_opts_thread(int argc, char **argv)
         if (k >= 0)
             return levels[k];
     }
+    for (int i = 1; i < argc; i++) {
+        const struct bench *b = bench_find(argv[i]);
+        if (strcmp(argv[i], "thread") == 0 || (b != NULL && strcmp(b->name, "mt_rate") == 0))
+            return MPI_THREAD_MULTIPLE;
+    }
     return MPI_THREAD_SINGLE;
 }
 
@@ -196,6 +204,10 @@ static const char *option(const char *a, const char *v, struct bench_opts *o, in
     if (strcmp(a, "-t") == 0)
         return (o->probes = parse_count(v, 0)) < 0 || o->probes > 100000
                    ? "-t wants a count between 0 and 100000"
+                   : NULL;
+    if (strcmp(a, "--threads") == 0)
+        return (o->threads = parse_count(v, 1)) < 0 || o->threads > 64
+                   ? "--threads wants a count between 1 and 64"
                    : NULL;
     if (strcmp(a, "--step") == 0)
         return (o->step = parse_count(v, 2)) < 0 || o->step > 1024 || (o->step & (o->step - 1))
@@ -243,7 +255,7 @@ int bench_opts_parse(int argc, char **argv, struct bench_opts *o)
 {
     const char *why = NULL, *arg = "";
     *o = (struct bench_opts){
-        .max_size = 1L << 20, .iters = -1, .warmup = -1, .window = 64, .step = 2};
+        .max_size = 1L << 20, .iters = -1, .warmup = -1, .window = 64, .step = 2, .threads = 2};
     for (int i = 1; i < argc && why == NULL; i++) {
         char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL, *eq;
         int used = 0;

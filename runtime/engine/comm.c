@@ -180,8 +180,8 @@ err_nomem:
 void ibex_comm_fini(void)
 {
     for (int i = ibex_comm_handles.first_dynamic; i < ibex_comm_handles.capacity; i++)
-        if (ibex_comm_handles.objs[i])
-            ibex_comm_destroy(ibex_comm_handles.objs[i]);
+        if (ibex_handle_at(&ibex_comm_handles, i))
+            ibex_comm_destroy(ibex_handle_at(&ibex_comm_handles, i));
     if (ibex_comm_self)
         ibex_comm_destroy(ibex_comm_self);
     if (ibex_comm_world)

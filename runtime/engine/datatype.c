@@ -206,8 +206,8 @@ void ibex_dt_fini(void)
 {
     /* Types the program never freed die with the table; nothing can use them after Finalize. */
     for (int i = IBEX_DT_PREDEFINED_COUNT; i < ibex_dt_handles.capacity; i++) {
-        if (ibex_dt_handles.objs[i])
-            ibex_dt_destroy(ibex_dt_handles.objs[i]);
+        if (ibex_handle_at(&ibex_dt_handles, i))
+            ibex_dt_destroy(ibex_handle_at(&ibex_dt_handles, i));
     }
     ibex_handle_table_fini(&ibex_dt_handles);
 }

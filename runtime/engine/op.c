@@ -187,7 +187,7 @@ ibex_status_t ibex_op_init(void)
 void ibex_op_fini(void)
 {
     for (int i = IBEX_OP_PREDEFINED_COUNT; i < op_table.capacity; i++)
-        free(op_table.objs[i]);
+        free(ibex_handle_at(&op_table, i));
     ibex_handle_table_fini(&op_table);
 }
 

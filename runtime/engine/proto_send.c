@@ -10,25 +10,29 @@
 #include "ibex_engine.h"
 #include "ibex_log.h"
 
-/* Packs non-contiguous eager payloads; grows to the largest eager limit seen. */
-static char *eager_scratch;
-static size_t eager_scratch_len;
+/* A non-contiguous eager payload is packed into the caller's frame when it fits, else into a
+ * buffer of its own freed after the send (owned): no static scratch, so nothing is shared
+ * between threads or held across a wait. The transport copies an eager payload, and a
+ * backlogged send packs again when it is retried. */
+enum { EAGER_STACK_PACK = 512 };
 
-static const void *eager_payload(const void *buf, int count, ibex_dt_t *dt, size_t bytes)
+typedef struct eager_pack {
+    char stack[EAGER_STACK_PACK];
+    char *owned; /* freed by the caller after the send */
+} eager_pack_t;
+
+static const void *eager_payload(const void *buf, int count, ibex_dt_t *dt, size_t bytes,
+                                 eager_pack_t *pk)
 {
     if (ibex_dt_is_contig(dt, count))
         return (const char *)buf + dt->true_lb;
-    if (bytes > eager_scratch_len) {
-        char *p = realloc(eager_scratch, bytes);
-        if (!p) {
-            ibex_error(PROTO, "out of memory packing a %zu-byte eager message", bytes);
-            return NULL;
-        }
-        eager_scratch = p;
-        eager_scratch_len = bytes;
+    char *p = bytes <= EAGER_STACK_PACK ? pk->stack : (pk->owned = malloc(bytes));
+    if (!p) {
+        ibex_error(PROTO, "out of memory packing a %zu-byte eager message", bytes);
+        return NULL;
     }
-    ibex_dt_pack(buf, count, dt, 0, eager_scratch, bytes);
-    return eager_scratch;
+    ibex_dt_pack(buf, count, dt, 0, p, bytes);
+    return p;
 }
 
 static void match_hdr_fill(ibex_req_t *req, ibex_match_hdr_t *h, int type)
@@ -50,13 +54,17 @@ static ibex_status_t send_eager(ibex_req_t *req)
     match_hdr_fill(req, &h, IBEX_HDR_EAGER);
     if (req->mode == IBEX_SEND_SYNC)
         h.flags |= IBEX_HDR_FLAG_SYNC;
+    eager_pack_t pk;
+    pk.owned = NULL;
     const void *payload =
-        req->bytes ? eager_payload(req->buf, req->count, req->dt, req->bytes) : NULL;
+        req->bytes ? eager_payload(req->buf, req->count, req->dt, req->bytes, &pk) : NULL;
     if (req->bytes && !payload) {
         ibex_req_complete(req, IBEX_ERR_NO_MEMORY);
         return IBEX_OK;
     }
     ibex_status_t st = ibex_ep_tl_send(req->ep, &h, sizeof(h), payload, req->bytes);
+    if (pk.owned) /* only a large non-contiguous payload */
+        free(pk.owned);
     if (st == IBEX_ERR_AGAIN)
         return st;
     if (st != IBEX_OK || req->mode != IBEX_SEND_SYNC)
@@ -149,8 +157,14 @@ ibex_status_t ibex_proto_send_now(const void *buf, int count, ibex_dt_t *dt, int
                           .src = comm->rank,
                           .tag = tag,
                           .seq = ep->send_seq};
-    const void *payload = bytes ? eager_payload(buf, count, dt, bytes) : NULL;
-    if ((bytes && !payload) || ibex_ep_tl_send(ep, &h, sizeof(h), payload, bytes) != IBEX_OK)
+    eager_pack_t pk;
+    pk.owned = NULL;
+    const void *payload = bytes ? eager_payload(buf, count, dt, bytes, &pk) : NULL;
+    ibex_status_t st =
+        payload || !bytes ? ibex_ep_tl_send(ep, &h, sizeof(h), payload, bytes) : IBEX_ERR_NO_MEMORY;
+    if (pk.owned) /* only a large non-contiguous payload */
+        free(pk.owned);
+    if (st != IBEX_OK)
         return IBEX_ERR_AGAIN; /* the request path retries, and reports what fails there */
     ep->send_seq++;
     ibex_engine_stats.eager++; /* MPI_T: ibex_eager_sends */

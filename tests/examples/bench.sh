@@ -117,6 +117,18 @@ fi
 # --thread: the library's cost at MPI_THREAD_MULTIPLE with one thread calling
 run 60 -n 2 "$BENCH" latency -c -m 0:4k -i 20 -x 2 --thread multiple
 bench_ok "latency -c --thread multiple" table 0 0 4096 2 latency
+# The thread area (bench_thread.c): mt_rate at MULTIPLE with 3 threads per rank, 0, 1 and 8 B, a
+# positive rate on every row; call_cost at single and multiple, positive nanoseconds.
+run 60 -n 2 "$BENCH" mt_rate --threads 3 -m 0:8 --step 8 -i 5 -x 1 -w 8 --format csv
+rows=$(printf '%s\n' "$OUT" | awk -F, '$1 ~ /^[0-9]+$/ && $2 > 0 && NF == 3' | wc -l)
+[ "$RC" -eq 0 ] && [ "$rows" -eq 3 ] && pass "mt_rate --threads 3" ||
+    fail "mt_rate --threads 3: exit $RC, $rows good rows: $OUT $ERR"
+for lv in single multiple; do
+    run 60 -n 2 "$BENCH" call_cost -i 1000 --thread "$lv" --format csv
+    rows=$(printf '%s\n' "$OUT" | awk -F, '$1 ~ /^[0-9]+$/ && $2 > 0 && $3 > 0' | wc -l)
+    [ "$RC" -eq 0 ] && [ "$rows" -eq 1 ] && pass "call_cost --thread $lv" ||
+        fail "call_cost --thread $lv: exit $RC: $OUT $ERR"
+done
 for b in latency mbw_mr; do
     run 60 -n 2 "$BENCH" "$b" -f -m 0:64k -i 10 -x 1 --format csv
     bench_ok "$b -f" csv 1 0 65536 2 "$b"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * MPI_THREAD_MULTIPLE: several threads per rank call MPI at once. Usage:
- *   thread_multi THREADS PHASES     (PHASES: a comma list of p2p,anysrc,coll,dup,persist,wait;
+ *   thread_multi THREADS PHASES     (PHASES: a comma list of the names below;
  *                                    default all)
  * p2p      each thread exchanges messages of eager and rendezvous sizes with the same thread of
  *          the partner rank (rank ^ 1), on its own tag, blocking and non-blocking mixed
@@ -18,6 +18,14 @@
  * self     threads of one rank pair up (t with t ^ 1) and exchange many small messages through
  *          the rank itself, so that they meet in the same queues at the same time
  * wait     a thread waits on a receive that only another thread's send completes
+ * cancel   each thread cancels a receive that nothing matches (cancelled) and one that races
+ *          with the partner thread's send (cancelled, and then received anew, or not: the
+ *          message arrives exactly once either way)
+ * poll     even threads complete rendezvous receives by polling MPI_Test while odd threads
+ *          block in MPI_Sendrecv: each side's progress serves the other's
+ * solo     (always first, before any other thread has called MPI) the main thread blocks in a
+ *          self-receive that only a thread started after it completes: the lock elided while
+ *          one thread uses MPI must hand over (runtime/base/thread.c) without a hang
  * Every payload is a function of (sender, thread, iteration, index) checked by the receiver.
  */
 #include <mpi.h>
@@ -26,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define CHECK(cond)                                                                                \
     do {                                                                                           \
@@ -261,6 +270,83 @@ static void *wait_thread(void *arg)
     return NULL;
 }
 
+static void *cancel_thread(void *arg)
+{
+    int t = (int)(intptr_t)arg, peer = rank ^ 1, tag = 300 + t;
+    MPI_Comm comm = thread_comm[t];
+    for (int it = 0; it < ITERS; it++) {
+        uint32_t out = value(rank, t, it, 0), in = 0, never = 0;
+        int flag;
+        MPI_Request s, r, n;
+        MPI_Status st;
+        CHECK(MPI_Irecv(&never, 1, MPI_UINT32_T, peer, 9999, comm, &n) == MPI_SUCCESS);
+        CHECK(MPI_Isend(&out, 1, MPI_UINT32_T, peer, tag, comm, &s) == MPI_SUCCESS);
+        CHECK(MPI_Irecv(&in, 1, MPI_UINT32_T, peer, tag, comm, &r) == MPI_SUCCESS);
+        CHECK(MPI_Cancel(&r) == MPI_SUCCESS && MPI_Wait(&r, &st) == MPI_SUCCESS);
+        CHECK(MPI_Test_cancelled(&st, &flag) == MPI_SUCCESS);
+        if (flag) /* cancelled before it matched: the message is still there */
+            CHECK(MPI_Recv(&in, 1, MPI_UINT32_T, peer, tag, comm, &st) == MPI_SUCCESS);
+        CHECK(in == value(peer, t, it, 0) && st.MPI_SOURCE == peer && st.MPI_TAG == tag);
+        CHECK(MPI_Cancel(&n) == MPI_SUCCESS && MPI_Wait(&n, &st) == MPI_SUCCESS);
+        CHECK(MPI_Test_cancelled(&st, &flag) == MPI_SUCCESS && flag && never == 0);
+        CHECK(MPI_Wait(&s, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    }
+    return NULL;
+}
+
+enum { POLL_WORDS = 50000 }; /* 200 KB: rendezvous on every transport */
+
+static void *poll_thread(void *arg)
+{
+    int t = (int)(intptr_t)arg, peer = rank ^ 1;
+    MPI_Comm comm = thread_comm[t];
+    uint32_t *sbuf = malloc(POLL_WORDS * 4), *rbuf = malloc(POLL_WORDS * 4);
+    CHECK(sbuf && rbuf);
+    for (int it = 0; it < ITERS / 4; it++) {
+        fill(sbuf, POLL_WORDS, rank, t, it);
+        memset(rbuf, 0, POLL_WORDS * 4);
+        if (t % 2 == 0) {
+            MPI_Request r[2];
+            int done = 0;
+            CHECK(MPI_Irecv(rbuf, POLL_WORDS, MPI_UINT32_T, peer, 1, comm, &r[0]) == MPI_SUCCESS);
+            CHECK(MPI_Isend(sbuf, POLL_WORDS, MPI_UINT32_T, peer, 1, comm, &r[1]) == MPI_SUCCESS);
+            while (!done)
+                CHECK(MPI_Testall(2, r, &done, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+        } else {
+            CHECK(MPI_Sendrecv(sbuf, POLL_WORDS, MPI_UINT32_T, peer, 1, rbuf, POLL_WORDS,
+                               MPI_UINT32_T, peer, 1, comm, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        }
+        CHECK(check_buf(rbuf, POLL_WORDS, peer, t, it));
+    }
+    free(sbuf);
+    free(rbuf);
+    return NULL;
+}
+
+static void *solo_sender(void *arg)
+{
+    (void)arg;
+    struct timespec nap = {0, 20 * 1000 * 1000}; /* let the main thread block first */
+    nanosleep(&nap, NULL);
+    uint32_t v = value(rank, 1, 7, 0);
+    CHECK(MPI_Send(&v, 1, MPI_UINT32_T, rank, 998, MPI_COMM_WORLD) == MPI_SUCCESS);
+    return NULL;
+}
+
+static void solo_handover(void)
+{
+    pthread_t th;
+    uint32_t v = 0;
+    CHECK(pthread_create(&th, NULL, solo_sender, NULL) == 0);
+    CHECK(MPI_Recv(&v, 1, MPI_UINT32_T, rank, 998, MPI_COMM_WORLD, MPI_STATUS_IGNORE) ==
+          MPI_SUCCESS);
+    CHECK(v == value(rank, 1, 7, 0));
+    pthread_join(th, NULL);
+    CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
+    if (rank == 0)
+        printf("thread_multi: solo ok (%d ranks)\n", size);
+}
+
 static void run_phase(const char *name, void *(*fn)(void *))
 {
     pthread_t th[MAX_THREADS];
@@ -294,6 +380,8 @@ int main(int argc, char **argv)
     nthreads = argc > 1 ? atoi(argv[1]) : 4;
     const char *phases = argc > 2 ? argv[2] : NULL;
     CHECK(nthreads >= 2 && nthreads <= MAX_THREADS && size <= 64);
+    if (wanted(phases, "solo"))
+        solo_handover();
     for (int t = 0; t < nthreads; t++)
         CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &thread_comm[t]) == MPI_SUCCESS);
     int even = size % 2 == 0;
@@ -313,6 +401,10 @@ int main(int argc, char **argv)
         run_phase("self", self_thread);
     if (wanted(phases, "wait"))
         run_phase("wait", wait_thread);
+    if (even && wanted(phases, "cancel"))
+        run_phase("cancel", cancel_thread);
+    if (even && wanted(phases, "poll"))
+        run_phase("poll", poll_thread);
     for (int t = 0; t < nthreads; t++)
         MPI_Comm_free(&thread_comm[t]);
     MPI_Finalize();
