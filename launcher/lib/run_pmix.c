@@ -12,6 +12,7 @@
  * rank told the server.
  */
 #include "ibex_launch.h"
+#include "run_pmix_int.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -235,6 +236,7 @@ static pmix_server_module_t run_module = {
     .client_finalized = run_finalized,
     .abort = run_abort,
     .fence_nb = run_fence_nb,
+    .direct_modex = ibex_run_pmix_dmodex_upcall, /* run_pmix_dmodex.c */
 };
 
 static void run_op_done(pmix_status_t status, void *cbdata)
@@ -582,6 +584,7 @@ ibex_status_t ibex_run_pmix_init(int nranks, const int *app_of, const ibex_run_w
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->cond, NULL);
     run_srv = s;
+    ibex_run_pmix_dmodex_setup(s->nspace, s->size, wake_fd);
     ibex_status_t st = run_tmpdir_create(s);
     if (st == IBEX_OK)
         st = run_server_start(s);
@@ -661,6 +664,8 @@ void ibex_run_pmix_fini(ibex_run_pmix_t *s, bool clean)
         nftw(s->tmpdir, run_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     if (s->server_up && clean)
         PMIx_server_finalize();
+    if (clean || !s->server_up)
+        ibex_run_pmix_dmodex_fini(); /* else the PMIx thread may still upcall */
     run_srv = NULL;
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->cond);
