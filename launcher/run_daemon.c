@@ -22,6 +22,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -332,6 +333,10 @@ int ibex_run_daemon_main(const char *addr, const char *node)
     char name[300];
     snprintf(name, sizeof(name), "ibexrun --daemon (%s)", me);
     ibex_run_say_set_name(name);
+    /* A launch agent that execs the daemon (srun, a local one) may pass on its own
+     * PR_SET_PDEATHSIG: the daemon watches its parent's connection instead, so that a lost
+     * parent stops this host's ranks and cleans up rather than killing it mid-way. */
+    prctl(PR_SET_PDEATHSIG, 0);
     if (!daemon_read_token(tok)) {
         ibex_run_say("no token on stdin");
         return IBEX_RUN_EXIT_USAGE;
