@@ -27,6 +27,7 @@
  *   run_hostfile.c   host file parser (pure, unit-tested)
  *   run_bind.c       hwloc: core count and the cpu set of a core
  *   run_pmix.c       the embedded PMIx server and what its upcalls report
+ *   run_pmix_dmodex.c  its direct modex across hosts (requests queued for the launcher)
  *   run_proc.c       fork/exec of ranks, signals to them, reaping, environment arrays
  *   run_io.c         line-by-line forwarding of stdout/stderr, stdin to rank 0, ibex_run_say
  */
