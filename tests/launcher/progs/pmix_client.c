@@ -16,6 +16,9 @@
  *   pmix_client dmodex             put/commit, then get every peer's key with no fence before
  *                                  (the lazy one-peer get: a remote peer's data comes by the
  *                                  server's direct modex), a fence without data, finalize
+ *   pmix_client timing             rank 0 prints "fence_us F dmodex_us D": the mean of 20
+ *                                  fences without data, and the time to get one key of every
+ *                                  peer lazily (for docs/SCALING.md's tree measurements)
  * "The others wait" in pause(), not in a fence: a fence fails in every rank once one client
  * vanishes, and which failure ibexrun reaps first would then be a race (see the README).
  */
@@ -24,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static pmix_proc_t me;
@@ -81,6 +85,42 @@ static void exchange(int size, bool lazy)
     }
 }
 
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* Fences first (every rank is up after the first), then rank 0's lazy gets. */
+static void timing(int size)
+{
+    fence_collect(false);
+    double t0 = now_us();
+    for (int i = 0; i < 20; i++)
+        fence_collect(false);
+    double fence_us = (now_us() - t0) / 20;
+    pmix_value_t v;
+    int mine = (int)me.rank * 10;
+    PMIX_VALUE_LOAD(&v, &mine, PMIX_INT);
+    if (PMIx_Put(PMIX_GLOBAL, "ibex.time", &v) != PMIX_SUCCESS || PMIx_Commit() != PMIX_SUCCESS)
+        exit(12);
+    fence_collect(false); /* committed everywhere: the gets below measure the path, not waits */
+    t0 = now_us();
+    for (int r = 0; me.rank == 0 && r < size; r++) {
+        pmix_proc_t peer;
+        pmix_value_t *val = NULL;
+        PMIX_LOAD_PROCID(&peer, me.nspace, (pmix_rank_t)r);
+        if (PMIx_Get(&peer, "ibex.time", NULL, 0, &val) != PMIX_SUCCESS || !val ||
+            val->data.integer != r * 10)
+            exit(13);
+        PMIX_VALUE_RELEASE(val);
+    }
+    if (me.rank == 0)
+        printf("fence_us %.0f dmodex_us %.0f\n", fence_us, now_us() - t0);
+    fence_collect(false);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "ok";
@@ -102,6 +142,8 @@ int main(int argc, char **argv)
     if (strcmp(mode, "ok") == 0) {
         exchange(size, false);
         printf("pmix rank %u of %d ok\n", me.rank, size);
+    } else if (strcmp(mode, "timing") == 0) {
+        timing(size);
     } else if (strcmp(mode, "dmodex") == 0) {
         exchange(size, true);
         fence_collect(false); /* nobody leaves while a peer may still ask for its data */
