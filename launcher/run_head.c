@@ -129,6 +129,9 @@ static ibex_status_t head_tree(head_t *h)
     ibex_tree_t *t = &h->tree;
     char ip[64];
     int k = ibex_run_daemon_fanout;
+    if (k < 1 || k > IBEX_TREE_MAX_FANOUT)
+        ibex_run_say("warning: IBEX_DAEMON_FANOUT=%d is not in 1..%d; using %d", k,
+                     IBEX_TREE_MAX_FANOUT, k < 1 ? 1 : IBEX_TREE_MAX_FANOUT);
     t->me = 0;
     t->nnodes = h->world.nnodes;
     t->fanout = k < 1 ? 1 : k > IBEX_TREE_MAX_FANOUT ? IBEX_TREE_MAX_FANOUT : k;

@@ -21,6 +21,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -284,6 +285,24 @@ static int run_rm_entry(const char *path, const struct stat *sb, int flag, struc
     return 0;
 }
 
+/* Whether launcher `pid` still runs: a zombie does not (a SIGKILLed daemon whose parent is
+ * gone stays one until whoever inherits it reaps it, which may take a while under load). */
+static bool run_pid_alive(int pid)
+{
+    char path[64], stat[256] = "";
+    if (kill(pid, 0) != 0 && errno == ESRCH)
+        return false;
+    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return true; /* no /proc: trust kill() */
+    size_t n = fread(stat, 1, sizeof(stat) - 1, f);
+    fclose(f);
+    stat[n] = '\0';
+    const char *paren = strrchr(stat, ')'); /* "pid (comm) S ...", comm may hold blanks */
+    return !(paren && paren[1] == ' ' && paren[2] == 'Z');
+}
+
 /* An ibexrun killed with SIGKILL cannot remove its directory (its ranks die with it through
  * PR_SET_PDEATHSIG): the next ibexrun removes the directories of launchers that are gone. */
 static void run_tmpdir_sweep(const char *base)
@@ -294,8 +313,7 @@ static void run_tmpdir_sweep(const char *base)
         int pid;
         char rest[16], path[PATH_MAX];
         struct stat sb;
-        if (sscanf(e->d_name, "ibexrun.%d.%15s", &pid, rest) != 2 || pid <= 0 ||
-            (kill(pid, 0) == 0 || errno != ESRCH))
+        if (sscanf(e->d_name, "ibexrun.%d.%15s", &pid, rest) != 2 || pid <= 0 || run_pid_alive(pid))
             continue;
         snprintf(path, sizeof(path), "%s/%s", base, e->d_name);
         if (lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode) && sb.st_uid == geteuid()) {
