@@ -602,7 +602,7 @@ ibex_status_t ibex_run_pmix_init(int nranks, const int *app_of, const ibex_run_w
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->cond, NULL);
     run_srv = s;
-    ibex_run_pmix_dmodex_setup(s->nspace, s->size, wake_fd);
+    ibex_run_pmix_dmodex_setup(s->nspace, s->size, s->multi, wake_fd);
     ibex_status_t st = run_tmpdir_create(s);
     if (st == IBEX_OK)
         st = run_server_start(s);

@@ -40,6 +40,7 @@ static struct {
     pthread_mutex_t lock;
     char nspace[PMIX_MAX_NSLEN + 1];
     int size, wake_fd;
+    bool multi; /* the job spans hosts: the launcher's loop routes the requests */
     uint32_t next_id;
     dm_req_t *reqs;
     dm_done_t *done, **done_tail;
@@ -52,9 +53,10 @@ static void dm_wake(void)
         ;
 }
 
-void ibex_run_pmix_dmodex_setup(const char *nspace, int size, int wake_fd)
+void ibex_run_pmix_dmodex_setup(const char *nspace, int size, bool multi, int wake_fd)
 {
     pthread_mutex_lock(&dm.lock);
+    dm.multi = multi;
     snprintf(dm.nspace, sizeof(dm.nspace), "%s", nspace);
     dm.size = size;
     dm.wake_fd = wake_fd;
@@ -84,6 +86,8 @@ void ibex_run_pmix_dmodex_fini(void)
 pmix_status_t ibex_run_pmix_dmodex_upcall(const pmix_proc_t *proc, const pmix_info_t info[],
                                           size_t ninfo, pmix_modex_cbfunc_t cbfunc, void *cbdata)
 {
+    if (!dm.multi) /* one node: every rank is local, nobody would route a request */
+        return PMIX_ERR_NOT_SUPPORTED;
     if (strncmp(proc->nspace, dm.nspace, PMIX_MAX_NSLEN) != 0 || proc->rank >= (pmix_rank_t)dm.size)
         return PMIX_ERR_NOT_FOUND;
     dm_req_t *r = calloc(1, sizeof(*r));

@@ -11,8 +11,9 @@
 
 #include "ibex_launch.h"
 
-/* The namespace and size of the job, and the loop's wake-up pipe (at server start). */
-void ibex_run_pmix_dmodex_setup(const char *nspace, int size, int wake_fd);
+/* The namespace and size of the job, whether it spans hosts, and the loop's wake-up pipe (at
+ * server start). */
+void ibex_run_pmix_dmodex_setup(const char *nspace, int size, bool multi, int wake_fd);
 /* The server module's direct_modex: queues the request for the launcher's loop. */
 pmix_status_t ibex_run_pmix_dmodex_upcall(const pmix_proc_t *proc, const pmix_info_t info[],
                                           size_t ninfo, pmix_modex_cbfunc_t cbfunc, void *cbdata);
