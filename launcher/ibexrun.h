@@ -87,13 +87,16 @@ bool ibex_run_plan_is_local(const ibex_run_plan_t *p);
 #include <stdint.h>
 
 enum {
-    IBEX_WIRE_HELLO = 1,  /* daemon -> head: node index, token */
-    IBEX_WIRE_JOB,        /* head -> daemon: the job (see run_head.c) */
-    IBEX_WIRE_FENCE_UP,   /* daemon -> head: this host's fence contribution */
-    IBEX_WIRE_FENCE_DOWN, /* head -> daemon: status, every host's contributions */
-    IBEX_WIRE_FAIL,       /* daemon -> head: the first failure here: code, message */
-    IBEX_WIRE_EXIT,       /* daemon -> head: every local rank is gone: code */
-    IBEX_WIRE_STOP,       /* head -> daemon: stop the ranks: code */
+    /* Between a node of the tree of daemons and its parent (run_tree.h): */
+    IBEX_WIRE_HELLO = 1,   /* child -> parent: node index, token */
+    IBEX_WIRE_JOB,         /* parent -> child: node, fanout, srun?, agent, the job (run_head.c) */
+    IBEX_WIRE_FENCE_UP,    /* child -> parent: its subtree's fence contributions */
+    IBEX_WIRE_FENCE_DOWN,  /* parent -> child: status, every host's contributions */
+    IBEX_WIRE_FAIL,        /* child -> parent: the first failure in its subtree: code, message */
+    IBEX_WIRE_EXIT,        /* child -> parent: every rank of its subtree is gone: code */
+    IBEX_WIRE_STOP,        /* parent -> child: stop the ranks: code */
+    IBEX_WIRE_DMODEX_REQ,  /* either way: origin node, request id, rank (routed to its node) */
+    IBEX_WIRE_DMODEX_RESP, /* either way: origin node, request id, status, data (to origin) */
 };
 #define IBEX_WIRE_TOKEN_LEN 64 /* hex characters of the per-job token */
 

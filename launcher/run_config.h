@@ -5,5 +5,6 @@
 
 extern int ibex_run_abort_grace_ms;    /* SIGTERM -> SIGKILL grace when stopping ranks */
 extern int ibex_run_daemon_timeout_ms; /* a remote daemon must connect back within this */
+extern int ibex_run_daemon_fanout;     /* children per node of the tree of daemons */
 
 #endif

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ibexrun --daemon ADDR:PORT NODE: the daemon of one remote host of a multi-host job, started
- * by the head's launch agent. It reads the job's token from stdin (one line), connects back to
- * the head, authenticates (HELLO: node, token), receives the job (the maps, the programs, their
- * arguments, the environment, the working directory) and runs the ranks of its host as a
- * one-node job of libibexlaunch whose PMIx server knows the whole job. Through the job's hooks
- * it hands its PMIx fences to the head and releases them with what comes back, reports the
- * first failure of its ranks (FAIL) and, once they are all gone, their exit (EXIT). A STOP from
- * the head, or the head's connection closing, stops the ranks. Its ranks' output goes to its
- * own stdout / stderr, which the agent carries to the head.
+ * ibexrun --daemon ADDR:PORT NODE: the daemon of one remote host of a multi-host job, a node
+ * of the tree of daemons (run_tree.h), started by its parent's launch agent. It reads the job's
+ * token from stdin (one line), connects to its parent (the head or another daemon),
+ * authenticates (HELLO: node, token), receives the job (its place in the tree, the launch
+ * agent, the maps, the programs, their arguments, the environment, the working directory),
+ * starts its own children's daemons and sends them the job, and runs the ranks of its host as a
+ * one-node job of libibexlaunch whose PMIx server knows the whole job. Through the tree it
+ * gathers its subtree's fences, routes direct-modex requests, reports the first failure of its
+ * subtree up (FAIL, naming the host) and, once its ranks and its children are all gone, their
+ * exit (EXIT). A STOP from the parent, or the parent's connection closing, stops the ranks and
+ * the subtree. Its ranks' output, and its children's, goes to its own stdout / stderr, which
+ * its agent carries to the parent.
  */
 #include "ibexrun.h"
 
@@ -19,15 +22,17 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "ibex_log.h"
 #include "run_config.h"
+#include "run_tree.h"
 
 typedef struct daemon {
-    ibex_wire_conn_t conn;
+    ibex_tree_t tree; /* first: the hooks' context is the tree */
     ibex_run_world_t world;
     char **names;
     int *node_of, *app_of, *local;
@@ -38,7 +43,7 @@ typedef struct daemon {
     char *cwd;
     bool tag;
     int bind, grace;
-    bool head_gone;
+    char *agent;
 } daemon_t;
 
 static bool daemon_read_token(char *tok)
@@ -100,12 +105,12 @@ static int daemon_wait_frame(daemon_t *d, uint32_t *type, ibex_wire_buf_t *b, in
 {
     long long until = ibex_run_now_ms() + timeout_ms;
     for (;;) {
-        int rc = ibex_wire_next(&d->conn, type, b);
+        int rc = ibex_wire_next(&d->tree.up, type, b);
         if (rc != 0)
             return rc;
-        struct pollfd p = {.fd = d->conn.fd, .events = POLLIN};
+        struct pollfd p = {.fd = d->tree.up.fd, .events = POLLIN};
         long long left = until - ibex_run_now_ms();
-        if (left <= 0 || poll(&p, 1, (int)left) <= 0 || !ibex_wire_read(&d->conn))
+        if (left <= 0 || poll(&p, 1, (int)left) <= 0 || !ibex_wire_read(&d->tree.up))
             return -1;
     }
 }
@@ -133,7 +138,6 @@ static bool daemon_get_world(daemon_t *d, ibex_wire_buf_t *b)
         d->node_of[r] = (int)ibex_wire_get_u32(b);
         d->app_of[r] = (int)ibex_wire_get_u32(b);
     }
-    w->my_node = (int)ibex_wire_get_u32(b);
     w->node_names = d->names;
     w->node_of = d->node_of;
     w->local = d->local;
@@ -180,75 +184,42 @@ static int daemon_local_ranks(daemon_t *d)
     return n;
 }
 
-/* ---- the job's hooks ---- */
-
-static int daemon_poll_add(void *ctx, struct pollfd *pfd, int max)
-{
-    daemon_t *d = ctx;
-    if (d->conn.fd < 0 || max < 1)
-        return 0;
-    pfd[0] = (struct pollfd){.fd = d->conn.fd, .events = POLLIN};
-    return 1;
-}
-
-static void daemon_on_frame(daemon_t *d, ibex_run_job_t *job, uint32_t type, ibex_wire_buf_t *b)
-{
-    if (type == IBEX_WIRE_FENCE_DOWN) {
-        int status = (int)ibex_wire_get_u32(b);
-        size_t len;
-        const char *data = ibex_wire_get_bytes(b, &len);
-        ibex_run_pmix_fence_release(ibex_run_job_pmix(job), b->bad ? -1 : status, data, len);
-    } else if (type == IBEX_WIRE_STOP) {
-        ibex_run_job_stop(job, (int)ibex_wire_get_u32(b), NULL);
-    }
-}
-
-static void daemon_poll_ready(void *ctx, ibex_run_job_t *job, const struct pollfd *pfd, int n)
-{
-    daemon_t *d = ctx;
-    if (n < 1 || !pfd[0].revents || d->conn.fd < 0)
-        return;
-    bool alive = ibex_wire_read(&d->conn);
-    uint32_t type;
-    ibex_wire_buf_t b;
-    int rc;
-    while ((rc = ibex_wire_next(&d->conn, &type, &b)) == 1) {
-        daemon_on_frame(d, job, type, &b);
-        ibex_wire_buf_free(&b);
-    }
-    if (!alive || rc < 0) {
-        d->head_gone = true;
-        ibex_wire_conn_close(&d->conn);
-        ibex_run_job_stop(job, IBEX_RUN_EXIT_INTERNAL, "lost the connection to the head");
-    }
-}
-
-static void daemon_tick(void *ctx, ibex_run_job_t *job)
-{
-    daemon_t *d = ctx;
-    char *data;
-    size_t len;
-    if (d->conn.fd < 0 || !ibex_run_pmix_fence_take(ibex_run_job_pmix(job), &data, &len))
-        return;
-    ibex_wire_buf_t b = {0};
-    ibex_wire_put_bytes(&b, data, len);
-    ibex_wire_send(d->conn.fd, IBEX_WIRE_FENCE_UP, &b);
-    ibex_wire_buf_free(&b);
-    free(data);
-}
+/* ---- the job's hooks (the tree's, but for the failures of this host) ---- */
 
 static void daemon_on_fail(void *ctx, int code, const char *msg)
 {
-    daemon_t *d = ctx;
-    if (d->conn.fd < 0) { /* no head to tell: say it here (the agent may still carry it) */
+    daemon_t *d = ctx;     /* the tree is its first member */
+    if (d->tree.fail_sent) /* the subtree's first failure went up already */
+        return;
+    if (d->tree.up.fd < 0) { /* no parent: say it here */
         ibex_run_say("%s", msg);
         return;
     }
-    ibex_wire_buf_t b = {0};
-    ibex_wire_put_u32(&b, (uint32_t)code);
-    ibex_wire_put_str(&b, msg);
-    ibex_wire_send(d->conn.fd, IBEX_WIRE_FAIL, &b);
-    ibex_wire_buf_free(&b);
+    char line[1024];
+    snprintf(line, sizeof(line), "host %s: %s", d->names[d->world.my_node], msg);
+    ibex_tree_fail(&d->tree, code, line);
+}
+
+/* The tree below this node: its shape from the job, the listening socket on the address this
+ * host reached its parent from (an address the other hosts can reach too). */
+static ibex_status_t daemon_tree(daemon_t *d, const char *token)
+{
+    ibex_tree_t *t = &d->tree;
+    struct sockaddr_in sa;
+    socklen_t len = sizeof(sa);
+    char ip[64] = "127.0.0.1";
+    if (getsockname(t->up.fd, (struct sockaddr *)&sa, &len) == 0)
+        inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof(ip));
+    t->me = d->world.my_node;
+    t->nnodes = d->world.nnodes;
+    t->names = d->names;
+    t->node_of = d->node_of;
+    t->size = d->world.size;
+    t->local_ranks = true;
+    t->agent = d->agent && *d->agent ? d->agent : NULL;
+    memcpy(t->token, token, IBEX_WIRE_TOKEN_LEN); /* daemon_read_token read exactly that */
+    t->token[IBEX_WIRE_TOKEN_LEN] = '\0';
+    return ibex_tree_init(t, ip);
 }
 
 /* ---- the whole ---- */
@@ -275,11 +246,8 @@ static void daemon_fix_tmpdir(daemon_t *d)
 static int daemon_run(daemon_t *d, int nlocal)
 {
     static ibex_run_hooks_t hooks;
-    hooks = (ibex_run_hooks_t){.ctx = d,
-                               .poll_add = daemon_poll_add,
-                               .poll_ready = daemon_poll_ready,
-                               .tick = daemon_tick,
-                               .on_fail = daemon_on_fail};
+    ibex_tree_hooks(&d->tree, &hooks);
+    hooks.on_fail = daemon_on_fail;
     daemon_fix_tmpdir(d);
     ibex_run_job_params_t p = {.nranks = nlocal,
                                .path = d->apps[0].path,
@@ -297,51 +265,88 @@ static int daemon_run(daemon_t *d, int nlocal)
         ibex_run_say("warning: cannot change to %s here: %s", d->cwd, strerror(errno));
     ibex_run_io_setup(d->tag);
     int code = IBEX_RUN_EXIT_INTERNAL;
-    if (p.env && ibex_run_job_create(&p, &job) == IBEX_OK)
+    if (p.env && ibex_run_job_create(&p, &job) == IBEX_OK) {
+        ibex_tree_start(&d->tree, job); /* the children's daemons, then our ranks */
         code = ibex_run_job_run(job);
-    else
+    } else {
+        d->tree.job = job;
         daemon_on_fail(d, code, "cannot start the job on this host");
+    }
+    if (code == 0 && job && !ibex_run_job_failed(job))
+        code = d->tree.remote_code;
     ibex_wire_buf_t b = {0};
     ibex_wire_put_u32(&b, (uint32_t)code);
-    if (d->conn.fd >= 0)
-        ibex_wire_send(d->conn.fd, IBEX_WIRE_EXIT, &b);
+    if (d->tree.up.fd >= 0)
+        ibex_wire_send(d->tree.up.fd, IBEX_WIRE_EXIT, &b);
     ibex_wire_buf_free(&b);
-    ibex_wire_conn_close(&d->conn);
+    ibex_tree_free(&d->tree);
     bool clean = code == 0 && job && !ibex_run_job_failed(job);
     ibex_run_job_destroy(job, clean);
     return code;
 }
 
+/* The JOB frame: this node's header (node, fanout, srun?, agent), then what every node gets,
+ * kept as it came for our children. */
+static bool daemon_get_job(daemon_t *d, ibex_wire_buf_t *b)
+{
+    d->world.my_node = (int)ibex_wire_get_u32(b);
+    int fanout = (int)ibex_wire_get_u32(b);
+    d->tree.slurm = ibex_wire_get_u32(b) != 0;
+    d->agent = ibex_wire_get_str(b);
+    if (b->bad || fanout < 1 || fanout > IBEX_TREE_MAX_FANOUT)
+        return false;
+    d->tree.fanout = fanout;
+    ibex_wire_put_raw(&d->tree.common, b->data + b->off, b->len - b->off);
+    if (!daemon_get_world(d, b) || !daemon_get_apps(d, b) || d->tree.common.bad)
+        return false;
+    return d->world.my_node >= 1 && d->world.my_node < d->world.nnodes;
+}
+
+/* Connects to the parent, authenticates and waits for the job. */
+static bool daemon_join(daemon_t *d, const char *addr, const char *node, const char *tok)
+{
+    if ((d->tree.up.fd = daemon_connect(addr)) < 0)
+        return false;
+    ibex_wire_buf_t b = {0};
+    ibex_wire_put_u32(&b, (uint32_t)atoi(node));
+    ibex_wire_put_str(&b, tok);
+    bool sent = ibex_wire_send(d->tree.up.fd, IBEX_WIRE_HELLO, &b);
+    ibex_wire_buf_free(&b);
+    uint32_t type = 0;
+    if (!sent || daemon_wait_frame(d, &type, &b, 30000) != 1 || type != IBEX_WIRE_JOB) {
+        ibex_run_say("the parent at %s did not send the job (refused, or authentication failed)",
+                     addr);
+        return false;
+    }
+    bool ok = daemon_get_job(d, &b);
+    ibex_wire_buf_free(&b);
+    if (!ok)
+        ibex_run_say("the job from the parent does not parse");
+    return ok;
+}
+
 int ibex_run_daemon_main(const char *addr, const char *node)
 {
-    daemon_t d = {.conn.fd = -1};
+    daemon_t d = {.tree.up.fd = -1, .tree.listen_fd = -1};
     char tok[IBEX_WIRE_TOKEN_LEN + 2], me[256] = "?";
     gethostname(me, sizeof(me) - 1);
     char name[300];
     snprintf(name, sizeof(name), "ibexrun --daemon (%s)", me);
     ibex_run_say_set_name(name);
+    /* A launch agent that execs the daemon (srun, a local one) may pass on its own
+     * PR_SET_PDEATHSIG: the daemon watches its parent's connection instead, so that a lost
+     * parent stops this host's ranks and cleans up rather than killing it mid-way. */
+    prctl(PR_SET_PDEATHSIG, 0);
     if (!daemon_read_token(tok)) {
         ibex_run_say("no token on stdin");
         return IBEX_RUN_EXIT_USAGE;
     }
-    if ((d.conn.fd = daemon_connect(addr)) < 0)
+    if (!daemon_join(&d, addr, node, tok))
         return IBEX_RUN_EXIT_INTERNAL;
-    ibex_wire_buf_t b = {0};
-    ibex_wire_put_u32(&b, (uint32_t)atoi(node));
-    ibex_wire_put_str(&b, tok);
-    bool sent = ibex_wire_send(d.conn.fd, IBEX_WIRE_HELLO, &b);
-    ibex_wire_buf_free(&b);
-    uint32_t type = 0;
-    if (!sent || daemon_wait_frame(&d, &type, &b, 30000) != 1 || type != IBEX_WIRE_JOB) {
-        ibex_run_say("the head at %s did not send the job (refused, or authentication failed)",
-                     addr);
+    int nlocal = daemon_local_ranks(&d);
+    if (daemon_tree(&d, tok) != IBEX_OK) {
+        daemon_on_fail(&d, IBEX_RUN_EXIT_INTERNAL, "cannot listen for its children's daemons");
         return IBEX_RUN_EXIT_INTERNAL;
     }
-    bool ok = daemon_get_world(&d, &b) && daemon_get_apps(&d, &b);
-    ibex_wire_buf_free(&b);
-    if (!ok) {
-        ibex_run_say("the job from the head does not parse");
-        return IBEX_RUN_EXIT_INTERNAL;
-    }
-    return daemon_run(&d, daemon_local_ranks(&d));
+    return daemon_run(&d, nlocal);
 }

@@ -27,6 +27,7 @@
  *   run_hostfile.c   host file parser (pure, unit-tested)
  *   run_bind.c       hwloc: core count and the cpu set of a core
  *   run_pmix.c       the embedded PMIx server and what its upcalls report
+ *   run_pmix_dmodex.c  its direct modex across hosts (requests queued for the launcher)
  *   run_proc.c       fork/exec of ranks, signals to them, reaping, environment arrays
  *   run_io.c         line-by-line forwarding of stdout/stderr, stdin to rank 0, ibex_run_say
  */
@@ -36,6 +37,7 @@
 #include <sched.h> /* cpu_set_t: needs _GNU_SOURCE, set by launcher.am */
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -224,6 +226,18 @@ ibex_status_t ibex_run_pmix_init(int nranks, const int *app_of, const ibex_run_w
  * every host (copied). One fence at a time. */
 bool ibex_run_pmix_fence_take(ibex_run_pmix_t *srv, char **data_p, size_t *len_p);
 void ibex_run_pmix_fence_release(ibex_run_pmix_t *srv, int status, const char *data, size_t len);
+/* Direct modex across hosts (run_pmix_dmodex.c): a local client's PMIx_Get of a remote rank's
+ * data this server lacks. take: the next such request (its id and the rank), for the launcher
+ * to route to the rank's host; answer: its outcome (status PMIX_SUCCESS or an error, the
+ * rank's blob as the other host's server gave it; copied). serve: the other side, asks this
+ * server for a local rank's blob for node `origin`'s request `id` (answered once the rank has
+ * committed); served: the next such blob (malloc'd, the caller's). */
+bool ibex_run_pmix_dmodex_take(ibex_run_pmix_t *srv, uint32_t *id_p, int *rank_p);
+void ibex_run_pmix_dmodex_answer(ibex_run_pmix_t *srv, uint32_t id, int status, const char *data,
+                                 size_t len);
+void ibex_run_pmix_dmodex_serve(ibex_run_pmix_t *srv, int rank, uint32_t origin, uint32_t id);
+bool ibex_run_pmix_dmodex_served(ibex_run_pmix_t *srv, uint32_t *origin_p, uint32_t *id_p,
+                                 int *status_p, char **data_p, size_t *len_p);
 /* setup_fork + register_client for one rank: adds the PMIx variables to *env_p (a malloc'd,
  * NULL-terminated array of malloc'd strings, which PMIx may grow). */
 ibex_status_t ibex_run_pmix_setup_rank(ibex_run_pmix_t *srv, int rank, char ***env_p);

@@ -12,6 +12,7 @@
  * rank told the server.
  */
 #include "ibex_launch.h"
+#include "run_pmix_int.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,6 +21,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -235,6 +237,7 @@ static pmix_server_module_t run_module = {
     .client_finalized = run_finalized,
     .abort = run_abort,
     .fence_nb = run_fence_nb,
+    .direct_modex = ibex_run_pmix_dmodex_upcall, /* run_pmix_dmodex.c */
 };
 
 static void run_op_done(pmix_status_t status, void *cbdata)
@@ -282,6 +285,24 @@ static int run_rm_entry(const char *path, const struct stat *sb, int flag, struc
     return 0;
 }
 
+/* Whether launcher `pid` still runs: a zombie does not (a SIGKILLed daemon whose parent is
+ * gone stays one until whoever inherits it reaps it, which may take a while under load). */
+static bool run_pid_alive(int pid)
+{
+    char path[64], stat[256] = "";
+    if (kill(pid, 0) != 0 && errno == ESRCH)
+        return false;
+    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return true; /* no /proc: trust kill() */
+    size_t n = fread(stat, 1, sizeof(stat) - 1, f);
+    fclose(f);
+    stat[n] = '\0';
+    const char *paren = strrchr(stat, ')'); /* "pid (comm) S ...", comm may hold blanks */
+    return !(paren && paren[1] == ' ' && paren[2] == 'Z');
+}
+
 /* An ibexrun killed with SIGKILL cannot remove its directory (its ranks die with it through
  * PR_SET_PDEATHSIG): the next ibexrun removes the directories of launchers that are gone. */
 static void run_tmpdir_sweep(const char *base)
@@ -292,8 +313,7 @@ static void run_tmpdir_sweep(const char *base)
         int pid;
         char rest[16], path[PATH_MAX];
         struct stat sb;
-        if (sscanf(e->d_name, "ibexrun.%d.%15s", &pid, rest) != 2 || pid <= 0 ||
-            (kill(pid, 0) == 0 || errno != ESRCH))
+        if (sscanf(e->d_name, "ibexrun.%d.%15s", &pid, rest) != 2 || pid <= 0 || run_pid_alive(pid))
             continue;
         snprintf(path, sizeof(path), "%s/%s", base, e->d_name);
         if (lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode) && sb.st_uid == geteuid()) {
@@ -582,6 +602,7 @@ ibex_status_t ibex_run_pmix_init(int nranks, const int *app_of, const ibex_run_w
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->cond, NULL);
     run_srv = s;
+    ibex_run_pmix_dmodex_setup(s->nspace, s->size, s->multi, wake_fd);
     ibex_status_t st = run_tmpdir_create(s);
     if (st == IBEX_OK)
         st = run_server_start(s);
@@ -661,6 +682,8 @@ void ibex_run_pmix_fini(ibex_run_pmix_t *s, bool clean)
         nftw(s->tmpdir, run_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     if (s->server_up && clean)
         PMIx_server_finalize();
+    if (clean || !s->server_up)
+        ibex_run_pmix_dmodex_fini(); /* else the PMIx thread may still upcall */
     run_srv = NULL;
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->cond);

@@ -5,8 +5,11 @@
 # machines), all stopped at the end. Then:
 #   srun -N 3 -n 6 --mpi=pmix_v4 mpi_hosts   (ranks are PMIx clients of slurmstepd: shm inside a
 #                                             node, verbs on softib between nodes, counted)
+#   srun -N 3 -n 6 --mpi=pmix_v4 coll_all    (the collective suite's program, standard MPI)
 #   salloc -N 3 -n 6 ibexrun mpi_hosts       (ibexrun takes the allocation's nodes and starts its
-#                                             daemons with srun)
+#                                             daemons with srun), also as a chain of daemons
+#                                             (IBEX_DAEMON_FANOUT=1: daemons start daemons
+#                                             with srun from inside their own step)
 # Skips (77) with a message if Slurm or munge is not installed or namespaces cannot be made.
 . "${top_srcdir:-.}/tests/launcher/lib.sh"
 for t in slurmctld slurmd srun salloc munged unshare nsenter; do
@@ -99,13 +102,29 @@ RC=$?; MS=$(( ($(date +%s%N) - t0) / 1000000 ))
     pass "srun -N 3 -n 6 --mpi=pmix_v4: p2p, collectives, one-sided, no shm between nodes (${MS} ms)" ||
     fail "srun -N 3 -n 6 --mpi=pmix_v4: exit $RC; want '$want'; out: $OUT; err: $(tail -20 "$WORK/err")"
 
-mkdir -p "$WORK/tmp"
+# A standard MPI program of the collective suite, straight under Slurm's PMIx.
 t0=$(date +%s%N)
-OUT=$(TMPDIR=$WORK/tmp timeout -k 5 120 salloc -N 3 -n 6 "$IBEXRUN" -x LD_PRELOAD="$SOFTIB" \
-    "$P/mpi_hosts" "$MARK" 2>"$WORK/err")
+OUT=$(LD_PRELOAD=$SOFTIB timeout -k 5 150 srun -N 3 -n 6 --mpi=pmix_v4 "$B/tests/collectives/coll_all" "$MARK" 2>"$WORK/err")
 RC=$?; MS=$(( ($(date +%s%N) - t0) / 1000000 ))
-[ "$RC" -eq 0 ] && printf '%s\n' "$OUT" | grep -qx "$want" &&
-    pass "salloc -N 3 -n 6 ibexrun (daemons started by srun) (${MS} ms)" ||
-    fail "salloc ibexrun: exit $RC; want '$want'; out: $OUT; err: $(tail -20 "$WORK/err")"
-leftovers "slurm"
+[ "$RC" -eq 0 ] && printf '%s\n' "$OUT" | grep -q "^coll_all: ok" &&
+    pass "srun -N 3 -n 6 --mpi=pmix_v4 coll_all (${MS} ms)" ||
+    fail "srun coll_all: exit $RC; out: $(printf '%s\n' "$OUT" | tail -5); err: $(tail -20 "$WORK/err")"
+
+mkdir -p "$WORK/tmp"
+for fanout in 16 1; do
+    t0=$(date +%s%N)
+    OUT=$(IBEX_DAEMON_FANOUT=$fanout IBEX_LOG=debug TMPDIR=$WORK/tmp timeout -k 5 120 \
+        salloc -N 3 -n 6 "$IBEXRUN" -x IBEX_LOG=warn -x LD_PRELOAD="$SOFTIB" "$P/mpi_hosts" \
+        "$MARK" 2>"$WORK/err")
+    RC=$?; MS=$(( ($(date +%s%N) - t0) / 1000000 ))
+    [ "$RC" -eq 0 ] && printf '%s\n' "$OUT" | grep -qx "$want" &&
+        pass "salloc -N 3 -n 6 ibexrun, fanout $fanout (daemons started by srun) (${MS} ms)" ||
+        fail "salloc ibexrun, fanout $fanout: exit $RC; want '$want'; out: $OUT; err: $(tail -20 "$WORK/err")"
+    # in the chain, n1's daemon started and authenticated n2's, n2's n3's
+    [ "$fanout" = 1 ] && for k in 2 3; do
+        grep -q "@n$((k - 1))\] .*host n$k: daemon connected from" "$WORK/err" ||
+            fail "salloc chain: n$k's daemon did not connect to n$((k - 1))'s: $(grep 'connected from' "$WORK/err")"
+    done
+    leftovers "slurm, fanout $fanout"
+done
 finish

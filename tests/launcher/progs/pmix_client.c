@@ -13,6 +13,12 @@
  *   pmix_client killfence RANK     RANK kills itself with SIGKILL after init while the others
  *                                  are in a fence, which then fails: they exit 11
  *   pmix_client sleep              every rank inits, prints "ready", then sleeps
+ *   pmix_client dmodex             put/commit, then get every peer's key with no fence before
+ *                                  (the lazy one-peer get: a remote peer's data comes by the
+ *                                  server's direct modex), a fence without data, finalize
+ *   pmix_client timing             rank 0 prints "fence_us F dmodex_us D": the mean of 20
+ *                                  fences without data, and the time to get one key of every
+ *                                  peer lazily (for docs/SCALING.md's tree measurements)
  * "The others wait" in pause(), not in a fence: a fence fails in every rank once one client
  * vanishes, and which failure ibexrun reaps first would then be a race (see the README).
  */
@@ -21,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static pmix_proc_t me;
@@ -39,10 +46,9 @@ static int job_size(void)
     return n;
 }
 
-static void fence(void)
+static void fence_collect(bool collect)
 {
     pmix_info_t info;
-    bool collect = true;
     PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
     if (PMIx_Fence(NULL, 0, &info, 1) != PMIX_SUCCESS) {
         fprintf(stderr, "rank %u: PMIx_Fence failed\n", me.rank);
@@ -50,15 +56,22 @@ static void fence(void)
     }
 }
 
-/* Every rank publishes "key" = its rank * 10 and reads every peer's after the fence. */
-static void exchange(int size)
+static void fence(void)
+{
+    fence_collect(true);
+}
+
+/* Every rank publishes "key" = its rank * 10 and reads every peer's after the fence (or,
+ * lazily, without one). */
+static void exchange(int size, bool lazy)
 {
     pmix_value_t v;
     int mine = (int)me.rank * 10;
     PMIX_VALUE_LOAD(&v, &mine, PMIX_INT);
     if (PMIx_Put(PMIX_GLOBAL, "ibex.test", &v) != PMIX_SUCCESS || PMIx_Commit() != PMIX_SUCCESS)
         exit(12);
-    fence();
+    if (!lazy)
+        fence();
     for (int r = 0; r < size; r++) {
         pmix_proc_t peer;
         pmix_value_t *val = NULL;
@@ -70,6 +83,42 @@ static void exchange(int size)
         }
         PMIX_VALUE_RELEASE(val);
     }
+}
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* Fences first (every rank is up after the first), then rank 0's lazy gets. */
+static void timing(int size)
+{
+    fence_collect(false);
+    double t0 = now_us();
+    for (int i = 0; i < 20; i++)
+        fence_collect(false);
+    double fence_us = (now_us() - t0) / 20;
+    pmix_value_t v;
+    int mine = (int)me.rank * 10;
+    PMIX_VALUE_LOAD(&v, &mine, PMIX_INT);
+    if (PMIx_Put(PMIX_GLOBAL, "ibex.time", &v) != PMIX_SUCCESS || PMIx_Commit() != PMIX_SUCCESS)
+        exit(12);
+    fence_collect(false); /* committed everywhere: the gets below measure the path, not waits */
+    t0 = now_us();
+    for (int r = 0; me.rank == 0 && r < size; r++) {
+        pmix_proc_t peer;
+        pmix_value_t *val = NULL;
+        PMIX_LOAD_PROCID(&peer, me.nspace, (pmix_rank_t)r);
+        if (PMIx_Get(&peer, "ibex.time", NULL, 0, &val) != PMIX_SUCCESS || !val ||
+            val->data.integer != r * 10)
+            exit(13);
+        PMIX_VALUE_RELEASE(val);
+    }
+    if (me.rank == 0)
+        printf("fence_us %.0f dmodex_us %.0f\n", fence_us, now_us() - t0);
+    fence_collect(false);
 }
 
 int main(int argc, char **argv)
@@ -91,8 +140,14 @@ int main(int argc, char **argv)
     bool is_target = (int)me.rank == target;
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (strcmp(mode, "ok") == 0) {
-        exchange(size);
+        exchange(size, false);
         printf("pmix rank %u of %d ok\n", me.rank, size);
+    } else if (strcmp(mode, "timing") == 0) {
+        timing(size);
+    } else if (strcmp(mode, "dmodex") == 0) {
+        exchange(size, true);
+        fence_collect(false); /* nobody leaves while a peer may still ask for its data */
+        printf("pmix rank %u of %d dmodex ok\n", me.rank, size);
     } else if (strcmp(mode, "sleep") == 0) {
         printf("rank %u ready\n", me.rank);
         for (;;)
