@@ -117,10 +117,26 @@ int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_C
 
 /* ---- packing ---- */
 
-static int room(MPI_Count size, MPI_Count pos)
+/* The packed size of (count, datatype) at *position of a size-byte buffer, or the class. */
+static int pack_room(ibex_entry_t *e, MPI_Count count, MPI_Datatype datatype, MPI_Count size,
+                     const MPI_Count *position, ibex_dt_t **dt_p, MPI_Count *bytes_p)
 {
-    MPI_Count r = size - pos;
-    return r > INT_MAX ? INT_MAX : r < 0 ? -1 : (int)r;
+    if (count < 0)
+        return ibex_mpi_error(NULL, MPI_ERR_COUNT, e->call, "negative count %lld",
+                              (long long)count);
+    int rc = ibex_dt_lookup(datatype, e->call, true, dt_p);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (*position < 0 || *position > size)
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, e->call,
+                              "position %lld is outside the buffer of %lld bytes",
+                              (long long)*position, (long long)size);
+    *bytes_p = count * (MPI_Count)(*dt_p)->size;
+    if (*bytes_p > size - *position)
+        return ibex_mpi_error(NULL, MPI_ERR_TRUNCATE, e->call,
+                              "%lld bytes do not fit at position %lld of a %lld-byte buffer",
+                              (long long)*bytes_p, (long long)*position, (long long)size);
+    return MPI_SUCCESS;
 }
 
 int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf,
@@ -128,16 +144,13 @@ int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, voi
 {
     IBEX_ENTER_ANYTIME(Pack_c);
     IBEX_ARGS(Pack_c, position);
-    IBEX_CHECK(fits(&ibex_e, incount, "incount"));
-    if (*position < 0 || *position > outsize)
-        return IBEX_ERROR(MPI_ERR_ARG, "position %lld is outside the buffer of %lld bytes",
-                          (long long)*position, (long long)outsize);
-    int pos = 0;
-    int rc = PMPI_Pack(inbuf, (int)incount, datatype, (char *)outbuf + *position,
-                       room(outsize, *position), &pos, comm);
-    if (rc == MPI_SUCCESS)
-        *position += pos;
-    return rc;
+    ibex_dt_t *dt = NULL;
+    MPI_Count bytes = 0;
+    (void)comm;
+    IBEX_CHECK(pack_room(&ibex_e, incount, datatype, outsize, position, &dt, &bytes));
+    ibex_dt_pack(inbuf, incount, dt, 0, (char *)outbuf + *position, (size_t)bytes);
+    *position += bytes;
+    return MPI_SUCCESS;
 }
 
 int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
@@ -145,16 +158,13 @@ int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void
 {
     IBEX_ENTER_ANYTIME(Unpack_c);
     IBEX_ARGS(Unpack_c, position);
-    IBEX_CHECK(fits(&ibex_e, outcount, "outcount"));
-    if (*position < 0 || *position > insize)
-        return IBEX_ERROR(MPI_ERR_ARG, "position %lld is outside the buffer of %lld bytes",
-                          (long long)*position, (long long)insize);
-    int pos = 0;
-    int rc = PMPI_Unpack((const char *)inbuf + *position, room(insize, *position), &pos, outbuf,
-                         (int)outcount, datatype, comm);
-    if (rc == MPI_SUCCESS)
-        *position += pos;
-    return rc;
+    ibex_dt_t *dt = NULL;
+    MPI_Count bytes = 0;
+    (void)comm;
+    IBEX_CHECK(pack_room(&ibex_e, outcount, datatype, insize, position, &dt, &bytes));
+    ibex_dt_unpack(outbuf, outcount, dt, 0, (const char *)inbuf + *position, (size_t)bytes);
+    *position += bytes;
+    return MPI_SUCCESS;
 }
 
 int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)

@@ -138,7 +138,7 @@ int ibex_p2p_bsend_start(const char *call, ibex_req_t *req)
     /* The copy travels as bytes; the user request is already complete. */
     ibex_req_t *inner;
     ibex_dt_t *byte_dt = ibex_dt_get(MPI_BYTE);
-    ibex_p2p_isend(space, (int)req->bytes, byte_dt, req->peer, req->tag, req->comm, req->coll,
+    ibex_p2p_isend(space, (MPI_Count)req->bytes, byte_dt, req->peer, req->tag, req->comm, req->coll,
                    &inner);
     inner->hook_arg = space;
     if (inner->complete) { /* sent eagerly already: the space is free again */
