@@ -13,6 +13,7 @@ mt_require_ibexrun
 SOFTIB="$top_builddir/softib/.libs/libsoftib.so"
 # large CASE MIB [VAR=VALUE ...]: one case of large_msg at MIB MiB
 large() {
+    echo "large_msg case $1, $2 MiB:"
     MT_ARGS="$2 $1"
     shift 2
     run_case 2 large_msg "$@"
