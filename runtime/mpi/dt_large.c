@@ -4,12 +4,12 @@
  * arrays), written by hand because the generator only widens inputs: the datatype queries,
  * Pack / Unpack and the external32 forms, the datatype constructors, the buffer detach calls.
  *
- * Ibex's engine counts elements in int. So a constructor's counts, block lengths and
- * displacements must each fit in an int (else MPI_ERR_COUNT naming the value); such a type is
- * the one the int constructor builds, and the decoders describe it with ints (no large
- * counts). Outputs are computed in MPI_Count and never clipped: a type of more than 2^31 bytes
- * has its true size in MPI_Type_size_c. Pack / Unpack positions and buffer sizes may exceed an
- * int (the call packs at buffer + position); what one call moves must fit in an int.
+ * Ibex's datatype constructors count elements in int (point-to-point and the packed stream
+ * carry MPI_Count). So a constructor's counts, block lengths and displacements must each fit
+ * in an int (else MPI_ERR_COUNT naming the value); such a type is the one the int constructor
+ * builds, and the decoders describe it with ints (no large counts). Outputs are computed in
+ * MPI_Count and never clipped: a type of more than 2^31 bytes has its true size in
+ * MPI_Type_size_c. Pack_c / Unpack_c move any size at any position.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -23,8 +23,8 @@ static int fits(ibex_entry_t *e, MPI_Count v, const char *what)
 {
     if (v > INT_MAX || v < INT_MIN)
         return ibex_mpi_error(e->comm, MPI_ERR_COUNT, e->call,
-                              "%s %lld does not fit in an int (Ibex's engine counts in int)", what,
-                              (long long)v);
+                              "%s %lld does not fit in an int (Ibex's constructors count in int)",
+                              what, (long long)v);
     return MPI_SUCCESS;
 }
 

@@ -304,7 +304,7 @@ LARGE_HEAD = """#include <limits.h>
 #include "ibex_comm.h"
 #include "ibex_entry.h"
 
-/* A count of a large-count call that does not fit the int the engine counts in. */
+/* A count of a large-count call that does not fit the int its int form counts in. */
 static int large_count_error(const ibex_entry_t *e, const char *param, MPI_Count n)
 {
     return ibex_mpi_error(e->comm, MPI_ERR_COUNT, e->call,
