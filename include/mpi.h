@@ -463,6 +463,10 @@ typedef void MPI_Session_errhandler_function(MPI_Session *session, int *code, ..
 typedef void MPI_User_function_c(void *invec, void *inoutvec, MPI_Count *len,
                                  MPI_Datatype *datatype);
 
+/* MPI 4.1 buffered-send buffers managed by MPI (issue 12, third part): pass it for the buffer
+ * of MPI_Buffer_attach / Comm_attach_buffer / Session_attach_buffer (size ignored) */
+#define MPI_BUFFER_AUTOMATIC ((void *)-2)
+
 /* MPI_X and its profiling twin PMPI_X for every function Ibex implements: generated from
  * runtime/mpi/bindings/mpi.def into the build tree and installed next to this file. */
 #include "ibex_mpi_proto.h"

@@ -58,7 +58,7 @@ static char *cursor_next(dt_cursor_t *c, size_t max, size_t *len_p)
 }
 
 /* Clamps [offset, offset + len) to the stream; 0 when nothing is left. */
-static size_t stream_clamp(int count, const ibex_dt_t *dt, size_t offset, size_t len)
+static size_t stream_clamp(MPI_Count count, const ibex_dt_t *dt, size_t offset, size_t len)
 {
     size_t total = (size_t)count * dt->size;
     if (count <= 0 || offset >= total)
@@ -66,7 +66,7 @@ static size_t stream_clamp(int count, const ibex_dt_t *dt, size_t offset, size_t
     return len < total - offset ? len : total - offset;
 }
 
-size_t ibex_dt_pack(const void *buf, int count, const ibex_dt_t *dt, size_t offset, void *out,
+size_t ibex_dt_pack(const void *buf, MPI_Count count, const ibex_dt_t *dt, size_t offset, void *out,
                     size_t len)
 {
     len = stream_clamp(count, dt, offset, len);
@@ -85,8 +85,8 @@ size_t ibex_dt_pack(const void *buf, int count, const ibex_dt_t *dt, size_t offs
     return len;
 }
 
-size_t ibex_dt_unpack(void *buf, int count, const ibex_dt_t *dt, size_t offset, const void *in,
-                      size_t len)
+size_t ibex_dt_unpack(void *buf, MPI_Count count, const ibex_dt_t *dt, size_t offset,
+                      const void *in, size_t len)
 {
     len = stream_clamp(count, dt, offset, len);
     if (len == 0)

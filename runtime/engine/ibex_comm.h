@@ -26,6 +26,7 @@ typedef struct ibex_group {
     int size;
     int my_rank;      /* rank of this process in the group, or MPI_UNDEFINED */
     int *world_ranks; /* group rank -> world rank */
+    int session;      /* MPI_Session of MPI_Group_from_session_pset, 0 for none */
 } ibex_group_t;
 
 struct ibex_match_queue; /* runtime/engine/ibex_match.h */
@@ -53,7 +54,8 @@ typedef struct ibex_comm {
     void *coll_shm;
     void (*coll_shm_free)(void *state);
     char name[MPI_MAX_OBJECT_NAME];
-    void *topo; /* process topology (runtime/comm/ibex_topo.h): one block, freed with the comm */
+    void *topo;  /* process topology (runtime/comm/ibex_topo.h): one block, freed with the comm */
+    int session; /* MPI_Session it derives from (runtime/mpi sets it), 0 for none */
 } ibex_comm_t;
 
 extern ibex_comm_t *ibex_comm_world;

@@ -55,18 +55,18 @@ int ibex_dt_lookup_on(struct ibex_comm *comm, MPI_Datatype handle, const char *c
                       bool need_commit, ibex_dt_t **dt_p);
 
 /* True when count elements are one dense run of count * size bytes starting at buf + true_lb. */
-static inline bool ibex_dt_is_contig(const ibex_dt_t *dt, int count)
+static inline bool ibex_dt_is_contig(const ibex_dt_t *dt, MPI_Count count)
 {
     return dt->contiguous || (count == 1 && dt->nblocks <= 1);
 }
 
 /* Copies bytes [offset, offset + len) of the packed stream of (buf, count, dt) to out.
  * Returns the bytes copied (less than len only at the end of the stream). */
-size_t ibex_dt_pack(const void *buf, int count, const ibex_dt_t *dt, size_t offset, void *out,
+size_t ibex_dt_pack(const void *buf, MPI_Count count, const ibex_dt_t *dt, size_t offset, void *out,
                     size_t len);
 /* Copies len bytes of packed stream from in to stream position offset of (buf, count, dt). */
-size_t ibex_dt_unpack(void *buf, int count, const ibex_dt_t *dt, size_t offset, const void *in,
-                      size_t len);
+size_t ibex_dt_unpack(void *buf, MPI_Count count, const ibex_dt_t *dt, size_t offset,
+                      const void *in, size_t len);
 /* The predefined type a type is built of, for reductions and accumulates (MPI_DOUBLE_INT for
  * a vector of it), or -1 when it mixes types. */
 int ibex_dt_op_type(const ibex_dt_t *dt);

@@ -132,8 +132,8 @@ ibex_status_t ibex_proto_send_start(ibex_req_t *req);
 ibex_status_t ibex_proto_send_match(ibex_req_t *req);
 /* A blocking standard send done without a request when its eager message goes at once;
  * IBEX_ERR_AGAIN (nothing done) sends the caller down the request path. */
-ibex_status_t ibex_proto_send_now(const void *buf, int count, ibex_dt_t *dt, int dest, int tag,
-                                  ibex_comm_t *comm);
+ibex_status_t ibex_proto_send_now(const void *buf, MPI_Count count, ibex_dt_t *dt, int dest,
+                                  int tag, ibex_comm_t *comm);
 /* proto_recv.c: the transport's receive callback. */
 ibex_status_t ibex_proto_recv_cb(void *arg, int src_world, const void *data, size_t len);
 /* A receive took an unexpected message: move its data / start the rendezvous. Frees umsg. */

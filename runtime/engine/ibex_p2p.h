@@ -26,9 +26,9 @@ typedef enum {
 } ibex_send_mode_t;
 
 /* Starts a send / receive; *req_p is an internal request (not visible to the program). */
-ibex_status_t ibex_p2p_isend(const void *buf, int count, ibex_dt_t *dt, int dest, int tag,
+ibex_status_t ibex_p2p_isend(const void *buf, MPI_Count count, ibex_dt_t *dt, int dest, int tag,
                              ibex_comm_t *comm, bool coll, ibex_req_t **req_p);
-ibex_status_t ibex_p2p_irecv(void *buf, int count, ibex_dt_t *dt, int src, int tag,
+ibex_status_t ibex_p2p_irecv(void *buf, MPI_Count count, ibex_dt_t *dt, int src, int tag,
                              ibex_comm_t *comm, bool coll, ibex_req_t **req_p);
 /* Waits for completion, fills status (may be NULL), frees the request. Returns the request's
  * completion status (IBEX_ERR_TRUNCATE, IBEX_ERR_PEER_FAILED, ...). */

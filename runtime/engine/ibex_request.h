@@ -54,7 +54,7 @@ struct ibex_req {
     bool in_posted;  /* sits in a posted queue (cancellable) */
     ibex_comm_t *comm;
     void *buf;
-    int count;
+    MPI_Count count;
     ibex_dt_t *dt;
     size_t bytes; /* count * dt->size */
     int peer;     /* rank in comm (or MPI_ANY_SOURCE / MPI_PROC_NULL) */

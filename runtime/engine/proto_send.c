@@ -21,7 +21,7 @@ typedef struct eager_pack {
     char *owned; /* freed by the caller after the send */
 } eager_pack_t;
 
-static const void *eager_payload(const void *buf, int count, ibex_dt_t *dt, size_t bytes,
+static const void *eager_payload(const void *buf, MPI_Count count, ibex_dt_t *dt, size_t bytes,
                                  eager_pack_t *pk)
 {
     if (ibex_dt_is_contig(dt, count))
@@ -143,8 +143,8 @@ ibex_status_t ibex_proto_send_start(ibex_req_t *req)
  * transport, an error) returns IBEX_ERR_AGAIN having done nothing: the caller then takes the
  * request path, which handles and reports every case.
  */
-ibex_status_t ibex_proto_send_now(const void *buf, int count, ibex_dt_t *dt, int dest, int tag,
-                                  ibex_comm_t *comm)
+ibex_status_t ibex_proto_send_now(const void *buf, MPI_Count count, ibex_dt_t *dt, int dest,
+                                  int tag, ibex_comm_t *comm)
 {
     if (dest < 0)
         return IBEX_ERR_AGAIN;

@@ -314,4 +314,33 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
     return MPI_SUCCESS;
 }
 
+/* ---- deprecated since MPI 2.0, still in MPI 4.1: the communicator calls under other names
+ * (errors then name the new call, which does the work) ---- */
+
+int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                       void *extra_state)
+{
+    return PMPI_Comm_create_keyval(copy_fn, delete_fn, keyval, extra_state);
+}
+
+int PMPI_Keyval_free(int *keyval)
+{
+    return PMPI_Comm_free_keyval(keyval);
+}
+
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
+{
+    return PMPI_Comm_set_attr(comm, keyval, attribute_val);
+}
+
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+    return PMPI_Comm_get_attr(comm, keyval, attribute_val, flag);
+}
+
+int PMPI_Attr_delete(MPI_Comm comm, int keyval)
+{
+    return PMPI_Comm_delete_attr(comm, keyval);
+}
+
 IBEX_MPI_ALIASES(attr)

@@ -56,6 +56,8 @@ static int comm_create_common(ibex_comm_t *parent, ibex_group_t *group, const ch
     ibex_status_t st = ibex_comm_create_from(parent, group, &comm);
     if (st != IBEX_OK)
         return comm_fail(parent, call, st);
+    if (comm) /* derived from parent's session, if any (its Bsend buffer) */
+        comm->session = parent->session;
     *newcomm = comm ? comm->handle : MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
@@ -63,6 +65,7 @@ static int comm_create_common(ibex_comm_t *parent, ibex_group_t *group, const ch
 int ibex_mpi_comm_dup_copy(ibex_comm_t *c, ibex_comm_t *n, bool copy_hints, const char **why)
 {
     n->topo = ibex_topo_dup(ibex_topo_of(c)); /* a duplicate keeps the topology */
+    n->session = c->session;
     bool no_topo = c->topo && !n->topo;
     int rc = no_topo ? MPI_ERR_NO_MEM : ibex_attr_comm_copy(c, n); /* in the order set */
     if (rc != MPI_SUCCESS) {

@@ -20,6 +20,8 @@ int ibex_mpi_inter_result(ibex_comm_t *parent, const char *call, ibex_status_t s
     if (st != IBEX_OK)
         return ibex_mpi_error(parent, ibex_err_class_of(st), call,
                               "communicator construction failed: %s", ibex_status_str(st));
+    if (made) /* derived from parent's session, if any (its Bsend buffer) */
+        made->session = parent->session;
     *newcomm = made ? made->handle : MPI_COMM_NULL;
     return MPI_SUCCESS;
 }

@@ -4,12 +4,12 @@
  * arrays), written by hand because the generator only widens inputs: the datatype queries,
  * Pack / Unpack and the external32 forms, the datatype constructors, the buffer detach calls.
  *
- * Ibex's engine counts elements in int. So a constructor's counts, block lengths and
- * displacements must each fit in an int (else MPI_ERR_COUNT naming the value); such a type is
- * the one the int constructor builds, and the decoders describe it with ints (no large
- * counts). Outputs are computed in MPI_Count and never clipped: a type of more than 2^31 bytes
- * has its true size in MPI_Type_size_c. Pack / Unpack positions and buffer sizes may exceed an
- * int (the call packs at buffer + position); what one call moves must fit in an int.
+ * Ibex's datatype constructors count elements in int (point-to-point and the packed stream
+ * carry MPI_Count). So a constructor's counts, block lengths and displacements must each fit
+ * in an int (else MPI_ERR_COUNT naming the value); such a type is the one the int constructor
+ * builds, and the decoders describe it with ints (no large counts). Outputs are computed in
+ * MPI_Count and never clipped: a type of more than 2^31 bytes has its true size in
+ * MPI_Type_size_c. Pack_c / Unpack_c move any size at any position.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -23,8 +23,8 @@ static int fits(ibex_entry_t *e, MPI_Count v, const char *what)
 {
     if (v > INT_MAX || v < INT_MIN)
         return ibex_mpi_error(e->comm, MPI_ERR_COUNT, e->call,
-                              "%s %lld does not fit in an int (Ibex's engine counts in int)", what,
-                              (long long)v);
+                              "%s %lld does not fit in an int (Ibex's constructors count in int)",
+                              what, (long long)v);
     return MPI_SUCCESS;
 }
 
@@ -117,10 +117,26 @@ int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_C
 
 /* ---- packing ---- */
 
-static int room(MPI_Count size, MPI_Count pos)
+/* The packed size of (count, datatype) at *position of a size-byte buffer, or the class. */
+static int pack_room(ibex_entry_t *e, MPI_Count count, MPI_Datatype datatype, MPI_Count size,
+                     const MPI_Count *position, ibex_dt_t **dt_p, MPI_Count *bytes_p)
 {
-    MPI_Count r = size - pos;
-    return r > INT_MAX ? INT_MAX : r < 0 ? -1 : (int)r;
+    if (count < 0)
+        return ibex_mpi_error(NULL, MPI_ERR_COUNT, e->call, "negative count %lld",
+                              (long long)count);
+    int rc = ibex_dt_lookup(datatype, e->call, true, dt_p);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (*position < 0 || *position > size)
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, e->call,
+                              "position %lld is outside the buffer of %lld bytes",
+                              (long long)*position, (long long)size);
+    *bytes_p = count * (MPI_Count)(*dt_p)->size;
+    if (*bytes_p > size - *position)
+        return ibex_mpi_error(NULL, MPI_ERR_TRUNCATE, e->call,
+                              "%lld bytes do not fit at position %lld of a %lld-byte buffer",
+                              (long long)*bytes_p, (long long)*position, (long long)size);
+    return MPI_SUCCESS;
 }
 
 int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf,
@@ -128,16 +144,13 @@ int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, voi
 {
     IBEX_ENTER_ANYTIME(Pack_c);
     IBEX_ARGS(Pack_c, position);
-    IBEX_CHECK(fits(&ibex_e, incount, "incount"));
-    if (*position < 0 || *position > outsize)
-        return IBEX_ERROR(MPI_ERR_ARG, "position %lld is outside the buffer of %lld bytes",
-                          (long long)*position, (long long)outsize);
-    int pos = 0;
-    int rc = PMPI_Pack(inbuf, (int)incount, datatype, (char *)outbuf + *position,
-                       room(outsize, *position), &pos, comm);
-    if (rc == MPI_SUCCESS)
-        *position += pos;
-    return rc;
+    ibex_dt_t *dt = NULL;
+    MPI_Count bytes = 0;
+    (void)comm;
+    IBEX_CHECK(pack_room(&ibex_e, incount, datatype, outsize, position, &dt, &bytes));
+    ibex_dt_pack(inbuf, incount, dt, 0, (char *)outbuf + *position, (size_t)bytes);
+    *position += bytes;
+    return MPI_SUCCESS;
 }
 
 int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
@@ -145,16 +158,13 @@ int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void
 {
     IBEX_ENTER_ANYTIME(Unpack_c);
     IBEX_ARGS(Unpack_c, position);
-    IBEX_CHECK(fits(&ibex_e, outcount, "outcount"));
-    if (*position < 0 || *position > insize)
-        return IBEX_ERROR(MPI_ERR_ARG, "position %lld is outside the buffer of %lld bytes",
-                          (long long)*position, (long long)insize);
-    int pos = 0;
-    int rc = PMPI_Unpack((const char *)inbuf + *position, room(insize, *position), &pos, outbuf,
-                         (int)outcount, datatype, comm);
-    if (rc == MPI_SUCCESS)
-        *position += pos;
-    return rc;
+    ibex_dt_t *dt = NULL;
+    MPI_Count bytes = 0;
+    (void)comm;
+    IBEX_CHECK(pack_room(&ibex_e, outcount, datatype, insize, position, &dt, &bytes));
+    ibex_dt_unpack(outbuf, outcount, dt, 0, (const char *)inbuf + *position, (size_t)bytes);
+    *position += bytes;
+    return MPI_SUCCESS;
 }
 
 int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)

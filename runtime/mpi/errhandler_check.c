@@ -10,11 +10,12 @@
  * internal collective tags can live above it if ever needed. */
 const int ibex_tag_ub = (1 << 30) - 1;
 
-int ibex_check_count(struct ibex_comm *comm, const char *call, int count)
+int ibex_check_count(struct ibex_comm *comm, const char *call, MPI_Count count)
 {
     if (count >= 0)
         return MPI_SUCCESS;
-    return ibex_mpi_error(comm, MPI_ERR_COUNT, call, "invalid count %d (negative)", count);
+    return ibex_mpi_error(comm, MPI_ERR_COUNT, call, "invalid count %lld (negative)",
+                          (long long)count);
 }
 
 int ibex_check_tag(struct ibex_comm *comm, const char *call, int tag, int allow_any)
@@ -42,11 +43,12 @@ int ibex_check_rank(struct ibex_comm *comm, const char *call, int rank, int allo
                           comm->local ? "remote group" : "communicator", comm->peer_size);
 }
 
-int ibex_check_buffer(struct ibex_comm *comm, const char *call, const void *buf, int count)
+int ibex_check_buffer(struct ibex_comm *comm, const char *call, const void *buf, MPI_Count count)
 {
     if (buf || count <= 0)
         return MPI_SUCCESS;
-    return ibex_mpi_error(comm, MPI_ERR_BUFFER, call, "buffer is NULL with count %d", count);
+    return ibex_mpi_error(comm, MPI_ERR_BUFFER, call, "buffer is NULL with count %lld",
+                          (long long)count);
 }
 
 struct ibex_comm *ibex_comm_lookup(MPI_Comm handle, const char *call)

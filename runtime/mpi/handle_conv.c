@@ -87,4 +87,14 @@ MPI_Message PMPI_Message_f2c(MPI_Fint h)
     return (MPI_Message)h;
 }
 
+MPI_Fint PMPI_Win_c2f(MPI_Win h)
+{
+    return (MPI_Fint)h;
+}
+
+MPI_Win PMPI_Win_f2c(MPI_Fint h)
+{
+    return (MPI_Win)h;
+}
+
 IBEX_MPI_ALIASES(handle_conv)

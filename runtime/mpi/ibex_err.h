@@ -29,11 +29,11 @@ int ibex_err_class_of(ibex_status_t status);
 /* Argument checks shared by the entry points: each returns MPI_SUCCESS or raises the error
  * (through ibex_mpi_error) and returns its class. */
 int ibex_check_initialized(const char *call);
-int ibex_check_count(struct ibex_comm *comm, const char *call, int count);
+int ibex_check_count(struct ibex_comm *comm, const char *call, MPI_Count count);
 int ibex_check_tag(struct ibex_comm *comm, const char *call, int tag, int allow_any);
 /* rank may be MPI_PROC_NULL; with allow_any also MPI_ANY_SOURCE. */
 int ibex_check_rank(struct ibex_comm *comm, const char *call, int rank, int allow_any);
-int ibex_check_buffer(struct ibex_comm *comm, const char *call, const void *buf, int count);
+int ibex_check_buffer(struct ibex_comm *comm, const char *call, const void *buf, MPI_Count count);
 
 /* Fetches and checks a communicator handle: on a bad handle raises MPI_ERR_COMM (on the
  * default handler) and returns NULL. */

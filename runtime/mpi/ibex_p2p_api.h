@@ -11,15 +11,15 @@
 #include "ibex_runtime.h"
 
 /* Checks (buf, count, datatype, peer, tag, comm) of a send or receive. */
-int ibex_p2p_check_args(const char *call, const void *buf, int count, MPI_Datatype datatype,
+int ibex_p2p_check_args(const char *call, const void *buf, MPI_Count count, MPI_Datatype datatype,
                         int peer, int tag, MPI_Comm comm, bool is_recv, ibex_comm_t **comm_p,
                         ibex_dt_t **dt_p);
 /* ibex_p2p_check_args for the common case, inline: when every check passes it costs two table
  * loads and a few compares; at the first doubt the full check runs and raises the error (so the
  * classes, their order and the messages are those of ibex_p2p_check_args). */
-static inline int ibex_p2p_args(const char *call, const void *buf, int count, MPI_Datatype datatype,
-                                int peer, int tag, MPI_Comm comm, bool is_recv,
-                                ibex_comm_t **comm_p, ibex_dt_t **dt_p)
+static inline int ibex_p2p_args(const char *call, const void *buf, MPI_Count count,
+                                MPI_Datatype datatype, int peer, int tag, MPI_Comm comm,
+                                bool is_recv, ibex_comm_t **comm_p, ibex_dt_t **dt_p)
 {
     ibex_comm_t *c;
     ibex_dt_t *dt;
@@ -47,14 +47,14 @@ int ibex_p2p_finish(ibex_req_t *req, MPI_Request *handle, MPI_Status *st, const 
                     bool raise);
 /* The send half shared by MPI_Isend and friends; with start false the request is made but not
  * started (persistent requests). */
-int ibex_p2p_send_req(const char *call, const void *buf, int count, MPI_Datatype datatype, int dest,
-                      int tag, MPI_Comm comm, ibex_send_mode_t mode, bool start,
+int ibex_p2p_send_req(const char *call, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                      int dest, int tag, MPI_Comm comm, ibex_send_mode_t mode, bool start,
                       ibex_req_t **req_p);
 /* ibex_p2p_send_req with the arguments already checked (comm and datatype looked up). */
-int ibex_p2p_send_req_on(const char *call, const void *buf, int count, ibex_dt_t *dt, int dest,
-                         int tag, ibex_comm_t *comm, ibex_send_mode_t mode, bool start,
+int ibex_p2p_send_req_on(const char *call, const void *buf, MPI_Count count, ibex_dt_t *dt,
+                         int dest, int tag, ibex_comm_t *comm, ibex_send_mode_t mode, bool start,
                          ibex_req_t **req_p);
-int ibex_p2p_recv_req(const char *call, void *buf, int count, MPI_Datatype datatype, int src,
+int ibex_p2p_recv_req(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype, int src,
                       int tag, MPI_Comm comm, bool start, ibex_req_t **req_p);
 /* Starts an inactive request (MPI_Start, and the non-persistent calls). */
 void ibex_p2p_start(ibex_req_t *req);

@@ -16,6 +16,15 @@ int ibex_mpi_instance_acquire(const char *call, int required);
 /* Drops a reference; the last one stops the engine, collectively over the job. */
 int ibex_mpi_instance_release(const char *call);
 
+/* MPI_SUCCESS when handle is a live session, else MPI_ERR_SESSION (raised on the default
+ * handler). */
+int ibex_session_check(MPI_Session handle, const char *call);
+/* Raises errclass with cause on the session's error handler; returns the class. */
+int ibex_session_error(MPI_Session handle, int errclass, const char *call, const char *cause);
+/* MPI_Session_finalize: the session's Bsend buffer, if any, is flushed and detached
+ * (p2p_bsend.c). */
+void ibex_p2p_bsend_session_drop(MPI_Session session);
+
 /* Negative tags on a communicator's collective context: no program message and no collective
  * uses them (collectives take 1.. upwards, MPI_ANY_TAG is -1), so the session and partitioned
  * protocols below can never match anything else.

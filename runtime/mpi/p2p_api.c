@@ -14,7 +14,7 @@ static int wait_finish(ibex_req_t *req, MPI_Status *st, const char *call)
     return ibex_p2p_finish(req, NULL, st, call, true);
 }
 
-static int send_blocking(const char *call, const void *buf, int count, MPI_Datatype datatype,
+static int send_blocking(const char *call, const void *buf, MPI_Count count, MPI_Datatype datatype,
                          int dest, int tag, MPI_Comm comm, ibex_send_mode_t mode)
 {
     ibex_comm_t *c;
@@ -33,8 +33,9 @@ static int send_blocking(const char *call, const void *buf, int count, MPI_Datat
     return wait_finish(req, MPI_STATUS_IGNORE, call);
 }
 
-static int send_nonblocking(const char *call, const void *buf, int count, MPI_Datatype dt, int dest,
-                            int tag, MPI_Comm comm, ibex_send_mode_t mode, MPI_Request *request)
+static int send_nonblocking(const char *call, const void *buf, MPI_Count count, MPI_Datatype dt,
+                            int dest, int tag, MPI_Comm comm, ibex_send_mode_t mode,
+                            MPI_Request *request)
 {
     ibex_req_t *req;
     if (!request)
@@ -121,11 +122,11 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_C
     return MPI_SUCCESS;
 }
 
-int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                  MPI_Comm comm, MPI_Status *status)
+static int sendrecv(const char *call, const void *sendbuf, MPI_Count sendcount,
+                    MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                    MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                    MPI_Comm comm, MPI_Status *status)
 {
-    IBEX_ENTER(Sendrecv);
     ibex_req_t *rreq, *sreq;
     int rc =
         ibex_p2p_recv_req(call, recvbuf, recvcount, recvtype, source, recvtag, comm, true, &rreq);
@@ -148,10 +149,10 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
     return wait_finish(rreq, status, call);
 }
 
-int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+static int sendrecv_replace(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
+                            int dest, int sendtag, int source, int recvtag, MPI_Comm comm,
+                            MPI_Status *status)
 {
-    IBEX_ENTER(Sendrecv_replace);
     ibex_comm_t *c;
     ibex_dt_t *dt;
     int rc = ibex_p2p_check_args(call, buf, count, datatype, dest, sendtag, comm, false, &c, &dt);
@@ -163,10 +164,124 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
     if (!tmp)
         return ibex_mpi_error(c, MPI_ERR_NO_MEM, call, "cannot stage %zu bytes", bytes);
     ibex_dt_pack(buf, count, dt, 0, tmp, bytes);
-    rc = PMPI_Sendrecv(tmp, (int)bytes, MPI_BYTE, dest, sendtag, buf, count, datatype, source,
-                       recvtag, comm, status);
+    rc = sendrecv(call, tmp, (MPI_Count)bytes, MPI_BYTE, dest, sendtag, buf, count, datatype,
+                  source, recvtag, comm, status);
     free(tmp);
     return rc;
+}
+
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Status *status)
+{
+    IBEX_ENTER(Sendrecv);
+    return sendrecv(call, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                    source, recvtag, comm, status);
+}
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    IBEX_ENTER(Sendrecv_replace);
+    return sendrecv_replace(call, buf, count, datatype, dest, sendtag, source, recvtag, comm,
+                            status);
+}
+
+/* ---- MPI 4.0 large counts: the same paths, the engine carries MPI_Count (mpi.def:
+ * large_native) ---- */
+
+int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    IBEX_ENTER_FAST(Send_c);
+    return send_blocking(call, buf, count, dt, dest, tag, comm, IBEX_SEND_STANDARD);
+}
+
+int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                 MPI_Comm comm)
+{
+    IBEX_ENTER_FAST(Ssend_c);
+    return send_blocking(call, buf, count, dt, dest, tag, comm, IBEX_SEND_SYNC);
+}
+
+int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                 MPI_Comm comm)
+{
+    IBEX_ENTER_FAST(Rsend_c);
+    return send_blocking(call, buf, count, dt, dest, tag, comm, IBEX_SEND_READY);
+}
+
+int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                 MPI_Comm comm)
+{
+    IBEX_ENTER_FAST(Bsend_c);
+    return send_blocking(call, buf, count, dt, dest, tag, comm, IBEX_SEND_BUFFERED);
+}
+
+int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *request)
+{
+    IBEX_ENTER_FAST(Isend_c);
+    return send_nonblocking(call, buf, count, dt, dest, tag, comm, IBEX_SEND_STANDARD, request);
+}
+
+int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    IBEX_ENTER_FAST(Issend_c);
+    return send_nonblocking(call, buf, count, dt, dest, tag, comm, IBEX_SEND_SYNC, request);
+}
+
+int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    IBEX_ENTER_FAST(Irsend_c);
+    return send_nonblocking(call, buf, count, dt, dest, tag, comm, IBEX_SEND_READY, request);
+}
+
+int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    IBEX_ENTER_FAST(Ibsend_c);
+    return send_nonblocking(call, buf, count, dt, dest, tag, comm, IBEX_SEND_BUFFERED, request);
+}
+
+int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                MPI_Status *status)
+{
+    IBEX_ENTER_FAST(Recv_c);
+    ibex_req_t *req;
+    IBEX_CHECK(ibex_p2p_recv_req(call, buf, count, dt, source, tag, comm, true, &req));
+    return wait_finish(req, status, call);
+}
+
+int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                 MPI_Request *request)
+{
+    IBEX_ENTER_FAST(Irecv_c);
+    ibex_req_t *req;
+    if (!request)
+        return ibex_mpi_error(ibex_comm_get(comm), MPI_ERR_ARG, call, "request pointer is NULL");
+    IBEX_CHECK(ibex_p2p_recv_req(call, buf, count, dt, source, tag, comm, true, &req));
+    if (ibex_req_publish(req, request) != 0)
+        return ibex_mpi_error(req->comm, MPI_ERR_NO_MEM, call, "out of request handles");
+    return MPI_SUCCESS;
+}
+
+int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                    int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                    int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    IBEX_ENTER(Sendrecv_c);
+    return sendrecv(call, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                    source, recvtag, comm, status);
+}
+
+int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                            int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    IBEX_ENTER(Sendrecv_replace_c);
+    return sendrecv_replace(call, buf, count, datatype, dest, sendtag, source, recvtag, comm,
+                            status);
 }
 
 IBEX_MPI_ALIASES(p2p_api)

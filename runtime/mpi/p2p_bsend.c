@@ -5,7 +5,11 @@
  * is packed into the communicator's buffer if it has one, else the process's, and sent by an
  * internal request; the user's call completes at once. A buffer is managed first-fit: each
  * block carries a small header (MPI_BSEND_OVERHEAD). The iflush forms flush at the call and
- * give a complete request. Sessions (and so MPI_Session_attach_buffer) are not there yet.
+ * give a complete request. A session's buffer (MPI_Session_attach_buffer) serves the
+ * communicators derived from the session (ibex_comm_t.session) that have none of their own;
+ * MPI 4.1 section 3.6: the communicator's buffer, else its session's, else the process's.
+ * MPI_BUFFER_AUTOMATIC instead of an address: each message gets its own malloc'd copy, freed
+ * when it has left, so such a buffer never runs out of room (but memory may).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,22 +17,38 @@
 #include "ibex_blocked_rec.h"
 #include "ibex_p2p_api.h"
 #include "ibex_runtime.h"
+#include "ibex_session.h"
 #include "ibex_entry.h"
+
+/* The messages of an automatic buffer still in flight; malloc'd, so it stays where it is
+ * while the pool tables move. */
+typedef struct bsend_auto {
+    long live;
+} bsend_auto_t;
 
 typedef struct bsend_block {
     size_t size; /* bytes of this block, header included */
     int in_use;
     int pad;
+    bsend_auto_t *owner; /* an automatic buffer's block (malloc'd alone), else NULL */
 } bsend_block_t;
 
 typedef struct bsend_pool {
     char *buf;
     size_t size;
+    bsend_auto_t *automatic; /* attached as MPI_BUFFER_AUTOMATIC (buf NULL) */
 } bsend_pool_t;
 
 static bsend_pool_t proc_pool;   /* MPI_Buffer_attach's */
 static bsend_pool_t *comm_pools; /* by communicator handle index */
 static int ncomm_pools;
+static bsend_pool_t *sess_pools; /* by session handle index */
+static int nsess_pools;
+
+static bool pool_attached(const bsend_pool_t *p)
+{
+    return p && (p->buf || p->automatic);
+}
 
 _Static_assert(sizeof(bsend_block_t) <= MPI_BSEND_OVERHEAD, "bsend header too big");
 
@@ -52,8 +72,22 @@ static void bsend_coalesce(bsend_pool_t *p)
     }
 }
 
+static void *bsend_alloc_auto(bsend_pool_t *p, size_t bytes)
+{
+    bsend_block_t *b = malloc(BLOCK_HDR + (bytes ? bytes : 1));
+    if (!b)
+        return NULL;
+    b->size = BLOCK_HDR + bytes;
+    b->in_use = 1;
+    b->owner = p->automatic;
+    b->owner->live++;
+    return (char *)b + BLOCK_HDR;
+}
+
 static void *bsend_alloc(bsend_pool_t *p, size_t bytes)
 {
+    if (p->automatic)
+        return bsend_alloc_auto(p, bytes);
     size_t need = (BLOCK_HDR + bytes + BLOCK_ALIGN - 1) & ~(size_t)(BLOCK_ALIGN - 1);
     bsend_coalesce(p);
     for (size_t off = 0; p->buf && off < p->size; off += block_at(p, off)->size) {
@@ -64,6 +98,7 @@ static void *bsend_alloc(bsend_pool_t *p, size_t bytes)
             bsend_block_t *rest = block_at(p, off + need);
             rest->size = b->size - need;
             rest->in_use = 0;
+            rest->owner = NULL;
             b->size = need;
         }
         b->in_use = 1;
@@ -75,38 +110,58 @@ static void *bsend_alloc(bsend_pool_t *p, size_t bytes)
 static void bsend_release(ibex_req_t *req)
 {
     bsend_block_t *b = (bsend_block_t *)((char *)req->hook_arg - BLOCK_HDR);
+    if (b->owner) {
+        b->owner->live--;
+        free(b);
+        return;
+    }
     b->in_use = 0;
 }
 
 static bool bsend_busy(const bsend_pool_t *p)
 {
+    if (p->automatic)
+        return p->automatic->live > 0;
     for (size_t off = 0; p->buf && off < p->size; off += block_at(p, off)->size)
         if (block_at(p, off)->in_use)
             return true;
     return false;
 }
 
+/* Entry i of a pool table (grow: make room for it), or NULL. */
+static bsend_pool_t *table_pool(bsend_pool_t **tab, int *n, int i, bool grow)
+{
+    if (i >= *n && grow) {
+        int m = i + 16;
+        bsend_pool_t *np = realloc(*tab, (size_t)m * sizeof(*np));
+        if (!np)
+            return NULL;
+        memset(np + *n, 0, (size_t)(m - *n) * sizeof(*np));
+        *tab = np;
+        *n = m;
+    }
+    return i < *n ? &(*tab)[i] : NULL;
+}
+
 /* The buffer of communicator c (grow: make room for it), or NULL. */
 static bsend_pool_t *comm_pool(const ibex_comm_t *c, bool grow)
 {
-    int i = IBEX_HANDLE_INDEX(c->handle);
-    if (i >= ncomm_pools && grow) {
-        int n = i + 16;
-        bsend_pool_t *np = realloc(comm_pools, (size_t)n * sizeof(*np));
-        if (!np)
-            return NULL;
-        memset(np + ncomm_pools, 0, (size_t)(n - ncomm_pools) * sizeof(*np));
-        comm_pools = np;
-        ncomm_pools = n;
-    }
-    return i < ncomm_pools ? &comm_pools[i] : NULL;
+    return table_pool(&comm_pools, &ncomm_pools, IBEX_HANDLE_INDEX(c->handle), grow);
 }
 
-/* Where a Bsend on c goes: c's buffer if it has one, else the process's. */
+static bsend_pool_t *sess_pool(MPI_Session s, bool grow)
+{
+    return table_pool(&sess_pools, &nsess_pools, IBEX_HANDLE_INDEX(s), grow);
+}
+
+/* Where a Bsend on c goes: c's buffer, else its session's, else the process's. */
 static bsend_pool_t *pool_for(const ibex_comm_t *c)
 {
     bsend_pool_t *p = comm_pool(c, false);
-    return p && p->buf ? p : &proc_pool;
+    if (pool_attached(p))
+        return p;
+    p = c->session ? sess_pool(c->session, false) : NULL;
+    return pool_attached(p) ? p : &proc_pool;
 }
 
 static void pool_flush(const bsend_pool_t *p)
@@ -137,15 +192,17 @@ int ibex_p2p_bsend_start(const char *call, ibex_req_t *req)
             ibex_req_release(req);
         }
         return ibex_mpi_error(comm, MPI_ERR_BUFFER, call,
-                              "no room for %zu bytes in the attached buffer (%zu bytes; attach "
-                              "a larger one with MPI_Buffer_attach)",
+                              pool->automatic
+                                  ? "cannot allocate %zu bytes for the automatic buffer (%zu)"
+                                  : "no room for %zu bytes in the attached buffer (%zu bytes; "
+                                    "attach a larger one with MPI_Buffer_attach)",
                               bytes, pool->size);
     }
     ibex_dt_pack(req->buf, req->count, req->dt, 0, space, req->bytes);
     /* The copy travels as bytes; the user request is already complete. */
     ibex_req_t *inner;
     ibex_dt_t *byte_dt = ibex_dt_get(MPI_BYTE);
-    ibex_p2p_isend(space, (int)req->bytes, byte_dt, req->peer, req->tag, req->comm, req->coll,
+    ibex_p2p_isend(space, (MPI_Count)req->bytes, byte_dt, req->peer, req->tag, req->comm, req->coll,
                    &inner);
     inner->hook_arg = space;
     if (inner->complete) { /* sent eagerly already: the space is free again */
@@ -161,9 +218,14 @@ int ibex_p2p_bsend_start(const char *call, ibex_req_t *req)
 
 static int pool_attach(bsend_pool_t *p, const char *call, ibex_comm_t *c, void *buffer, int size)
 {
-    if (p->buf)
+    if (pool_attached(p))
         return ibex_mpi_error(c, MPI_ERR_BUFFER, call,
                               "a buffer is already attached (detach it first)");
+    if (buffer == MPI_BUFFER_AUTOMATIC) { /* size is ignored (MPI 4.1) */
+        p->automatic = calloc(1, sizeof(*p->automatic));
+        return p->automatic ? MPI_SUCCESS
+                            : ibex_mpi_error(c, MPI_ERR_NO_MEM, call, "out of memory");
+    }
     if (size < 0 || (!buffer && size > 0))
         return ibex_mpi_error(c, MPI_ERR_BUFFER, call, "invalid buffer %p of size %d", buffer,
                               size);
@@ -175,6 +237,7 @@ static int pool_attach(bsend_pool_t *p, const char *call, ibex_comm_t *c, void *
     if (usable) {
         block_at(p, 0)->size = usable;
         block_at(p, 0)->in_use = 0;
+        block_at(p, 0)->owner = NULL;
     }
     return MPI_SUCCESS;
 }
@@ -185,25 +248,35 @@ static int pool_detach(bsend_pool_t *p, const char *call, ibex_comm_t *c, void *
 {
     if (!buffer_addr || !size)
         return ibex_mpi_error(c, MPI_ERR_ARG, call, "NULL argument");
-    if (c && (!p || !p->buf)) /* a communicator without its own buffer */
+    if (c && !pool_attached(p)) /* a communicator without its own buffer */
         return ibex_mpi_error(c, MPI_ERR_BUFFER, call, "no buffer is attached to %s", c->name);
     if (!p)
         p = &proc_pool;
     pool_flush(p);
-    *(void **)buffer_addr = p->buf;
+    *(void **)buffer_addr = p->automatic ? MPI_BUFFER_AUTOMATIC : p->buf;
     *size = (int)p->size;
-    p->buf = NULL;
-    p->size = 0;
+    free(p->automatic);
+    memset(p, 0, sizeof(*p));
     return MPI_SUCCESS;
 }
 
 void ibex_p2p_bsend_comm_drop(const ibex_comm_t *c)
 {
     bsend_pool_t *p = comm_pool(c, false);
-    if (p && p->buf) { /* its messages go out first */
+    if (pool_attached(p)) { /* its messages go out first */
         pool_flush(p);
-        p->buf = NULL;
-        p->size = 0;
+        free(p->automatic);
+        memset(p, 0, sizeof(*p));
+    }
+}
+
+void ibex_p2p_bsend_session_drop(MPI_Session session)
+{
+    bsend_pool_t *p = sess_pool(session, false);
+    if (pool_attached(p)) {
+        pool_flush(p);
+        free(p->automatic);
+        memset(p, 0, sizeof(*p));
     }
 }
 
@@ -263,6 +336,75 @@ int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
     IBEX_ARGS(Comm_iflush_buffer, request);
     pool_flush(pool_for(c));
     return ibex_p2p_req_done(c, call, request);
+}
+
+/* ---- MPI 4.1 session buffers: for the communicators derived from the session ---- */
+
+int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
+{
+    IBEX_ENTER(Session_attach_buffer);
+    IBEX_CHECK(ibex_session_check(session, call));
+    bsend_pool_t *p = sess_pool(session, true);
+    if (!p)
+        return ibex_session_error(session, MPI_ERR_NO_MEM, call, "out of memory");
+    if (pool_attached(p))
+        return ibex_session_error(session, MPI_ERR_BUFFER, call,
+                                  "a buffer is already attached to the session (detach it first)");
+    if (buffer != MPI_BUFFER_AUTOMATIC && (size < 0 || (!buffer && size > 0)))
+        return ibex_session_error(session, MPI_ERR_BUFFER, call, "invalid buffer or size");
+    return pool_attach(p, call, NULL, buffer, size);
+}
+
+static int session_detach(MPI_Session session, const char *call, void *buffer_addr, int *size)
+{
+    IBEX_CHECK(ibex_session_check(session, call));
+    if (!buffer_addr || !size)
+        return ibex_session_error(session, MPI_ERR_ARG, call, "buffer_addr or size is NULL");
+    bsend_pool_t *p = sess_pool(session, false);
+    if (!pool_attached(p))
+        return ibex_session_error(session, MPI_ERR_BUFFER, call,
+                                  "no buffer is attached to the session");
+    return pool_detach(p, call, NULL, buffer_addr, size);
+}
+
+int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
+{
+    IBEX_ENTER(Session_detach_buffer);
+    return session_detach(session, call, buffer_addr, size);
+}
+
+int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
+{
+    IBEX_ENTER(Session_detach_buffer_c);
+    int n = 0;
+    if (!size)
+        return ibex_session_error(session, MPI_ERR_ARG, call, "size is NULL");
+    int rc = session_detach(session, call, buffer_addr, &n);
+    if (rc == MPI_SUCCESS)
+        *size = n;
+    return rc;
+}
+
+int PMPI_Session_flush_buffer(MPI_Session session)
+{
+    IBEX_ENTER(Session_flush_buffer);
+    IBEX_CHECK(ibex_session_check(session, call));
+    bsend_pool_t *p = sess_pool(session, false);
+    if (pool_attached(p))
+        pool_flush(p);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
+{
+    IBEX_ENTER(Session_iflush_buffer);
+    IBEX_CHECK(ibex_session_check(session, call));
+    if (!request)
+        return ibex_session_error(session, MPI_ERR_ARG, call, "request is NULL");
+    bsend_pool_t *p = sess_pool(session, false);
+    if (pool_attached(p))
+        pool_flush(p);
+    return ibex_p2p_req_done(ibex_comm_self, call, request);
 }
 
 IBEX_MPI_ALIASES(p2p_bsend)

@@ -64,9 +64,10 @@ static void isr_send_done(ibex_req_t *s)
     isr_send_finished(s->hook_arg, s->error);
 }
 
-static int isendrecv(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                     int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                     int source, int recvtag, MPI_Comm comm, MPI_Request *request, void *tmp)
+static int isendrecv(const char *call, const void *sendbuf, MPI_Count sendcount,
+                     MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                     MPI_Comm comm, MPI_Request *request, void *tmp)
 {
     ibex_req_t *rreq, *sreq;
     isr_t *isr = calloc(1, sizeof(*isr));
@@ -113,44 +114,80 @@ static int isendrecv(const char *call, const void *sendbuf, int sendcount, MPI_D
     return MPI_SUCCESS;
 }
 
-int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                   MPI_Comm comm, MPI_Request *request)
+/* Both halves' arguments are checked before anything starts. */
+static int isendrecv_checked(const char *call, const void *sendbuf, MPI_Count sendcount,
+                             MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                             MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                             MPI_Comm comm, MPI_Request *request)
 {
-    IBEX_ENTER(Isendrecv);
     ibex_comm_t *c;
     ibex_dt_t *dt;
-    /* both halves' arguments before anything starts */
     IBEX_CHECK(ibex_p2p_check_args(call, sendbuf, sendcount, sendtype, dest, sendtag, comm, false,
                                    &c, &dt));
     IBEX_CHECK(ibex_p2p_check_args(call, recvbuf, recvcount, recvtype, source, recvtag, comm, true,
                                    &c, &dt));
-    ibex_e.comm = c;
-    IBEX_ARGS(Isendrecv, sendcount, recvcount, request);
+    if (!request)
+        return ibex_mpi_error(c, MPI_ERR_ARG, call, "request is NULL");
     return isendrecv(call, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
                      recvtype, source, recvtag, comm, request, NULL);
 }
 
-int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-                           int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+static int isendrecv_replace(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
+                             int dest, int sendtag, int source, int recvtag, MPI_Comm comm,
+                             MPI_Request *request)
 {
-    IBEX_ENTER(Isendrecv_replace);
     ibex_comm_t *c;
     ibex_dt_t *dt;
     IBEX_CHECK(
         ibex_p2p_check_args(call, buf, count, datatype, dest, sendtag, comm, false, &c, &dt));
     IBEX_CHECK(
         ibex_p2p_check_args(call, buf, count, datatype, source, recvtag, comm, true, &c, &dt));
-    ibex_e.comm = c;
-    IBEX_ARGS(Isendrecv_replace, count, request);
+    if (!request)
+        return ibex_mpi_error(c, MPI_ERR_ARG, call, "request is NULL");
     /* Pack what goes out, so the receive may overwrite the buffer. */
     size_t bytes = (size_t)count * dt->size;
     void *tmp = malloc(bytes ? bytes : 1);
     if (!tmp)
-        return IBEX_ERROR(MPI_ERR_NO_MEM, "cannot stage %zu bytes", bytes);
+        return ibex_mpi_error(c, MPI_ERR_NO_MEM, call, "cannot stage %zu bytes", bytes);
     ibex_dt_pack(buf, count, dt, 0, tmp, bytes);
-    return isendrecv(call, tmp, (int)bytes, MPI_BYTE, dest, sendtag, buf, count, datatype, source,
-                     recvtag, comm, request, tmp);
+    return isendrecv(call, tmp, (MPI_Count)bytes, MPI_BYTE, dest, sendtag, buf, count, datatype,
+                     source, recvtag, comm, request, tmp);
+}
+
+int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    IBEX_ENTER(Isendrecv);
+    return isendrecv_checked(call, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                             recvtype, source, recvtag, comm, request);
+}
+
+int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                           int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    IBEX_ENTER(Isendrecv_replace);
+    return isendrecv_replace(call, buf, count, datatype, dest, sendtag, source, recvtag, comm,
+                             request);
+}
+
+/* MPI 4.0 large counts: the same paths, the engine carries MPI_Count */
+int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                     int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                     int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    IBEX_ENTER(Isendrecv_c);
+    return isendrecv_checked(call, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                             recvtype, source, recvtag, comm, request);
+}
+
+int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                             int sendtag, int source, int recvtag, MPI_Comm comm,
+                             MPI_Request *request)
+{
+    IBEX_ENTER(Isendrecv_replace_c);
+    return isendrecv_replace(call, buf, count, datatype, dest, sendtag, source, recvtag, comm,
+                             request);
 }
 
 IBEX_MPI_ALIASES(p2p_isendrecv)

@@ -19,7 +19,7 @@ static int persist_make(ibex_req_t *req, MPI_Request *request, const char *call)
     return MPI_SUCCESS;
 }
 
-static int send_init(const char *call, const void *buf, int count, MPI_Datatype dt, int dest,
+static int send_init(const char *call, const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
                      int tag, MPI_Comm comm, ibex_send_mode_t mode, MPI_Request *request)
 {
     ibex_req_t *req;
@@ -57,15 +57,57 @@ int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int t
     return send_init(call, buf, count, dt, dest, tag, comm, IBEX_SEND_BUFFERED, request);
 }
 
-int PMPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
-                   MPI_Request *request)
+static int recv_init(const char *call, void *buf, MPI_Count count, MPI_Datatype dt, int source,
+                     int tag, MPI_Comm comm, MPI_Request *request)
 {
-    IBEX_ENTER_FAST(Recv_init);
     ibex_req_t *req;
     if (!request)
         return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "request pointer is NULL");
     int rc = ibex_p2p_recv_req(call, buf, count, dt, source, tag, comm, false, &req);
     return rc != MPI_SUCCESS ? rc : persist_make(req, request, call);
+}
+
+int PMPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    IBEX_ENTER_FAST(Recv_init);
+    return recv_init(call, buf, count, dt, source, tag, comm, request);
+}
+
+/* MPI 4.0 large counts: the same paths, the engine carries MPI_Count */
+int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    IBEX_ENTER_FAST(Send_init_c);
+    return send_init(call, buf, count, dt, dest, tag, comm, IBEX_SEND_STANDARD, request);
+}
+
+int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                      MPI_Comm comm, MPI_Request *request)
+{
+    IBEX_ENTER_FAST(Ssend_init_c);
+    return send_init(call, buf, count, dt, dest, tag, comm, IBEX_SEND_SYNC, request);
+}
+
+int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                      MPI_Comm comm, MPI_Request *request)
+{
+    IBEX_ENTER_FAST(Rsend_init_c);
+    return send_init(call, buf, count, dt, dest, tag, comm, IBEX_SEND_READY, request);
+}
+
+int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                      MPI_Comm comm, MPI_Request *request)
+{
+    IBEX_ENTER_FAST(Bsend_init_c);
+    return send_init(call, buf, count, dt, dest, tag, comm, IBEX_SEND_BUFFERED, request);
+}
+
+int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    IBEX_ENTER_FAST(Recv_init_c);
+    return recv_init(call, buf, count, dt, source, tag, comm, request);
 }
 
 static int start_one(MPI_Request h, const char *call)

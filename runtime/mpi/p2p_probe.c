@@ -207,7 +207,7 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_St
 }
 
 /* Starts the receive of a matched-probe message into a new request. */
-static int mrecv_start(const char *call, void *buf, int count, MPI_Datatype datatype,
+static int mrecv_start(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
                        MPI_Message *message, ibex_req_t **req_p)
 {
     int rc = ibex_check_initialized(call);
@@ -239,10 +239,9 @@ static int mrecv_start(const char *call, void *buf, int count, MPI_Datatype data
     return MPI_SUCCESS;
 }
 
-int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-               MPI_Status *status)
+static int mrecv(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
+                 MPI_Message *message, MPI_Status *status)
 {
-    IBEX_ENTER_FAST(Mrecv);
     ibex_req_t *req;
     int rc = mrecv_start(call, buf, count, datatype, message, &req);
     if (rc != MPI_SUCCESS)
@@ -251,10 +250,9 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
     return ibex_p2p_finish(req, NULL, status, call, true);
 }
 
-int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-                MPI_Request *request)
+static int imrecv(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Message *message, MPI_Request *request)
 {
-    IBEX_ENTER_FAST(Imrecv);
     ibex_req_t *req;
     int rc = mrecv_start(call, buf, count, datatype, message, &req);
     if (rc != MPI_SUCCESS)
@@ -262,6 +260,35 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
     if (ibex_req_publish(req, request) != 0)
         return ibex_mpi_error(req->comm, MPI_ERR_NO_MEM, call, "out of request handles");
     return MPI_SUCCESS;
+}
+
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+               MPI_Status *status)
+{
+    IBEX_ENTER_FAST(Mrecv);
+    return mrecv(call, buf, count, datatype, message, status);
+}
+
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                MPI_Request *request)
+{
+    IBEX_ENTER_FAST(Imrecv);
+    return imrecv(call, buf, count, datatype, message, request);
+}
+
+/* MPI 4.0 large counts: the same paths, the engine carries MPI_Count */
+int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+                 MPI_Status *status)
+{
+    IBEX_ENTER_FAST(Mrecv_c);
+    return mrecv(call, buf, count, datatype, message, status);
+}
+
+int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+                  MPI_Request *request)
+{
+    IBEX_ENTER_FAST(Imrecv_c);
+    return imrecv(call, buf, count, datatype, message, request);
 }
 
 IBEX_MPI_ALIASES(p2p_probe)

@@ -12,7 +12,7 @@
 #include "ibex_log.h"
 #include "ibex_runtime.h"
 
-int ibex_p2p_check_args(const char *call, const void *buf, int count, MPI_Datatype datatype,
+int ibex_p2p_check_args(const char *call, const void *buf, MPI_Count count, MPI_Datatype datatype,
                         int peer, int tag, MPI_Comm comm, bool is_recv, ibex_comm_t **comm_p,
                         ibex_dt_t **dt_p)
 {
@@ -32,7 +32,7 @@ int ibex_p2p_check_args(const char *call, const void *buf, int count, MPI_Dataty
     return MPI_SUCCESS;
 }
 
-static ibex_req_t *req_fill(ibex_req_kind_t kind, const void *buf, int count, ibex_dt_t *dt,
+static ibex_req_t *req_fill(ibex_req_kind_t kind, const void *buf, MPI_Count count, ibex_dt_t *dt,
                             int peer, int tag, ibex_comm_t *comm, bool coll)
 {
     ibex_req_t *req = ibex_req_alloc(kind);
@@ -103,7 +103,7 @@ void ibex_p2p_start(ibex_req_t *req)
         ibex_proto_send_start(req);
 }
 
-ibex_status_t ibex_p2p_isend(const void *buf, int count, ibex_dt_t *dt, int dest, int tag,
+ibex_status_t ibex_p2p_isend(const void *buf, MPI_Count count, ibex_dt_t *dt, int dest, int tag,
                              ibex_comm_t *comm, bool coll, ibex_req_t **req_p)
 {
     ibex_req_t *req = req_fill(IBEX_REQ_SEND, buf, count, dt, dest, tag, comm, coll);
@@ -115,7 +115,7 @@ ibex_status_t ibex_p2p_isend(const void *buf, int count, ibex_dt_t *dt, int dest
     return IBEX_OK;
 }
 
-ibex_status_t ibex_p2p_irecv(void *buf, int count, ibex_dt_t *dt, int src, int tag,
+ibex_status_t ibex_p2p_irecv(void *buf, MPI_Count count, ibex_dt_t *dt, int src, int tag,
                              ibex_comm_t *comm, bool coll, ibex_req_t **req_p)
 {
     ibex_req_t *req = req_fill(IBEX_REQ_RECV, buf, count, dt, src, tag, comm, coll);
@@ -126,8 +126,9 @@ ibex_status_t ibex_p2p_irecv(void *buf, int count, ibex_dt_t *dt, int src, int t
     return IBEX_OK;
 }
 
-int ibex_p2p_send_req(const char *call, const void *buf, int count, MPI_Datatype datatype, int dest,
-                      int tag, MPI_Comm comm, ibex_send_mode_t mode, bool start, ibex_req_t **req_p)
+int ibex_p2p_send_req(const char *call, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                      int dest, int tag, MPI_Comm comm, ibex_send_mode_t mode, bool start,
+                      ibex_req_t **req_p)
 {
     ibex_comm_t *c;
     ibex_dt_t *dt;
@@ -137,8 +138,8 @@ int ibex_p2p_send_req(const char *call, const void *buf, int count, MPI_Datatype
     return ibex_p2p_send_req_on(call, buf, count, dt, dest, tag, c, mode, start, req_p);
 }
 
-int ibex_p2p_send_req_on(const char *call, const void *buf, int count, ibex_dt_t *dt, int dest,
-                         int tag, ibex_comm_t *c, ibex_send_mode_t mode, bool start,
+int ibex_p2p_send_req_on(const char *call, const void *buf, MPI_Count count, ibex_dt_t *dt,
+                         int dest, int tag, ibex_comm_t *c, ibex_send_mode_t mode, bool start,
                          ibex_req_t **req_p)
 {
     ibex_req_t *req = req_fill(IBEX_REQ_SEND, buf, count, dt, dest, tag, c, false);
@@ -154,7 +155,7 @@ int ibex_p2p_send_req_on(const char *call, const void *buf, int count, ibex_dt_t
     return MPI_SUCCESS;
 }
 
-int ibex_p2p_recv_req(const char *call, void *buf, int count, MPI_Datatype datatype, int src,
+int ibex_p2p_recv_req(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype, int src,
                       int tag, MPI_Comm comm, bool start, ibex_req_t **req_p)
 {
     ibex_comm_t *c;

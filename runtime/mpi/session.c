@@ -133,12 +133,26 @@ int PMPI_Session_finalize(MPI_Session *session)
     ibex_session_t *s = session_lookup(*session, call);
     if (!s)
         return MPI_ERR_SESSION;
+    ibex_p2p_bsend_session_drop(s->handle); /* its buffered messages leave first */
     ibex_handle_release(session_table_get(), s->handle);
     if (s->info != MPI_INFO_NULL)
         PMPI_Info_free(&s->info);
     free(s);
     *session = MPI_SESSION_NULL;
     return ibex_mpi_instance_release(call);
+}
+
+int ibex_session_check(MPI_Session handle, const char *call)
+{
+    return session_lookup(handle, call) ? MPI_SUCCESS : MPI_ERR_SESSION;
+}
+
+int ibex_session_error(MPI_Session handle, int errclass, const char *call, const char *cause)
+{
+    ibex_session_t *s = ibex_handle_get(session_table_get(), handle);
+    if (!s)
+        return ibex_mpi_error(NULL, errclass, call, "%s", cause);
+    return session_error(s, errclass, call, cause);
 }
 
 /* ---- process sets ---- */
@@ -224,7 +238,14 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI
     int i = pset_find(pset_name);
     if (i < 0)
         return session_error(s, MPI_ERR_ARG, call, "no such process set");
-    ibex_group_t *g = pset_group(i);
+    /* a group of its own, marked with the session: the communicators made from it use the
+     * session's Bsend buffer */
+    ibex_group_t *w = pset_group(i);
+    ibex_group_t *g = ibex_group_from_world(w->world_ranks, w->size);
+    ibex_group_release(w);
+    if (!g)
+        return session_error(s, MPI_ERR_NO_MEM, call, "out of memory for the group");
+    g->session = s->handle;
     MPI_Group h = ibex_group_handle_new(g);
     ibex_group_release(g);
     if (h == MPI_GROUP_NULL)

@@ -102,6 +102,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
     ibex_status_t st = ibex_comm_create_tagged(ibex_comm_world, g, tag, &made);
     if (st != IBEX_OK)
         return from_error(&a, ibex_err_class_of(st), ibex_status_str(st));
+    made->session = g->session; /* derived from the group's session (its Bsend buffer) */
     return from_publish(&a, made, info, newcomm);
 }
 
@@ -147,6 +148,7 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
     }
     if (st != IBEX_OK)
         return from_error(&a, ibex_err_class_of(st), ibex_status_str(st));
+    inter->session = lg->session;
     return from_publish(&a, inter, info, newintercomm);
 }
 

@@ -64,6 +64,7 @@ static int create_with_topo(ibex_comm_t *parent, ibex_group_t *group, ibex_topo_
         *newcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;
     }
+    comm->session = parent->session;
     comm->topo = make(arg, comm->rank);
     if (!comm->topo) {
         ibex_comm_release(comm);

@@ -92,7 +92,7 @@ struct ibex_req {
     ibex_comm_t *comm;
 };
 
-ibex_status_t ibex_p2p_isend(const void *buf, int count, ibex_dt_t *dt, int dest, int tag,
+ibex_status_t ibex_p2p_isend(const void *buf, MPI_Count count, ibex_dt_t *dt, int dest, int tag,
                              ibex_comm_t *comm, bool coll, ibex_req_t **req_p)
 {
     *req_p = NULL;
@@ -100,7 +100,7 @@ ibex_status_t ibex_p2p_isend(const void *buf, int count, ibex_dt_t *dt, int dest
                           MPI_BYTE, dest, tag, comm);
 }
 
-ibex_status_t ibex_p2p_irecv(void *buf, int count, ibex_dt_t *dt, int src, int tag,
+ibex_status_t ibex_p2p_irecv(void *buf, MPI_Count count, ibex_dt_t *dt, int src, int tag,
                              ibex_comm_t *comm, bool coll, ibex_req_t **req_p)
 {
     ibex_req_t *r = malloc(sizeof(*r));

@@ -16,8 +16,9 @@ internal (runtime/mpi, included through ibex_entry.h):
     lookups. Each takes the checked parameters in declaration order.
 large (runtime/mpi, compiled into libibex): the MPI 4.0 large-count variants PMPI_X_c (MPI_X_c
   their weak aliases) of the functions marked `large`, whose `count` parameters are MPI_Count.
-  Ibex's engine counts in int: a call whose counts fit is the int call; a larger count is
-  MPI_ERR_COUNT, saying so.
+  A call whose counts fit is the int call; a larger count is MPI_ERR_COUNT, saying so.
+  A function marked `large_native` instead has its PMPI_X_c written by hand in its own file
+  (the engine carries MPI_Count there: point-to-point), with its alias in that file's macro.
 """
 import os
 import re
@@ -159,12 +160,13 @@ LARGE_KINDS = {"count": "MPI_Count {}", "counts": "const MPI_Count {}[]",
 ARRAY_KINDS = ("counts", "displs")
 RETURNS = {"int": "int", "double": "double", "aint": "MPI_Aint"}
 
-LINE = re.compile(r"^(\w+)\s+(\w+)\((.*)\)\s*(large)?$")
+LINE = re.compile(r"^(\w+)\s+(\w+)\((.*)\)\s*(large|large_native)?$")
 
 
 class Func:
-    def __init__(self, ret, name, params, file, large):
+    def __init__(self, ret, name, params, file, large, native=False):
         self.ret, self.name, self.params, self.file, self.large = ret, name, params, file, large
+        self.native = native  # large_native: PMPI_X_c written by hand in self.file
 
     def decl(self, prefix, suffix=""):
         """The C declaration; with suffix "_c" the large-count one (counts are MPI_Count)."""
@@ -217,7 +219,8 @@ def parse(path):
             params = parse_params(m.group(3), where)
             if m.group(4) and not any(k in LARGE_KINDS for k, _ in params):
                 fail(where, "%s is marked large but has no count parameter" % m.group(2))
-            funcs.append(Func(m.group(1), m.group(2), params, file, bool(m.group(4))))
+            funcs.append(Func(m.group(1), m.group(2), params, file, bool(m.group(4)),
+                              m.group(4) == "large_native"))
     return funcs
 
 
@@ -243,7 +246,7 @@ def proto_h(funcs):
     for fn in funcs:
         out.append(wrap(fn.decl("MPI_") + ";"))
         out.append(wrap(fn.decl("PMPI_") + ";"))
-    out += ["", "/* MPI 4.0 large-count variants (counts above INT_MAX: MPI_ERR_COUNT for now). */"]
+    out += ["", "/* MPI 4.0 large-count variants. */"]
     for fn in funcs:
         if fn.large:
             out.append(wrap(fn.decl("MPI_", "_c") + ";"))
@@ -279,8 +282,12 @@ def internal_h(funcs):
             files.append(fn.file)
     for file in files:
         stem = os.path.splitext(file)[0]
-        pragmas = ['_Pragma("weak MPI_%s = PMPI_%s")' % (f.name, f.name)
-                   for f in funcs if f.file == file]
+        pragmas = []
+        for f in funcs:
+            if f.file == file:
+                pragmas.append('_Pragma("weak MPI_%s = PMPI_%s")' % (f.name, f.name))
+            if f.file == file and f.native:
+                pragmas.append('_Pragma("weak MPI_%s_c = PMPI_%s_c")' % (f.name, f.name))
         out.append("#define IBEX_MPI_ALIASES_%s \\\n    %s" % (stem, " \\\n    ".join(pragmas)))
     out += ["", "/* Uniform argument checks by kind (mpi.def): MPI_SUCCESS or the raised class. */"]
     for fn in funcs:
@@ -297,7 +304,7 @@ LARGE_HEAD = """#include <limits.h>
 #include "ibex_comm.h"
 #include "ibex_entry.h"
 
-/* A count of a large-count call that does not fit the int the engine counts in. */
+/* A count of a large-count call that does not fit the int its int form counts in. */
 static int large_count_error(const ibex_entry_t *e, const char *param, MPI_Count n)
 {
     return ibex_mpi_error(e->comm, MPI_ERR_COUNT, e->call,
@@ -387,7 +394,7 @@ def large_array_call(fn, arrays):
 def large_c(funcs):
     out = [HEADER, LARGE_HEAD]
     for fn in funcs:
-        if fn.large:
+        if fn.large and not fn.native:
             out += large_function(fn)
     return "\n".join(out)
 

@@ -25,7 +25,7 @@ fail() {
 }
 
 # the names mpi.def lists
-sed -e 's/#.*//' "$DEF" | sed -n -e 's/^[a-z]* \([A-Za-z0-9_]*\)(.*) *large$/\1\
+sed -e 's/#.*//' "$DEF" | sed -n -e 's/^[a-z]* \([A-Za-z0-9_]*\)(.*) *large\(_native\)\{0,1\}$/\1\
 \1_c/p' -e 's/^[a-z]* \([A-Za-z0-9_]*\)(.*)$/\1/p' | sort >"$WORK/def"
 [ "$(wc -l <"$WORK/def")" -ge 100 ] && pass "mpi.def lists $(wc -l <"$WORK/def") functions" ||
     fail "mpi.def lists too few functions: $(wc -l <"$WORK/def")"

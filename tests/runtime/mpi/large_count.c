@@ -53,14 +53,13 @@ static void too_large_counts(void)
     MPI_Count big = (MPI_Count)INT_MAX + 1;
     char c = 0;
     int cls = -1;
-    int rc = MPI_Send_c(&c, big, MPI_CHAR, 0, 1, MPI_COMM_WORLD);
+    /* point-to-point takes such counts (tests/mpi/large_msg.c); the collectives not yet */
+    int rc = MPI_Bcast_c(&c, big, MPI_CHAR, 0, MPI_COMM_WORLD);
     MPI_Error_class(rc, &cls);
-    expect(cls == MPI_ERR_COUNT, "Send_c with INT_MAX + 1 is MPI_ERR_COUNT");
+    expect(cls == MPI_ERR_COUNT, "Bcast_c with INT_MAX + 1 is MPI_ERR_COUNT");
     MPI_Datatype t = MPI_DATATYPE_NULL;
     rc = MPI_Type_contiguous_c(-(MPI_Count)INT_MAX - 2, MPI_INT, &t);
     expect(rc == MPI_ERR_COUNT && t == MPI_DATATYPE_NULL, "Type_contiguous_c below INT_MIN");
-    rc = MPI_Bcast_c(&c, big, MPI_CHAR, 0, MPI_COMM_WORLD);
-    expect(rc == MPI_ERR_COUNT, "Bcast_c with INT_MAX + 1");
     /* negative counts that fit go to the int call, which says they are negative */
     rc = MPI_Send_c(&c, -1, MPI_CHAR, 0, 1, MPI_COMM_WORLD);
     expect(rc == MPI_ERR_COUNT, "Send_c with -1");

@@ -1,0 +1,44 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Large counts end to end: tests/mpi/large_msg.c at 2 ranks through lib.sh's run_case (time
+# limit, no process or file left). make check: every point-to-point _c call with small counts,
+# over shared memory and over verbs on softib (a second); one 2.5 GiB message takes 50-80 s on
+# this machine when it is loaded, so the big ones are only in MT_LARGE_FULL=1 (make
+# check-large): every case at 3 GiB over shared memory, again with forced WRITE rendezvous, and
+# over verbs on softib (about 10 GiB of memory at once: skipped when it is not available).
+set -u
+CASE_TIMEOUT=${CASE_TIMEOUT:-400}
+. "$top_srcdir/tests/mpi/lib.sh"
+mt_require_ibexrun
+SOFTIB="$top_builddir/softib/.libs/libsoftib.so"
+# large CASE MIB [VAR=VALUE ...]: one case of large_msg at MIB MiB
+large() {
+    echo "large_msg case $1, $2 MiB:"
+    MT_ARGS="$2 $1"
+    shift 2
+    run_case 2 large_msg "$@"
+    MT_ARGS=
+}
+if [ -z "${MT_LARGE_FULL:-}" ]; then
+    large calls 1
+    if [ -f "$SOFTIB" ]; then
+        large calls 1 IBEX_TRANSPORTS=verbs LD_PRELOAD="$SOFTIB"
+        softib_sweep "$SOFTIB"
+    fi
+    mt_finish
+    exit $?
+fi
+avail_mib=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
+if [ "${avail_mib:-0}" -lt 11000 ]; then
+    echo "SKIP: ${avail_mib} MiB available, 3 GiB messages need about 11000 MiB"
+    exit 77
+fi
+for c in contig strided scatter chunks; do
+    large "$c" 3072
+    large "$c" 3072 IBEX_RNDV_SCHEME=write
+    if [ -f "$SOFTIB" ]; then
+        large "$c" 3072 IBEX_TRANSPORTS=verbs LD_PRELOAD="$SOFTIB"
+        softib_sweep "$SOFTIB"
+    fi
+done
+mt_finish
