@@ -49,6 +49,7 @@ struct bench_opts {
     int iters, warmup, window; /* iters / warmup < 0: the benchmark's defaults by size */
     int step;                  /* sizes grow by this factor (a power of two) */
     int full, check;
+    long block; /* --block: point-to-point messages are strided vectors of this block size */
     enum bench_sync sync;
     enum bench_win win;
 };
