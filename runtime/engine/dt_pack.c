@@ -139,3 +139,25 @@ MPI_Count ibex_dt_elements_bytes(const ibex_dt_t *dt, MPI_Count nelems)
     }
     return bytes;
 }
+
+int ibex_dt_iov(void *buf, int count, const ibex_dt_t *dt, size_t offset, size_t len,
+                struct iovec *iov, int max)
+{
+    len = stream_clamp(count, dt, offset, len);
+    if (len == 0)
+        return 0;
+    dt_cursor_t c;
+    cursor_seek(&c, dt, buf, offset);
+    int k = 0;
+    for (size_t done = 0, n; done < len; done += n) {
+        char *p = cursor_next(&c, len - done, &n);
+        if (k > 0 && (char *)iov[k - 1].iov_base + iov[k - 1].iov_len == p) {
+            iov[k - 1].iov_len += n; /* adjacent blocks (of neighbouring elements) merge */
+            continue;
+        }
+        if (k == max)
+            return -1;
+        iov[k++] = (struct iovec){.iov_base = p, .iov_len = n};
+    }
+    return k;
+}
