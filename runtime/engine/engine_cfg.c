@@ -20,7 +20,7 @@ static const ibex_cfg_entry_t engine_table[] = {
      "the "
      "receiver reads the first half while the sender writes the second, so both sides copy "
      "(set it above any message size to turn it off)"},
-    {"RNDV_IOV_MIN", IBEX_CFG_SIZE, "1k", NULL, &ibex_engine_cfg.rndv_iov_min,
+    {"RNDV_IOV_MIN", IBEX_CFG_SIZE, "2k", NULL, &ibex_engine_cfg.rndv_iov_min,
      "non-contiguous rendezvous receives on transports that take piece lists (shared memory): "
      "when the receive buffer's blocks average this many bytes or more they are read straight "
      "into place, else the data lands in a staging buffer and is unpacked"},

@@ -93,6 +93,8 @@ void ibex_proto_pipe_recv_start(ibex_req_t *req, const ibex_umsg_t *msg, size_t 
 /* Receiver: one fragment; the request completes with the last one. */
 void ibex_proto_pipe_on_frag(ibex_req_t *req, const ibex_frag_hdr_t *h)
 {
+    if (req->kind != IBEX_REQ_RECV || req->complete || !req->inflight_ep)
+        return; /* not a receive waiting for fragments: a confused peer's, dropped */
     size_t off = h->offset < req->rma_len ? (size_t)h->offset : req->rma_len;
     size_t len = h->len < req->rma_len - off ? h->len : req->rma_len - off;
     ibex_dt_unpack(req->buf, req->count, req->dt, off, h + 1, len);
