@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ibex_engine.h"
+#include "ibex_engine_cfg.h"
 #include "ibex_log.h"
 
 /* Packs one non-contiguous fragment; grows to the largest fragment seen. */
@@ -38,7 +39,10 @@ static const void *pipe_payload(ibex_req_t *req, size_t off, size_t len)
 ibex_status_t ibex_proto_pipe_stream(ibex_req_t *req)
 {
     ibex_ep_t *ep = req->ep;
-    size_t max = ep->tl->caps.max_eager - sizeof(ibex_frag_hdr_t);
+    size_t frag = (size_t)ibex_engine_cfg.rndv_pipe_frag;
+    if (frag > ep->tl->caps.max_eager || frag <= sizeof(ibex_frag_hdr_t))
+        frag = ep->tl->caps.max_eager;
+    size_t max = frag - sizeof(ibex_frag_hdr_t);
     while (req->frag_done < req->rma_len) {
         size_t len = req->rma_len - req->frag_done < max ? req->rma_len - req->frag_done : max;
         const void *p = pipe_payload(req, req->frag_done, len);
