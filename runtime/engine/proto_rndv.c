@@ -53,7 +53,9 @@ ibex_status_t ibex_proto_rndv_send_rts(ibex_req_t *req)
         ibex_engine_stats.rndv_split++;
     else if (req->proto == IBEX_PROTO_RNDV_WRITE)
         ibex_engine_stats.rndv_write++;
-    else if (req->proto != IBEX_PROTO_RNDV_PIPE)
+    else if (req->proto == IBEX_PROTO_RNDV_PIPE)
+        ibex_engine_stats.rndv_pipe++;
+    else
         ibex_engine_stats.rndv_read++;
     req->pending = req->split ? 2 : 0; /* SPLIT: our put, and the receiver's FIN */
     req->rma_status = IBEX_OK;
