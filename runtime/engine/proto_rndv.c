@@ -95,7 +95,11 @@ static bool rndv_recv_iov(ibex_req_t *req, size_t n, unsigned flags)
     if (!req->rma_iov)
         return false;
     req->rma_iovcnt = ibex_dt_iov(req->buf, req->count, req->dt, 0, n, req->rma_iov, (int)most);
-    return true;
+    if (req->rma_iovcnt > 0)
+        return true;
+    free(req->rma_iov); /* cannot happen (a block gives at most one piece): stage instead */
+    req->rma_iov = NULL;
+    return false;
 }
 
 /* Receiver: where the rendezvous lands (the user buffer, its pieces, or staging to unpack). */
