@@ -54,6 +54,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "ibex_status.h"
 
@@ -74,6 +75,9 @@ enum {
      * words and 8-byte Fetch_and_op / Compare_and_swap; without the bit windows fall back to
      * the active-message path. */
     IBEX_TL_CAP_ATOMIC = 1u << 6,
+    /* put / get take the local side as a list of pieces (ibex_tl_rma_t.local_iov, at most
+     * caps.max_iov of them per call): non-contiguous data moves without a pack. */
+    IBEX_TL_CAP_RMA_IOV = 1u << 7,
 };
 
 typedef struct ibex_tl_caps {
@@ -86,6 +90,7 @@ typedef struct ibex_tl_caps {
     size_t eager_limit_hint; /* payload size where rendezvous starts to win */
     double latency_ns;       /* one-way small-message latency, for algorithm choice */
     double bandwidth_mbs;    /* large-message bandwidth, MB/s */
+    int max_iov;             /* IBEX_TL_CAP_RMA_IOV: local pieces one put / get takes */
 } ibex_tl_caps_t;
 
 /* Receive callback: data = header + payload as sent. Returns IBEX_OK, or IBEX_ERR_AGAIN to
@@ -119,6 +124,10 @@ typedef struct ibex_tl_rma {
     uint64_t remote;          /* peer's virtual address */
     const void *rkey;         /* packed remote key, as the peer's mem_pack_rkey made it */
     ibex_tl_comp_t *comp;     /* called when IBEX_INPROGRESS was returned */
+    /* IBEX_TL_CAP_RMA_IOV: when set, the local side is these pieces in order (local unused),
+     * their lengths adding up to len; the remote side stays one range. */
+    const struct iovec *local_iov;
+    int local_iovcnt;
 } ibex_tl_rma_t;
 
 /* What a transport counts of its own work, for the tools interface (MPI_T performance

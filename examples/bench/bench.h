@@ -51,6 +51,7 @@ struct bench_opts {
     int step;                  /* sizes grow by this factor (a power of two) */
     int probes;                /* -t: MPI_Test calls inside the nbc computation (OSU's -t) */
     int full, check;
+    long block; /* --block: point-to-point messages are strided vectors of this block size */
     enum bench_sync sync;
     enum bench_win win;
     int threads; /* --threads: threads per rank of the thread area */

@@ -59,6 +59,9 @@ static void usage(FILE *f)
            "                 multiple (the calls stay on one thread: the cost of the level)\n"
            "  --threads T    threads per rank of mt_rate (default 2, at most 64); mt_rate asks\n"
            "                 for multiple; the thread area is not part of `all`\n"
+           "  --block B      point-to-point benchmarks send and receive MPI_Type_vector(size/B,\n"
+           "                 B bytes, stride 2B) (a strided halo); sizes that are not a multiple\n"
+           "                 of B go contiguous\n"
            "  --format F     table (default), csv or json\n"
            "  -l             list the benchmarks built into this ibex-bench, one a line\n"
            "  -h             this help\n"
@@ -213,6 +216,8 @@ static const char *option(const char *a, const char *v, struct bench_opts *o, in
         return (o->step = parse_count(v, 2)) < 0 || o->step > 1024 || (o->step & (o->step - 1))
                    ? "--step wants a power of two between 2 and 1024"
                    : NULL;
+    if (strcmp(a, "--block") == 0)
+        return (o->block = v ? parse_size(v) : -1) < 1 ? "--block wants a size >= 1" : NULL;
     if (strcmp(a, "--format") == 0)
         return (k = pick(v, formats, 3)) < 0 ? "--format wants table, csv or json"
                                              : (o->format = (enum bench_format)k, NULL);

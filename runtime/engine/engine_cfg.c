@@ -20,6 +20,18 @@ static const ibex_cfg_entry_t engine_table[] = {
      "the "
      "receiver reads the first half while the sender writes the second, so both sides copy "
      "(set it above any message size to turn it off)"},
+    {"RNDV_IOV_MIN", IBEX_CFG_SIZE, "2k", NULL, &ibex_engine_cfg.rndv_iov_min,
+     "non-contiguous rendezvous receives on transports that take piece lists (shared memory): "
+     "when the receive buffer's blocks average this many bytes or more they are read straight "
+     "into place, else the data lands in a staging buffer and is unpacked"},
+    {"RNDV_PIPE_MAX", IBEX_CFG_SIZE, "256k", NULL, &ibex_engine_cfg.rndv_pipe_max,
+     "auto scheme, on transports whose put / get are CPU copies (shared memory): rendezvous "
+     "messages up to this size go as fragments through the transport's sends after the "
+     "receiver's CTS (sender and receiver copy at once), larger ones READ / SPLIT (0: never)"},
+    {"RNDV_PIPE_FRAG", IBEX_CFG_SIZE, "4k", NULL, &ibex_engine_cfg.rndv_pipe_frag,
+     "PIPE: bytes per fragment, header included (at most what one send of the transport "
+     "takes); 4k keeps the payload under IBEX_SHM_STREAM_MIN, so the ring copies it with "
+     "ordinary stores and the receiver, which reads it at once, finds it in cache"},
     {"UNEXPECTED_MAX", IBEX_CFG_SIZE, "256m", NULL, &ibex_engine_cfg.unexpected_max,
      "bytes of unexpected eager data buffered per process before senders are held back"},
     {"WAIT_POLICY", IBEX_CFG_ENUM, "auto", "auto|spin|yield", &ibex_engine_cfg.wait_policy,

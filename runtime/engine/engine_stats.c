@@ -64,7 +64,7 @@ static unsigned long long read_rndv(int arg)
 {
     (void)arg;
     const ibex_engine_stats_t *s = &ibex_engine_stats;
-    return s->rndv_read + s->rndv_write + s->rndv_split;
+    return s->rndv_read + s->rndv_write + s->rndv_split + s->rndv_pipe;
 }
 
 static unsigned long long read_requests(int arg)
@@ -87,10 +87,14 @@ static const ibex_pvar_desc_t pvars[] = {
      "rendezvous sends started with the WRITE scheme (the sender puts after CTS)"},
     {"ibex_rndv_split", IBEX_PVAR_COUNTER, COUNTER(rndv_split),
      "rendezvous sends started with the SPLIT scheme (both sides copy half)"},
+    {"ibex_rndv_pipe", IBEX_PVAR_COUNTER, COUNTER(rndv_pipe),
+     "rendezvous sends started with the PIPE scheme (fragments through the transport's sends "
+     "after the receiver's CTS)"},
     {"ibex_eager_sends", IBEX_PVAR_COUNTER, COUNTER(eager),
      "point-to-point sends that went eager (payload with the match header)"},
     {"ibex_rndv_sends", IBEX_PVAR_COUNTER, read_rndv, 0,
-     "point-to-point sends that went rendezvous (any scheme: ibex_rndv_read + _write + _split)"},
+     "point-to-point sends that went rendezvous (any scheme: ibex_rndv_read + _write + _split + "
+     "_pipe)"},
     {"ibex_requests_active", IBEX_PVAR_LEVEL, read_requests, 0,
      "requests started and not yet completed (the program's and internal ones)"},
     /* hosts area */

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/uio.h>
 #include <sys/types.h>
 
 #include <mpi.h>
@@ -67,6 +68,11 @@ size_t ibex_dt_pack(const void *buf, MPI_Count count, const ibex_dt_t *dt, size_
 /* Copies len bytes of packed stream from in to stream position offset of (buf, count, dt). */
 size_t ibex_dt_unpack(void *buf, MPI_Count count, const ibex_dt_t *dt, size_t offset,
                       const void *in, size_t len);
+/* Bytes [offset, offset + len) of the stream of (buf, count, dt) as at most max pieces in
+ * stream order (adjacent blocks merged), for transports that move non-contiguous data without
+ * a pack. Returns the number of pieces, or -1 when more than max are needed. */
+int ibex_dt_iov(void *buf, MPI_Count count, const ibex_dt_t *dt, size_t offset, size_t len,
+                struct iovec *iov, int max);
 /* The predefined type a type is built of, for reductions and accumulates (MPI_DOUBLE_INT for
  * a vector of it), or -1 when it mixes types. */
 int ibex_dt_op_type(const ibex_dt_t *dt);

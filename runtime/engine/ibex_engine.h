@@ -144,6 +144,11 @@ void ibex_proto_rndv_on_cts(ibex_req_t *req, const ibex_ctl_hdr_t *cts);
 void ibex_proto_rndv_on_fin(ibex_req_t *req, const ibex_ctl_hdr_t *fin);
 ibex_status_t ibex_proto_rndv_send_rts(ibex_req_t *req);
 void ibex_proto_peer_failed(void *arg, int peer, ibex_status_t why);
+/* proto_pipe.c: rendezvous PIPE */
+ibex_status_t ibex_proto_pipe_stream(ibex_req_t *req);
+void ibex_proto_pipe_on_cts(ibex_req_t *req, const ibex_ctl_hdr_t *cts);
+void ibex_proto_pipe_recv_start(ibex_req_t *req, const ibex_umsg_t *msg, size_t n);
+void ibex_proto_pipe_on_frag(ibex_req_t *req, const ibex_frag_hdr_t *h);
 /* Fails an in-flight request (its peer is gone); transfers still running finish it. */
 void ibex_proto_req_fail(ibex_req_t *req, ibex_status_t why);
 

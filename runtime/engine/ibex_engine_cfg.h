@@ -15,6 +15,9 @@ typedef struct ibex_engine_cfg {
     int rndv_scheme;          /* ibex_rndv_scheme_t */
     long long rndv_frag_size; /* rendezvous pipeline fragment */
     long long rndv_split_min; /* auto scheme: SPLIT from this size on CPU-copy transports */
+    long long rndv_iov_min;   /* non-contiguous rendezvous: no pack from this block size */
+    long long rndv_pipe_max;  /* auto scheme: PIPE up to this size on CPU-copy transports */
+    long long rndv_pipe_frag; /* PIPE: bytes per fragment (header included) */
     long long unexpected_max; /* bytes of buffered unexpected eager data per process */
     int wait_policy;          /* ibex_wait_policy_t */
     int spin_count;           /* progress polls before yielding */

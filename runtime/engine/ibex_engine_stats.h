@@ -29,6 +29,7 @@ typedef struct ibex_tl_count {
 typedef struct ibex_engine_stats {
     size_t unexpected_hwm; /* most bytes of unexpected eager data buffered at once */
     unsigned long long rndv_read, rndv_write, rndv_split; /* rendezvous sends started */
+    unsigned long long rndv_pipe;                         /* PIPE rendezvous sends started */
     unsigned long long eager;                             /* eager sends started */
     ibex_tl_count_t tl[IBEX_STATS_MAX_TL];
     ibex_tl_stats_t tl_closed[IBEX_STATS_MAX_TL]; /* transport counts of closed instances */

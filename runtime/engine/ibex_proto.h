@@ -11,6 +11,10 @@
  *   rendezvous SPLIT: RTS(addr) ->  <- CTS(second half)  then at once both copy: the receiver
  *                     gets the first half (then FIN ->), the sender puts the second (then <- FIN);
  *                     each side completes on its own copy and the other's FIN
+ *   rendezvous PIPE:  RTS|PIPE ->  <- CTS(bytes wanted)  FRAG FRAG ... -> (proto_pipe.c): the
+ *                     sender copies fragments into the transport's sends, the receiver copies
+ *                     each out on arrival, so both work at once; no FIN (the sender is done
+ *                     once the last fragment is handed over, the receiver once it has them all)
  */
 #ifndef IBEX_PROTO_H
 #define IBEX_PROTO_H
@@ -26,7 +30,8 @@
     X(RTS, "rts")                                                                                  \
     X(CTS, "cts")                                                                                  \
     X(FIN, "fin")                                                                                  \
-    X(ACK, "ack")
+    X(ACK, "ack")                                                                                  \
+    X(FRAG, "frag")
 
 #define IBEX_HDR_ENUM(name, text) IBEX_HDR_##name,
 typedef enum { IBEX_PROTO_HDR_LIST(IBEX_HDR_ENUM) IBEX_HDR_COUNT } ibex_hdr_type_t;
@@ -36,6 +41,7 @@ enum {
     IBEX_HDR_FLAG_SYNC = 1u << 0,  /* EAGER: the sender waits for an ACK on match */
     IBEX_HDR_FLAG_WRITE = 1u << 1, /* RTS: the receiver answers CTS (rendezvous WRITE) */
     IBEX_HDR_FLAG_SPLIT = 1u << 2, /* RTS: receiver reads the first part, sender writes the rest */
+    IBEX_HDR_FLAG_PIPE = 1u << 3,  /* RTS: the receiver answers CTS, the data follows in FRAGs */
 };
 
 #define IBEX_RKEY_MAX 32
@@ -75,6 +81,17 @@ typedef struct ibex_ctl_hdr {
     uint8_t rkey[IBEX_RKEY_MAX];
 } ibex_ctl_hdr_t;
 
+/* FRAG (rendezvous PIPE): this, then len bytes of the message from offset. `req` sits where
+ * the control header has it, so both are addressed to a request the same way. */
+typedef struct ibex_frag_hdr {
+    uint8_t type;
+    uint8_t flags;
+    uint16_t pad;
+    uint32_t len;    /* payload bytes after the header */
+    uint64_t req;    /* the receiver's request id */
+    uint64_t offset; /* where in the message the payload goes */
+} ibex_frag_hdr_t;
+
 const char *ibex_proto_hdr_name(int type);
 /* Whether data (len bytes from a peer) is a well-formed message: IBEX_OK, or IBEX_ERR_INVALID
  * with the reason in why (proto_wire.c). */
@@ -85,6 +102,7 @@ typedef enum {
     IBEX_PROTO_RNDV_READ,
     IBEX_PROTO_RNDV_WRITE,
     IBEX_PROTO_RNDV_SPLIT, /* both: the receiver reads the first half, the sender writes the rest */
+    IBEX_PROTO_RNDV_PIPE,  /* after a CTS, the data in fragments through the transport's sends */
 } ibex_proto_t;
 
 /* The one place that chooses how a message travels: from the transport's capabilities and the
@@ -92,5 +110,7 @@ typedef enum {
 ibex_proto_t ibex_proto_choose(const ibex_tl_caps_t *caps, size_t bytes);
 /* Largest payload sent eagerly over a transport (IBEX_EAGER_LIMIT or derived from caps). */
 size_t ibex_proto_eager_limit(const ibex_tl_caps_t *caps);
+/* Whether a non-contiguous rendezvous buffer of bytes in pieces moves as a piece list. */
+bool ibex_proto_rndv_iov(const ibex_tl_caps_t *caps, size_t bytes, size_t pieces);
 
 #endif

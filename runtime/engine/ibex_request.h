@@ -69,6 +69,10 @@ struct ibex_req {
     void *staging;   /* packed copy of non-contiguous data */
     void *rma_local; /* the contiguous bytes a rendezvous moves */
     size_t rma_len;
+    struct iovec *rma_iov; /* or, when set, these pieces of the user buffer (no staging) */
+    int rma_iovcnt;
+    size_t frag_done;    /* PIPE: bytes sent / received in fragments */
+    bool frag_go;        /* PIPE sender: the CTS came, the backlog resumes the fragments */
     ibex_tl_mem_t *mem;  /* registration of rma_local */
     uint64_t peer_req;   /* the other side's request id */
     ibex_tl_comp_t comp; /* put / get completion */

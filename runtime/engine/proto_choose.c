@@ -19,7 +19,8 @@ size_t ibex_proto_eager_limit(const ibex_tl_caps_t *caps)
 }
 
 /*
- * Eager while the payload fits the eager limit. Above it, rendezvous: READ lets the receiver
+ * Eager while the payload fits the eager limit. Above it, rendezvous: PIPE (auto only) up to
+ * IBEX_RNDV_PIPE_MAX on CPU-copy transports; READ lets the receiver
  * pull as soon as it matches (one control message less than WRITE); WRITE when forced or when
  * the transport can only put; SPLIT (auto only) for large messages when put / get are CPU
  * copies, so that sender and receiver copy in parallel.
@@ -30,6 +31,12 @@ ibex_proto_t ibex_proto_choose(const ibex_tl_caps_t *caps, size_t bytes)
         return IBEX_PROTO_EAGER;
     bool can_read = caps->flags & IBEX_TL_CAP_GET;
     bool can_write = caps->flags & IBEX_TL_CAP_PUT;
+    /* Where put / get are CPU copies through the kernel (process_vm_readv pins every page),
+     * mid-sized messages go faster as fragments copied through the transport's own sends,
+     * the sender filling while the receiver empties. */
+    if (ibex_engine_cfg.rndv_scheme == IBEX_RNDV_AUTO && (caps->flags & IBEX_TL_CAP_CPU_RMA) &&
+        caps->max_eager > sizeof(ibex_frag_hdr_t) && bytes <= (size_t)ibex_engine_cfg.rndv_pipe_max)
+        return IBEX_PROTO_RNDV_PIPE;
     /* When the CPUs copy (no offload), two copying at once halve a large transfer's time. */
     if (ibex_engine_cfg.rndv_scheme == IBEX_RNDV_AUTO && can_read && can_write &&
         (caps->flags & IBEX_TL_CAP_CPU_RMA) && bytes >= (size_t)ibex_engine_cfg.rndv_split_min)
@@ -37,4 +44,16 @@ ibex_proto_t ibex_proto_choose(const ibex_tl_caps_t *caps, size_t bytes)
     if (ibex_engine_cfg.rndv_scheme == IBEX_RNDV_WRITE && can_write)
         return IBEX_PROTO_RNDV_WRITE;
     return can_read ? IBEX_PROTO_RNDV_READ : IBEX_PROTO_RNDV_WRITE;
+}
+
+/*
+ * A non-contiguous rendezvous buffer of `bytes` in `pieces` pieces moves as a piece list (no
+ * staging copy) when the transport takes piece lists and the pieces are large enough: a small
+ * piece costs the kernel's iterator more than a memcpy costs the pack (IBEX_RNDV_IOV_MIN).
+ */
+bool ibex_proto_rndv_iov(const ibex_tl_caps_t *caps, size_t bytes, size_t pieces)
+{
+    if (!(caps->flags & IBEX_TL_CAP_RMA_IOV) || pieces == 0 || pieces > (size_t)caps->max_iov)
+        return false;
+    return bytes / pieces >= (size_t)ibex_engine_cfg.rndv_iov_min;
 }

@@ -221,6 +221,9 @@ ibex_status_t ibex_proto_recv_cb(void *arg, int src_world, const void *data, siz
     case IBEX_HDR_FIN:
         ibex_proto_rndv_on_fin(ibex_req_by_id(ctl->req), ctl);
         return IBEX_OK;
+    case IBEX_HDR_FRAG:
+        ibex_proto_pipe_on_frag(ibex_req_by_id(ctl->req), data);
+        return IBEX_OK;
     default:
         ibex_req_complete(ibex_req_by_id(ctl->req), IBEX_OK);
         return IBEX_OK;

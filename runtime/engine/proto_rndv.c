@@ -4,7 +4,9 @@
  * sends FIN. WRITE: the receiver answers CTS naming its buffer, the sender puts, then sends FIN.
  * A receive buffer smaller than the message takes what fits (MPI_ERR_TRUNCATE) and the FIN is
  * still sent, so the sender always completes. SPLIT does both at once on halves of the message
- * (CPU-copy transports: two cores copy). Transfers go in IBEX_RNDV_FRAG_SIZE fragments.
+ * (CPU-copy transports: two cores copy). Transfers go in IBEX_RNDV_FRAG_SIZE fragments. A
+ * non-contiguous receive buffer with large enough blocks (ibex_proto_rndv_iov) is read straight
+ * into its pieces on transports that take piece lists; otherwise through staging + unpack.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -44,12 +46,15 @@ ibex_status_t ibex_proto_rndv_send_rts(ibex_req_t *req)
     rts.m.type = IBEX_HDR_RTS;
     rts.m.flags = req->proto == IBEX_PROTO_RNDV_WRITE   ? IBEX_HDR_FLAG_WRITE
                   : req->proto == IBEX_PROTO_RNDV_SPLIT ? IBEX_HDR_FLAG_SPLIT
+                  : req->proto == IBEX_PROTO_RNDV_PIPE  ? IBEX_HDR_FLAG_PIPE
                                                         : 0;
     req->split = req->proto == IBEX_PROTO_RNDV_SPLIT;
     if (req->split)
         ibex_engine_stats.rndv_split++;
     else if (req->proto == IBEX_PROTO_RNDV_WRITE)
         ibex_engine_stats.rndv_write++;
+    else if (req->proto == IBEX_PROTO_RNDV_PIPE)
+        ibex_engine_stats.rndv_pipe++;
     else
         ibex_engine_stats.rndv_read++;
     req->pending = req->split ? 2 : 0; /* SPLIT: our put, and the receiver's FIN */
@@ -77,18 +82,41 @@ ibex_status_t ibex_proto_rndv_send_rts(ibex_req_t *req)
     return IBEX_OK;
 }
 
-/* Receiver: where the rendezvous lands (the user buffer, or staging to unpack from). */
-static ibex_status_t rndv_recv_prepare(ibex_req_t *req, size_t n)
+/* Receiver, non-contiguous buffer: the pieces of its first n bytes, when the transport takes
+ * them and ibex_proto_rndv_iov says they are large enough; else false (staging). */
+static bool rndv_recv_iov(ibex_req_t *req, size_t n, unsigned flags)
 {
+    const ibex_tl_caps_t *caps = &req->ep->tl->caps;
+    size_t most = (size_t)req->count * (size_t)req->dt->nblocks;
+    if (n == 0 || (flags & IBEX_HDR_FLAG_WRITE) || (caps->flags & IBEX_TL_CAP_NEED_REG) ||
+        !ibex_proto_rndv_iov(caps, n, most))
+        return false;
+    req->rma_iov = malloc(most * sizeof(*req->rma_iov));
+    if (!req->rma_iov)
+        return false;
+    req->rma_iovcnt = ibex_dt_iov(req->buf, req->count, req->dt, 0, n, req->rma_iov, (int)most);
+    if (req->rma_iovcnt > 0)
+        return true;
+    free(req->rma_iov); /* cannot happen (a block gives at most one piece): stage instead */
+    req->rma_iov = NULL;
+    return false;
+}
+
+/* Receiver: where the rendezvous lands (the user buffer, its pieces, or staging to unpack). */
+static ibex_status_t rndv_recv_prepare(ibex_req_t *req, size_t n, unsigned flags)
+{
+    req->rma_len = n;
     if (ibex_dt_is_contig(req->dt, req->count)) {
         req->rma_local = (char *)req->buf + req->dt->true_lb;
+    } else if (rndv_recv_iov(req, n, flags)) {
+        req->rma_local = NULL;
+        return IBEX_OK;
     } else {
         req->staging = malloc(n ? n : 1);
         if (!req->staging)
             return IBEX_ERR_NO_MEMORY;
         req->rma_local = req->staging;
     }
-    req->rma_len = n;
     ibex_tl_inst_t *tl = req->ep->tl;
     if (n == 0 || !(tl->caps.flags & IBEX_TL_CAP_NEED_REG))
         return IBEX_OK;
@@ -112,6 +140,8 @@ static void rndv_recv_done(ibex_req_t *req)
     rndv_release_mem(req);
     free(req->staging);
     req->staging = NULL;
+    free(req->rma_iov);
+    req->rma_iov = NULL;
     ibex_req_complete(req, req->rma_status);
 }
 
@@ -134,6 +164,24 @@ static void rma_frag_done(ibex_tl_comp_t *comp, ibex_status_t st)
         if (!req->split || --req->pending == 0)
             rndv_send_done(req, req->rma_status);
     }
+}
+
+/* The receive buffer's pieces in one get (the transport batches them itself). */
+static void rma_issue_iov(ibex_req_t *req, uint64_t remote, const uint8_t *rkey)
+{
+    ibex_tl_inst_t *tl = req->ep->tl;
+    ibex_tl_rma_t desc = {.len = req->rma_len,
+                          .remote = remote,
+                          .rkey = rkey,
+                          .comp = &req->comp,
+                          .local_iov = req->rma_iov,
+                          .local_iovcnt = req->rma_iovcnt};
+    req->comp.cb = rma_frag_done;
+    req->rma_outstanding = 1;
+    tl->count->rma_bytes += req->rma_len;
+    ibex_status_t st = tl->comp->ops.get(req->ep->tl_ep, &desc);
+    if (st != IBEX_INPROGRESS)
+        rma_frag_done(&req->comp, st);
 }
 
 /* Issues put (write) or get (read) of total bytes at local in fragments. */
@@ -172,6 +220,27 @@ static size_t page_size(void)
     return page;
 }
 
+/* CTS for [half, n): the sender writes it (WRITE: half is 0). True when it failed and the
+ * request is finished. */
+static bool rndv_send_cts(ibex_req_t *req, const ibex_umsg_t *msg, size_t half)
+{
+    ibex_ctl_hdr_t cts = {.type = IBEX_HDR_CTS,
+                          .req = msg->sreq,
+                          .peer_req = ibex_req_id(req),
+                          .addr = (uintptr_t)req->rma_local + half,
+                          .len = req->rma_len - half,
+                          .offset = half};
+    if (req->mem) {
+        cts.rkey_len = (uint16_t)req->ep->tl->caps.rkey_size;
+        req->ep->tl->comp->ops.mem_pack_rkey(req->ep->tl->tl, req->mem, cts.rkey);
+    }
+    if (ibex_ep_send_ctl(req->ep, &cts) != IBEX_ERR_NO_MEMORY)
+        return false;
+    req->rma_status = IBEX_ERR_NO_MEMORY;
+    rndv_recv_done(req);
+    return true;
+}
+
 void ibex_proto_rndv_recv_start(ibex_req_t *req, ibex_umsg_t *msg)
 {
     req->status.MPI_SOURCE = msg->match.src;
@@ -182,8 +251,12 @@ void ibex_proto_rndv_recv_start(ibex_req_t *req, ibex_umsg_t *msg)
     req->rma_status = msg->len > req->bytes ? IBEX_ERR_TRUNCATE : IBEX_OK;
     req->peer_req = msg->sreq;
     ibex_status_t st = ibex_ep_get(msg->world_src, &req->ep);
+    if (st == IBEX_OK && (msg->flags & IBEX_HDR_FLAG_PIPE)) {
+        ibex_proto_pipe_recv_start(req, msg, n);
+        return;
+    }
     if (st == IBEX_OK)
-        st = rndv_recv_prepare(req, n);
+        st = rndv_recv_prepare(req, n, msg->flags);
     if (st != IBEX_OK) {
         ibex_error(PROTO, "cannot receive %zu bytes from rank %d: %s", n, msg->world_src,
                    ibex_status_str(st));
@@ -193,38 +266,32 @@ void ibex_proto_rndv_recv_start(ibex_req_t *req, ibex_umsg_t *msg)
     }
     ibex_ep_inflight_add(req->ep, req);
     /* WRITE: the sender writes everything; SPLIT: it writes from `half` on while we read the
-     * first half (page-aligned, so the two copies touch different pages). */
+     * first half (page-aligned, so the two copies touch different pages). A receive into
+     * pieces reads it all (the sender can only write one range): its CTS asks for nothing. */
     size_t half = (msg->flags & IBEX_HDR_FLAG_SPLIT) ? (n / 2) & ~(page_size() - 1) : 0;
-    if (msg->flags & (IBEX_HDR_FLAG_WRITE | IBEX_HDR_FLAG_SPLIT)) {
-        ibex_ctl_hdr_t cts = {.type = IBEX_HDR_CTS,
-                              .req = msg->sreq,
-                              .peer_req = ibex_req_id(req),
-                              .addr = (uintptr_t)req->rma_local + half,
-                              .len = n - half,
-                              .offset = half};
-        if (req->mem) {
-            cts.rkey_len = (uint16_t)req->ep->tl->caps.rkey_size;
-            req->ep->tl->comp->ops.mem_pack_rkey(req->ep->tl->tl, req->mem, cts.rkey);
-        }
-        if (ibex_ep_send_ctl(req->ep, &cts) == IBEX_ERR_NO_MEMORY) {
-            req->rma_status = IBEX_ERR_NO_MEMORY;
-            rndv_recv_done(req);
-            return;
-        }
-    }
+    if (req->rma_iov && (msg->flags & IBEX_HDR_FLAG_SPLIT))
+        half = n;
+    if (msg->flags & (IBEX_HDR_FLAG_WRITE | IBEX_HDR_FLAG_SPLIT) && rndv_send_cts(req, msg, half))
+        return;
     if (msg->flags & IBEX_HDR_FLAG_WRITE)
         return; /* completes on FIN */
     if (msg->flags & IBEX_HDR_FLAG_SPLIT) {
         req->split = true;
         req->pending = 2; /* our get, and the sender's FIN */
-        rma_issue(req, req->rma_local, half, msg->addr, msg->rkey, false);
-        return;
     }
-    rma_issue(req, req->rma_local, req->rma_len, msg->addr, msg->rkey, false);
+    if (req->rma_iov)
+        rma_issue_iov(req, msg->addr, msg->rkey);
+    else
+        rma_issue(req, req->rma_local, req->split ? half : req->rma_len, msg->addr, msg->rkey,
+                  false);
 }
 
 void ibex_proto_rndv_on_cts(ibex_req_t *req, const ibex_ctl_hdr_t *cts)
 {
+    if (req->proto == IBEX_PROTO_RNDV_PIPE) {
+        ibex_proto_pipe_on_cts(req, cts);
+        return;
+    }
     req->peer_req = cts->peer_req;
     /* the receiver asks for [offset, offset + len) of the message, within what we have */
     size_t off = cts->offset < req->rma_len ? cts->offset : req->rma_len;

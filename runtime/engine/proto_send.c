@@ -78,12 +78,20 @@ ibex_status_t ibex_proto_send_match(ibex_req_t *req)
 {
     if (req->proto == IBEX_PROTO_EAGER)
         return send_eager(req);
+    if (req->frag_go) /* PIPE, after the CTS: fragments resumed from the backlog */
+        return ibex_proto_pipe_stream(req);
     return ibex_proto_rndv_send_rts(req);
 }
 
 /* Makes the bytes of a rendezvous send one registered contiguous region. */
 static ibex_status_t rndv_prepare(ibex_req_t *req)
 {
+    req->frag_go = false;
+    if (req->proto == IBEX_PROTO_RNDV_PIPE) { /* fragments are packed as they go */
+        req->rma_local = NULL;
+        req->rma_len = req->bytes;
+        return IBEX_OK;
+    }
     if (ibex_dt_is_contig(req->dt, req->count)) {
         req->rma_local = (char *)req->buf + req->dt->true_lb;
     } else {

@@ -61,6 +61,12 @@ ibex_status_t ibex_proto_wire_check(const void *data, size_t len, char *why, siz
             return wire_bad(why, whylen, "a %zu-byte control message (header: %zu)", len,
                             offsetof(ibex_ctl_hdr_t, rkey));
         return wire_rkey(data, len, offsetof(ibex_ctl_hdr_t, rkey), c->rkey_len, why, whylen);
+    case IBEX_HDR_FRAG:
+        if (len < sizeof(ibex_frag_hdr_t) ||
+            len - sizeof(ibex_frag_hdr_t) != ((const ibex_frag_hdr_t *)data)->len)
+            return wire_bad(why, whylen, "a %zu-byte fragment (header: %zu)", len,
+                            sizeof(ibex_frag_hdr_t));
+        return IBEX_OK;
     default:
         return wire_bad(why, whylen, "a message of unknown type %u", m->type);
     }

@@ -129,6 +129,11 @@ for lv in single multiple; do
     [ "$RC" -eq 0 ] && [ "$rows" -eq 1 ] && pass "call_cost --thread $lv" ||
         fail "call_cost --thread $lv: exit $RC: $OUT $ERR"
 done
+# --block: strided vectors on both sides, checked byte by byte (past the eager limit too)
+for b in latency bw; do
+    run 60 -n 2 "$BENCH" "$b" -c -m 0:64k -i 5 -x 1 -w 4 --block 8 --format csv
+    bench_ok "$b -c --block 8" csv 0 0 65536 2 "$b"
+done
 for b in latency mbw_mr; do
     run 60 -n 2 "$BENCH" "$b" -f -m 0:64k -i 10 -x 1 --format csv
     bench_ok "$b -f" csv 1 0 65536 2 "$b"
@@ -195,7 +200,7 @@ bad() {
 mkdir -p "$WORK/tmp"
 for args in "latency -m 9:2" "latency -m 4x" "bw -i 0" "bw -w" "latency --format xml" "pingpong" \
     "latency -q" "" "latency -s sometimes" "latency --win dynamic" "latency --step 3" \
-    "latency -x" "latency --thread many" "iallreduce -t x"; do
+    "latency -x" "latency --thread many" "iallreduce -t x" "latency --block 0"; do
     bad $args
 done
 for b in scan ibcast put_latency; do

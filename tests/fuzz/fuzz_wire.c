@@ -45,6 +45,10 @@ static void proto_reads(const unsigned char *d, size_t len)
         touch(d, offsetof(ibex_rts_hdr_t, rkey));
         touch(((const ibex_rts_hdr_t *)(const void *)d)->rkey, m->rkey_len);
         break;
+    case IBEX_HDR_FRAG: /* proto_pipe.c: the header, then its payload */
+        touch(d, sizeof(ibex_frag_hdr_t));
+        touch(d + sizeof(ibex_frag_hdr_t), ((const ibex_frag_hdr_t *)(const void *)d)->len);
+        break;
     default:
         touch(d, offsetof(ibex_ctl_hdr_t, rkey));
         touch(c->rkey, c->rkey_len);

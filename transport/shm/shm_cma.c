@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -36,20 +37,75 @@ static ibex_status_t shm_cma_error(ibex_tl_ep_t *ep, bool write, const ibex_tl_r
     return err == EFAULT || err == EPERM ? IBEX_ERR_REMOTE : ibex_status_from_errno(err);
 }
 
-static ibex_status_t shm_cma_xfer(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc, bool write)
+/* One batch: at most IOV_MAX local pieces against the remote range they add up to. */
+static ssize_t shm_cma_batch(ibex_tl_ep_t *ep, struct iovec *liov, int n, uint64_t remote,
+                             bool write)
+{
+    size_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += liov[i].iov_len;
+    struct iovec riov = {.iov_base = (void *)(uintptr_t)remote, .iov_len = total};
+    return write ? process_vm_writev(ep->pid, liov, (unsigned long)n, &riov, 1, 0)
+                 : process_vm_readv(ep->pid, liov, (unsigned long)n, &riov, 1, 0);
+}
+
+/* Steps the local pieces past `done` bytes (a partial transfer stops anywhere). */
+static void shm_cma_advance(struct iovec **iov_p, int *cnt_p, size_t done)
+{
+    struct iovec *iov = *iov_p;
+    int cnt = *cnt_p;
+    while (cnt > 0 && done >= iov->iov_len) {
+        done -= iov->iov_len;
+        iov++, cnt--;
+    }
+    if (cnt > 0 && done) {
+        iov->iov_base = (char *)iov->iov_base + done;
+        iov->iov_len -= done;
+    }
+    *iov_p = iov, *cnt_p = cnt;
+}
+
+/* The local side as pieces (the caller's copy: partial transfers trim it), remote contiguous.
+ * The remote side stays one range on purpose: the kernel pins remote pages per remote piece,
+ * while local pieces cost it only an iterator step. */
+static ibex_status_t shm_cma_xfer_iov(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc,
+                                      struct iovec *iov, int cnt, bool write)
+{
+    uint64_t remote = desc->remote;
+    size_t left = desc->len;
+    while (cnt > 0 && left > 0) {
+        int n = cnt < IOV_MAX ? cnt : IOV_MAX;
+        ssize_t got = shm_cma_batch(ep, iov, n, remote, write);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return shm_cma_error(ep, write, desc, desc->len - left, got < 0 ? errno : EFAULT);
+        shm_cma_advance(&iov, &cnt, (size_t)got);
+        remote += (uint64_t)got;
+        left -= (size_t)got;
+    }
+    return IBEX_OK;
+}
+
+static void shm_cma_self_iov(const ibex_tl_rma_t *desc, bool write)
+{
+    char *remote = (char *)(uintptr_t)desc->remote;
+    for (int i = 0; i < desc->local_iovcnt; i++) {
+        const struct iovec *v = &desc->local_iov[i];
+        if (write)
+            memcpy(remote, v->iov_base, v->iov_len);
+        else
+            memcpy(v->iov_base, remote, v->iov_len);
+        remote += v->iov_len;
+    }
+}
+
+/* The original single-range path: chunks of at most SHM_CMA_CHUNK bytes. */
+static ibex_status_t shm_cma_xfer_contig(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc, bool write)
 {
     char *local = desc->local;
     uint64_t remote = desc->remote;
     size_t left = desc->len;
-    if (ep->is_self) {
-        if (write)
-            memcpy((void *)(uintptr_t)remote, local, left);
-        else
-            memcpy(local, (const void *)(uintptr_t)remote, left);
-        return IBEX_OK;
-    }
-    if (ep->failed)
-        return IBEX_ERR_PEER_FAILED;
     while (left > 0) {
         size_t chunk = left < SHM_CMA_CHUNK ? left : SHM_CMA_CHUNK;
         struct iovec liov = {.iov_base = local, .iov_len = chunk};
@@ -67,6 +123,46 @@ static ibex_status_t shm_cma_xfer(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc, b
         }
     }
     return IBEX_OK;
+}
+
+/* IOV_MAX pieces at a time, so the copy that partial transfers trim stays on the stack. */
+static ibex_status_t shm_cma_xfer_iovs(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc, bool write)
+{
+    struct iovec copy[IOV_MAX];
+    const struct iovec *src = desc->local_iov;
+    ibex_status_t st = IBEX_OK;
+    size_t base = 0;
+    for (int i = 0; i < desc->local_iovcnt && st == IBEX_OK; i += IOV_MAX) {
+        int n = desc->local_iovcnt - i < IOV_MAX ? desc->local_iovcnt - i : IOV_MAX;
+        size_t bytes = 0;
+        for (int k = 0; k < n; k++)
+            copy[k] = src[i + k], bytes += src[i + k].iov_len;
+        ibex_tl_rma_t part = *desc;
+        part.remote = desc->remote + base;
+        part.len = bytes;
+        st = shm_cma_xfer_iov(ep, &part, copy, n, write);
+        base += bytes;
+    }
+    return st;
+}
+
+static ibex_status_t shm_cma_xfer(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc, bool write)
+{
+    if (ep->is_self && desc->local_iov) {
+        shm_cma_self_iov(desc, write);
+        return IBEX_OK;
+    }
+    if (ep->is_self) {
+        if (write)
+            memcpy((void *)(uintptr_t)desc->remote, desc->local, desc->len);
+        else
+            memcpy(desc->local, (const void *)(uintptr_t)desc->remote, desc->len);
+        return IBEX_OK;
+    }
+    if (ep->failed)
+        return IBEX_ERR_PEER_FAILED;
+    return desc->local_iov ? shm_cma_xfer_iovs(ep, desc, write)
+                           : shm_cma_xfer_contig(ep, desc, write);
 }
 
 ibex_status_t ibex_shm_cma_put(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc)

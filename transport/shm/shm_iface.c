@@ -92,7 +92,8 @@ static void shm_fill_caps(const ibex_tl_t *tl, ibex_tl_caps_t *caps)
     size_t max_data = tl->slot_size - IBEX_SHM_SLOT_HDR;
     *caps = (ibex_tl_caps_t){
         .flags = IBEX_TL_CAP_SEND | IBEX_TL_CAP_INLINE |
-                 (tl->cma_ok ? IBEX_TL_CAP_PUT | IBEX_TL_CAP_GET | IBEX_TL_CAP_CPU_RMA : 0),
+                 (tl->cma_ok ? IBEX_TL_CAP_PUT | IBEX_TL_CAP_GET | IBEX_TL_CAP_CPU_RMA : 0) |
+                 (tl->cma_ok ? IBEX_TL_CAP_RMA_IOV : 0), /* shm_cma.c batches at IOV_MAX */
         .max_inline = max_data, /* send copies into the ring: buffers are free on return */
         .max_eager = max_data,
         .max_rma = (size_t)1 << 30,
@@ -103,6 +104,7 @@ static void shm_fill_caps(const ibex_tl_t *tl, ibex_tl_caps_t *caps)
         .eager_limit_hint = max_data,
         .latency_ns = SHM_LATENCY_NS,
         .bandwidth_mbs = SHM_BANDWIDTH_MBS,
+        .max_iov = 1 << 20,
     };
 }
 

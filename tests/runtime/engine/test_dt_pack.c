@@ -429,6 +429,50 @@ static void test_large_fragments(void **state)
     free(packed);
 }
 
+/* ibex_dt_iov: the pieces of any stream window, in order, gather to exactly what pack gives;
+ * adjacent blocks merge; too few slots answer -1. */
+static void test_iov_pieces(void **state)
+{
+    (void)state;
+    enum { N = 1000 };
+    MPI_Datatype v, r;
+    int *src = malloc(4 * N * sizeof(int)), *packed = malloc(2 * N * sizeof(int));
+    struct iovec *iov = malloc(2 * N * sizeof(*iov));
+    char *gathered = malloc(2 * N * sizeof(int));
+    assert_int_equal(MPI_Type_vector(N, 2, 4, MPI_INT, &v), MPI_SUCCESS);
+    assert_int_equal(MPI_Type_commit(&v), MPI_SUCCESS);
+    const ibex_dt_t *dt = ibex_dt_get(v);
+    for (int i = 0; i < 4 * N; i++)
+        src[i] = i;
+    size_t total = 2 * N * sizeof(int);
+    for (int k = 0; k < 50; k++) {
+        size_t off = (size_t)rand() % total, len = 1 + (size_t)rand() % (total - off);
+        int n = ibex_dt_iov(src, 1, dt, off, len, iov, 2 * N);
+        assert_true(n > 0 && n <= N + 1);
+        size_t at = 0;
+        for (int i = 0; i < n; i++) {
+            assert_true(iov[i].iov_len > 0 && iov[i].iov_len <= 8);
+            memcpy(gathered + at, iov[i].iov_base, iov[i].iov_len);
+            at += iov[i].iov_len;
+        }
+        assert_int_equal(at, len);
+        assert_int_equal(ibex_dt_pack(src, 1, dt, off, packed, len), len);
+        assert_memory_equal(gathered, packed, len);
+    }
+    assert_int_equal(ibex_dt_iov(src, 1, dt, 0, total, iov, N - 1), -1);
+    assert_int_equal(ibex_dt_iov(src, 1, dt, total, 8, iov, N), 0); /* past the end */
+    /* a vector resized to its stride, count N: element i's block follows element i - 1's
+     * gap, never its block, so nothing merges; a dense one is a single piece */
+    assert_int_equal(MPI_Type_create_resized(MPI_INT, 0, 8, &r), MPI_SUCCESS);
+    assert_int_equal(MPI_Type_commit(&r), MPI_SUCCESS);
+    assert_int_equal(ibex_dt_iov(src, N, ibex_dt_get(r), 0, N * 4, iov, N), N);
+    assert_int_equal(ibex_dt_iov(src, N, ibex_dt_get(MPI_INT), 0, N * 4, iov, N), 1);
+    assert_int_equal(iov[0].iov_len, N * 4);
+    MPI_Type_free(&v);
+    MPI_Type_free(&r);
+    free(src), free(packed), free(iov), free(gathered);
+}
+
 /* MPI_BOTTOM with absolute addresses: the displacements are the variables' addresses. */
 static void test_bottom_absolute(void **state)
 {
@@ -496,10 +540,8 @@ static void test_pack_positions_and_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        T(test_every_constructor),
-        T(test_large_fragments),
-        T(test_bottom_absolute),
-        T(test_pack_positions_and_errors),
+        T(test_every_constructor), T(test_large_fragments),           T(test_iov_pieces),
+        T(test_bottom_absolute),   T(test_pack_positions_and_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -91,6 +91,7 @@ static void test_split(void **state)
     ibex_tl_caps_t c = caps_rw(8192, 4096);
     c.flags |= IBEX_TL_CAP_CPU_RMA;
     ibex_engine_cfg.rndv_split_min = 65536;
+    ibex_engine_cfg.rndv_pipe_max = 0; /* PIPE off: test_pipe */
     assert_int_equal(ibex_proto_choose(&c, 4096), IBEX_PROTO_EAGER);
     assert_int_equal(ibex_proto_choose(&c, 65535), IBEX_PROTO_RNDV_READ);
     assert_int_equal(ibex_proto_choose(&c, 65536), IBEX_PROTO_RNDV_SPLIT);
@@ -106,6 +107,44 @@ static void test_split(void **state)
     assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_READ);
 }
 
+/* PIPE: auto scheme only, CPU-copy transports only, up to IBEX_RNDV_PIPE_MAX; SPLIT above */
+static void test_pipe(void **state)
+{
+    (void)state;
+    ibex_tl_caps_t c = caps_rw(8192, 4096);
+    c.flags |= IBEX_TL_CAP_CPU_RMA;
+    ibex_engine_cfg.rndv_split_min = 65536;
+    ibex_engine_cfg.rndv_pipe_max = 262144;
+    assert_int_equal(ibex_proto_choose(&c, 4096), IBEX_PROTO_EAGER);
+    assert_int_equal(ibex_proto_choose(&c, 4097), IBEX_PROTO_RNDV_PIPE);
+    assert_int_equal(ibex_proto_choose(&c, 262144), IBEX_PROTO_RNDV_PIPE);
+    assert_int_equal(ibex_proto_choose(&c, 262145), IBEX_PROTO_RNDV_SPLIT);
+    ibex_engine_cfg.rndv_scheme = IBEX_RNDV_READ; /* a forced scheme is obeyed */
+    assert_int_equal(ibex_proto_choose(&c, 65536), IBEX_PROTO_RNDV_READ);
+    ibex_engine_cfg.rndv_scheme = IBEX_RNDV_AUTO;
+    c.flags &= ~(uint32_t)IBEX_TL_CAP_CPU_RMA; /* offloaded RMA (verbs): no pipe */
+    assert_int_equal(ibex_proto_choose(&c, 65536), IBEX_PROTO_RNDV_READ);
+    c.flags |= IBEX_TL_CAP_CPU_RMA;
+    c.max_eager = sizeof(ibex_frag_hdr_t); /* no room for a fragment's payload */
+    assert_int_equal(ibex_proto_choose(&c, 65536), IBEX_PROTO_RNDV_SPLIT);
+}
+
+/* piece lists: only where the transport takes them, within its limit, blocks large enough */
+static void test_iov(void **state)
+{
+    (void)state;
+    ibex_tl_caps_t c = caps_rw(8192, 4096);
+    ibex_engine_cfg.rndv_iov_min = 2048;
+    assert_false(ibex_proto_rndv_iov(&c, 1 << 20, 16));
+    c.flags |= IBEX_TL_CAP_RMA_IOV;
+    c.max_iov = 64;
+    assert_true(ibex_proto_rndv_iov(&c, 1 << 20, 16));
+    assert_true(ibex_proto_rndv_iov(&c, 2048 * 64, 64));
+    assert_false(ibex_proto_rndv_iov(&c, 2048 * 64 - 1, 64)); /* blocks just under the limit */
+    assert_false(ibex_proto_rndv_iov(&c, 1 << 20, 65));       /* more pieces than it takes */
+    assert_false(ibex_proto_rndv_iov(&c, 1 << 20, 0));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -114,6 +153,8 @@ int main(void)
         cmocka_unit_test_setup(test_boundary, setup),
         cmocka_unit_test_setup(test_scheme, setup),
         cmocka_unit_test_setup(test_split, setup),
+        cmocka_unit_test_setup(test_pipe, setup),
+        cmocka_unit_test_setup(test_iov, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
