@@ -85,6 +85,8 @@ struct ibex_tl {
     int nbox_rx;
     int rr;           /* box that progress starts with (round robin) */
     int nheld;        /* peers with held ids */
+    bool queue_idle;  /* every other local rank sends through its box: the queue stays empty */
+    bool self_ep;     /* we connected to ourselves (our own queue may get messages) */
     bool in_progress; /* a receive callback re-entering progress() polls nothing */
     /* the send path */
     unsigned char *pool; /* our fragments */

@@ -153,12 +153,13 @@ static void shm_ep_claim_box(ibex_tl_ep_t *ep)
         ep->box_pending = (int)k;
     }
     uint64_t id = ibex_shm_frag_id(tl->local_rank, IBEX_SHM_ID_CLAIM | (uint32_t)ep->box_pending);
-    if (!shm_ep_map_box(ep, (uint32_t)ep->box_pending) ||
-        !ibex_shm_fifo_push(ep->fifo, tl->fifo_mask, id))
+    if (!shm_ep_map_box(ep, (uint32_t)ep->box_pending)) {
+        ep->no_box = true; /* logged; the queue still works (a peer gone is found there) */
+        return;
+    }
+    if (!ibex_shm_fifo_push(ep->fifo, tl->fifo_mask, id))
         return; /* the queue is full: announced on a later send */
     void *ring = shm_ep_map_box(ep, (uint32_t)ep->box_pending);
-    if (!ring)
-        return; /* cannot map it: announced (and mapped) on a later send */
     ibex_shm_ring_tx_init(&ep->tx, ring, tl->nslots, tl->slot_size);
     ep->tx.stream_min = tl->stream_min;
     ep->has_box = true;
@@ -213,6 +214,8 @@ static void shm_ep_init_self(struct ibex_tl *tl, ibex_tl_ep_t *ep)
 {
     ep->is_self = true;
     ep->pid = getpid();
+    tl->self_ep = true;
+    tl->queue_idle = false;
     tl->peers[tl->local_rank].ctl = tl->seg;
 }
 
