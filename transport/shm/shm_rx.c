@@ -41,6 +41,15 @@ static unsigned char *shm_rx_pool(ibex_tl_t *tl, int src)
         return pr->pool;
     if (pr->pool_failed)
         return NULL;
+    /* the held list is made with the first fragment, so that holding one never allocates */
+    if (!pr->held && !(pr->held = malloc((tl->nfrags + 1) * sizeof(*pr->held)))) {
+        ibex_error(TL, "shm: out of memory for the messages of rank %d: closing the connection",
+                   tl->local_peers[src]);
+        pr->pool_failed = true;
+        if (tl->peer_failed_cb)
+            tl->peer_failed_cb(tl->cb_arg, tl->local_peers[src], IBEX_ERR_NO_MEMORY);
+        return NULL;
+    }
     if (src == tl->local_rank)
         return pr->pool = tl->pool;
     const ibex_shm_addr_t *entry =
@@ -118,11 +127,7 @@ static void shm_rx_hold(ibex_tl_t *tl, int src, uint64_t id)
 {
     ibex_shm_peer_t *pr = &tl->peers[src];
     uint32_t cap = tl->nfrags + 1;
-    if (!pr->held && !(pr->held = malloc(cap * sizeof(*pr->held)))) {
-        ibex_error(TL, "shm: out of memory holding a message of rank %d", tl->local_peers[src]);
-        return;
-    }
-    if (pr->held_count == cap)
+    if (!pr->held || pr->held_count == cap)
         return shm_rx_garbage(tl, src, "more fragments than its pool has, count", cap + 1);
     if (pr->held_count++ == 0)
         tl->nheld++;
