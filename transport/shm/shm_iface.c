@@ -25,7 +25,7 @@ static struct {
 } shm_cfg;
 
 static const ibex_cfg_entry_t shm_table[] = {
-    {"SHM_RING_SLOTS", IBEX_CFG_INT, "16", NULL, &shm_cfg.ring_slots,
+    {"SHM_RING_SLOTS", IBEX_CFG_INT, "64", NULL, &shm_cfg.ring_slots,
      "slots in each shared-memory fast box (a receiver's ring for one of its most active "
      "senders); a power of two"},
     {"SHM_SLOT_SIZE", IBEX_CFG_SIZE, "8k", NULL, &shm_cfg.slot_size,
@@ -34,7 +34,7 @@ static const ibex_cfg_entry_t shm_table[] = {
     {"SHM_STREAM_MIN", IBEX_CFG_SIZE, "4k", NULL, &shm_cfg.stream_min,
      "eager payloads of at least this many bytes go into shared memory with non-temporal "
      "stores (0: never); faster when sender and receiver share no cache"},
-    {"SHM_FAST_BOXES", IBEX_CFG_INT, "8", NULL, &shm_cfg.boxes,
+    {"SHM_FAST_BOXES", IBEX_CFG_INT, "4", NULL, &shm_cfg.boxes,
      "fast boxes per rank: its first senders past IBEX_SHM_FAST_BOX_AFTER messages get one "
      "each, the others share its queue (0: every message through the queue)"},
     {"SHM_FAST_BOX_AFTER", IBEX_CFG_INT, "16", NULL, &shm_cfg.box_after,
