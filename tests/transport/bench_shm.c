@@ -2,6 +2,8 @@
 /*
  * shm transport micro-benchmark (not a test): two processes pinned to cores 0 and 1, addresses
  * exchanged through pipes, the transport API used directly.
+ *   the raw floor: one cache line bounced between the two pinned processes (each spins on a
+ *   shared word and answers with a store), the least any one-way message can cost here
  *   ping-pong one-way latency (8 B, 4 KiB; payload copied out on receipt, as the runtime does)
  *   eager vs emulated rendezvous READ (RTS, get, FIN) round trips, to place eager_limit_hint
  *   get bandwidth (1 MiB, 16 MiB) against a raw process_vm_readv loop
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,7 +26,8 @@
 
 typedef struct bench {
     int rank, peer_pid;
-    int rfd, wfd; /* pipe to and from the other process */
+    _Atomic uint64_t *line; /* one cache line shared by the two processes (the raw floor) */
+    int rfd, wfd;           /* pipe to and from the other process */
     ibex_tl_ops_t ops;
     ibex_tl_t *tl;
     ibex_tl_caps_t caps;
@@ -106,6 +110,28 @@ static double pingpong2(bench_t *b, size_t fwd, size_t back, int iters)
 static double pingpong(bench_t *b, size_t size, int iters)
 {
     return pingpong2(b, size, size, iters);
+}
+
+/* The raw floor: one-way time of a store seen by the other process spinning on the line. */
+static double raw_pingpong(bench_t *b, int iters)
+{
+    sync_peer(b);
+    atomic_store(b->line, 0);
+    sync_peer(b);
+    double t0 = tlw_now();
+    for (uint64_t i = 0; i < (uint64_t)iters; i++) {
+        uint64_t ping = 2 * i + 1, pong = 2 * i + 2;
+        if (b->rank == 0) {
+            atomic_store_explicit(b->line, ping, memory_order_release);
+            while (atomic_load_explicit(b->line, memory_order_acquire) != pong)
+                ;
+        } else {
+            while (atomic_load_explicit(b->line, memory_order_acquire) != ping)
+                ;
+            atomic_store_explicit(b->line, pong, memory_order_release);
+        }
+    }
+    return (tlw_now() - t0) / iters / 2 * 1e6;
 }
 
 /* Round trip of an emulated rendezvous READ: RTS, the receiver gets `size` bytes, FIN. */
@@ -200,32 +226,34 @@ static void bench_open(bench_t *b, int rfd, int wfd)
 
 static void bench_run(bench_t *b, int repeats)
 {
-    enum { NV = 9 };
+    enum { NV = 10 };
     double v[NV][64];
-    const char *names[NV] = {
-        "latency 8 B (us, one way)", "latency 4 KiB (us, one way)",  "eager 4 KiB + reply (us rtt)",
-        "rndv 4 KiB get (us rtt)",   "eager 8 KiB + reply (us rtt)", "rndv 8 KiB get (us rtt)",
-        "get 1 MiB (GB/s)",          "raw readv 1 MiB (GB/s)",       "get 16 MiB (GB/s)"};
+    const char *names[NV] = {"raw cache-line ping-pong (us)", "latency 8 B (us, one way)",
+                             "latency 4 KiB (us, one way)",   "eager 4 KiB + reply (us rtt)",
+                             "rndv 4 KiB get (us rtt)",       "eager 8 KiB + reply (us rtt)",
+                             "rndv 8 KiB get (us rtt)",       "get 1 MiB (GB/s)",
+                             "raw readv 1 MiB (GB/s)",        "get 16 MiB (GB/s)"};
     size_t max = b->caps.max_eager;
     for (int r = 0; r < repeats; r++) {
-        v[0][r] = pingpong(b, 8, 5000);
-        v[1][r] = pingpong(b, 4096, 3000);
-        v[2][r] = 2 * pingpong2(b, 4096, 8, 2000);
-        v[3][r] = rndv_rtt(b, 4096, 2000);
-        v[4][r] = 2 * pingpong2(b, max, 8, 2000);
-        v[5][r] = rndv_rtt(b, max, 2000);
+        v[0][r] = raw_pingpong(b, 20000);
+        v[1][r] = pingpong(b, 8, 5000);
+        v[2][r] = pingpong(b, 4096, 3000);
+        v[3][r] = 2 * pingpong2(b, 4096, 8, 2000);
+        v[4][r] = rndv_rtt(b, 4096, 2000);
+        v[5][r] = 2 * pingpong2(b, max, 8, 2000);
+        v[6][r] = rndv_rtt(b, max, 2000);
         double gbs[2];
         get_bw(b, 1 << 20, 300, gbs);
-        v[6][r] = gbs[0], v[7][r] = gbs[1];
+        v[7][r] = gbs[0], v[8][r] = gbs[1];
         get_bw(b, 16 << 20, 20, gbs);
-        v[8][r] = gbs[0];
+        v[9][r] = gbs[0];
     }
     if (b->rank != 0)
         return;
     printf("%-32s %8s %8s\n", "", "median", "best");
     for (int i = 0; i < NV; i++) {
         double m = median(v[i], repeats); /* sorts v[i] */
-        printf("%-32s %8.3f %8.3f\n", names[i], m, i >= 6 ? v[i][repeats - 1] : v[i][0]);
+        printf("%-32s %8.3f %8.3f\n", names[i], m, i >= 7 ? v[i][repeats - 1] : v[i][0]);
     }
     printf("(max_eager %zu; slots %d x %lld)\n", max,
            *(const int *)ibex_config_find("SHM_RING_SLOTS")->addr,
@@ -238,9 +266,14 @@ int main(int argc, char **argv)
     int p01[2], p10[2];
     if (repeats < 1 || repeats > 64 || ibex_config_load() != IBEX_OK || pipe(p01) || pipe(p10))
         return 1;
+    _Atomic uint64_t *line =
+        mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (line == MAP_FAILED)
+        return 1;
     fflush(NULL);
     pid_t pid = fork();
     bench_t *b = calloc(1, sizeof(*b));
+    b->line = line;
     b->rank = pid == 0;
     alarm(600);
     if (b->rank == 0)

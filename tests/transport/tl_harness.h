@@ -17,7 +17,7 @@
 
 #include "transport.h"
 
-#define TLW_MAX      8
+#define TLW_MAX      64
 #define TLW_ADDR_MAX 128
 #define TLW_SCRATCH  64
 

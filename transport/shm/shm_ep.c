@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * shm endpoints: a connection is our ring in the peer's segment (we are its only producer) plus
- * a pidfd on the peer's process, used to tell "ring full because the peer is slow" from "ring
- * full because the peer is dead" and to notice a dead peer when put / get fails.
+ * shm endpoints: a connection is the peer's segment mapped (its shared queue, and our fast box
+ * in it once we have one) plus a pidfd on the peer's process, used to tell "no room because the
+ * peer is slow" from "no room because the peer is dead" and to notice a dead peer when put / get
+ * fails. send takes the fast box when we have one, else a fragment of our pool through the
+ * peer's shared queue, and asks for a box after IBEX_SHM_FAST_BOX_AFTER queued messages.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -57,7 +59,7 @@ ibex_status_t ibex_shm_ep_fail(ibex_tl_ep_t *ep, const char *op)
     return IBEX_ERR_PEER_FAILED;
 }
 
-/* The ring stays full: back-pressure, unless the receiver is gone. */
+/* No room stays no room: back-pressure, unless the receiver is gone. */
 static ibex_status_t shm_ep_full(ibex_tl_ep_t *ep)
 {
     if (ep->failed)
@@ -74,37 +76,147 @@ static ibex_status_t shm_ep_too_big(ibex_tl_ep_t *ep, size_t len)
     return IBEX_ERR_INVALID;
 }
 
-ibex_status_t ibex_shm_ep_send(ibex_tl_ep_t *ep, const void *hdr, size_t hdr_len,
-                               const void *payload, size_t len)
+/* A free fragment of our pool, marked busy, or NULL. Fragments come back in any order (each
+ * receiver frees its own), so this looks on from where the last one was found. */
+static ibex_shm_frag_t *shm_pool_take(struct ibex_tl *tl, uint32_t *idx_p)
 {
-    if (__builtin_expect(hdr_len + len > ep->max_data, 0))
+    for (uint32_t i = 0; i < tl->nfrags; i++) {
+        uint32_t idx = tl->frag_cursor + i < tl->nfrags ? tl->frag_cursor + i
+                                                        : tl->frag_cursor + i - tl->nfrags;
+        ibex_shm_frag_t *f = (ibex_shm_frag_t *)(tl->pool + (size_t)idx * tl->slot_size);
+        if (atomic_load_explicit(&f->busy, memory_order_acquire) == 0) {
+            atomic_store_explicit(&f->busy, 1, memory_order_relaxed);
+            tl->frag_cursor = idx + 1 < tl->nfrags ? idx + 1 : 0;
+            *idx_p = idx;
+            return f;
+        }
+    }
+    return NULL;
+}
+
+/* Through the peer's shared queue: one of our fragments, then its id in the queue. */
+static ibex_status_t shm_ep_send_queue(ibex_tl_ep_t *ep, const void *hdr, size_t hdr_len,
+                                       const void *payload, size_t len)
+{
+    struct ibex_tl *tl = ep->tl;
+    uint32_t idx;
+    ibex_shm_frag_t *f = shm_pool_take(tl, &idx);
+    if (!f)
+        return shm_ep_full(ep);
+    memcpy(f->data, hdr, hdr_len);
+    if (len >= tl->stream_min)
+        ibex_shm_copy_stream(f->data + hdr_len, payload, len);
+    else if (len)
+        memcpy(f->data + hdr_len, payload, len);
+    f->len = (uint32_t)(hdr_len + len);
+    if (!ibex_shm_fifo_push(ep->fifo, tl->fifo_mask, ibex_shm_frag_id(tl->local_rank, idx))) {
+        atomic_store_explicit(&f->busy, 0, memory_order_relaxed);
+        return shm_ep_full(ep);
+    }
+    ep->queued++;
+    return IBEX_OK;
+}
+
+/* Box k of the peer's segment, mapped once (ours: in place). */
+static void *shm_ep_map_box(ibex_tl_ep_t *ep, uint32_t k)
+{
+    struct ibex_tl *tl = ep->tl;
+    ibex_shm_peer_t *pr = &tl->peers[ep->local_idx];
+    uint64_t off = tl->hdr->box_offset + (uint64_t)k * tl->hdr->box_stride;
+    if (pr->box)
+        return pr->box;
+    if (ep->is_self) {
+        pr->box = ibex_shm_seg_at(tl->seg, off);
+        return pr->box;
+    }
+    if (ibex_shm_seg_map_peer(tl, ep->local_idx, &ep->addr, ep->pidfd, off, tl->hdr->box_stride,
+                              &pr->box) != IBEX_OK)
+        return NULL;
+    pr->box_len = tl->hdr->box_stride;
+    return pr->box;
+}
+
+/* Takes one of the peer's fast boxes if one is left, and announces it through the queue (after
+ * everything we queued before, so the receiver reads the box only once those are delivered). */
+static void shm_ep_claim_box(ibex_tl_ep_t *ep)
+{
+    struct ibex_tl *tl = ep->tl;
+    if (ep->box_pending < 0) {
+        uint32_t k = atomic_load_explicit(&ep->fifo->boxes_claimed, memory_order_relaxed);
+        do {
+            if (k >= tl->nboxes) {
+                ep->no_box = true;
+                return;
+            }
+        } while (!atomic_compare_exchange_weak_explicit(
+            &ep->fifo->boxes_claimed, &k, k + 1, memory_order_relaxed, memory_order_relaxed));
+        ep->box_pending = (int)k;
+    }
+    uint64_t id = ibex_shm_frag_id(tl->local_rank, IBEX_SHM_ID_CLAIM | (uint32_t)ep->box_pending);
+    if (!shm_ep_map_box(ep, (uint32_t)ep->box_pending)) {
+        ep->no_box = true; /* logged; the queue still works (a peer gone is found there) */
+        return;
+    }
+    if (!ibex_shm_fifo_push(ep->fifo, tl->fifo_mask, id))
+        return; /* the queue is full: announced on a later send */
+    void *ring = shm_ep_map_box(ep, (uint32_t)ep->box_pending);
+    ibex_shm_ring_tx_init(&ep->tx, ring, tl->nslots, tl->slot_size);
+    ep->tx.stream_min = tl->stream_min;
+    ep->has_box = true;
+    ep->box_pending = -1;
+}
+
+static ibex_status_t shm_ep_send_slow(ibex_tl_ep_t *ep, const void *hdr, size_t hdr_len,
+                                      const void *payload, size_t len)
+{
+    if (hdr_len + len > ep->max_data)
         return shm_ep_too_big(ep, hdr_len + len);
-    ibex_status_t status = ibex_shm_ring_push(&ep->tx, hdr, hdr_len, payload, len);
-    if (__builtin_expect(status == IBEX_OK, 1))
+    if (ep->failed)
+        return IBEX_ERR_PEER_FAILED;
+    if (!ep->has_box && !ep->no_box && ep->queued >= ep->tl->box_after)
+        shm_ep_claim_box(ep);
+    if (!ep->has_box)
+        return shm_ep_send_queue(ep, hdr, hdr_len, payload, len);
+    if (ibex_shm_ring_push(&ep->tx, hdr, hdr_len, payload, len) == IBEX_OK)
         return IBEX_OK;
     return shm_ep_full(ep);
 }
 
-/* Our view of the ring we write into (in our segment for ourselves, in the peer's otherwise). */
-static void shm_ep_tx_attach(struct ibex_tl *tl, ibex_tl_ep_t *ep, void *ring)
+ibex_status_t ibex_shm_ep_send(ibex_tl_ep_t *ep, const void *hdr, size_t hdr_len,
+                               const void *payload, size_t len)
 {
-    ibex_shm_ring_tx_init(&ep->tx, ring, tl->nslots, tl->slot_size);
-    ep->tx.stream_min = tl->stream_min;
+    if (__builtin_expect(ep->has_box && hdr_len + len <= ep->max_data, 1) &&
+        __builtin_expect(ibex_shm_ring_push(&ep->tx, hdr, hdr_len, payload, len) == IBEX_OK, 1))
+        return IBEX_OK;
+    return shm_ep_send_slow(ep, hdr, hdr_len, payload, len);
 }
 
-/* Our own ring in our own segment; progress() starts polling it. */
+/* Our entry in the peer's table: how it maps our segment to read our fragments. Written before
+ * our first message to it, which it reads only after that message. */
+static void shm_ep_publish_self(struct ibex_tl *tl, ibex_tl_ep_t *ep)
+{
+    void *map = tl->peers[ep->local_idx].ctl;
+    const ibex_shm_seg_hdr_t *h = tl->hdr; /* the peer's layout is ours (checked) */
+    ibex_shm_addr_t *entry =
+        ibex_shm_seg_at(map, h->table_offset + (uint64_t)tl->local_rank * sizeof(*entry));
+    entry->pid = (int32_t)getpid();
+    entry->fd = tl->memfd;
+    entry->seg_size = tl->hdr->seg_size;
+    entry->cookie = tl->cookie;
+    __atomic_store_n(&entry->magic, IBEX_SHM_ADDR_MAGIC, __ATOMIC_RELEASE);
+    ep->fifo = ibex_shm_seg_at(map, h->fifo_offset);
+    /* a node with a box for every sender: take it at once */
+    if ((uint32_t)tl->local_size <= tl->nboxes)
+        ep->queued = tl->box_after;
+}
+
 static void shm_ep_init_self(struct ibex_tl *tl, ibex_tl_ep_t *ep)
 {
-    void *ring = (char *)tl->seg + ibex_shm_seg_ring_offset(tl->hdr, tl->local_rank);
     ep->is_self = true;
     ep->pid = getpid();
-    shm_ep_tx_attach(tl, ep, ring);
-    for (int i = 0; i < tl->npoll; i++)
-        if (tl->rx[i].src_rank == tl->rank)
-            return;
-    ibex_shm_ring_rx_init(&tl->rx[tl->npoll].ring, ring, tl->nslots, tl->slot_size);
-    tl->rx[tl->npoll].src_rank = tl->rank;
-    tl->npoll++;
+    tl->self_ep = true;
+    tl->queue_idle = false;
+    tl->peers[tl->local_rank].ctl = tl->seg;
 }
 
 static ibex_status_t shm_ep_init_peer(struct ibex_tl *tl, ibex_tl_ep_t *ep, const void *addr,
@@ -122,18 +234,35 @@ static ibex_status_t shm_ep_init_peer(struct ibex_tl *tl, ibex_tl_ep_t *ep, cons
         return IBEX_ERR_INVALID;
     }
     ep->pid = a.pid;
+    ep->addr = a;
     ep->pidfd = (int)syscall(SYS_pidfd_open, a.pid, 0);
     if (!ibex_shm_ep_peer_alive(ep)) {
         ibex_error(TL, "shm: peer rank %d on %s (pid %d) has exited before we connected", ep->peer,
                    ibex_boot_peer_host(ep->peer), (int)a.pid);
         return IBEX_ERR_PEER_FAILED;
     }
-    ibex_status_t status = ibex_shm_seg_attach(tl, ep->peer, &a, ep->pidfd, &ep->map, &ep->map_len);
+    ibex_shm_peer_t *pr = &tl->peers[ep->local_idx];
+    ibex_status_t status = IBEX_OK;
+    if (!pr->ctl)
+        status = ibex_shm_seg_map_peer(tl, ep->local_idx, &a, ep->pidfd, 0, tl->hdr->box_offset,
+                                       &pr->ctl);
+    if (status == IBEX_OK)
+        pr->ctl_len = tl->hdr->box_offset;
     if (status == IBEX_ERR_UNREACHABLE && !ibex_shm_ep_peer_alive(ep))
         return IBEX_ERR_PEER_FAILED;
-    if (status != IBEX_OK)
-        return status;
-    shm_ep_tx_attach(tl, ep, ep->map);
+    return status;
+}
+
+/* An endpoint kept from an earlier connection (its box stays ours): usable if the peer lives. */
+static ibex_status_t shm_ep_reuse(ibex_tl_ep_t *ep, ibex_tl_ep_t **ep_p)
+{
+    if (ep->refs == 0 && !ep->is_self && !ibex_shm_ep_peer_alive(ep)) {
+        ibex_error(TL, "shm: peer rank %d on %s (pid %d) has exited", ep->peer,
+                   ibex_boot_peer_host(ep->peer), (int)ep->pid);
+        return IBEX_ERR_PEER_FAILED;
+    }
+    ep->refs++;
+    *ep_p = ep;
     return IBEX_OK;
 }
 
@@ -146,15 +275,13 @@ ibex_status_t ibex_shm_ep_create(ibex_tl_t *tl, int peer, const void *addr, size
                    ibex_boot_peer_host(peer));
         return IBEX_ERR_UNREACHABLE;
     }
-    if (tl->eps[idx]) {
-        tl->eps[idx]->refs++;
-        *ep_p = tl->eps[idx];
-        return IBEX_OK;
-    }
+    if (tl->eps[idx])
+        return shm_ep_reuse(tl->eps[idx], ep_p);
     ibex_tl_ep_t *ep = calloc(1, sizeof(*ep));
     if (!ep)
         return IBEX_ERR_NO_MEMORY;
-    *ep = (ibex_tl_ep_t){.tl = tl, .peer = peer, .local_idx = idx, .pidfd = -1, .refs = 1};
+    *ep = (ibex_tl_ep_t){
+        .tl = tl, .peer = peer, .local_idx = idx, .pidfd = -1, .refs = 1, .box_pending = -1};
     ep->max_data = tl->slot_size - IBEX_SHM_SLOT_HDR;
     ibex_status_t status = IBEX_OK;
     if (peer == tl->rank)
@@ -163,6 +290,7 @@ ibex_status_t ibex_shm_ep_create(ibex_tl_t *tl, int peer, const void *addr, size
         status = shm_ep_init_peer(tl, ep, addr, addr_len);
     if (status != IBEX_OK)
         goto err_free;
+    shm_ep_publish_self(tl, ep);
     tl->eps[idx] = ep;
     *ep_p = ep;
     return IBEX_OK;
@@ -174,13 +302,19 @@ err_free:
     return status;
 }
 
+/* The endpoint stays (with its box and the mapping) until close: a box is never given back, so
+ * a new connection to the same peer must find it again. */
 void ibex_shm_ep_destroy(ibex_tl_ep_t *ep)
 {
-    if (!ep || --ep->refs > 0)
+    if (ep && ep->refs > 0)
+        ep->refs--;
+}
+
+void ibex_shm_ep_free(ibex_tl_ep_t *ep)
+{
+    if (!ep)
         return;
     ep->tl->eps[ep->local_idx] = NULL;
-    if (ep->map)
-        munmap(ep->map, ep->map_len);
     if (ep->pidfd >= 0)
         close(ep->pidfd);
     free(ep);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The shm transport instance: opening (our receive segment), the published address, the progress
- * poll over the incoming rings, and the component table.
+ * The shm transport instance: opening (our segment), the published address, the tunables and the
+ * component table (the receive path is shm_rx.c, sending shm_ep.c).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -15,19 +15,37 @@
 
 /* The IBEX_SHM_* tunables, filled by ibex_config_load. */
 static struct {
-    int ring_slots;       /* slots per sender->receiver ring */
-    long long slot_size;  /* bytes per slot, header included */
-    long long stream_min; /* payload bytes from which ring copies stream, 0: never */
+    int ring_slots;       /* slots per fast box */
+    long long slot_size;  /* bytes per slot and fragment, header included */
+    long long stream_min; /* payload bytes from which copies stream, 0: never */
+    int boxes;            /* fast boxes per receiver */
+    int box_after;        /* queued messages to a peer before asking it for a box */
+    int frags;            /* fragments in each process's pool */
+    int cells;            /* cells of each receiver's shared queue */
 } shm_cfg;
 
 static const ibex_cfg_entry_t shm_table[] = {
     {"SHM_RING_SLOTS", IBEX_CFG_INT, "64", NULL, &shm_cfg.ring_slots,
-     "slots in each shared-memory ring (one ring per sender and receiver pair); a power of two"},
+     "slots in each shared-memory fast box (a receiver's ring for one of its most active "
+     "senders); a power of two"},
     {"SHM_SLOT_SIZE", IBEX_CFG_SIZE, "8k", NULL, &shm_cfg.slot_size,
-     "bytes per shared-memory ring slot, header included; a multiple of 64"},
+     "bytes per shared-memory box slot and pool fragment, header included (the largest eager "
+     "message is 8 bytes less); a multiple of 64"},
     {"SHM_STREAM_MIN", IBEX_CFG_SIZE, "4k", NULL, &shm_cfg.stream_min,
-     "eager payloads of at least this many bytes go into the shared-memory ring with "
-     "non-temporal stores (0: never); faster when sender and receiver share no cache"},
+     "eager payloads of at least this many bytes go into shared memory with non-temporal "
+     "stores (0: never); faster when sender and receiver share no cache"},
+    {"SHM_FAST_BOXES", IBEX_CFG_INT, "4", NULL, &shm_cfg.boxes,
+     "fast boxes per rank: its first senders past IBEX_SHM_FAST_BOX_AFTER messages get one "
+     "each, the others share its queue (0: every message through the queue)"},
+    {"SHM_FAST_BOX_AFTER", IBEX_CFG_INT, "16", NULL, &shm_cfg.box_after,
+     "messages a rank sends a peer through its shared queue before it asks for a fast box (when "
+     "the node has more ranks than boxes; otherwise it takes one at once)"},
+    {"SHM_FRAGS", IBEX_CFG_INT, "64", NULL, &shm_cfg.frags,
+     "fragments of IBEX_SHM_SLOT_SIZE in each rank's pool, for its messages through the "
+     "receivers' shared queues"},
+    {"SHM_QUEUE_CELLS", IBEX_CFG_INT, "256", NULL, &shm_cfg.cells,
+     "cells of each rank's shared receive queue (one per message in flight to it); a power of "
+     "two"},
 };
 IBEX_CFG_MODULE(shm, "shm", IBEX_CFG_LAYER_TRANSPORT, shm_table);
 
@@ -37,18 +55,26 @@ IBEX_CFG_MODULE(shm, "shm", IBEX_CFG_LAYER_TRANSPORT, shm_table);
 
 static ibex_status_t shm_open_rx(ibex_tl_t *tl)
 {
-    /* Every other local rank may send to us without our ever sending to it: poll all of them
-     * from the start. Our own ring joins the list when we connect to ourselves. */
-    tl->rx = calloc((size_t)tl->local_size, sizeof(*tl->rx));
+    tl->box = calloc(tl->nboxes ? tl->nboxes : 1, sizeof(*tl->box));
     tl->eps = calloc((size_t)tl->local_size, sizeof(*tl->eps));
-    if (!tl->rx || !tl->eps)
+    tl->peers = calloc((size_t)tl->local_size, sizeof(*tl->peers));
+    if (!tl->box || !tl->eps || !tl->peers)
         return IBEX_ERR_NO_MEMORY;
-    for (int i = 0; i < tl->local_size; i++) {
-        if (i == tl->local_rank)
-            continue;
-        void *ring = (char *)tl->seg + ibex_shm_seg_ring_offset(tl->hdr, i);
-        ibex_shm_ring_rx_init(&tl->rx[tl->npoll].ring, ring, tl->nslots, tl->slot_size);
-        tl->rx[tl->npoll++].src_rank = tl->local_peers[i];
+    return IBEX_OK;
+}
+
+/* The counts a segment is made of: in range, the queue a power of two. */
+static ibex_status_t shm_check_counts(const ibex_tl_t *tl)
+{
+    if (tl->ncells < 2 || (tl->ncells & (tl->ncells - 1)) != 0 || tl->ncells > (1u << 20) ||
+        tl->nfrags < 1 || tl->nfrags > (1u << 20) || tl->nboxes > 1024 || shm_cfg.boxes < 0 ||
+        shm_cfg.box_after < 0) {
+        ibex_error(TL,
+                   "shm: IBEX_SHM_QUEUE_CELLS=%u (a power of two >= 2), IBEX_SHM_FRAGS=%u "
+                   "(1 to 1m), IBEX_SHM_FAST_BOXES=%d (0 to 1024), IBEX_SHM_FAST_BOX_AFTER=%d "
+                   "(>= 0): one is out of range",
+                   tl->ncells, tl->nfrags, shm_cfg.boxes, shm_cfg.box_after);
+        return IBEX_ERR_INVALID;
     }
     return IBEX_OK;
 }
@@ -65,7 +91,12 @@ static ibex_status_t shm_open_params(ibex_tl_t *tl, const ibex_tl_params_t *para
     tl->nslots = (uint32_t)shm_cfg.ring_slots;
     tl->slot_size = (size_t)shm_cfg.slot_size;
     tl->stream_min = shm_cfg.stream_min > 0 ? (size_t)shm_cfg.stream_min : (size_t)SIZE_MAX;
-    if (ibex_shm_ring_check(tl->nslots, tl->slot_size) != IBEX_OK)
+    tl->nboxes = (uint32_t)shm_cfg.boxes;
+    tl->box_after = (uint32_t)shm_cfg.box_after;
+    tl->nfrags = (uint32_t)shm_cfg.frags;
+    tl->ncells = (uint32_t)shm_cfg.cells;
+    if (ibex_shm_ring_check(tl->nslots, tl->slot_size) != IBEX_OK ||
+        shm_check_counts(tl) != IBEX_OK)
         return IBEX_ERR_INVALID;
     if (params->local_size < 1 || !params->local_peers || params->local_rank < 0 ||
         params->local_rank >= params->local_size ||
@@ -112,15 +143,13 @@ static void shm_close(ibex_tl_t *tl)
 {
     if (!tl)
         return;
-    for (int i = 0; tl->eps && i < tl->local_size; i++) {
-        if (tl->eps[i]) {
-            tl->eps[i]->refs = 1;
-            ibex_shm_ep_destroy(tl->eps[i]);
-        }
-    }
+    for (int i = 0; tl->eps && i < tl->local_size; i++)
+        ibex_shm_ep_free(tl->eps[i]);
+    ibex_shm_rx_free(tl);
     ibex_shm_seg_destroy(tl);
     free(tl->eps);
-    free(tl->rx);
+    free(tl->peers);
+    free(tl->box);
     free(tl->local_peers);
     free(tl);
 }
@@ -133,17 +162,20 @@ static ibex_status_t shm_open(const ibex_tl_params_t *params, ibex_tl_t **tl_p,
         return IBEX_ERR_NO_MEMORY;
     ibex_status_t status = shm_open_params(tl, params);
     if (status == IBEX_OK)
-        status = ibex_shm_seg_create(tl);
-    if (status == IBEX_OK)
         status = shm_open_rx(tl);
+    if (status == IBEX_OK)
+        status = ibex_shm_seg_create(tl);
     if (status != IBEX_OK)
         goto err_close;
     tl->cma_ok = ibex_shm_cma_probe();
     if (!tl->cma_ok)
         ibex_warn(TL, "shm: process_vm_readv does not work here; rendezvous cannot use shm");
     shm_fill_caps(tl, caps_p);
-    ibex_debug(TL, "shm: %d local ranks, rings of %u x %zu bytes, memfd %d", tl->local_size,
-               tl->nslots, tl->slot_size, tl->memfd);
+    ibex_debug(TL,
+               "shm: %d local ranks, a %llu-byte segment: %u fast boxes of %u x %zu bytes, a "
+               "queue of %u cells, %u fragments; memfd %d",
+               tl->local_size, (unsigned long long)tl->hdr->seg_size, tl->nboxes, tl->nslots,
+               tl->slot_size, tl->ncells, tl->nfrags, tl->memfd);
     *tl_p = tl;
     return IBEX_OK;
 
@@ -171,64 +203,15 @@ static bool shm_reachable(ibex_tl_t *tl, int peer)
     return ibex_shm_local_index(tl, peer) >= 0;
 }
 
-/* A slot longer than the ring's slots: the peer (or something writing its segment) is broken,
- * and reading on would run past the ring. The message is dropped and the peer failed. */
-static void shm_slot_garbage(ibex_tl_t *tl, const ibex_shm_rx_t *rx, uint32_t len)
-{
-    ibex_error(TL,
-               "shm: rank %d wrote a %u-byte message into a ring of %zu-byte slots: closing "
-               "the connection to it",
-               rx->src_rank, len, rx->ring.slot_size);
-    if (tl->peer_failed_cb)
-        tl->peer_failed_cb(tl->cb_arg, rx->src_rank, IBEX_ERR_REMOTE);
-}
-
-/* Delivers up to a batch from one ring; a callback's IBEX_ERR_AGAIN leaves the message (and so
- * everything behind it) in place for a later call. */
-static inline int shm_poll_ring(ibex_tl_t *tl, ibex_shm_rx_t *rx)
-{
-    int events = 0;
-    const ibex_shm_slot_t *slot;
-    while (events < IBEX_SHM_POLL_BATCH && (slot = ibex_shm_ring_peek(&rx->ring)) != NULL) {
-        if (__builtin_expect(!ibex_shm_slot_len_ok(slot->len, rx->ring.slot_size), 0)) {
-            shm_slot_garbage(tl, rx, slot->len);
-            ibex_shm_ring_pop(&rx->ring);
-            continue;
-        }
-        /* ask for every line at once: a streamed payload comes from memory, not a cache */
-        for (uint32_t off = IBEX_SHM_CACHE_LINE; off < slot->len; off += IBEX_SHM_CACHE_LINE)
-            __builtin_prefetch(slot->data + off, 0, 3);
-        if (tl->recv_cb(tl->cb_arg, rx->src_rank, slot->data, slot->len) == IBEX_ERR_AGAIN)
-            break;
-        ibex_shm_ring_pop(&rx->ring);
-        events++;
-    }
-    return events;
-}
-
-static int shm_progress(ibex_tl_t *tl)
-{
-    int n = tl->npoll, events = 0;
-    if (tl->in_progress || n == 0)
-        return 0;
-    tl->in_progress = true;
-    int start = tl->rr;
-    tl->rr = start + 1 < n ? start + 1 : 0;
-    for (int i = 0, idx = start; i < n; i++, idx = idx + 1 < n ? idx + 1 : 0)
-        events += shm_poll_ring(tl, &tl->rx[idx]);
-    tl->in_progress = false;
-    return events;
-}
-
 static void shm_info(void *out_file)
 {
     FILE *out = out_file;
     size_t slot = (size_t)shm_cfg.slot_size;
-    int slots = shm_cfg.ring_slots;
     fprintf(out,
-            "shm: eager rings of %d slots x %zu bytes (%zu KiB per sender and receiver "
-            "pair), max eager %zu bytes\n",
-            slots, slot, (size_t)slots * slot / 1024, slot - IBEX_SHM_SLOT_HDR);
+            "shm: per rank %d fast boxes of %d x %zu bytes, a shared queue of %d cells, %d "
+            "fragments of %zu bytes; max eager %zu bytes\n",
+            shm_cfg.boxes, shm_cfg.ring_slots, slot, shm_cfg.cells, shm_cfg.frags, slot,
+            slot - IBEX_SHM_SLOT_HDR);
     fprintf(out, "shm: segments in memfd (nothing in /dev/shm), mapped via /proc/<pid>/fd\n");
     fprintf(out, "shm: rendezvous by cross-memory attach (process_vm_readv / writev): %s\n",
             ibex_shm_cma_probe() ? "available" : "NOT available");
@@ -250,7 +233,7 @@ static ibex_tl_component_t shm_component = {
             .send = ibex_shm_ep_send,
             .put = ibex_shm_cma_put,
             .get = ibex_shm_cma_get,
-            .progress = shm_progress,
+            .progress = ibex_shm_rx_progress,
             .info = shm_info,
         },
 };
