@@ -310,6 +310,13 @@ void ibex_blk_poll_note_reqs(struct ibex_req *const *reqs, int n, bool or_wait)
     ibex_blk_poll_commit();
 }
 
+static ibex_blk_coll_items_fn blk_coll_items; /* set once by runtime/mpi (coll_nbc_req.c) */
+
+void ibex_blk_set_coll_items(ibex_blk_coll_items_fn fn)
+{
+    blk_coll_items = fn;
+}
+
 void ibex_blk_add_req(const struct ibex_req *r)
 {
     if (r->complete)
@@ -319,11 +326,13 @@ void ibex_blk_add_req(const struct ibex_req *r)
         return;
     }
     if (r->kind == IBEX_REQ_COLL) {
+        if (blk_coll_items && blk_coll_items(r))
+            return; /* the peers of the schedule's step, not the whole communicator */
         ibex_blk_add(r->comm, IBEX_BLK_OP_SYNC, IBEX_BLK_RANK_COLL, -1, 0);
         return;
     }
     ibex_blk_op_t op = r->kind == IBEX_REQ_SEND ? IBEX_BLK_OP_SEND : IBEX_BLK_OP_RECV;
-    ibex_blk_add(r->comm, op, r->peer, r->coll ? -1 : r->tag, r->bytes);
+    ibex_blk_add(r->comm, op, r->peer, r->coll ? IBEX_BLK_NO_TAG : r->tag, r->bytes);
 }
 
 bool ibex_blk_wait_reqs(struct ibex_req *const *reqs, int n, bool or_wait)

@@ -32,6 +32,11 @@ void ibex_blk_add(const ibex_comm_t *comm, ibex_blk_op_t op, int rank, int tag, 
 /* One item for a request not yet complete: its peer (or the communicator, for a collective
  * request; an unknown item, "more", for a generalized one). */
 void ibex_blk_add_req(const struct ibex_req *req);
+/* The layer that owns the non-blocking collectives' schedules adds, for such a request, the
+ * items of its sends and receives in flight and returns true (false: not one of its requests,
+ * or nothing in flight; the item is then the whole communicator). */
+typedef bool (*ibex_blk_coll_items_fn)(const struct ibex_req *req);
+void ibex_blk_set_coll_items(ibex_blk_coll_items_fn fn);
 void ibex_blk_commit(void);
 void ibex_blk_end(void);
 /* A polling call (MPI_Test, Iprobe, ...) found nothing IBEX_BLK_POLL_AFTER times in a row: the

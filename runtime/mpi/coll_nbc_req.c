@@ -8,6 +8,7 @@
 #include "coll_api.h"
 #include "coll_nbc.h"
 #include "coll_sched.h"
+#include "ibex_blocked_rec.h"
 #include "ibex_err.h"
 #include "ibex_runtime.h"
 #include "op_priv.h"
@@ -22,6 +23,20 @@ static void nbc_release(ibex_req_t *req)
     req->hook_arg = NULL;
 }
 
+/* For a hang record: the schedule's sends and receives in flight (the step it waits in), each
+ * naming its peer, instead of the whole communicator. */
+static bool nbc_items(const ibex_req_t *req)
+{
+    const ibex_sched_t *s = req->on_release == nbc_release ? req->hook_arg : NULL;
+    bool any = false;
+    for (int i = 0; s && i < s->nreqs; i++)
+        if (!s->reqs[i]->complete) {
+            ibex_blk_add_req(s->reqs[i]);
+            any = true;
+        }
+    return any;
+}
+
 static ibex_req_t *nbc_req_new(ibex_comm_t *comm, ibex_sched_t *s)
 {
     ibex_req_t *req = ibex_req_alloc(IBEX_REQ_COLL);
@@ -32,6 +47,7 @@ static ibex_req_t *nbc_req_new(ibex_comm_t *comm, ibex_sched_t *s)
     req->peer = MPI_PROC_NULL;
     req->hook_arg = s;
     req->on_release = nbc_release;
+    ibex_blk_set_coll_items(nbc_items);
     if (s->op) /* a user op freed while the collective runs stays alive */
         ibex_op_retain((ibex_op_t *)s->op);
     return req;

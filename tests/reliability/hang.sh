@@ -7,7 +7,8 @@
 #   knot (deadlock) and out of one (not a deadlock: a rank computes), a rank in compute with
 #   --hang-report (the job goes on and ends well), the same with a rank polling MPI_Test,
 #   polling loops as OR-waits (Testsome, Iprobe(MPI_ANY_SOURCE)) in and out of a knot,
-#   one-sided waits (Win_wait, Win_fence in a knot; Win_lock shown, not claimed),
+#   one-sided waits (Win_wait, Win_fence in a knot; Win_lock shown, not claimed), a wait on a
+#   non-blocking collective (the peer of its step's receive in flight),
 #   ibex_stack and SIGUSR1 on a running job.
 . "${top_srcdir:?}/tests/launcher/lib.sh"
 R=$B/tests/reliability
@@ -78,6 +79,10 @@ run 60 -n 3 --hang-report 2 --timeout 40 "$R/hang_prog" mixpoll 5 "$MARK"
 expect "Test + Iprobe loop, rank 2 computes" 0 "cause: rank 0 polls in MPI_(Test/MPI_Iprobe|Iprobe/MPI_Test)\(.*\) for $N; rank 2 is in compute"
 not "Test + Iprobe loop, rank 2 computes" "cause: deadlock"
 printf '%s\n' "$OUT" | grep -q "^hang_prog: ok" || fail "Test + Iprobe loop: the job did not end well: $OUT"
+
+# A wait on a non-blocking collective names the peer of the receive its schedule waits for.
+run 40 -n 2 --timeout 5 "$R/hang_prog" nbc 0 "$MARK"
+expect "MPI_Wait on an Ibarrier in a knot" 124 "cause: deadlock \(a cycle of waits\): rank 0 waits in MPI_Wait\(src 1, MPI_COMM_WORLD\) for rank 1; rank 1 waits in MPI_Recv\(src 0, tag 4, 4 B, MPI_COMM_WORLD\) for rank 0"
 
 # One-sided synchronisation: MPI_Win_wait for an origin that never completes, and a fence
 # waiting for a rank that receives instead, are deadlocks with their cycle; a lock wait is shown

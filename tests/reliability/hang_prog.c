@@ -188,6 +188,23 @@ static void hang_mixpoll(int rank, int size, int secs)
     MPI_Recv(&got, 1, MPI_INT, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
+/* Rank 0 waits for an MPI_Ibarrier that rank 1 never joins: rank 1 waits in a receive from 0.
+ * The record names the barrier's receive in flight (from rank 1), not the communicator. */
+static void hang_nbc(int rank)
+{
+    int buf = 0;
+    MPI_Request r;
+    if (rank == 0) {
+        MPI_Ibarrier(MPI_COMM_WORLD, &r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        MPI_Send(&buf, 1, MPI_INT, 1, 4, MPI_COMM_WORLD);
+    } else if (rank == 1) {
+        MPI_Recv(&buf, 1, MPI_INT, 0, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Ibarrier(MPI_COMM_WORLD, &r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+    }
+}
+
 static void hang_compute(int rank, int secs, int anysrc)
 {
     int buf = 42, got = 0;
@@ -241,6 +258,8 @@ int main(int argc, char **argv)
         hang_iprobe(rank);
     else if (strcmp(mode, "mixpoll") == 0 && size >= 3)
         hang_mixpoll(rank, size, secs);
+    else if (strcmp(mode, "nbc") == 0)
+        hang_nbc(rank);
     else if (strncmp(mode, "win", 3) == 0)
         hang_win(rank, size, mode);
     else if (strcmp(mode, "compute") == 0 || strcmp(mode, "anysrc") == 0)
