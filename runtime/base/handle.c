@@ -16,7 +16,7 @@ void ibex_handle_table_init(ibex_handle_table_t *t, int kind, int first_dynamic)
 
 void ibex_handle_table_fini(ibex_handle_table_t *t)
 {
-    for (int k = 0; k < IBEX_HANDLE_CHUNKS; k++)
+    for (int k = 1; k < IBEX_HANDLE_CHUNKS; k++) /* chunk 0 is t->first */
         free(t->chunk[k]);
     free(t->free_list);
     memset(t, 0, sizeof(*t));
@@ -52,9 +52,10 @@ static int table_grow(ibex_handle_table_t *t)
     int lo = t->capacity, hi = lo + chunk_slots(k);
     if (hi > (1 << 26))
         hi = 1 << 26; /* the last chunk is only partly nameable */
-    void **c = calloc((size_t)chunk_slots(k), sizeof(*c));
+    void **c = k == 0 ? t->first : calloc((size_t)chunk_slots(k), sizeof(*c));
     if (!c || free_list_extend(t, lo, hi) != 0) {
-        free(c);
+        if (k > 0)
+            free(c);
         return -1;
     }
     __atomic_store_n(&t->chunk[k], c, __ATOMIC_RELEASE);

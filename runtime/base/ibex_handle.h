@@ -34,9 +34,10 @@ enum {
 
 typedef struct ibex_handle_table {
     int kind;
-    void **chunk[IBEX_HANDLE_CHUNKS]; /* slot arrays, never moved; NULL until needed */
-    int capacity;                     /* slots in the allocated chunks (release-published) */
-    int *free_list;                   /* stack of free indexes: writers only */
+    void *first[1 << IBEX_HANDLE_CHUNK0_SHIFT]; /* chunk 0, in the table: one load to reach */
+    void **chunk[IBEX_HANDLE_CHUNKS];           /* slot arrays, never moved; NULL until needed */
+    int capacity;   /* slots in the allocated chunks (release-published) */
+    int *free_list; /* stack of free indexes: writers only */
     int nfree;
     int first_dynamic; /* indexes below are predefined and never freed */
 } ibex_handle_table_t;
@@ -50,9 +51,13 @@ int ibex_handle_alloc(ibex_handle_table_t *t, void *obj);
 void ibex_handle_release(ibex_handle_table_t *t, int handle);
 
 /* The slot of index idx (< capacity): chunk k starts at index 64 * (2^k - 1), so idx + 64 has
- * its top bit at 6 + k and the bits below it are the offset in the chunk. */
+ * its top bit at 6 + k and the bits below it are the offset in the chunk. Chunk 0 is the
+ * table's own array `first`, so the common lookups (the first 64 handles of a kind) cost what a
+ * flat array did. */
 static inline void **ibex_handle_slot(const ibex_handle_table_t *t, unsigned idx)
 {
+    if (__builtin_expect(idx < (1u << IBEX_HANDLE_CHUNK0_SHIFT), 1))
+        return (void **)&t->first[idx]; /* the hot handles (requests in flight, predefined) */
     unsigned b = idx + (1u << IBEX_HANDLE_CHUNK0_SHIFT);
     int top = 31 - __builtin_clz(b);
     void **chunk = __atomic_load_n(&t->chunk[top - IBEX_HANDLE_CHUNK0_SHIFT], __ATOMIC_ACQUIRE);
@@ -62,6 +67,8 @@ static inline void **ibex_handle_slot(const ibex_handle_table_t *t, unsigned idx
 /* The object at index idx, or NULL (free, or beyond the table). */
 static inline void *ibex_handle_at(const ibex_handle_table_t *t, int idx)
 {
+    if ((unsigned)idx < (1u << IBEX_HANDLE_CHUNK0_SHIFT)) /* chunk 0 is always there (NULLs) */
+        return __atomic_load_n(&t->first[idx], __ATOMIC_ACQUIRE);
     if ((unsigned)idx >= (unsigned)__atomic_load_n(&t->capacity, __ATOMIC_ACQUIRE))
         return NULL;
     return __atomic_load_n(ibex_handle_slot(t, (unsigned)idx), __ATOMIC_ACQUIRE);
