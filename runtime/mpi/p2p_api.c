@@ -48,6 +48,27 @@ static int send_nonblocking(const char *call, const void *buf, MPI_Count count, 
     return MPI_SUCCESS;
 }
 
+/* The receives, shared by the int and the MPI_Count forms. */
+static int recv_blocking(const char *call, void *buf, MPI_Count count, MPI_Datatype dt, int source,
+                         int tag, MPI_Comm comm, MPI_Status *status)
+{
+    ibex_req_t *req;
+    IBEX_CHECK(ibex_p2p_recv_req(call, buf, count, dt, source, tag, comm, true, &req));
+    return wait_finish(req, status, call);
+}
+
+static int recv_nonblocking(const char *call, void *buf, MPI_Count count, MPI_Datatype dt,
+                            int source, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    ibex_req_t *req;
+    if (!request)
+        return ibex_mpi_error(ibex_comm_get(comm), MPI_ERR_ARG, call, "request pointer is NULL");
+    IBEX_CHECK(ibex_p2p_recv_req(call, buf, count, dt, source, tag, comm, true, &req));
+    if (ibex_req_publish(req, request) != 0)
+        return ibex_mpi_error(req->comm, MPI_ERR_NO_MEM, call, "out of request handles");
+    return MPI_SUCCESS;
+}
+
 int PMPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
     IBEX_ENTER_FAST(Send);
@@ -104,22 +125,14 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Co
               MPI_Status *status)
 {
     IBEX_ENTER_FAST(Recv);
-    ibex_req_t *req;
-    IBEX_CHECK(ibex_p2p_recv_req(call, buf, count, dt, source, tag, comm, true, &req));
-    return wait_finish(req, status, call);
+    return recv_blocking(call, buf, count, dt, source, tag, comm, status);
 }
 
 int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
     IBEX_ENTER_FAST(Irecv);
-    ibex_req_t *req;
-    if (!request)
-        return ibex_mpi_error(ibex_comm_get(comm), MPI_ERR_ARG, call, "request pointer is NULL");
-    IBEX_CHECK(ibex_p2p_recv_req(call, buf, count, dt, source, tag, comm, true, &req));
-    if (ibex_req_publish(req, request) != 0)
-        return ibex_mpi_error(req->comm, MPI_ERR_NO_MEM, call, "out of request handles");
-    return MPI_SUCCESS;
+    return recv_nonblocking(call, buf, count, dt, source, tag, comm, request);
 }
 
 static int sendrecv(const char *call, const void *sendbuf, MPI_Count sendcount,
@@ -249,22 +262,14 @@ int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag
                 MPI_Status *status)
 {
     IBEX_ENTER_FAST(Recv_c);
-    ibex_req_t *req;
-    IBEX_CHECK(ibex_p2p_recv_req(call, buf, count, dt, source, tag, comm, true, &req));
-    return wait_finish(req, status, call);
+    return recv_blocking(call, buf, count, dt, source, tag, comm, status);
 }
 
 int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                  MPI_Request *request)
 {
     IBEX_ENTER_FAST(Irecv_c);
-    ibex_req_t *req;
-    if (!request)
-        return ibex_mpi_error(ibex_comm_get(comm), MPI_ERR_ARG, call, "request pointer is NULL");
-    IBEX_CHECK(ibex_p2p_recv_req(call, buf, count, dt, source, tag, comm, true, &req));
-    if (ibex_req_publish(req, request) != 0)
-        return ibex_mpi_error(req->comm, MPI_ERR_NO_MEM, call, "out of request handles");
-    return MPI_SUCCESS;
+    return recv_nonblocking(call, buf, count, dt, source, tag, comm, request);
 }
 
 int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
