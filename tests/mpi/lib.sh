@@ -8,6 +8,15 @@ p2p_flood p2p_datatype p2p_errors p2p_progress p2p_realloc"
 CASE_TIMEOUT=${CASE_TIMEOUT:-240}
 mt_pass=0
 mt_fail=0
+# Ranks of this suite carry MT_MARK in their environment, so the leftover check finds only
+# them, not the same program run by another suite at the same time (make -j check).
+MT_MARK="ibex-mt-$$-$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')"
+
+# mt_left: the pids (up to 3) of processes still carrying this suite's mark.
+mt_left() {
+    grep -lszx -- "IBEX_TEST_MARK=$MT_MARK" /proc/[0-9]*/environ 2>/dev/null |
+        sed 's|/proc/\([0-9]*\)/environ|\1|' | head -3
+}
 
 # run_case NPROCS PROGRAM [VAR=VALUE ...]: the program must exit 0 and print "PROGRAM: ok".
 # MT_ARGS, when set, are the program's arguments.
@@ -15,10 +24,10 @@ run_case() {
     np=$1
     prog=$2
     shift 2
-    out=$(env "$@" timeout -k 5 "$CASE_TIMEOUT" "$IBEXRUN" -n "$np" --timeout "$((CASE_TIMEOUT - 10))" \
+    out=$(env IBEX_TEST_MARK="$MT_MARK" "$@" timeout -k 5 "$CASE_TIMEOUT" "$IBEXRUN" -n "$np" --timeout "$((CASE_TIMEOUT - 10))" \
         "$MPI_T/$prog" ${MT_ARGS:-} 2>&1)
     rc=$?
-    left=$(pgrep -f "$MPI_T/$prog" | head -3)
+    left=$(mt_left)
     if [ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -q "^$prog: ok" && [ -z "$left" ]; then
         mt_pass=$((mt_pass + 1))
         echo "ok   $prog -n $np $*"
@@ -26,7 +35,7 @@ run_case() {
         mt_fail=$((mt_fail + 1))
         echo "FAIL $prog -n $np $* (exit $rc${left:+, processes left: $left})"
         printf '%s\n' "$out" | tail -25 | sed 's/^/    /'
-        [ -n "$left" ] && pkill -9 -f "$MPI_T/$prog"
+        [ -n "$left" ] && kill -9 $left 2>/dev/null
     fi
 }
 

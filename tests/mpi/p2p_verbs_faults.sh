@@ -20,11 +20,11 @@ run_case 4 p2p_wildcard $V SOFTIB_DROP_RATE=0.3 SOFTIB_SEED=5
 
 # forced QP error after 200 work requests
 start=$(date +%s)
-out=$(env $V SOFTIB_FAIL_AFTER=200 timeout -k 5 60 "$IBEXRUN" -n 2 --timeout 50 \
+out=$(env IBEX_TEST_MARK="$MT_MARK" $V SOFTIB_FAIL_AFTER=200 timeout -k 5 60 "$IBEXRUN" -n 2 --timeout 50 \
     "$MPI_T/p2p_sizes" 2>&1)
 rc=$?
 secs=$(( $(date +%s) - start ))
-left=$(pgrep -f "$MPI_T/p2p_sizes")
+left=$(mt_left)
 echo "$out" | grep -E "peer rank|ibexrun:" | head -4 | sed 's/^/    /'
 if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$secs" -lt 30 ] && [ -z "$left" ] &&
    echo "$out" | grep -qE "peer rank [0-9]+ on [^ ]+ .*(IBV_WC_[A-Z_]+)"; then
