@@ -14,7 +14,7 @@ MT_MARK="ibex-mt-$$-$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')"
 
 # mt_left: the pids (up to 3) of processes still carrying this suite's mark.
 mt_left() {
-    grep -lszx -- "IBEX_TEST_MARK=$MT_MARK" /proc/[0-9]*/environ 2>/dev/null |
+    grep -lszx -- "MPITEST_RUN_MARK=$MT_MARK" /proc/[0-9]*/environ 2>/dev/null |
         sed 's|/proc/\([0-9]*\)/environ|\1|' | head -3
 }
 
@@ -24,7 +24,7 @@ run_case() {
     np=$1
     prog=$2
     shift 2
-    out=$(env IBEX_TEST_MARK="$MT_MARK" "$@" timeout -k 5 "$CASE_TIMEOUT" "$IBEXRUN" -n "$np" --timeout "$((CASE_TIMEOUT - 10))" \
+    out=$(env MPITEST_RUN_MARK="$MT_MARK" "$@" timeout -k 5 "$CASE_TIMEOUT" "$IBEXRUN" -n "$np" --timeout "$((CASE_TIMEOUT - 10))" \
         "$MPI_T/$prog" ${MT_ARGS:-} 2>&1)
     rc=$?
     left=$(mt_left)

@@ -20,7 +20,7 @@ run_case 4 p2p_wildcard $V SOFTIB_DROP_RATE=0.3 SOFTIB_SEED=5
 
 # forced QP error after 200 work requests
 start=$(date +%s)
-out=$(env IBEX_TEST_MARK="$MT_MARK" $V SOFTIB_FAIL_AFTER=200 timeout -k 5 60 "$IBEXRUN" -n 2 --timeout 50 \
+out=$(env MPITEST_RUN_MARK="$MT_MARK" $V SOFTIB_FAIL_AFTER=200 timeout -k 5 60 "$IBEXRUN" -n 2 --timeout 50 \
     "$MPI_T/p2p_sizes" 2>&1)
 rc=$?
 secs=$(( $(date +%s) - start ))
