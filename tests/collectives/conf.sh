@@ -17,7 +17,7 @@ MPI_T="$top_builddir/tests/collectives"
 CASE_TIMEOUT=${CONF_TIMEOUT:-180}
 SOFTIB="$top_builddir/softib/.libs/libsoftib.so"
 [ -f "$SOFTIB" ] || { echo "softib not built at $SOFTIB"; exit 1; }
-PROGS="conf_ops conf_red conf_data"
+PROGS="conf_ops conf_red conf_data conf_inter"
 FULL=${CONF_FULL:-0}
 
 # algo_set K: IBEX_COLL_<KIND>=<its K-th algorithm, modulo its count> for every kind.
@@ -40,7 +40,7 @@ for k in 0 1 2 3 4; do
     set=$(algo_set "$k")
     [ -n "$set" ] || { mt_fail=$((mt_fail + 1)); echo "FAIL no algorithm list from ibex_info"; break; }
     for np in $set_ranks; do
-        for prog in conf_red conf_data; do
+        for prog in conf_red conf_data conf_inter; do
             # shellcheck disable=SC2086
             run_case "$np" "$prog" $set
         done
