@@ -6,19 +6,21 @@
 # reductions with user ops commutative and not (conf_red), the data-movement collectives with
 # derived types, MPI_IN_PLACE and zero counts (conf_data), intercommunicator collectives
 # (conf_inter), many non-blocking collectives in flight, persistent restarts, NULL buffers at
-# zero counts, a displaced struct type, the _c forms and error classes (conf_nbc); conf_red,
-# conf_data and conf_inter run every case blocking, non-blocking and persistent. make check: each at 2-5 ranks by the table, then every algorithm forced (all
-# kinds at once, the k-th algorithm of each kind in set k, so five sets cover every name
-# ibex_info lists) at 3 and 4 ranks, the hierarchy with faked nodes and one case over verbs on
-# softib. CONF_FULL=1 (make check-coll-conf): every set at 2-5 ranks, the hierarchy at 2-5,
-# verbs at 2-4 and no eager data.
+# zero counts, a displaced struct type, the _c forms and error classes (conf_nbc), equal type
+# signatures from different (count, datatype) pairs (conf_sig); conf_red, conf_data, conf_inter
+# and conf_sig run every case blocking, non-blocking and persistent.
+# make check: each program at 2-5 ranks by the table; every algorithm forced (all kinds at
+# once, the k-th algorithm of each kind in set k, so five sets cover every name ibex_info
+# lists) at 3 and 4 ranks; the sets naming hier with faked nodes; the table with faked nodes;
+# one case over verbs on softib. CONF_FULL=1 (make check-coll-conf): every set at 2-5 ranks,
+# the hierarchy at 2-5, verbs at 2-4 and no eager data.
 . "$top_srcdir/tests/mpi/lib.sh"
 mt_require_ibexrun
 MPI_T="$top_builddir/tests/collectives"
 CASE_TIMEOUT=${CONF_TIMEOUT:-180}
 SOFTIB="$top_builddir/softib/.libs/libsoftib.so"
 [ -f "$SOFTIB" ] || { echo "softib not built at $SOFTIB"; exit 1; }
-PROGS="conf_ops conf_red conf_data conf_inter conf_nbc"
+PROGS="conf_ops conf_red conf_data conf_inter conf_nbc conf_sig"
 FULL=${CONF_FULL:-0}
 
 # algo_set K: IBEX_COLL_<KIND>=<its K-th algorithm, modulo its count> for every kind.
@@ -41,7 +43,7 @@ for k in 0 1 2 3 4; do
     set=$(algo_set "$k")
     [ -n "$set" ] || { mt_fail=$((mt_fail + 1)); echo "FAIL no algorithm list from ibex_info"; break; }
     for np in $set_ranks; do
-        for prog in conf_red conf_data conf_inter conf_nbc; do
+        for prog in conf_red conf_data conf_inter conf_nbc conf_sig; do
             # shellcheck disable=SC2086
             run_case "$np" "$prog" $set
         done
@@ -52,7 +54,7 @@ hier="IBEX_COLL_NODE_SIZE=2"
 for k in 2 3 4; do
     [ "$FULL" = 1 ] || [ "$k" != 2 ] || continue
     for np in $([ "$FULL" = 1 ] && echo "3 4 5" || echo 4); do
-        for prog in conf_red conf_data; do
+        for prog in conf_red conf_data conf_sig; do
             # shellcheck disable=SC2086
             run_case "$np" "$prog" $(algo_set "$k") $hier
         done
