@@ -75,6 +75,8 @@ static void run_colls(const ocase_t *c, const void *in, const void *ref, const v
             CMP(out, ref, "Reduce");
             memcpy(out, in, n);
         }
+        if (CONF_PEER_INPLACE_ROOT0 && root != 0)
+            continue;
         MPI_Reduce(rank == root ? MPI_IN_PLACE : in, rank == root ? out : CONF_NONROOT_BUF(tmp),
                    c->count, c->dt, op, root, c->comm);
         if (rank == root)
