@@ -11,7 +11,10 @@
  * Cost: (log2 p + p - 1) alpha + 2 n (p - 1) / p beta, against the binomial tree's
  * log2 p (alpha + n beta): the choice for large messages on more than a few ranks.
  */
+#include <limits.h>
+#include <stdlib.h>
 #include "coll.h"
+#include "ibex_datatype.h"
 #include "ibex_p2p.h"
 
 typedef struct sag_state {
@@ -74,11 +77,9 @@ static ibex_status_t sag_ring(const sag_state_t *s)
     return st;
 }
 
-ibex_status_t ibex_coll_bcast_scatter_allgather(const ibex_coll_args_t *args)
+static ibex_status_t sag_run(const ibex_coll_args_t *args)
 {
     int size = args->comm->size;
-    if (args->rcount < size)
-        return ibex_coll_bcast_binomial(args);
     sag_state_t s = {.a = args,
                      .size = size,
                      .vrank = (args->comm->rank - args->root + size) % size,
@@ -86,4 +87,33 @@ ibex_status_t ibex_coll_bcast_scatter_allgather(const ibex_coll_args_t *args)
                      .tag = IBEX_COLL_TAG(IBEX_COLL_BCAST)};
     ibex_status_t st = sag_scatter(&s);
     return st != IBEX_OK ? st : sag_ring(&s);
+}
+
+/* The chunks are cut in bytes of the packed message, not in elements: only the type signature
+ * is the same on every rank (the root may pass 1 element of a large type, the others n ints),
+ * so an element count would cut different chunks and fall back on some ranks only. A
+ * non-contiguous buffer goes through a packed temporary. */
+ibex_status_t ibex_coll_bcast_scatter_allgather(const ibex_coll_args_t *args)
+{
+    const ibex_dt_t *d = ibex_dt_get(args->rdt);
+    size_t nbytes = (size_t)args->rcount * d->size;
+    if (nbytes < (size_t)args->comm->size || nbytes > INT_MAX)
+        return ibex_coll_bcast_binomial(args);
+    bool contig = ibex_dt_is_contig(d, args->rcount), root = args->comm->rank == args->root;
+    ibex_coll_args_t b = *args;
+    b.rbuf = contig ? (char *)args->rbuf + d->true_lb : malloc(nbytes);
+    b.rcount = (int)nbytes;
+    b.rdt = MPI_BYTE;
+    if (!b.rbuf)
+        return IBEX_ERR_NO_MEMORY;
+    ibex_status_t st = IBEX_OK;
+    if (!contig && root)
+        st = ibex_coll_copy(args->rbuf, args->rcount, args->rdt, b.rbuf, b.rcount, MPI_BYTE);
+    if (st == IBEX_OK)
+        st = sag_run(&b);
+    if (st == IBEX_OK && !contig && !root)
+        st = ibex_coll_copy(b.rbuf, b.rcount, MPI_BYTE, args->rbuf, args->rcount, args->rdt);
+    if (!contig)
+        free(b.rbuf);
+    return st;
 }

@@ -9,8 +9,10 @@
  * sends to v + mask for every mask below lowbit(v) (largest first, so the deepest subtree starts
  * first). Cost: ceil(log2 p) (alpha + n beta). Large messages: scatter + ring allgather, below.
  */
+#include <limits.h>
 #include "coll.h"
 #include "coll_sched.h"
+#include "ibex_datatype.h"
 
 void ibex_sched_barrier_dissemination(const ibex_coll_args_t *a, ibex_sched_t *s)
 {
@@ -62,7 +64,7 @@ static int chunk_rank(const chunks_t *k, int c)
     return (c + k->root) % k->p;
 }
 
-void ibex_sched_bcast_scatter_allgather(const ibex_coll_args_t *a, ibex_sched_t *s)
+static void sched_sag(const ibex_coll_args_t *a, ibex_sched_t *s)
 {
     int p = a->comm->size, v = (a->comm->rank - a->root + p) % p;
     chunks_t k = {.a = a, .p = p, .root = a->root, .q = a->rcount / p, .rem = a->rcount % p};
@@ -76,5 +78,34 @@ void ibex_sched_bcast_scatter_allgather(const ibex_coll_args_t *a, ibex_sched_t 
         ibex_sched_send(s, chunk_at(&k, out), chunk_count(&k, out), a->rdt, chunk_rank(&k, v + 1));
         ibex_sched_recv(s, chunk_at(&k, in), chunk_count(&k, in), a->rdt,
                         chunk_rank(&k, v - 1 + p));
+    }
+}
+
+/* In bytes of the packed message, as the blocking form (bcast_scatter_allgather.c): ranks may
+ * describe the same signature with different (count, datatype), so element counts would cut
+ * different chunks; a non-contiguous buffer goes through a packed temporary. */
+void ibex_sched_bcast_scatter_allgather(const ibex_coll_args_t *a, ibex_sched_t *s)
+{
+    const ibex_dt_t *d = ibex_dt_get(a->rdt);
+    size_t nbytes = (size_t)a->rcount * d->size;
+    if (nbytes > INT_MAX) {
+        ibex_sched_bcast_binomial(a, s);
+        return;
+    }
+    bool contig = ibex_dt_is_contig(d, a->rcount), root = a->comm->rank == a->root;
+    ibex_coll_args_t b = *a;
+    b.rbuf = contig ? (char *)a->rbuf + d->true_lb : ibex_sched_tmp(s, MPI_BYTE, (int)nbytes);
+    b.rcount = (int)nbytes;
+    b.rdt = MPI_BYTE;
+    if (!b.rbuf)
+        return; /* the schedule's build_error says so */
+    if (!contig && root) {
+        ibex_sched_copy(s, a->rbuf, a->rcount, a->rdt, b.rbuf, b.rcount, MPI_BYTE);
+        ibex_sched_fence(s);
+    }
+    sched_sag(&b, s);
+    if (!contig && !root) {
+        ibex_sched_fence(s);
+        ibex_sched_copy(s, b.rbuf, b.rcount, MPI_BYTE, a->rbuf, a->rcount, a->rdt);
     }
 }

@@ -79,7 +79,9 @@ static const sched_algo_t *pick(int kind, const ibex_coll_args_t *a, size_t byte
         return inter_algos[kind].fn ? &inter_algos[kind] : NULL;
     if (kind == IBEX_COLL_ALLREDUCE && a->op->commutative && split_fits(a, bytes))
         return &ring_allreduce;
-    if (kind == IBEX_COLL_BCAST && split_fits(a, bytes))
+    /* not split_fits: a Bcast's element count is the rank's own (only the signature matches),
+     * bytes is the same everywhere */
+    if (kind == IBEX_COLL_BCAST && bytes >= SCHED_RING_MIN && a->comm->size > 2)
         return &split_bcast;
     if (kind == IBEX_COLL_REDUCE && a->op->commutative && split_fits(a, bytes))
         return &ring_reduce;

@@ -47,7 +47,10 @@ static ibex_status_t link_swap(const ibex_inter_link_t *l, const int *mine, int 
 static ibex_status_t local_bcast(ibex_comm_t *local, int leader, int *buf, int n)
 {
     ibex_coll_args_t a = {.comm = local, .rbuf = buf, .rcount = n, .rdt = MPI_INT, .root = leader};
-    return ibex_coll_run(IBEX_COLL_BCAST, &a, (size_t)n * sizeof(int));
+    /* a fixed algorithm, as comm_ctx.c's: this runs inside the context-id agreement, where a
+     * selected one (hier, when local spans nodes) would build local's node communicators and
+     * agree on their ids in the middle of it, and never win the mask this agreement holds */
+    return ibex_coll_bcast_binomial(&a);
 }
 
 /* The leaders swap n ints (the leader's `mine`); every member of local gets the other side's

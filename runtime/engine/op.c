@@ -147,9 +147,13 @@ enum { OP_LIST(OP_ENUM) LOC_LIST(OP_ENUM) };
             A v;                                                                                   \
             B i;                                                                                   \
         } *y = inout;                                                                              \
+        /* Field by field: the last element's padding (DOUBLE_INT: 4 bytes) may lie past a         \
+         * buffer sized by the true extent, as collectives' temporaries are. */                    \
         for (size_t k = 0; k < n; k++) {                                                           \
-            if (LOCX_##op(x[k].v, y[k].v) || (x[k].v == y[k].v && x[k].i < y[k].i))                \
-                memcpy(&y[k], &x[k], sizeof(y[k]));                                                \
+            if (LOCX_##op(x[k].v, y[k].v) || (x[k].v == y[k].v && x[k].i < y[k].i)) {              \
+                y[k].v = x[k].v;                                                                   \
+                y[k].i = x[k].i;                                                                   \
+            }                                                                                      \
         }                                                                                          \
     }
 #define GEN_FNS(op, NAME, TYPES)     TYPES(DEFINE_OP_FN, op)
