@@ -29,7 +29,7 @@ static ibex_status_t allreduce_inline(ibex_coll_shm_t *seg, uint64_t g, const ib
     ibex_coll_shm_claim(seg, g);
     memcpy(ibex_coll_shm_slot(seg, seg->rank, g, bytes), in, bytes);
     ibex_coll_shm_arrive(seg, g);
-    return ibex_coll_shm_combine(seg, g, a, out);
+    return ibex_coll_shm_combine(seg, g, a, in, out);
 }
 
 static ibex_status_t allreduce_single(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,

@@ -6,7 +6,8 @@
  * publishes arrive = g; each other rank waits for that flag and copies out. The root does not
  * wait for anyone: its slot (g & 1) is rewritten only at g + 2, after every rank arrived at
  * g + 1. Cost: 2 n beta (copy in, copy out, the p - 1 copies out in parallel) + one cache-line
- * latency.
+ * latency; while every rank has a core, pipelined in 8 KiB chunks (pipe_root below): n beta +
+ * one chunk's.
  *
  * Larger: single copy. The root publishes its buffer's address; every other rank reads it with
  * process_vm_readv straight into its own buffer and sets done = g; the root returns when every
@@ -19,6 +20,7 @@
 
 #include "coll_shm.h"
 #include "ibex_datatype.h"
+#include "ibex_request.h"
 
 /* The dense bytes of (buf, count, dt), or NULL if it is not one run. */
 static char *dense(void *buf, int count, const ibex_dt_t *d)
@@ -36,6 +38,55 @@ static bool use_ring(const ibex_coll_shm_t *seg, size_t bytes)
     return seg->oversub && bytes <= IBEX_COLL_SHM_RING_SLOT;
 }
 
+/* One rank per core (or fewer) and a payload of several chunks: the root writes its slot chunk
+ * by chunk, saying after each how far it is (pbytes of generation pgen), and the others copy
+ * each chunk out as it lands, so the copy in and the copies out overlap: n beta + one chunk's
+ * beta, against 2 n beta. On an oversubscribed node a reader waiting for the next chunk would
+ * give up its core at each one, so there the slot is written whole. */
+#define PIPE_CHUNK 8192
+
+static bool use_pipe(const ibex_coll_shm_t *seg, size_t bytes)
+{
+    return !seg->oversub && bytes >= 2 * PIPE_CHUNK;
+}
+
+static void pipe_root(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a, char *slot,
+                      size_t bytes)
+{
+    const ibex_dt_t *d = ibex_dt_get(a->rdt);
+    ibex_coll_shm_ctl_t *me = &seg->ctl[seg->rank];
+    ibex_coll_shm_set(&me->pbytes, 0); /* before pgen = g: a reader of g never sees g - 1's */
+    ibex_coll_shm_set(&me->pgen, g);
+    for (size_t off = 0; off < bytes; off += PIPE_CHUNK) {
+        size_t len = bytes - off < PIPE_CHUNK ? bytes - off : PIPE_CHUNK;
+        ibex_dt_pack(a->rbuf, a->rcount, d, off, slot + off, len);
+        ibex_coll_shm_set(&me->pbytes, off + len);
+    }
+}
+
+/* The root has written `need` bytes of g: it says so, or it has gone on to a later generation,
+ * which it starts only once g is written. */
+static bool pipe_has(const ibex_coll_shm_ctl_t *root, uint64_t g, size_t need)
+{
+    uint64_t pg = ibex_coll_shm_load(&root->pgen);
+    return pg > g || (pg == g && ibex_coll_shm_load(&root->pbytes) >= need);
+}
+
+static void pipe_leaf(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a, const char *slot,
+                      size_t bytes)
+{
+    const ibex_dt_t *d = ibex_dt_get(a->rdt);
+    const ibex_coll_shm_ctl_t *root = &seg->ctl[a->root];
+    ibex_coll_shm_wait(&root->pgen, g); /* the long wait (hang records); then the root streams */
+    for (size_t off = 0; off < bytes; off += PIPE_CHUNK) {
+        size_t len = bytes - off < PIPE_CHUNK ? bytes - off : PIPE_CHUNK;
+        int idle = 0;
+        while (!pipe_has(root, g, off + len))
+            ibex_wait_step(&idle);
+        ibex_dt_unpack(a->rbuf, a->rcount, d, off, slot + off, len);
+    }
+}
+
 static void bcast_inline(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a, size_t bytes)
 {
     const ibex_dt_t *d = ibex_dt_get(a->rdt);
@@ -47,11 +98,18 @@ static void bcast_inline(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_
             ibex_coll_shm_claim_ring(seg, g);
         else
             ibex_coll_shm_claim(seg, g);
-        ibex_dt_pack(a->rbuf, a->rcount, d, 0, slot, bytes);
+        if (use_pipe(seg, bytes))
+            pipe_root(seg, g, a, slot, bytes);
+        else
+            ibex_dt_pack(a->rbuf, a->rcount, d, 0, slot, bytes);
         ibex_coll_shm_arrive(seg, g);
         return;
     }
     ibex_coll_shm_arrive(seg, g);
+    if (use_pipe(seg, bytes)) {
+        pipe_leaf(seg, g, a, slot, bytes);
+        return;
+    }
     ibex_coll_shm_wait(&seg->ctl[a->root].arrive, g);
     ibex_dt_unpack(a->rbuf, a->rcount, d, 0, slot, bytes);
 }

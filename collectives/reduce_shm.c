@@ -21,15 +21,20 @@
 #include "coll_shm.h"
 #include "ibex_datatype.h"
 
+/* Only the root reads the slots, so a root that is not in place folds its own input where it
+ * lies and writes no slot. */
 static ibex_status_t reduce_inline(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
                                    const char *in, char *out, size_t bytes)
 {
-    ibex_coll_shm_claim(seg, g);
-    memcpy(ibex_coll_shm_slot(seg, seg->rank, g, bytes), in, bytes);
+    bool root = seg->rank == a->root;
+    if (!root || in == out) {
+        ibex_coll_shm_claim(seg, g);
+        memcpy(ibex_coll_shm_slot(seg, seg->rank, g, bytes), in, bytes);
+    }
     ibex_coll_shm_arrive(seg, g);
-    if (seg->rank != a->root)
+    if (!root)
         return IBEX_OK;
-    return ibex_coll_shm_combine(seg, g, a, out);
+    return ibex_coll_shm_combine(seg, g, a, in, out);
 }
 
 static ibex_status_t reduce_single(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,

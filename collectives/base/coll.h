@@ -165,6 +165,10 @@ int ibex_coll_rsag_count(const ibex_coll_rsag_t *s, int from, int to); /* elemen
 ibex_status_t ibex_coll_barrier_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_bcast_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_reduce_shm(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_reduce_shm_root(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_barrier_shm_fanin(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_reduce_scatter_shm(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_reduce_scatter_block_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_allreduce_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_gather_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_allgather_shm(const ibex_coll_args_t *args);

@@ -71,6 +71,12 @@ static const ibex_coll_algo_t algorithms[] = {
     {"hier", IBEX_COLL_BCAST, ibex_coll_bcast_hier, IBEX_COLL_SPAN_NODES},
     {"hier", IBEX_COLL_REDUCE, ibex_coll_reduce_hier, IBEX_COLL_SPAN_NODES},
     {"hier", IBEX_COLL_ALLREDUCE, ibex_coll_allreduce_hier, IBEX_COLL_SPAN_NODES},
+    /* shared memory on oversubscribed nodes (coll10): fewer flag rounds */
+    {"shmem_root", IBEX_COLL_REDUCE, ibex_coll_reduce_shm_root, IBEX_COLL_SPAN_NODE},
+    {"shmem_fanin", IBEX_COLL_BARRIER, ibex_coll_barrier_shm_fanin, IBEX_COLL_SPAN_NODE},
+    {"shmem", IBEX_COLL_REDUCE_SCATTER, ibex_coll_reduce_scatter_shm, IBEX_COLL_SPAN_NODE},
+    {"shmem", IBEX_COLL_REDUCE_SCATTER_BLOCK, ibex_coll_reduce_scatter_block_shm,
+     IBEX_COLL_SPAN_NODE},
 };
 #define ALGO_COUNT ((int)(sizeof(algorithms) / sizeof(algorithms[0])))
 
@@ -111,6 +117,8 @@ static const coll_rule_t rules[] = {
     {IBEX_COLL_ALLGATHER, 64, SIZE_MAX, "shmem"},
     {IBEX_COLL_SCATTER, 64, SIZE_MAX, "shmem"},
     {IBEX_COLL_ALLTOALL, 64, SIZE_MAX, "shmem"},
+    {IBEX_COLL_REDUCE_SCATTER, 64, SIZE_MAX, "shmem"}, /* (coll10) */
+    {IBEX_COLL_REDUCE_SCATTER_BLOCK, 64, SIZE_MAX, "shmem"},
     /* several nodes, more than one rank on some: shared memory inside, leaders between */
     {IBEX_COLL_BARRIER, INT_MAX, SIZE_MAX, "hier"},
     {IBEX_COLL_BCAST, INT_MAX, SIZE_MAX, "hier"},

@@ -57,7 +57,10 @@ typedef struct ibex_coll_shm_ctl {
     char tiny[2][IBEX_COLL_SHM_TINY];
     uint64_t ready, done;
     uint64_t saddr, raddr; /* this rank's send / result buffer for the current generation */
-    char pad1[128 - 64 - 4 * sizeof(uint64_t)];
+    /* a pipelined inline bcast (bcast_shm.c): the root has written pbytes of its slot at
+     * generation pgen (pbytes is reset before pgen moves on) */
+    uint64_t pgen, pbytes;
+    char pad1[128 - 64 - 6 * sizeof(uint64_t)];
 } __attribute__((aligned(128))) ibex_coll_shm_ctl_t;
 
 typedef struct ibex_coll_shm {
@@ -180,9 +183,10 @@ int ibex_coll_hier_node_rank(const ibex_coll_shm_t *seg, int r);
 
 /* ---- reduction steps (coll_shm_reduce.c) ---- */
 /* dst (the dense result bytes) = the rank-order fold of every rank's slot of generation g,
- * each waited for; (rcount, rdt, op) from a. */
+ * each waited for; (rcount, rdt, op) from a. This rank's own part is read from `own` when that
+ * is not NULL and not dst (its slot is then not read). */
 ibex_status_t ibex_coll_shm_combine(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
-                                    char *dst);
+                                    const char *own, char *dst);
 /* Slice r of count elements over p ranks: first element and length. */
 void ibex_coll_shm_slice(int count, int p, int r, int *lo_p, int *n_p);
 /* This rank's slice of the reduction of every rank's published send buffer (ctl.saddr, dense)
@@ -190,6 +194,12 @@ void ibex_coll_shm_slice(int count, int p, int r, int *lo_p, int *n_p);
  * Waits until every rank arrived at g. */
 ibex_status_t ibex_coll_shm_reduce_slice(ibex_coll_shm_t *seg, uint64_t g,
                                          const ibex_coll_args_t *a, const char *own, char *dst);
+/* Elements [lo, lo + n) of the same reduction into dst (the same layout), from every rank's
+ * published send buffer; ibex_coll_shm_reduce_slice is this rank's slice of it, the root-only
+ * reduce (reduce_shm_root.c) the whole vector. Waits until every rank arrived at g. */
+ibex_status_t ibex_coll_shm_reduce_range(ibex_coll_shm_t *seg, uint64_t g,
+                                         const ibex_coll_args_t *a, const char *own, char *dst,
+                                         int lo, int n);
 /* Every other rank's final slice (its ctl.raddr + the slice's offset, read once its ready flag
  * reaches g) into the same place of out: the second phase of reduce and allreduce. */
 ibex_status_t ibex_coll_shm_collect_slices(ibex_coll_shm_t *seg, uint64_t g,

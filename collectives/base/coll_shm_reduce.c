@@ -4,14 +4,16 @@
  *
  * Inline: every rank's contribution sits in its slot; a combining rank folds them in rank
  * order, s_0 op (s_1 op (... op s_{p-1})), so a non-commutative op is right and every rank that
- * combines gets the same bits.
+ * combines gets the same bits. Its own contribution it reads where it lies (unless in place),
+ * so a Reduce root need not copy it into its slot at all.
  *
  * Single copy: rank r owns slice r of the vector and reduces it from every rank's published
  * send buffer, chunk by chunk so the running result stays in cache: the first source is read
  * (process_vm_readv) straight into the result, each further one into a scratch chunk and folded
  * in. For a commutative op the sources go in rotated order starting after r (ranks read from
  * different peers at once, and r's own data is folded from its buffer with no copy); for a
- * non-commutative one in rank order from the top.
+ * non-commutative one in rank order from the top. In place with a commutative op the running
+ * result starts as this rank's own input where it lies, so nothing is copied for it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,19 +21,26 @@
 #include "coll_shm.h"
 #include "ibex_datatype.h"
 
+/* Rank i's contribution at g: its slot, or this rank's own input where it lies. */
+static const char *input(ibex_coll_shm_t *seg, uint64_t g, int i, size_t bytes, const char *own)
+{
+    return i == seg->rank && own ? own : ibex_coll_shm_slot(seg, i, g, bytes);
+}
+
 ibex_status_t ibex_coll_shm_combine(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
-                                    char *dst)
+                                    const char *own, char *dst)
 {
     const ibex_dt_t *d = ibex_dt_get(a->rdt);
     size_t bytes = (size_t)a->rcount * d->size;
     int p = seg->size;
+    own = own == dst ? NULL : own; /* in place: dst is overwritten first, so use the slot */
     if (p - 1 != seg->rank)
         ibex_coll_shm_wait(&seg->ctl[p - 1].arrive, g);
-    memcpy(dst, ibex_coll_shm_slot(seg, p - 1, g, bytes), bytes);
+    memcpy(dst, input(seg, g, p - 1, bytes, own), bytes);
     for (int i = p - 2; i >= 0; i--) {
         if (i != seg->rank)
             ibex_coll_shm_wait(&seg->ctl[i].arrive, g);
-        const char *in = ibex_coll_shm_slot(seg, i, g, bytes);
+        const char *in = input(seg, g, i, bytes, own);
         ibex_status_t st =
             ibex_coll_apply(a->op, in - d->true_lb, dst - d->true_lb, a->rcount, a->rdt);
         if (st != IBEX_OK)
@@ -75,16 +84,20 @@ static ibex_status_t fetch(ibex_coll_shm_t *seg, int src, const char *own, size_
     return ibex_coll_shm_read(seg, src, seg->ctl[src].saddr + off, dst, len);
 }
 
-/* One chunk of elements [lo, lo + n): into acc, folded over every source. */
+/* One chunk of elements [lo, lo + n): into acc, folded over every source. With `has_own` (a
+ * commutative op, the result in place over this rank's own input) acc already holds this
+ * rank's part, so only the others are folded in. */
 static ibex_status_t reduce_chunk(ibex_coll_shm_t *seg, const ibex_coll_args_t *a, const char *own,
-                                  int lo, int n, char *acc, char *tmp)
+                                  int lo, int n, char *acc, char *tmp, bool has_own)
 {
     const ibex_dt_t *d = ibex_dt_get(a->rdt);
     size_t off = (size_t)lo * d->size, len = (size_t)n * d->size;
     bool comm = a->op->commutative;
-    ibex_status_t st = fetch(seg, source(seg, comm, 0), own, off, acc, len);
-    for (int i = 1; i < seg->size && st == IBEX_OK; i++) {
+    ibex_status_t st = has_own ? IBEX_OK : fetch(seg, source(seg, comm, 0), own, off, acc, len);
+    for (int i = has_own ? 0 : 1; i < seg->size && st == IBEX_OK; i++) {
         int src = source(seg, comm, i);
+        if (has_own && src == seg->rank)
+            continue;
         const char *in = src == seg->rank ? own + off : tmp;
         if (src != seg->rank)
             st = fetch(seg, src, own, off, tmp, len);
@@ -94,19 +107,19 @@ static ibex_status_t reduce_chunk(ibex_coll_shm_t *seg, const ibex_coll_args_t *
     return st;
 }
 
-ibex_status_t ibex_coll_shm_reduce_slice(ibex_coll_shm_t *seg, uint64_t g,
-                                         const ibex_coll_args_t *a, const char *own, char *dst)
+ibex_status_t ibex_coll_shm_reduce_range(ibex_coll_shm_t *seg, uint64_t g,
+                                         const ibex_coll_args_t *a, const char *own, char *dst,
+                                         int lo, int n)
 {
     const ibex_dt_t *d = ibex_dt_get(a->rdt);
-    int lo, n;
-    ibex_coll_shm_slice(a->rcount, seg->size, seg->rank, &lo, &n);
     int ce = (int)(ibex_coll_shm_chunk() / d->size);
     ce = ce > 0 ? ce : 1;
     ce = ce < n ? ce : (n > 0 ? n : 1);
-    /* dst may be this rank's own input (in place): then the running result needs a chunk of
-     * its own, copied out once the chunk is folded */
-    bool alias = dst == own;
-    char *tmp = scratch(seg, (size_t)ce * d->size * (alias ? 2 : 1));
+    /* dst may be this rank's own input (in place): for a commutative op the running result
+     * starts as that input and is folded in place; for a non-commutative one (rank order) it
+     * needs a chunk of its own, copied out once the chunk is folded */
+    bool alias = dst == own, has_own = alias && a->op->commutative, copy = alias && !has_own;
+    char *tmp = scratch(seg, (size_t)ce * d->size * (copy ? 2 : 1));
     if (!tmp)
         return IBEX_ERR_NO_MEMORY;
     ibex_coll_shm_wait_all(seg, offsetof(ibex_coll_shm_ctl_t, arrive), g);
@@ -115,12 +128,20 @@ ibex_status_t ibex_coll_shm_reduce_slice(ibex_coll_shm_t *seg, uint64_t g,
     for (int c = lo; c < lo + n && st == IBEX_OK; c += ce) {
         int k = lo + n - c < ce ? lo + n - c : ce;
         size_t off = (size_t)c * d->size;
-        char *acc = alias ? tmp + (size_t)ce * d->size : dst + off;
-        st = reduce_chunk(seg, a, own, c, k, acc, tmp);
-        if (alias && st == IBEX_OK)
+        char *acc = copy ? tmp + (size_t)ce * d->size : dst + off;
+        st = reduce_chunk(seg, a, own, c, k, acc, tmp, has_own);
+        if (copy && st == IBEX_OK)
             memcpy(dst + off, acc, (size_t)k * d->size);
     }
     return st;
+}
+
+ibex_status_t ibex_coll_shm_reduce_slice(ibex_coll_shm_t *seg, uint64_t g,
+                                         const ibex_coll_args_t *a, const char *own, char *dst)
+{
+    int lo, n;
+    ibex_coll_shm_slice(a->rcount, seg->size, seg->rank, &lo, &n);
+    return ibex_coll_shm_reduce_range(seg, g, a, own, dst, lo, n);
 }
 
 ibex_status_t ibex_coll_shm_collect_slices(ibex_coll_shm_t *seg, uint64_t g,

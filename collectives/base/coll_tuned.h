@@ -50,6 +50,14 @@ static const ibex_coll_tuned_t ibex_coll_tuned[] = {
     /* bcast, 4 ranks on 2 cores: shmem 2.0-5.5 us against binomial 2.5-35 at every size to
      * 64 KiB */
     {IBEX_COLL_BCAST, IBEX_COLL_OVERSUB_YES, 4, 65536, "shmem"},
+    /* allgather, 8 ranks on 2 cores, 1 MiB blocks (coll10, 2026-12-01 18:49 UTC, 7 interleaved
+     * rounds of 10 iterations, load 15-20): ring 71 ms (50-94) against shmem 103 (69-123); at
+     * 256 KiB 24 against 26 and at 4 ranks 1 MiB 16 against 19, within the noise, so shmem
+     * stays there. Every rank reading all p - 1 blocks from cold send buffers at once loses to
+     * forwarding the block just received, which is still in cache. */
+    {IBEX_COLL_ALLGATHER, IBEX_COLL_OVERSUB_YES, 4, SIZE_MAX, "shmem"},
+    {IBEX_COLL_ALLGATHER, IBEX_COLL_OVERSUB_YES, 8, 262144, "shmem"},
+    {IBEX_COLL_ALLGATHER, IBEX_COLL_OVERSUB_YES, 8, SIZE_MAX, "ring"},
 };
 
 #endif

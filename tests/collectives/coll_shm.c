@@ -3,11 +3,13 @@
  * The shared-memory collectives (collectives/<kind>_shm.c) where coll_all.c does not reach:
  * sizes on both sides of the inline limit and past several single-copy chunks, every root, in
  * place, Gather / Allgather (also into a strided type), a non-commutative op on large vectors,
- * bcast with a different (non-contiguous) type at the root, sub-communicators from Comm_split with
+ * bcast with a different (non-contiguous) type at the root, Reduce_scatter(_block) with uneven
+ * and empty blocks, sub-communicators from Comm_split with
  * reversed ranks, thousands of collectives back to back (flag and slot reuse), communicators freed
  * and made again, and no segment name left in /dev/shm once a communicator has run one. Results
  * against references computed here. Runs the "shmem" algorithms forced, then the table's choice
- * ("auto"). Any rank count >= 1. Prints "coll_shm: ok" on rank 0.
+ * ("auto"), then the root-only Reduce ("shmem_root"). Any rank count >= 1. Prints "coll_shm: ok" on
+ * rank 0.
  */
 #include <dirent.h>
 #include <string.h>
@@ -219,6 +221,86 @@ static void check_noncommutative(MPI_Comm comm, unsigned *a, unsigned *b)
     CHECK_OK(MPI_Type_free(&mat));
 }
 
+/* Reduce_scatter(_block) on both sides of the inline limit (the whole vector's bytes decide),
+ * blocks of different sizes with zeros, in place and not, and the non-commutative op. */
+static void rs_counts(int size, int base, int *counts, int *total_p)
+{
+    *total_p = 0;
+    for (int r = 0; r < size; r++) {
+        counts[r] = r % 3 == 1 ? 0 : base + r * 3;
+        *total_p += counts[r];
+    }
+}
+
+static void check_rs_sum(MPI_Comm comm, int *a, int *b, int base, bool inplace)
+{
+    int rank, size, total, counts[64], lo = 0;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    rs_counts(size, base, counts, &total);
+    for (int r = 0; r < rank; r++)
+        lo += counts[r];
+    for (int i = 0; i < total; i++)
+        a[i] = val(rank, i, base);
+    CHECK_OK(MPI_Reduce_scatter(inplace ? MPI_IN_PLACE : a, inplace ? a : b, counts, MPI_INT,
+                                MPI_SUM, comm));
+    int *res = inplace ? a : b;
+    for (int i = 0; i < counts[rank]; i++) {
+        int want = 0;
+        for (int r = 0; r < size; r++)
+            want += val(r, lo + i, base);
+        CHECK(res[i] == want);
+    }
+    for (int i = 0; i < base * size; i++)
+        a[i] = val(rank, i, base + 1);
+    CHECK_OK(MPI_Reduce_scatter_block(a, b, base, MPI_INT, MPI_MAX, comm));
+    for (int i = 0; i < base; i++)
+        CHECK(b[i] == val(size - 1, rank * base + i, base + 1));
+}
+
+static void check_rs_noncomm(MPI_Comm comm, unsigned *a, unsigned *b, int base)
+{
+    int rank, size, total, counts[64], lo = 0;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    rs_counts(size, base, counts, &total);
+    for (int r = 0; r < rank; r++)
+        lo += counts[r];
+    MPI_Datatype mat;
+    MPI_Op op;
+    CHECK_OK(MPI_Type_contiguous(4, MPI_UNSIGNED, &mat));
+    CHECK_OK(MPI_Type_commit(&mat));
+    CHECK_OK(MPI_Op_create(matmul, 0, &op));
+    for (int k = 0; k < total; k++)
+        mat_of(rank, k, &a[4 * k]);
+    CHECK_OK(MPI_Reduce_scatter(a, b, counts, mat, op, comm));
+    for (int k = 0; k < counts[rank]; k++) {
+        unsigned want[4];
+        mat_of(size - 1, lo + k, want);
+        for (int r = size - 2; r >= 0; r--) {
+            unsigned m[4];
+            int one = 1;
+            mat_of(r, lo + k, m);
+            matmul(m, want, &one, NULL);
+        }
+        CHECK(memcmp(&b[4 * k], want, sizeof(want)) == 0);
+    }
+    CHECK_OK(MPI_Op_free(&op));
+    CHECK_OK(MPI_Type_free(&mat));
+}
+
+static void check_reduce_scatter(MPI_Comm comm, int *a, int *b)
+{
+    int size;
+    MPI_Comm_size(comm, &size);
+    const int bases[] = {7, 1500, 20000}; /* inline; inline or not by p; single copy */
+    for (int i = 0; i < 3 && size <= 64; i++) {
+        check_rs_sum(comm, a, b, bases[i], false);
+        check_rs_sum(comm, a, b, bases[i], true);
+        check_rs_noncomm(comm, (unsigned *)a, (unsigned *)b, bases[i] / 4 + 1);
+    }
+}
+
 /* Collectives of every kind back to back, sizes alternating inline / single copy: a slot or flag
  * reused too early shows up as a wrong value. */
 static void check_back_to_back(MPI_Comm comm)
@@ -266,6 +348,7 @@ static void suite(MPI_Comm comm, int *a, int *b)
     check_bcast_types(comm, a);
     check_gathers(comm, a, b);
     check_noncommutative(comm, (unsigned *)a, (unsigned *)b);
+    check_reduce_scatter(comm, a, b);
     check_back_to_back(comm);
 }
 
@@ -304,10 +387,29 @@ static void check_split(int *a, int *b)
 
 static void force_all(const char *name)
 {
-    ibex_coll_kind_t kinds[] = {IBEX_COLL_BARRIER,   IBEX_COLL_BCAST,  IBEX_COLL_REDUCE,
-                                IBEX_COLL_ALLREDUCE, IBEX_COLL_GATHER, IBEX_COLL_ALLGATHER};
-    for (int k = 0; k < 6; k++)
+    ibex_coll_kind_t kinds[] = {IBEX_COLL_BARRIER,        IBEX_COLL_BCAST,
+                                IBEX_COLL_REDUCE,         IBEX_COLL_ALLREDUCE,
+                                IBEX_COLL_GATHER,         IBEX_COLL_ALLGATHER,
+                                IBEX_COLL_REDUCE_SCATTER, IBEX_COLL_REDUCE_SCATTER_BLOCK};
+    for (int k = 0; k < 8; k++)
         CHECK(ibex_coll_force(kinds[k], name) == IBEX_OK);
+}
+
+/* The root-only single-copy Reduce (shmem_root: the table's choice past the inline limit on an
+ * oversubscribed node), forced at every rank count: every root and size, in place, the
+ * non-commutative op, back to back with the other kinds, and on a reversed communicator. */
+static void check_reduce_root(int *a, int *b)
+{
+    force_all("shmem");
+    CHECK(ibex_coll_force(IBEX_COLL_REDUCE, "shmem_root") == IBEX_OK);
+    check_reduce(MPI_COMM_WORLD, a, b);
+    check_noncommutative(MPI_COMM_WORLD, (unsigned *)a, (unsigned *)b);
+    check_back_to_back(MPI_COMM_WORLD);
+    MPI_Comm sub;
+    CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, wsize - wrank, &sub));
+    check_reduce(sub, a, b);
+    check_noncommutative(sub, (unsigned *)a, (unsigned *)b);
+    CHECK_OK(MPI_Comm_free(&sub));
 }
 
 int main(int argc, char **argv)
@@ -325,6 +427,7 @@ int main(int argc, char **argv)
         check_no_segment_names();
         check_split(a, b);
     }
+    check_reduce_root(a, b);
     free(a);
     free(b);
     CHECK_OK(MPI_Finalize());
