@@ -67,7 +67,8 @@ line() {
 
 # why LOG: the first line of a log that says what went wrong.
 why() {
-    grep -m1 -i -E 'MPI_ERR|error|fail|abort|signal|not supported|undefined' "$1" | cut -c1-150
+    grep -m1 -i -E 'MPI_ERR|error|fail|abort|signal|not supported|undefined|without calling|timeout after|must return' \
+        "$1" | cut -c1-150
 }
 
 # run NAME NP PROG ARGS...: one run under ibexrun with a time limit; sets $res (ok, skip,
