@@ -81,8 +81,8 @@ run() {
     rc=$?
     if grep -q -E 'requires (exactly|at least) [a-z0-9]+ process' "$log"; then
         res=skip reason="not for $np ranks"
-    elif grep -q -E 'Invalid option|does not support validation|Option Missing' "$log"; then
-        res=usage reason=$(grep -m1 -E 'Invalid|does not support|Missing' "$log")
+    elif grep -q -E 'Invalid option|does not support validation|Option Missing|when validation is enabled' "$log"; then
+        res=usage reason=$(grep -m1 -E 'Invalid|does not support|Missing|when validation' "$log")
     elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
         res=FAIL reason="timed out after $T s (hang?): $(why "$log")"
     elif [ "$rc" != 0 ]; then
