@@ -113,12 +113,25 @@ static void init_identity(void)
     ibex_wait_policy_log();
 }
 
+/* A later instance that asks for more than the engine runs at raises the level (a session with
+ * thread_level MPI_THREAD_MULTIPLE, then MPI_Init_thread asking for it, as osu_latency_mt -I
+ * does). Below MPI_THREAD_MULTIPLE no other thread is in MPI during this call, so the lock can
+ * be turned on here as at the first instance. */
+static void instance_raise_level(int required)
+{
+    int level = required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
+    if (level <= ibex_rt.thread_level)
+        return;
+    ibex_rt.thread_level = level;
+    ibex_thread_enable(level == MPI_THREAD_MULTIPLE);
+}
+
 /* Starts the engine (the first instance) or takes one more reference on it. The engine serves
- * the world model and every session alike; `required` only matters to the first instance
- * (the level provided never exceeds MPI_THREAD_FUNNELED, so every later instance gets it too). */
+ * the world model and every session alike, at the highest level any of them asked for. */
 int ibex_mpi_instance_acquire(const char *call, int required)
 {
     if (ibex_rt.instances > 0) {
+        instance_raise_level(required);
         ibex_rt.instances++;
         return MPI_SUCCESS;
     }
@@ -189,6 +202,10 @@ int ibex_mpi_instance_release(const char *call)
     return errclass;
 }
 
+/* What MPI_Init_thread provided: MPI_Query_thread answers it even when a session raised the
+ * engine's level since. */
+static int world_provided = MPI_THREAD_SINGLE;
+
 static int init_start(const char *call, int required)
 {
     if (ibex_rt.initialized)
@@ -196,8 +213,10 @@ static int init_start(const char *call, int required)
                               ibex_rt.finalized ? "finalized (it cannot be initialized again)"
                                                 : "initialized");
     int errclass = ibex_mpi_instance_acquire(call, required);
-    if (errclass == MPI_SUCCESS)
+    if (errclass == MPI_SUCCESS) {
         ibex_rt.initialized = true;
+        world_provided = ibex_rt.thread_level;
+    }
     return errclass;
 }
 
@@ -213,7 +232,7 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     IBEX_ARGS(Init_thread, provided);
     int rc = init_start(call, required);
     if (rc == MPI_SUCCESS)
-        *provided = ibex_rt.thread_level;
+        *provided = world_provided;
     return rc;
 }
 
@@ -282,7 +301,7 @@ int PMPI_Query_thread(int *provided)
 {
     IBEX_ENTER(Query_thread);
     IBEX_ARGS(Query_thread, provided);
-    *provided = ibex_rt.thread_level;
+    *provided = ibex_rt.initialized ? world_provided : ibex_rt.thread_level;
     return MPI_SUCCESS;
 }
 

@@ -2,6 +2,8 @@
 /*
  * Unit tests for reduction ops (runtime/engine/op.c, op_api.c): every predefined op on every type
  * it is defined on, against a plain C loop; every other (op, type) pair must give MPI_ERR_OP.
+ * MPI_CHAR, outside the standard's C integer group, is reduced as one (an extension: Open MPI
+ * and MPICH do, and OSU's reduction benchmarks use it by default).
  */
 #include <complex.h>
 #include <stdbool.h>
@@ -74,6 +76,8 @@ static void test_c_integer(void **state)
     CHK_C_INT(UINT16_T, uint16_t, FILL_U)
     CHK_C_INT(UINT32_T, uint32_t, FILL_U)
     CHK_C_INT(UINT64_T, uint64_t, FILL_U)
+    /* osu_allreduce / osu_reduce ... reduce MPI_CHAR with MPI_SUM unless given -T */
+    CHK_C_INT(CHAR, char, FILL_INT)
 }
 
 static void test_fortran_integer_multi_byte(void **state)
@@ -186,9 +190,9 @@ static void test_undefined_pairs_refused(void **state)
             refused++;
         }
     }
-    /* e.g. MAX on MPI_CHAR, SUM on MPI_C_BOOL, BAND on MPI_FLOAT, MINLOC on MPI_INT */
+    /* e.g. MAX on MPI_WCHAR, SUM on MPI_C_BOOL, BAND on MPI_FLOAT, MINLOC on MPI_INT */
     assert_true(refused > 200);
-    assert_false(tested[IBEX_HANDLE_INDEX(MPI_SUM)][IBEX_HANDLE_INDEX(MPI_CHAR)]);
+    assert_false(tested[IBEX_HANDLE_INDEX(MPI_SUM)][IBEX_HANDLE_INDEX(MPI_WCHAR)]);
 }
 
 static void test_derived_types(void **state)
