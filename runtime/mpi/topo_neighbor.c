@@ -157,6 +157,10 @@ static int nbr_collective(MPI_Comm comm, const char *call, const side_t *send, c
     ibex_comm_t *c;
     nbr_call_t n;
     IBEX_CHECK(ibex_comm_enter(comm, call, &c));
+    /* checked before the blocks: a process with no neighbours on a side must refuse it too,
+     * or it would enter the exchange its neighbours have refused */
+    if (send->buf == MPI_IN_PLACE || recv->buf == MPI_IN_PLACE)
+        return ibex_mpi_error(c, MPI_ERR_BUFFER, call, "MPI_IN_PLACE is not allowed here");
     IBEX_CHECK(nbr_begin(c, call, &n));
     int rc = side_fill(c, call, send, n.a.send, n.a.nout);
     if (rc == MPI_SUCCESS)
