@@ -75,7 +75,8 @@ static int nbr_block(ibex_comm_t *c, const char *call, ibex_coll_nbr_block_t *b,
         rc = ibex_dt_lookup_on(c, dt, call, true, &b->dt);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (b->dt->predefined && count > 0 && !buf)
+    /* MPI_BOTTOM with absolute displacements (the w forms) is a NULL buffer and is fine */
+    if (b->dt->predefined && count > 0 && !buf && byte_disp == 0)
         return ibex_mpi_error(c, MPI_ERR_BUFFER, call, "buffer is NULL with count %d", count);
     b->buf = (char *)buf + byte_disp;
     b->count = count;

@@ -46,8 +46,12 @@ typedef int (*str_get_fn)(int idx, char *buf, int *len);
 
 static void check_string(str_get_fn fn, int idx, char *out, int outmax)
 {
-    int len = 0;
-    CHECK_RC(fn(idx, NULL, &len));
+    int len = 0, rc0 = fn(idx, NULL, &len);
+    if (rc0 != MPI_SUCCESS && getenv("TC_LENIENT")) /* Open MPI 4.1 on enum items */
+        return;
+    CHECK(rc0 == MPI_SUCCESS);
+    if (len < 1 && getenv("TC_LENIENT")) /* Open MPI 4.1 answers 0 for a NULL buffer */
+        return;
     CHECK(len >= 1 && len < 4096);
     char *b = malloc((size_t)len + 8);
     memset(b, 'X', (size_t)len + 8);
@@ -67,9 +71,13 @@ static void check_string(str_get_fn fn, int idx, char *out, int outmax)
     free(b);
 }
 
+/* only the strings may be NULL (MPI 4.1 section 15.3.3): every other output is given */
 static int cvar_name(int i, char *b, int *l)
 {
-    return MPI_T_cvar_get_info(i, b, l, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+    int v, bind, scope, dl = 0;
+    MPI_Datatype dt;
+    MPI_T_enum e;
+    return MPI_T_cvar_get_info(i, b, l, &v, &dt, &e, NULL, &dl, &bind, &scope);
 }
 static int cvar_desc(int i, char *b, int *l)
 {
@@ -91,7 +99,8 @@ static int pvar_desc(int i, char *b, int *l)
 }
 static int cat_name(int i, char *b, int *l)
 {
-    return MPI_T_category_get_info(i, b, l, NULL, NULL, NULL, NULL, NULL);
+    int nc, np, nk, dl = 0;
+    return MPI_T_category_get_info(i, b, l, NULL, &dl, &nc, &np, &nk);
 }
 static int cat_desc(int i, char *b, int *l)
 {
@@ -125,8 +134,14 @@ static size_t dt_size(MPI_Datatype dt)
         return sizeof(double);
     if (dt == MPI_CHAR)
         return 1;
-    CHECK(!"a datatype MPI_T does not allow");
-    return 0;
+    CHECK(getenv("TC_LENIENT") || !"a datatype MPI_T does not allow"); /* Open MPI 4.1 */
+    return 8;
+}
+
+static int dt_size_ok(MPI_Datatype dt)
+{
+    return dt == MPI_INT || dt == MPI_UNSIGNED || dt == MPI_UNSIGNED_LONG ||
+           dt == MPI_UNSIGNED_LONG_LONG || dt == MPI_COUNT || dt == MPI_DOUBLE || dt == MPI_CHAR;
 }
 
 /* element 0 of a buffer of dt as a double, to compare */
@@ -162,7 +177,8 @@ static void check_enum(MPI_T_enum e)
         check_string(item_name, k, s, sizeof(s));
     int v;
     nl = 0;
-    CHECK(MPI_T_enum_get_item(e, n, &v, NULL, &nl) == MPI_T_ERR_INVALID_ITEM);
+    int rc = MPI_T_enum_get_item(e, n, &v, NULL, &nl);
+    CHECK(rc == MPI_T_ERR_INVALID_ITEM || (getenv("TC_LENIENT") && rc != MPI_SUCCESS));
 }
 
 static void *obj_for(int bind)
@@ -186,6 +202,8 @@ static void test_cvars(int after_init)
         int v, bind, scope, idx, count, nl = 0, dl = 0;
         MPI_Datatype dt;
         MPI_T_enum e;
+        if (getenv("TC_LENIENT") && cvar_name(i, NULL, &nl) != MPI_SUCCESS)
+            continue; /* Open MPI 4.1: indices of variables gone */
         check_string(cvar_name, i, name, sizeof(name));
         check_string(cvar_desc, i, desc, sizeof(desc));
         CHECK_RC(MPI_T_cvar_get_info(i, NULL, &nl, &v, &dt, &e, NULL, &dl, &bind, &scope));
@@ -202,6 +220,8 @@ static void test_cvars(int after_init)
         MPI_T_cvar_handle h;
         CHECK_RC(MPI_T_cvar_handle_alloc(i, obj_for(bind), &h, &count));
         CHECK(count >= 1 && count * dt_size(dt) <= sizeof(buf));
+        if (!dt_size_ok(dt))
+            continue;
         CHECK_RC(MPI_T_cvar_read(h, buf));
         int rc = MPI_T_cvar_write(h, buf);
         if (!writable(scope))
@@ -221,8 +241,8 @@ static void test_cvars(int after_init)
     }
     int idx, nl = 0;
     CHECK(MPI_T_cvar_get_index("no such variable, surely", &idx) == MPI_T_ERR_INVALID_NAME);
-    CHECK(MPI_T_cvar_get_info(n, NULL, &nl, NULL, NULL, NULL, NULL, NULL, NULL, NULL) ==
-          MPI_T_ERR_INVALID_INDEX);
+    int rc = cvar_name(n, NULL, &nl);
+    CHECK(rc == MPI_T_ERR_INVALID_INDEX || (getenv("TC_LENIENT") && rc != MPI_SUCCESS));
     if (g_rank == 0 && after_init && getenv("TC_VERBOSE"))
         printf("  %d cvars, %d written and restored\n", n, nwritten);
 }
@@ -266,6 +286,8 @@ static void test_pvars(void)
         pv_t *p = &pv[np];
         int v, bind, at, idx, nl = 0, dl = 0;
         MPI_T_enum e;
+        if (getenv("TC_LENIENT") && pvar_name(i, NULL, &nl) != MPI_SUCCESS)
+            continue; /* Open MPI 4.1: indices of variables gone */
         check_string(pvar_name, i, p->name, sizeof(p->name));
         check_string(pvar_desc, i, desc, sizeof(desc));
         CHECK_RC(MPI_T_pvar_get_info(i, NULL, &nl, &v, &p->cls, &p->dt, &e, NULL, &dl, &bind,
@@ -308,7 +330,7 @@ static void test_pvars(void)
         }
     }
     CHECK_RC(MPI_Allreduce(&moved, &any_moved, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
-    CHECK(any_moved > 0);
+    CHECK(any_moved > 0 || getenv("TC_LENIENT")); /* MPICH 4.0: no counter unless enabled */
     /* stopped counters stay put through traffic; reset goes back */
     for (int k = 0; k < np; k++)
         if (!pv[k].cont)
@@ -328,6 +350,32 @@ static void test_pvars(void)
             CHECK(pv_read(s, &pv[k]) == 0);
         }
     }
+    /* MPI_T_PVAR_ALL_HANDLES: start / stop / reset every handle of the session that allows
+     * it, the others are skipped (no error for them); it is no handle to read */
+    CHECK_RC(MPI_T_pvar_start(s, MPI_T_PVAR_ALL_HANDLES));
+    for (int k = 0; k < np; k++)
+        before[k] = pv_read(s, &pv[k]);
+    traffic(20);
+    int moved2 = 0;
+    for (int k = 0; k < np; k++)
+        moved2 += pv[k].cls == MPI_T_PVAR_CLASS_COUNTER && pv_read(s, &pv[k]) > before[k];
+    CHECK(moved2 > 0 || moved == 0);
+    CHECK_RC(MPI_T_pvar_stop(s, MPI_T_PVAR_ALL_HANDLES));
+    CHECK_RC(MPI_T_pvar_reset(s, MPI_T_PVAR_ALL_HANDLES));
+    for (int k = 0; k < np; k++)
+        if (!pv[k].ro && pv[k].cls == MPI_T_PVAR_CLASS_COUNTER)
+            CHECK(pv_read(s, &pv[k]) == 0);
+    char any[4096];
+    CHECK(MPI_T_pvar_read(s, MPI_T_PVAR_ALL_HANDLES, any) != MPI_SUCCESS);
+    /* readreset: the value, then zero */
+    for (int k = 0; k < np; k++)
+        if (!pv[k].ro && !pv[k].cont && pv[k].cls == MPI_T_PVAR_CLASS_COUNTER) {
+            CHECK_RC(MPI_T_pvar_start(s, pv[k].h));
+            traffic(5);
+            CHECK_RC(MPI_T_pvar_readreset(s, pv[k].h, any));
+            CHECK(pv_read(s, &pv[k]) <= dt_val(pv[k].dt, any));
+            CHECK_RC(MPI_T_pvar_stop(s, pv[k].h));
+        }
     for (int k = 0; k < np; k++)
         CHECK_RC(MPI_T_pvar_handle_free(s, &pv[k].h));
     CHECK_RC(MPI_T_pvar_session_free(&s));

@@ -398,6 +398,23 @@ static void run_alltoallw(MPI_Comm comm, const nbrs_t *n, int mode)
             CHECK_RC(MPI_Type_free(&a.rt[s]));
 }
 
+/* alltoallw from and to MPI_BOTTOM with absolute addresses as the displacements */
+static void run_alltoallw_bottom(MPI_Comm comm, const nbrs_t *n)
+{
+    static vargs_t a;
+    MPI_Aint sbase, rbase;
+    vargs_fill(n, &a);
+    CHECK_RC(MPI_Get_address(a.sb, &sbase));
+    CHECK_RC(MPI_Get_address(a.rb, &rbase));
+    for (int i = 0; i < MAXN; i++) {
+        a.sdb[i] = MPI_Aint_add(sbase, a.sdb[i]);
+        a.rdb[i] = MPI_Aint_add(rbase, a.rdb[i]);
+    }
+    CHECK_RC(
+        MPI_Neighbor_alltoallw(MPI_BOTTOM, a.sc, a.sdb, a.st, MPI_BOTTOM, a.rc, a.rdb, a.rt, comm));
+    vargs_check(&a, "alltoallw from MPI_BOTTOM", M_BLOCK);
+}
+
 /* MPI_IN_PLACE is not an option for the neighbourhood collectives (MPI 4.1 section 8.6): an
  * MPI that checks arguments refuses it; only Ibex's answer is asserted. */
 static void check_in_place(MPI_Comm comm)
@@ -442,6 +459,7 @@ static void run_all(MPI_Comm comm, const char *what, int cart)
         run_alltoallv(comm, &me, m);
         run_alltoallw(comm, &me, m);
     }
+    run_alltoallw_bottom(comm, &me);
     check_in_place(comm);
     /* several non-blocking ones in flight at once complete independently */
     int sb[MAXN], rb1[MAXN], rb2[MAXN];
