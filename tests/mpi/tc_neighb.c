@@ -445,6 +445,8 @@ static void run_all(MPI_Comm comm, const char *what, int cart)
     nbrs_t me;
     if (comm == MPI_COMM_NULL)
         return;
+    int world_rank = g_rank;
+    MPI_Comm_rank(comm, &g_rank); /* reorder may have moved this process */
     memset(&me, 0, sizeof(me));
     nbrs_get(comm, &me);
     CHECK_RC(MPI_Allgather(&me, sizeof(me), MPI_BYTE, g_all, sizeof(me), MPI_BYTE, comm));
@@ -476,6 +478,7 @@ static void run_all(MPI_Comm comm, const char *what, int cart)
     }
     if (g_rank == 0 && getenv("TC_VERBOSE"))
         printf("  %s ok\n", what);
+    g_rank = world_rank;
 }
 
 static void run_carts(void)
@@ -502,6 +505,9 @@ static void run_carts(void)
     CHECK_RC(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, per, 0, &c));
     run_all(c, "cart 2d mixed", 1);
     MPI_Comm_free(&c);
+    CHECK_RC(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, per, 1, &c));
+    run_all(c, "cart 2d mixed, reordered", 1);
+    MPI_Comm_free(&c);
     /* MPICH 4.0 and Open MPI 4.1 still pair these blocks wrongly (mpi-forum issue 153):
      * TC_NO_DEGENERATE=1 leaves them out when the program itself is checked there */
     if (!getenv("TC_NO_DEGENERATE")) {
@@ -524,9 +530,7 @@ static void run_carts(void)
             int r;
             MPI_Comm_rank(c, &r);
             CHECK(r == g_rank);
-            int save = g_rank;
             run_all(c, "cart on a part", 1);
-            g_rank = save;
             MPI_Comm_free(&c);
         }
     }
@@ -552,9 +556,11 @@ static void run_graphs(void)
             edges[ne++] = i;
         index[i] = ne;
     }
-    CHECK_RC(MPI_Graph_create(MPI_COMM_WORLD, g_size, index, edges, 0, &c));
-    run_all(c, "graph", 0);
-    MPI_Comm_free(&c);
+    for (int reorder = 0; reorder < 2; reorder++) {
+        CHECK_RC(MPI_Graph_create(MPI_COMM_WORLD, g_size, index, edges, reorder, &c));
+        run_all(c, reorder ? "graph, reordered" : "graph", 0);
+        MPI_Comm_free(&c);
+    }
 }
 
 static void run_dist_graphs(void)
