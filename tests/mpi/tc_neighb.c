@@ -398,6 +398,42 @@ static void run_alltoallw(MPI_Comm comm, const nbrs_t *n, int mode)
             CHECK_RC(MPI_Type_free(&a.rt[s]));
 }
 
+/* alltoall of 256 KiB blocks (past any eager limit: rendezvous, several to one peer when
+ * edges repeat), blocking, non-blocking and persistent */
+#define BIG 65536
+static void run_alltoall_big(MPI_Comm comm, const nbrs_t *n)
+{
+    int *sb = malloc((size_t)(n->outdeg + 1) * BIG * sizeof(int));
+    int *rb = malloc((size_t)(n->indeg + 1) * BIG * sizeof(int));
+    CHECK(sb && rb);
+    for (int t = 0; t < n->outdeg; t++)
+        for (int e = 0; e < BIG; e++)
+            sb[(size_t)t * BIG + e] = val(g_rank, t, e);
+    for (int m = M_BLOCK; m <= (MPI_VERSION >= 4 ? M_PERSIST : M_NB); m++) {
+        MPI_Request r = MPI_REQUEST_NULL;
+        for (size_t i = 0; i < (size_t)(n->indeg + 1) * BIG; i++)
+            rb[i] = -1;
+        if (m == M_BLOCK)
+            CHECK_RC(MPI_Neighbor_alltoall(sb, BIG, MPI_INT, rb, BIG, MPI_INT, comm));
+        else if (m == M_NB)
+            CHECK_RC(MPI_Ineighbor_alltoall(sb, BIG, MPI_INT, rb, BIG, MPI_INT, comm, &r));
+#if MPI_VERSION >= 4
+        else
+            CHECK_RC(MPI_Neighbor_alltoall_init(sb, BIG, MPI_INT, rb, BIG, MPI_INT, comm,
+                                                MPI_INFO_NULL, &r));
+#endif
+        finish(&r, m);
+        for (int s = 0; s < n->indeg; s++) {
+            int t = slot_from(g_rank, s);
+            for (int e = 0; e < BIG; e += 997)
+                CHECK(rb[(size_t)s * BIG + e] == (t < 0 ? -1 : val(n->in[s], t, e)));
+        }
+        CHECK(rb[(size_t)n->indeg * BIG] == -1);
+    }
+    free(sb);
+    free(rb);
+}
+
 /* alltoallw from and to MPI_BOTTOM with absolute addresses as the displacements */
 static void run_alltoallw_bottom(MPI_Comm comm, const nbrs_t *n)
 {
@@ -462,6 +498,7 @@ static void run_all(MPI_Comm comm, const char *what, int cart)
         run_alltoallw(comm, &me, m);
     }
     run_alltoallw_bottom(comm, &me);
+    run_alltoall_big(comm, &me);
     check_in_place(comm);
     /* several non-blocking ones in flight at once complete independently */
     int sb[MAXN], rb1[MAXN], rb2[MAXN];
