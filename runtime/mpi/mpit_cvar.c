@@ -3,8 +3,10 @@
  * MPI_T control variables: every IBEX_* tunable of the registry (runtime/base/ibex_config.h) is
  * one cvar, named as in the environment ("IBEX_EAGER_LIMIT"), in ibex_info's order, with the
  * registry's doc as its description. Types: ints, booleans (0 / 1), choices and log levels
- * are MPI_INT (choices and levels with an MPI_T_enum of their names); sizes MPI_LONG_LONG
- * bytes (-1 for "auto"); strings MPI_CHAR, read into a buffer of IBEX_MPIT_STR_MAX chars.
+ * are MPI_INT (choices and levels with an MPI_T_enum of their names); sizes MPI_COUNT
+ * bytes (-1 for "auto": MPI_COUNT is the one signed 64-bit type MPI 4.1 section 15.3.5 allows
+ * a variable, MPI_LONG_LONG is not among them); strings MPI_CHAR, read into a buffer of
+ * IBEX_MPIT_STR_MAX chars.
  *
  * Scope: a tunable is read once at start-up and then fixed (MPI_T_SCOPE_CONSTANT; a write is
  * MPI_T_ERR_CVAR_SET_NEVER), except those marked IBEX_CFG_LIVE, which the library reads where
@@ -150,7 +152,7 @@ static MPI_Datatype cvar_type(const ibex_cfg_entry_t *e, int *count_p)
     switch (e->type) {
     case IBEX_CFG_SIZE:
     case IBEX_CFG_SIZE_AUTO:
-        return MPI_LONG_LONG;
+        return MPI_COUNT;
     case IBEX_CFG_STRING:
         *count_p = IBEX_MPIT_STR_MAX;
         return MPI_CHAR;
@@ -246,7 +248,7 @@ int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
     switch (e->type) {
     case IBEX_CFG_SIZE:
     case IBEX_CFG_SIZE_AUTO:
-        *(long long *)buf = *(const long long *)e->addr;
+        *(MPI_Count *)buf = *(const long long *)e->addr;
         break;
     case IBEX_CFG_STRING: {
         const char *s = *(char *const *)e->addr;

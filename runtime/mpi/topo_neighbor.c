@@ -75,7 +75,8 @@ static int nbr_block(ibex_comm_t *c, const char *call, ibex_coll_nbr_block_t *b,
         rc = ibex_dt_lookup_on(c, dt, call, true, &b->dt);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (b->dt->predefined && count > 0 && !buf)
+    /* MPI_BOTTOM with absolute displacements (the w forms) is a NULL buffer and is fine */
+    if (b->dt->predefined && count > 0 && !buf && byte_disp == 0)
         return ibex_mpi_error(c, MPI_ERR_BUFFER, call, "buffer is NULL with count %d", count);
     b->buf = (char *)buf + byte_disp;
     b->count = count;
@@ -157,6 +158,10 @@ static int nbr_collective(MPI_Comm comm, const char *call, const side_t *send, c
     ibex_comm_t *c;
     nbr_call_t n;
     IBEX_CHECK(ibex_comm_enter(comm, call, &c));
+    /* checked before the blocks: a process with no neighbours on a side must refuse it too,
+     * or it would enter the exchange its neighbours have refused */
+    if (send->buf == MPI_IN_PLACE || recv->buf == MPI_IN_PLACE)
+        return ibex_mpi_error(c, MPI_ERR_BUFFER, call, "MPI_IN_PLACE is not allowed here");
     IBEX_CHECK(nbr_begin(c, call, &n));
     int rc = side_fill(c, call, send, n.a.send, n.a.nout);
     if (rc == MPI_SUCCESS)

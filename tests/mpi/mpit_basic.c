@@ -136,8 +136,8 @@ static void check_ibex_cvars(void)
     i = cvar_index("IBEX_EAGER_LIMIT");
     CHECK(i >= 0);
     CHECK_RC(MPI_T_cvar_get_info(i, NULL, NULL, NULL, &dt, NULL, NULL, NULL, NULL, &scope));
-    CHECK(dt == MPI_LONG_LONG && scope == MPI_T_SCOPE_CONSTANT);
-    long long ll = 4096;
+    CHECK(dt == MPI_COUNT && scope == MPI_T_SCOPE_CONSTANT);
+    MPI_Count ll = 4096;
     CHECK_RC(MPI_T_cvar_handle_alloc(i, NULL, &h, &count));
     CHECK(MPI_T_cvar_write(h, &ll) == MPI_T_ERR_CVAR_SET_NEVER);
     CHECK_RC(MPI_T_cvar_handle_free(&h));
