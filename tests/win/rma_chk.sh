@@ -18,7 +18,7 @@ C="RMA_CHK_TIMED=1 RMA_CHK_ERRORS=1"
 for np in 2 3; do
     for prog in rma_chk_atomic rma_chk_sync rma_chk_win; do
         run_case "$np" "$prog" $C
-        run_case "$np" "$prog" $V IBEX_WIN_DIRECT=0 RMA_CHK_ERRORS=1
+        run_case "$np" "$prog" $V IBEX_WIN_DIRECT=0 $C
     done
     run_case "$np" rma_chk_sync $V $C
 done

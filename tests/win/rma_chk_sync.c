@@ -4,7 +4,8 @@
  * manner of MPICH's rma suite: accfence, putpscw, lockcontention, lock_all + flush_local,
  * Rput / Rget completion, and a passive target that computes outside MPI (no MPI call for
  * 2 s) while the others put, get, accumulate, fetch-and-op and compare-and-swap on 4- and
- * 8-byte types: they must be done in about the time of the transfers. The timing is asserted
+ * 8-byte types (the target storing meanwhile into an int beside them, which they must not
+ * undo): they must be done in about the time of the transfers. The timing is asserted
  * only with RMA_CHK_TIMED=1 (the standard does not promise it; Ibex does). Standard MPI only.
  */
 #include <mpi.h>
@@ -156,13 +157,18 @@ static void lockall_flush_local(MPI_Win win, int *w)
  * while every other rank locks it and runs puts, gets, accumulates, fetch-and-ops and
  * compare-and-swaps on int and long long (also a derived, strided target), unlocks, and
  * times it. */
-static double busy_until(double t)
+static volatile double sink;
+
+/* Returns how many times it stored into *store (its last value). */
+static int busy_until(double t, volatile int *store)
 {
-    volatile double x = 0;
-    while (MPI_Wtime() < t) /* MPI_Wtime is allowed: it is not a communication call */
+    int n = 0;
+    while (MPI_Wtime() < t) { /* MPI_Wtime is allowed: it is not a communication call */
         for (int i = 0; i < 1000; i++)
-            x += i * 0.5;
-    return x;
+            sink += i * 0.5;
+        *store = ++n; /* a local store beside the ints the others accumulate into */
+    }
+    return n;
 }
 
 static double passive_ops(MPI_Win win)
@@ -205,8 +211,9 @@ static void passive_target(MPI_Win win, int *w, const char *how)
     memset(w, 0, sizeof(int) * (4 * N + 32 * np));
     MPI_Barrier(MPI_COMM_WORLD);
     double dt = 0;
+    int stores = 0;
     if (me == 0)
-        busy_until(MPI_Wtime() + 2.0);
+        stores = busy_until(MPI_Wtime() + 2.0, &w[5]);
     else
         dt = passive_ops(win);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -219,6 +226,7 @@ static void passive_target(MPI_Win win, int *w, const char *how)
         CHECK(w[0] == o && w[1] == (o ? 1 : 0) && w[4] == o && w[8] == o, "passive int %d %d %d %d",
               w[0], w[1], w[4], w[8]);
         CHECK(l2 == o && l6 == o, "passive long long %lld %lld", l2, l6);
+        CHECK(w[5] == stores, "the target's own stores beside them: %d, want %d", w[5], stores);
         CHECK(w[9] >= (o ? 1 : 0) && w[9] <= np, "passive CAS int %d", w[9]);
         for (int r = 1; r < np; r++)
             for (int i = 0; i < 16; i++) {
