@@ -98,6 +98,8 @@ typedef struct ibex_win {
     struct ibex_tl_mem *rmem, *rctl_mem; /* registrations of base and rctl */
     uint64_t *rctl;                      /* this rank's lock word, then scratch */
     struct win_rkey *rkeys;              /* per rank: addresses and keys */
+    struct rdma_req *rreq_free;          /* finished transfer records kept for reuse */
+    int rreq_nfree;
     /* dynamic windows on the direct paths (win_dyn.c): this rank's published table of regions,
      * the copy a target's table is read into, the registrations of the regions, and per rank
      * the table's address and the keys of its cached regions */

@@ -72,6 +72,21 @@ typedef struct rdma_req {
     volatile int *done; /* a blocking wait: 1 done, 2 failed */
 } rdma_req_t;
 
+/* Keeps a finished record for the next transfer (a latency-bound loop allocates none), up to
+ * RREQ_KEEP; chained through whole. */
+#define RREQ_KEEP 64
+static void rdma_req_put(rdma_req_t *r)
+{
+    ibex_win_t *win = r->win;
+    if (win->rreq_nfree >= RREQ_KEEP) {
+        free(r);
+        return;
+    }
+    r->whole = win->rreq_free;
+    win->rreq_free = r;
+    win->rreq_nfree++;
+}
+
 /* The operation is complete: unpack a Get's bounce buffer, tell the program's request. */
 static void rdma_finish(rdma_req_t *r, ibex_status_t st)
 {
@@ -80,12 +95,13 @@ static void rdma_finish(rdma_req_t *r, ibex_status_t st)
             ibex_dt_unpack(r->ubuf, r->ucount, r->udt, 0, r->tmp, r->bytes);
         ibex_dt_release(r->udt);
     }
-    free(r->tmp);
+    if (r->tmp)
+        free(r->tmp);
     if (r->user_req)
         ibex_req_complete(r->user_req, st);
     if (r->done)
         *r->done = st == IBEX_OK ? 1 : 2;
-    free(r);
+    rdma_req_put(r);
 }
 
 static void whole_drop(rdma_req_t *w, ibex_status_t st)
@@ -109,7 +125,7 @@ static void rdma_done(ibex_tl_comp_t *c, ibex_status_t st)
         rdma_finish(r, st);
         return;
     }
-    free(r);
+    rdma_req_put(r);
     whole_drop(w, st);
 }
 
@@ -132,9 +148,14 @@ static ibex_status_t rdma_started(ibex_win_t *win, rdma_req_t *r, ibex_status_t 
 
 static rdma_req_t *rdma_req_new(ibex_win_t *win, int t)
 {
-    rdma_req_t *r = calloc(1, sizeof(*r));
-    if (r)
-        *r = (rdma_req_t){.comp = {rdma_done}, .win = win, .target = t};
+    rdma_req_t *r = win->rreq_free;
+    if (r) {
+        win->rreq_free = r->whole;
+        win->rreq_nfree--;
+    } else if (!(r = malloc(sizeof(*r)))) {
+        return NULL;
+    }
+    *r = (rdma_req_t){.comp = {rdma_done}, .win = win, .target = t};
     return r;
 }
 
@@ -316,6 +337,12 @@ ibex_status_t ibex_win_rdma_setup(ibex_win_t *win)
 
 void ibex_win_rdma_free(ibex_win_t *win)
 {
+    while (win->rreq_free) {
+        rdma_req_t *r = win->rreq_free;
+        win->rreq_free = r->whole;
+        free(r);
+    }
+    win->rreq_nfree = 0;
     rdma_release(win);
 }
 
