@@ -228,13 +228,13 @@ static bool stale_loud(const struct sib_mr_shm *m, uint64_t ua)
 /* Compares the pages of [ua, ua + len) with what was recorded at registration. */
 bool sib_stale_ok(pid_t pid, struct sib_seg *seg, struct sib_mr_shm *m, uint64_t ua, uint64_t len)
 {
-    uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
-    uint64_t base = m->uaddr & ~(pg - 1);
-    uint64_t first, n, i, now[64];
+    uint64_t pg, base, first, n, i, now[64];
     const uint64_t *rec;
 
     if (!sib_cfg.stale_check || !m->ident_off || !len)
-        return true;
+        return true; /* before sysconf: this runs for every WRITE / READ / atomic */
+    pg = (uint64_t)sysconf(_SC_PAGESIZE);
+    base = m->uaddr & ~(pg - 1);
     rec = sib_at(seg, m->ident_off);
     first = ua & ~(pg - 1);
     n = (ua + len + pg - 1) / pg - first / pg;

@@ -98,6 +98,8 @@ typedef struct ibex_win {
     struct ibex_tl_mem *rmem, *rctl_mem; /* registrations of base and rctl */
     uint64_t *rctl;                      /* this rank's lock word, then scratch */
     struct win_rkey *rkeys;              /* per rank: addresses and keys */
+    struct rdma_req *rreq_free;          /* finished transfer records kept for reuse */
+    int rreq_nfree;
     /* dynamic windows on the direct paths (win_dyn.c): this rank's published table of regions,
      * the copy a target's table is read into, the registrations of the regions, and per rank
      * the table's address and the keys of its cached regions */
@@ -248,8 +250,9 @@ uint64_t ibex_win_elem_new(const struct win_hdr *h, uint64_t old, uint64_t in);
 typedef int (*ibex_win_elem_cb_t)(void *arg, uint64_t disp, size_t i);
 int ibex_win_elems(const struct win_hdr *h, const char *body, ibex_win_elem_cb_t fn, void *arg);
 bool ibex_win_elems_aligned(const struct win_hdr *h, const char *body, uint64_t base);
-/* An ibex_win_atomic_kind accumulate by remote atomics, complete on return (MPI_SUCCESS or a
- * class); -1 when an element is misaligned (the active-message path takes it). */
+/* An accumulate (ACC / GACC / CAS) by remote atomics, complete on return (MPI_SUCCESS or a
+ * class): an ibex_win_atomic_kind with every element 8-byte aligned at the target element by
+ * element, any other under the target's accumulate lock (READ, compute, WRITE). */
 int ibex_win_rdma_acc(ibex_win_t *win, const ibex_win_op_t *op, const struct win_hdr *h,
                       char *body);
 /* A blocking READ of len bytes at offset off of rank t's published block (its window memory,

@@ -10,15 +10,20 @@
  *   Win_lock / unlock ......... remote atomics on the target's lock word
  *   accumulates on 8-byte types  remote atomics, element by element (fetch-and-add, or a
  *                                compare-and-swap loop)
+ *   other accumulates .......... under the target's accumulate lock (a remote atomic on a
+ *                                word beside the lock word): READ, compute here, WRITE, release
  *   everything else ........... the active-message path (win_rma.c)
  *
  * Completion: every transfer counts in win->pending[target] until its completion arrives, so
  * flush / unlock / fence / complete, which wait for pending to drain, wait for them.
  *
- * Atomicity: accumulates must be atomic with each other per location and basic type. A basic
- * type always takes one path here (8 bytes: the device's atomics; others: the target's CPU),
- * never both, so the device's atomics (atomic only among themselves) never race with the
- * target's CPU applying an accumulate of the same type.
+ * Atomicity: accumulates must be atomic with each other per location and basic type. A
+ * location accessed with one basic type always takes one way here (a dense 8-byte type on an
+ * 8-byte boundary: the device's atomics; anything else: under the target's accumulate lock),
+ * never both; no accumulate needs the target's CPU. Under the lock only the operation's own
+ * bytes are written back, so a store of the target's CPU to neighbouring bytes is never undone
+ * (a compare-and-swap loop on the enclosing 8-byte word would undo it on a device whose
+ * atomics are not atomic against the CPU, IBV_ATOMIC_HCA, softib's kind).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,9 +40,10 @@
 #include "win_wire.h"
 
 #define RKEY_MAX   16
-#define CTL_SLOTS  8 /* the lock word, then scratch for atomics' old values */
+#define CTL_SLOTS  9 /* the lock word, scratch for atomics' old values, the accumulate lock */
 #define LOCK_WORD  0
 #define SCRATCH    1
+#define ACC_WORD   8 /* the target's accumulate lock (rdma_acc_locked) */
 #define LOCK_EXCL  (1ull << 62)
 #define LOCK_SHARE 1ull
 
@@ -66,6 +72,21 @@ typedef struct rdma_req {
     volatile int *done; /* a blocking wait: 1 done, 2 failed */
 } rdma_req_t;
 
+/* Keeps a finished record for the next transfer (a latency-bound loop allocates none), up to
+ * RREQ_KEEP; chained through whole. */
+#define RREQ_KEEP 64
+static void rdma_req_put(rdma_req_t *r)
+{
+    ibex_win_t *win = r->win;
+    if (win->rreq_nfree >= RREQ_KEEP) {
+        free(r);
+        return;
+    }
+    r->whole = win->rreq_free;
+    win->rreq_free = r;
+    win->rreq_nfree++;
+}
+
 /* The operation is complete: unpack a Get's bounce buffer, tell the program's request. */
 static void rdma_finish(rdma_req_t *r, ibex_status_t st)
 {
@@ -74,12 +95,13 @@ static void rdma_finish(rdma_req_t *r, ibex_status_t st)
             ibex_dt_unpack(r->ubuf, r->ucount, r->udt, 0, r->tmp, r->bytes);
         ibex_dt_release(r->udt);
     }
-    free(r->tmp);
+    if (r->tmp)
+        free(r->tmp);
     if (r->user_req)
         ibex_req_complete(r->user_req, st);
     if (r->done)
         *r->done = st == IBEX_OK ? 1 : 2;
-    free(r);
+    rdma_req_put(r);
 }
 
 static void whole_drop(rdma_req_t *w, ibex_status_t st)
@@ -103,7 +125,7 @@ static void rdma_done(ibex_tl_comp_t *c, ibex_status_t st)
         rdma_finish(r, st);
         return;
     }
-    free(r);
+    rdma_req_put(r);
     whole_drop(w, st);
 }
 
@@ -126,9 +148,14 @@ static ibex_status_t rdma_started(ibex_win_t *win, rdma_req_t *r, ibex_status_t 
 
 static rdma_req_t *rdma_req_new(ibex_win_t *win, int t)
 {
-    rdma_req_t *r = calloc(1, sizeof(*r));
-    if (r)
-        *r = (rdma_req_t){.comp = {rdma_done}, .win = win, .target = t};
+    rdma_req_t *r = win->rreq_free;
+    if (r) {
+        win->rreq_free = r->whole;
+        win->rreq_nfree--;
+    } else if (!(r = malloc(sizeof(*r)))) {
+        return NULL;
+    }
+    *r = (rdma_req_t){.comp = {rdma_done}, .win = win, .target = t};
     return r;
 }
 
@@ -261,7 +288,7 @@ static ibex_status_t rdma_connect(ibex_win_t *win)
         rdma_req_t *r = rdma_req_new(win, t);
         if (!r)
             return IBEX_ERR_NO_MEMORY;
-        ibex_tl_rma_t d = {.local = &win->rctl[SCRATCH + 1 + t % (CTL_SLOTS - 2)],
+        ibex_tl_rma_t d = {.local = &win->rctl[SCRATCH + 1 + t % (ACC_WORD - 2)],
                            .len = 8,
                            .local_mem = win->rctl_mem,
                            .remote = win->rkeys[t].ctl,
@@ -310,6 +337,12 @@ ibex_status_t ibex_win_rdma_setup(ibex_win_t *win)
 
 void ibex_win_rdma_free(ibex_win_t *win)
 {
+    while (win->rreq_free) {
+        rdma_req_t *r = win->rreq_free;
+        win->rreq_free = r->whole;
+        free(r);
+    }
+    win->rreq_nfree = 0;
     rdma_release(win);
 }
 
@@ -581,30 +614,127 @@ static int elem_remote(void *arg, uint64_t disp, size_t i)
     return st == IBEX_OK ? 0 : -1;
 }
 
-/* An accumulate of ibex_win_atomic_kind by remote atomics, element by element, complete on
- * return; -1 (nothing done) when an element is not 8-byte aligned at the target. Requests sent to
- * the target's port before it are flushed first, so accumulates from this origin stay ordered
- * (accumulate_ordering) across the two paths. */
+/* A blocking READ (put: WRITE) of the operation's target layout from (into) tmp, packed. */
+static ibex_status_t rmw_xfer(ibex_win_t *win, const ibex_win_op_t *op, const win_hdr_t *h,
+                              char *tmp, bool put)
+{
+    int t = op->target;
+    volatile int done = 0;
+    rdma_req_t *r = rdma_req_new(win, t);
+    if (!r)
+        return IBEX_ERR_NO_MEMORY;
+    r->done = &done;
+    if (!ibex_dt_is_contig(op->tdt, op->tcount)) {
+        ibex_win_op_t g = *op;
+        g.kind = put ? IBEX_WIN_OP_PUT : IBEX_WIN_OP_GET;
+        ibex_status_t st = copy_whole(win, &g, h, r, tmp);
+        ibex_status_t wst = wait_flag(&done); /* transfers started complete even on failure */
+        return st != IBEX_OK ? st : wst;
+    }
+    uint64_t remote = data_base(win, t) + h->addr + (uint64_t)op->tdt->true_lb;
+    ibex_tl_rma_t d = {.local = tmp,
+                       .len = h->bytes,
+                       .remote = remote,
+                       .rkey = data_key(win, t, remote),
+                       .comp = &r->comp};
+    ibex_status_t st = rdma_started(win, r, rdma_start(win, put, t, &d));
+    return st == IBEX_OK ? wait_flag(&done) : st;
+}
+
+/* The target's accumulate lock: swap 0 for 1, retried (driving progress) while held. */
+static ibex_status_t acc_lock_take(ibex_win_t *win, int t)
+{
+    uint64_t ra = win->rkeys[t].ctl + ACC_WORD * 8, old;
+    int idle = 0;
+    for (;;) {
+        ibex_status_t st = atomic_cswap(win, t, ra, win->rkeys[t].ctl_key, 0, 1, &old);
+        if (st != IBEX_OK || old == 0)
+            return st;
+        ibex_wait_step(&idle);
+    }
+}
+
+static ibex_status_t acc_lock_drop(ibex_win_t *win, int t)
+{
+    uint64_t ra = win->rkeys[t].ctl + ACC_WORD * 8, old;
+    return atomic_fadd(win, t, ra, win->rkeys[t].ctl_key, (uint64_t)-1, &old);
+}
+
+/* Reads the target layout into tmp (old keeps a copy), applies the operation there and writes
+ * it back (NO_OP, and a CAS whose compare value differs, write nothing). */
+static ibex_status_t rmw_locked(ibex_win_t *win, const ibex_win_op_t *op, const win_hdr_t *h,
+                                const char *data, char *tmp, char *old)
+{
+    ibex_status_t st = rmw_xfer(win, op, h, tmp, false);
+    if (st != IBEX_OK)
+        return st;
+    if (old)
+        memcpy(old, tmp, h->bytes);
+    if (h->type == WIN_CAS ? memcmp(tmp, data + h->bytes, h->bytes) != 0 : h->op == MPI_NO_OP)
+        return IBEX_OK;
+    ibex_win_acc_packed(h, data, tmp);
+    return rmw_xfer(win, op, h, tmp, true);
+}
+
+/* Any other accumulate (1-, 2-, 4-, 12-, 16-byte types, padded pairs, an 8-byte element off its
+ * boundary) under the target's accumulate lock, complete on return; no target CPU. */
+static int rdma_acc_locked(ibex_win_t *win, const ibex_win_op_t *op, const win_hdr_t *h,
+                           const char *data)
+{
+    int t = op->target;
+    bool fetch = op->kind != IBEX_WIN_OP_ACC;
+    char *tmp = malloc(h->bytes), *old = fetch ? malloc(h->bytes) : NULL;
+    if (!tmp || (fetch && !old)) {
+        free(tmp);
+        free(old);
+        return MPI_ERR_NO_MEM;
+    }
+    ibex_status_t st = acc_lock_take(win, t);
+    if (st == IBEX_OK) {
+        st = rmw_locked(win, op, h, data, tmp, old);
+        ibex_status_t ust = acc_lock_drop(win, t);
+        st = st != IBEX_OK ? st : ust;
+    }
+    if (st == IBEX_OK && fetch)
+        ibex_dt_unpack(op->result, op->rcount, op->rdt, 0, old, h->bytes);
+    free(tmp);
+    free(old);
+    return st == IBEX_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
+}
+
+/* Requests sent to the target's port before an accumulate by remote atomics are flushed first,
+ * so accumulates from this origin stay ordered (accumulate_ordering) across the two paths. */
+static int flush_am(ibex_win_t *win, int t)
+{
+    if (!win->touched[t])
+        return MPI_SUCCESS;
+    if (ibex_win_ctl(win, WIN_FLUSH, t, 0) != IBEX_OK)
+        return MPI_ERR_OTHER;
+    win->touched[t] = false;
+    ibex_win_wait_until(win, NULL, 0);
+    return MPI_SUCCESS;
+}
+
+/* An accumulate by remote atomics, complete on return: of ibex_win_atomic_kind with every
+ * element on an 8-byte boundary at the target, element by element; any other under the
+ * target's accumulate lock. */
 int ibex_win_rdma_acc(ibex_win_t *win, const ibex_win_op_t *op, const win_hdr_t *h, char *body)
 {
     int t = op->target;
-    if (!ibex_win_elems_aligned(h, body, data_base(win, t)))
-        return -1;
-    if (win->touched[t]) {
-        if (ibex_win_ctl(win, WIN_FLUSH, t, 0) != IBEX_OK)
-            return MPI_ERR_OTHER;
-        win->touched[t] = false;
-        ibex_win_wait_until(win, NULL, 0);
-    }
+    size_t blen = (size_t)h->nblocks * sizeof(ibex_dt_block_t);
+    int rc = flush_am(win, t);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!ibex_win_atomic_kind(op) || !ibex_win_elems_aligned(h, body, data_base(win, t)))
+        return rdma_acc_locked(win, op, h, body + blen);
     bool fetch = op->kind != IBEX_WIN_OP_ACC;
     uint64_t *old = fetch ? malloc(h->bytes) : NULL;
-    size_t blen = (size_t)h->nblocks * sizeof(ibex_dt_block_t);
     elem_ctx_t c = {win, t, h, (const uint64_t *)(body + blen), old};
     if ((fetch && !old) || ((uintptr_t)c.data & 7u)) { /* malloc'd body: data is aligned */
         free(old);
         return MPI_ERR_NO_MEM;
     }
-    int rc = ibex_win_elems(h, body, elem_remote, &c);
+    rc = ibex_win_elems(h, body, elem_remote, &c);
     if (rc == 0 && fetch)
         ibex_dt_unpack(op->result, op->rcount, op->rdt, 0, old, h->bytes);
     free(old);

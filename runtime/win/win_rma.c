@@ -438,7 +438,8 @@ static int op_cma(ibex_win_t *win, const ibex_win_op_t *op, win_hdr_t *h, char *
 }
 
 /* The network direct path (win_rdma.c): a contiguous target is one RDMA WRITE / READ, an
- * 8-byte atomic kind goes by remote atomics; -1 when the operation takes the active-message
+ * accumulate goes by remote atomics (element by element, or under the target's accumulate
+ * lock); -1 when the operation takes the active-message
  * path instead. */
 static int op_rdma(ibex_win_t *win, const ibex_win_op_t *op, win_hdr_t *h, char *msg, size_t len)
 {
@@ -449,7 +450,7 @@ static int op_rdma(ibex_win_t *win, const ibex_win_op_t *op, win_hdr_t *h, char 
         win->fence_ops = true;
         return rc;
     }
-    if (!ibex_win_atomic_kind(op))
+    if (op->kind != IBEX_WIN_OP_ACC && op->kind != IBEX_WIN_OP_GACC && op->kind != IBEX_WIN_OP_CAS)
         return -1;
     size_t blen;
     char *body = op_body(op, h, &blen);
