@@ -21,8 +21,9 @@
 /* Pool: chunk k holds 64 << k requests and is never moved or freed before finalize (the
  * geometry of the handle tables, ibex_handle.h), chunk 0 lives here. A request's MPI_Request is
  * its place in the pool (slot + 1: index 0 is MPI_REQUEST_NULL), so publishing a request is one
- * store and a lookup one load and a compare, with no handle table beside the pool: the table
- * cost about 90 instructions per Isend + Irecv + Test step (alloc, release, two lookups). */
+ * store and a lookup one load and a compare, with no handle table beside the pool (its alloc,
+ * release and lookups were a good part of the 300 instructions a pollring step lost with it:
+ * runtime/engine/README.md). */
 enum {
     REQ_CHUNK0_SHIFT = 6, /* IBEX_REQ_CHUNK0 = 1 << this */
     /* 64 * (2^20 - 1) slots: every slot + 1 is an index a handle can name (< 2^26), and a
