@@ -84,7 +84,7 @@ ibex_status_t ibex_proto_rndv_send_rts(ibex_req_t *req)
 
 /* Receiver, non-contiguous buffer: the pieces of its first n bytes, when the transport takes
  * them and ibex_proto_rndv_iov says they are large enough; else false (staging). A transport
- * that needs registration registers the pieces itself (verbs: their span, or a bounce buffer),
+ * that needs registration registers the pieces itself (their span, or a bounce buffer),
  * so no registration is made here. */
 static bool rndv_recv_iov(ibex_req_t *req, size_t n, unsigned flags)
 {
