@@ -83,15 +83,39 @@ struct ibex_req {
     void *hook_arg;
     void (*on_release)(struct ibex_req *req); /* e.g. a collective frees its schedule */
     const ibex_req_ext_t *ext;                /* NULL but for generalized requests */
+    int slot; /* last: place in the pool, which names the handle (request.c); never changes */
 };
 
 /* Takes a request from the pool (zeroed); handle is MPI_REQUEST_NULL until published. */
 ibex_req_t *ibex_req_alloc(ibex_req_kind_t kind);
 /* The pool request a peer's message names by id, or NULL if the id is none (request.c). */
 ibex_req_t *ibex_req_from_wire(uint64_t id);
-/* Gives the request an MPI_Request handle. */
-int ibex_req_publish(ibex_req_t *req, MPI_Request *handle_p);
-ibex_req_t *ibex_req_from_handle(MPI_Request handle);
+
+/* The pool's first chunk, and the slots past it (NULL beyond the pool), for the lookup below. */
+enum { IBEX_REQ_CHUNK0 = 64 };
+extern ibex_req_t ibex_req_first[IBEX_REQ_CHUNK0];
+ibex_req_t *ibex_req_slot_far(unsigned slot);
+
+/* The request of a live handle, or NULL. Inline, as the polling calls look each request up
+ * several times: a handle of another kind or index 0 (MPI_REQUEST_NULL) gives a slot past any
+ * pool after the subtraction, and a released or never published slot holds another handle. */
+static inline ibex_req_t *ibex_req_from_handle(MPI_Request handle)
+{
+    unsigned s = (unsigned)handle - (unsigned)IBEX_HANDLE(IBEX_KIND_REQUEST, 1);
+    ibex_req_t *req =
+        __builtin_expect(s < IBEX_REQ_CHUNK0, 1) ? &ibex_req_first[s] : ibex_req_slot_far(s);
+    return req && __atomic_load_n(&req->handle, __ATOMIC_ACQUIRE) == handle ? req : NULL;
+}
+
+/* Gives the request its MPI_Request handle, IBEX_HANDLE(IBEX_KIND_REQUEST, slot + 1); returns
+ * 0 (the pool never holds more requests than a handle can name). */
+static inline int ibex_req_publish(ibex_req_t *req, MPI_Request *handle_p)
+{
+    int h = IBEX_HANDLE(IBEX_KIND_REQUEST, req->slot + 1);
+    __atomic_store_n(&req->handle, h, __ATOMIC_RELEASE);
+    *handle_p = h;
+    return 0;
+}
 /* Marks the request complete with a status (IBEX_OK, IBEX_ERR_TRUNCATE, ...). */
 void ibex_req_complete(ibex_req_t *req, ibex_status_t error);
 /* Returns the request to the pool (and its handle, if any). */

@@ -83,13 +83,14 @@ ibex_status_t ibex_proto_rndv_send_rts(ibex_req_t *req)
 }
 
 /* Receiver, non-contiguous buffer: the pieces of its first n bytes, when the transport takes
- * them and ibex_proto_rndv_iov says they are large enough; else false (staging). */
+ * them and ibex_proto_rndv_iov says they are large enough; else false (staging). A transport
+ * that needs registration registers the pieces itself (their span, or a bounce buffer),
+ * so no registration is made here. */
 static bool rndv_recv_iov(ibex_req_t *req, size_t n, unsigned flags)
 {
     const ibex_tl_caps_t *caps = &req->ep->tl->caps;
     size_t most = (size_t)req->count * (size_t)req->dt->nblocks;
-    if (n == 0 || (flags & IBEX_HDR_FLAG_WRITE) || (caps->flags & IBEX_TL_CAP_NEED_REG) ||
-        !ibex_proto_rndv_iov(caps, n, most))
+    if (n == 0 || (flags & IBEX_HDR_FLAG_WRITE) || !ibex_proto_rndv_iov(caps, n, most))
         return false;
     req->rma_iov = malloc(most * sizeof(*req->rma_iov));
     if (!req->rma_iov)

@@ -18,31 +18,65 @@
 #include "ibex_runtime.h"
 #include "ibex_thread.h"
 
-#define REQ_CHUNK 256
+/* Pool: chunk k holds 64 << k requests and is never moved or freed before finalize (the
+ * geometry of the handle tables, ibex_handle.h), chunk 0 lives here. A request's MPI_Request is
+ * its place in the pool (slot + 1: index 0 is MPI_REQUEST_NULL), so publishing a request is one
+ * store and a lookup one load and a compare, with no handle table beside the pool (its alloc,
+ * release and lookups were a good part of the 300 instructions a pollring step lost with it:
+ * runtime/engine/README.md). */
+enum {
+    REQ_CHUNK0_SHIFT = 6, /* IBEX_REQ_CHUNK0 = 1 << this */
+    /* 64 * (2^20 - 1) slots: every slot + 1 is an index a handle can name (< 2^26), and a
+     * handle of another kind is past the pool in ibex_req_from_handle */
+    REQ_CHUNKS = 20,
+};
 
-/* Pool: chunks of requests never returned to malloc until finalize. */
-typedef struct req_chunk {
-    struct req_chunk *next;
-    ibex_req_t reqs[REQ_CHUNK];
-} req_chunk_t;
-
-static req_chunk_t *req_chunks;
-static ibex_req_t *req_free_list; /* linked through pnext */
-static ibex_handle_table_t req_table;
-static bool req_table_ready;
+ibex_req_t ibex_req_first[IBEX_REQ_CHUNK0];
+static ibex_req_t *req_chunk[REQ_CHUNKS]; /* req_chunk[0] = ibex_req_first once it is a pool */
+static int req_capacity;                  /* slots in the chunks (release-published) */
+static ibex_req_t *req_free_list;         /* linked through pnext */
 long ibex_req_active_count;
 
-static int req_pool_grow(void)
+static int req_chunk_slots(int k)
 {
-    req_chunk_t *chunk = malloc(sizeof(*chunk));
+    return 1 << (REQ_CHUNK0_SHIFT + k);
+}
+
+/* The request in slot s past chunk 0, or NULL past the pool: chunk k starts at slot
+ * 64 * (2^k - 1). */
+ibex_req_t *ibex_req_slot_far(unsigned s)
+{
+    if (s >= (unsigned)__atomic_load_n(&req_capacity, __ATOMIC_ACQUIRE))
+        return NULL;
+    unsigned b = s + (1u << REQ_CHUNK0_SHIFT);
+    int top = 31 - __builtin_clz(b);
+    ibex_req_t *chunk = __atomic_load_n(&req_chunk[top - REQ_CHUNK0_SHIFT], __ATOMIC_ACQUIRE);
+    return &chunk[b & ~(1u << top)];
+}
+
+/* Adds the next chunk, its lowest slots first on the free list; the chunk is published before
+ * the capacity that lets a lookup index it. Out of line: inlined, its registers made every
+ * ibex_req_alloc save and restore six. */
+static __attribute__((noinline, cold)) int req_pool_grow(void)
+{
+    int k = 0;
+    while (k < REQ_CHUNKS && req_chunk[k])
+        k++;
+    if (k == REQ_CHUNKS)
+        return -1;
+    int n = req_chunk_slots(k);
+    ibex_req_t *chunk = k == 0 ? ibex_req_first : calloc((size_t)n, sizeof(*chunk));
     if (!chunk)
         return -1;
-    chunk->next = req_chunks;
-    req_chunks = chunk;
-    for (int i = 0; i < REQ_CHUNK; i++) {
-        chunk->reqs[i].pnext = req_free_list;
-        req_free_list = &chunk->reqs[i];
+    int base = req_capacity;
+    for (int i = n - 1; i >= 0; i--) {
+        chunk[i].slot = base + i;
+        chunk[i].handle = MPI_REQUEST_NULL;
+        chunk[i].pnext = req_free_list;
+        req_free_list = &chunk[i];
     }
+    __atomic_store_n(&req_chunk[k], chunk, __ATOMIC_RELEASE);
+    __atomic_store_n(&req_capacity, base + n, __ATOMIC_RELEASE);
     return 0;
 }
 
@@ -50,9 +84,9 @@ static int req_pool_grow(void)
  * a peer sending garbage must not make us follow a wild pointer. */
 ibex_req_t *ibex_req_from_wire(uint64_t id)
 {
-    for (req_chunk_t *c = req_chunks; c; c = c->next) {
-        uintptr_t lo = (uintptr_t)c->reqs, p = (uintptr_t)id;
-        if (p >= lo && p < lo + sizeof(c->reqs))
+    for (int k = 0; k < REQ_CHUNKS && req_chunk[k]; k++) {
+        uintptr_t lo = (uintptr_t)req_chunk[k], p = (uintptr_t)id;
+        if (p >= lo && p < lo + (size_t)req_chunk_slots(k) * sizeof(ibex_req_t))
             return (p - lo) % sizeof(ibex_req_t) == 0 ? (ibex_req_t *)p : NULL;
     }
     return NULL;
@@ -64,31 +98,12 @@ ibex_req_t *ibex_req_alloc(ibex_req_kind_t kind)
         return NULL;
     ibex_req_t *req = req_free_list;
     req_free_list = req->pnext;
-    memset(req, 0, sizeof(*req));
+    memset(req, 0, offsetof(ibex_req_t, slot)); /* the slot (last) outlives a use */
     req->kind = (uint8_t)kind;
     req->handle = MPI_REQUEST_NULL;
     ibex_status_empty(&req->status);
     ibex_req_active_count++;
     return req;
-}
-
-int ibex_req_publish(ibex_req_t *req, MPI_Request *handle_p)
-{
-    if (!req_table_ready) {
-        ibex_handle_table_init(&req_table, IBEX_KIND_REQUEST, 1);
-        req_table_ready = true;
-    }
-    int h = ibex_handle_alloc(&req_table, req);
-    if (h < 0)
-        return -1;
-    req->handle = h;
-    *handle_p = h;
-    return 0;
-}
-
-ibex_req_t *ibex_req_from_handle(MPI_Request handle)
-{
-    return req_table_ready ? ibex_handle_get(&req_table, handle) : NULL;
 }
 
 void ibex_req_complete(ibex_req_t *req, ibex_status_t error)
@@ -116,26 +131,21 @@ void ibex_req_release(ibex_req_t *req)
     ibex_comm_release(req->comm); /* the last reference frees it */
     if (req->dt && !req->dt->predefined)
         ibex_dt_release(req->dt);
-    if (req->handle != MPI_REQUEST_NULL)
-        ibex_handle_release(&req_table, req->handle);
     if (!req->complete)
         ibex_req_active_count--;
-    req->handle = MPI_REQUEST_NULL;
+    __atomic_store_n(&req->handle, MPI_REQUEST_NULL, __ATOMIC_RELAXED);
     req->pnext = req_free_list;
     req_free_list = req;
 }
 
 void ibex_req_pool_fini(void)
 {
-    while (req_chunks) {
-        req_chunk_t *next = req_chunks->next;
-        free(req_chunks);
-        req_chunks = next;
-    }
+    for (int k = 1; k < REQ_CHUNKS; k++) /* chunk 0 is ibex_req_first */
+        free(req_chunk[k]);
+    memset(req_chunk, 0, sizeof(req_chunk));
+    memset(ibex_req_first, 0, sizeof(ibex_req_first));
+    req_capacity = 0;
     req_free_list = NULL;
-    if (req_table_ready)
-        ibex_handle_table_fini(&req_table);
-    req_table_ready = false;
     ibex_req_active_count = 0;
 }
 

@@ -16,10 +16,12 @@ int ibex_p2p_check_args(const char *call, const void *buf, MPI_Count count, MPI_
                         ibex_dt_t **dt_p);
 /* ibex_p2p_check_args for the common case, inline: when every check passes it costs two table
  * loads and a few compares; at the first doubt the full check runs and raises the error (so the
- * classes, their order and the messages are those of ibex_p2p_check_args). */
-static inline int ibex_p2p_args(const char *call, const void *buf, MPI_Count count,
-                                MPI_Datatype datatype, int peer, int tag, MPI_Comm comm,
-                                bool is_recv, ibex_comm_t **comm_p, ibex_dt_t **dt_p)
+ * classes, their order and the messages are those of ibex_p2p_check_args). Always inlined: as
+ * a call (gcc's choice with several callers in a file) its prologue and epilogue cost as much
+ * as its checks. */
+static inline __attribute__((always_inline)) int
+ibex_p2p_args(const char *call, const void *buf, MPI_Count count, MPI_Datatype datatype, int peer,
+              int tag, MPI_Comm comm, bool is_recv, ibex_comm_t **comm_p, ibex_dt_t **dt_p)
 {
     ibex_comm_t *c;
     ibex_dt_t *dt;

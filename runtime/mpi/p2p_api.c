@@ -37,10 +37,15 @@ static int send_nonblocking(const char *call, const void *buf, MPI_Count count, 
                             int dest, int tag, MPI_Comm comm, ibex_send_mode_t mode,
                             MPI_Request *request)
 {
+    ibex_comm_t *c;
+    ibex_dt_t *t;
     ibex_req_t *req;
     if (!request)
         return ibex_mpi_error(ibex_comm_get(comm), MPI_ERR_ARG, call, "request pointer is NULL");
-    int rc = ibex_p2p_send_req(call, buf, count, dt, dest, tag, comm, mode, true, &req);
+    int rc = ibex_p2p_args(call, buf, count, dt, dest, tag, comm, false, &c, &t);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = ibex_p2p_send_req_on(call, buf, count, t, dest, tag, c, mode, true, &req);
     if (rc != MPI_SUCCESS)
         return rc;
     if (ibex_req_publish(req, request) != 0)

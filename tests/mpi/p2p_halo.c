@@ -156,10 +156,13 @@ int main(int argc, char **argv)
                 continue;
             halo_layout_t vec2 = {blk, 2 * blk, 1}, vec3 = {blk, 3 * blk, 1};
             halo_layout_t res4 = {blk, 2 * blk, 4}, contig = {blk, 0, 1};
+            /* blocks 8 apart: a sparse receive (over verbs, through a bounce buffer) */
+            halo_layout_t vec8 = {blk, 8 * blk, 1};
             halo_swap(&vec2, &vec2, total);   /* the same layout on both sides */
             halo_swap(&vec2, &vec3, total);   /* different strides */
             halo_swap(&vec3, &contig, total); /* vector to contiguous */
             halo_swap(&contig, &vec2, total); /* contiguous to vector */
+            halo_swap(&contig, &vec8, total); /* into blocks 8 apart */
             halo_swap(&res4, &vec3, total);   /* count > 1 of a resized vector */
             if (size >= 2)
                 halo_truncate(total, blk);

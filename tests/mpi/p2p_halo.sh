@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The strided halo (p2p_halo.c) over shared memory with the defaults, with every
 # non-contiguous receive read straight into its pieces (IBEX_RNDV_IOV_MIN=1) and with none
-# (staging + unpack), under forced READ / WRITE and an early SPLIT; then over verbs on softib.
+# (staging + unpack), under forced READ / WRITE and an early SPLIT; then over verbs on softib
+# (defaults, every strided receive as RDMA READ scatter lists, forced READ / WRITE).
 . "$top_srcdir/tests/mpi/lib.sh"
 mt_require_ibexrun
 for np in 2 3; do
@@ -18,6 +19,7 @@ SOFTIB="$top_builddir/softib/.libs/libsoftib.so"
 [ -f "$SOFTIB" ] || { echo "softib not built at $SOFTIB"; exit 1; }
 V="IBEX_TRANSPORTS=verbs LD_PRELOAD=$SOFTIB"
 run_case 2 p2p_halo $V
+run_case 2 p2p_halo $V IBEX_RNDV_IOV_MIN=1 IBEX_EAGER_LIMIT=1k
 run_case 3 p2p_halo $V IBEX_RNDV_SCHEME=read IBEX_EAGER_LIMIT=1k
 run_case 2 p2p_halo $V IBEX_RNDV_SCHEME=write IBEX_EAGER_LIMIT=1k
 softib_sweep "$SOFTIB"

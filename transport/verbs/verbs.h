@@ -21,6 +21,7 @@
 #define VERBS_INLINE_WANT  256         /* inline bytes asked for at QP creation */
 #define VERBS_SIGNAL_EVERY 16          /* at most this many unsignalled WRs in a row */
 #define VERBS_RMA_FRAG     (1u << 20)  /* RDMA READ / WRITE fragment */
+#define VERBS_RMA_SGE      16          /* at most this many local pieces per READ / WRITE WR */
 #define VERBS_BOUNCE_COUNT 128         /* registered send bounce buffers */
 #define VERBS_CQ_SEND_ROOM 256         /* send WRs in flight over all QPs (CQ entries for them) */
 #define VERBS_ADDR_MAGIC   0x49425632u /* "IBV2" */
@@ -180,6 +181,7 @@ struct ibex_tl {
     verbs_addr_t addr; /* our published header */
     uint32_t max_inline;
     uint32_t rma_frag; /* bytes per RDMA READ / WRITE work request */
+    uint32_t rma_sge;  /* local pieces per READ / WRITE WR (the QPs' max_send_sge) */
     uint32_t grant;    /* credits given to each peer */
     /* eager receive buffers */
     char *rbufs;

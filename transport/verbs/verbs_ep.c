@@ -45,7 +45,7 @@ static struct ibv_qp *qp_create(ibex_tl_t *tl, uint32_t *inline_p)
         .recv_cq = tl->cq,
         .srq = tl->srq,
         .cap = {.max_send_wr = VERBS_SQ_DEPTH,
-                .max_send_sge = 2,
+                .max_send_sge = tl->rma_sge, /* header + payload; piece lists */
                 .max_recv_sge = 1,
                 .max_inline_data = *inline_p},
         .qp_type = IBV_QPT_RC,

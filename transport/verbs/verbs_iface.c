@@ -61,6 +61,14 @@ static ibex_status_t size_queues(ibex_tl_t *tl)
     tl->rma_frag = VERBS_RMA_FRAG;
     if (tl->port_attr.max_msg_sz >= 4096 && tl->port_attr.max_msg_sz < tl->rma_frag)
         tl->rma_frag = tl->port_attr.max_msg_sz;
+    /* a READ's gather list is bounded by max_sge_rd, a WRITE's by max_sge; both by our cap */
+    tl->rma_sge = VERBS_RMA_SGE;
+    if (tl->dev_attr.max_sge > 0 && (uint32_t)tl->dev_attr.max_sge < tl->rma_sge)
+        tl->rma_sge = (uint32_t)tl->dev_attr.max_sge;
+    if (tl->dev_attr.max_sge_rd > 0 && (uint32_t)tl->dev_attr.max_sge_rd < tl->rma_sge)
+        tl->rma_sge = (uint32_t)tl->dev_attr.max_sge_rd;
+    if (tl->rma_sge < 2)
+        tl->rma_sge = 2; /* the eager path's header + payload already needs two */
     tl->buf_size = ibex_verbs_cfg.buf_size >= 256 ? (size_t)ibex_verbs_cfg.buf_size : 256;
     /* A small CQ: its entries are a ring the device writes and we read. Measured on softib,
      * 4096 entries of send room made the first ~7k 8-byte round trips 40% slower than 256 (the
@@ -136,7 +144,8 @@ static void caps_fill(ibex_tl_t *tl, ibex_tl_caps_t *caps)
     bool atomics = tl->dev_attr.atomic_cap != IBV_ATOMIC_NONE;
     *caps = (ibex_tl_caps_t){
         .flags = IBEX_TL_CAP_SEND | IBEX_TL_CAP_PUT | IBEX_TL_CAP_GET | IBEX_TL_CAP_NEED_REG |
-                 (tl->max_inline ? IBEX_TL_CAP_INLINE : 0) | (atomics ? IBEX_TL_CAP_ATOMIC : 0),
+                 (tl->max_inline ? IBEX_TL_CAP_INLINE : 0) | (atomics ? IBEX_TL_CAP_ATOMIC : 0) |
+                 IBEX_TL_CAP_RMA_IOV, /* gather / scatter lists, verbs_rma.c */
         .max_inline = tl->max_inline,
         .max_eager = tl->buf_size,
         .max_rma = tl->rma_frag,
@@ -145,6 +154,7 @@ static void caps_fill(ibex_tl_t *tl, ibex_tl_caps_t *caps)
         .eager_limit_hint = tl->buf_size,
         .latency_ns = 1500,
         .bandwidth_mbs = 10000,
+        .max_iov = 1 << 20, /* any number: verbs_rma.c posts them rma_sge per WR */
     };
 }
 

@@ -5,6 +5,13 @@
  * (pipelined), every fragment signalled; the request completes when its last fragment does.
  * Fragments that do not fit the send queue, the CQ or the peer's limit of parallel READs
  * (max_dest_rd_atomic) wait in the endpoint's queue and are posted from progress().
+ *
+ * Piece lists (IBEX_TL_CAP_RMA_IOV): a local side given as pieces is registered once as the
+ * span from its first byte to its last, and each WR gathers (WRITE) or scatters (READ) up to
+ * rma_sge pieces against the next stretch of the one remote range, so a strided receive lands
+ * in its blocks with no staging. When the span cannot be registered (pieces far apart, across
+ * unmapped memory) the pieces go through a bounce buffer: packed before a put, unpacked after
+ * a get.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +26,11 @@ struct verbs_rma_req {
     uint64_t remote;
     size_t len, off;
     uint32_t lkey, rkey;
-    ibex_tl_mem_t *own_mem; /* registration taken here when the runtime gave none */
+    ibex_tl_mem_t *own_mem;  /* registration taken here when the runtime gave none */
+    const struct iovec *iov; /* piece list of the local side (posted unless bounce), or NULL */
+    int iovcnt, iov_i;       /* pieces, and the next one to post */
+    size_t iov_off;          /* bytes of piece iov_i already posted */
+    char *bounce;            /* the pieces' bytes, when their span is not registered */
     uint32_t frags_out;
     bool is_read; /* RDMA READ, or an atomic (both take a read slot of the responder) */
     /* an atomic: its opcode (0 for READ / WRITE) and operands */
@@ -57,19 +68,49 @@ static void frag_wr(const verbs_rma_req_t *req, struct ibv_send_wr *wr)
     wr->wr.rdma.rkey = req->rkey;
 }
 
+/* The next fragment's gather list from the pieces: up to rma_sge of them (the last one cut at
+ * the fragment size); returns its bytes and advances the piece cursor. */
+static size_t iov_sges(verbs_rma_req_t *req, uint32_t max_sge, size_t max_len, struct ibv_sge *sge,
+                       int *nsge_p)
+{
+    size_t len = 0;
+    int n = 0;
+    while ((uint32_t)n < max_sge && len < max_len && req->iov_i < req->iovcnt) {
+        const struct iovec *v = &req->iov[req->iov_i];
+        size_t take = v->iov_len - req->iov_off;
+        if (take > max_len - len)
+            take = max_len - len;
+        if (take > 0)
+            sge[n++] =
+                (struct ibv_sge){(uintptr_t)v->iov_base + req->iov_off, (uint32_t)take, req->lkey};
+        len += take;
+        req->iov_off += take;
+        if (req->iov_off == v->iov_len)
+            req->iov_i++, req->iov_off = 0;
+    }
+    *nsge_p = n;
+    return len;
+}
+
 /* Posts fragments of req while there is room; returns how many. */
 static int rma_pump(ibex_tl_ep_t *ep, verbs_rma_req_t *req)
 {
     int n = 0;
+    struct ibv_sge sge[VERBS_RMA_SGE];
     while (req->off < req->len && frag_room(ep, req)) {
         size_t flen = req->len - req->off;
         if (flen > ep->tl->rma_frag)
             flen = ep->tl->rma_frag;
-        struct ibv_sge sge = {(uintptr_t)(req->local + req->off), (uint32_t)flen, req->lkey};
+        int nsge = 1;
+        if (req->iov && !req->bounce)
+            flen = iov_sges(req, ep->tl->rma_sge, flen, sge, &nsge);
+        else
+            sge[0] =
+                (struct ibv_sge){(uintptr_t)(req->local + req->off), (uint32_t)flen, req->lkey};
         struct ibv_send_wr wr = {
             .wr_id = (uintptr_t)req | VERBS_WR_RMA,
-            .sg_list = &sge,
-            .num_sge = 1,
+            .sg_list = sge,
+            .num_sge = nsge,
         };
         frag_wr(req, &wr);
         int rc = ibex_verbs_post(ep, &wr, true);
@@ -87,16 +128,64 @@ static int rma_pump(ibex_tl_ep_t *ep, verbs_rma_req_t *req)
     return n;
 }
 
+/* Copies between the bounce buffer and the pieces (to the pieces after a get). */
+static void bounce_copy(verbs_rma_req_t *req, bool to_pieces)
+{
+    size_t off = 0;
+    for (int i = 0; i < req->iovcnt; i++) {
+        char *p = req->iov[i].iov_base;
+        size_t n = req->iov[i].iov_len;
+        if (to_pieces)
+            memcpy(p, req->bounce + off, n);
+        else
+            memcpy(req->bounce + off, p, n);
+        off += n;
+    }
+}
+
 static void rma_finish(ibex_tl_ep_t *ep, verbs_rma_req_t *req)
 {
     ibex_tl_t *tl = ep->tl;
     if (req->own_mem)
         ibex_verbs_rcache_put(&tl->rcache, req->own_mem);
+    if (req->bounce && req->is_read && req->status == IBEX_OK)
+        bounce_copy(req, true);
+    free(req->bounce);
     tl->rma_out--;
     ibex_tl_comp_t *comp = req->comp;
     ibex_status_t st = req->status;
     free(req);
     comp->cb(comp, st);
+}
+
+/* The local side of a piece list: its span registered (req->iov kept for rma_pump), or, when
+ * that fails, a bounce buffer of len bytes registered in its place (req->local). */
+static ibex_status_t iov_prepare(ibex_tl_t *tl, const ibex_tl_rma_t *desc, bool is_read,
+                                 verbs_rma_req_t *req, ibex_tl_mem_t **mem_p)
+{
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < desc->local_iovcnt; i++) {
+        uintptr_t b = (uintptr_t)desc->local_iov[i].iov_base;
+        if (desc->local_iov[i].iov_len == 0)
+            continue;
+        lo = b < lo ? b : lo;
+        hi = b + desc->local_iov[i].iov_len > hi ? b + desc->local_iov[i].iov_len : hi;
+    }
+    req->iov = desc->local_iov;
+    req->iovcnt = desc->local_iovcnt;
+    if (hi > lo && hi - lo <= 4 * desc->len &&
+        ibex_verbs_rcache_get(&tl->rcache, (void *)lo, hi - lo, mem_p) == IBEX_OK)
+        return IBEX_OK;
+    req->bounce = malloc(desc->len);
+    if (!req->bounce)
+        return IBEX_ERR_NO_MEMORY;
+    if (!is_read)
+        bounce_copy(req, false);
+    req->local = req->bounce; /* from here on one contiguous local side; iov for the copy */
+    ibex_status_t st = ibex_verbs_rcache_get(&tl->rcache, req->bounce, desc->len, mem_p);
+    if (st != IBEX_OK)
+        free(req->bounce);
+    return st;
 }
 
 /* A request for desc (its local memory registered, by the runtime or here), or NULL. */
@@ -107,26 +196,27 @@ static verbs_rma_req_t *rma_req_new(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc,
     *st_p = IBEX_ERR_NO_MEMORY;
     if (!req)
         return NULL;
+    req->local = desc->local;
     ibex_tl_mem_t *mem = desc->local_mem;
-    if (!mem) {
+    if (desc->local_iov)
+        *st_p = iov_prepare(ep->tl, desc, is_read, req, &mem);
+    else if (!mem)
         *st_p = ibex_verbs_rcache_get(&ep->tl->rcache, desc->local, desc->len, &mem);
-        if (*st_p != IBEX_OK) {
-            free(req);
-            return NULL;
-        }
-        req->own_mem = mem;
+    if ((desc->local_iov || !desc->local_mem) && *st_p != IBEX_OK) {
+        free(req);
+        return NULL;
     }
+    if (desc->local_iov || !desc->local_mem)
+        req->own_mem = mem;
     uint32_t rkey;
     memcpy(&rkey, desc->rkey, sizeof(rkey));
-    *req = (verbs_rma_req_t){.comp = desc->comp,
-                             .local = desc->local,
-                             .remote = desc->remote,
-                             .len = desc->len,
-                             .lkey = mem->mr->lkey,
-                             .rkey = rkey,
-                             .own_mem = req->own_mem,
-                             .is_read = is_read,
-                             .status = IBEX_OK};
+    req->comp = desc->comp;
+    req->remote = desc->remote;
+    req->len = desc->len;
+    req->lkey = mem->mr->lkey;
+    req->rkey = rkey;
+    req->is_read = is_read;
+    req->status = IBEX_OK;
     return req;
 }
 
@@ -143,6 +233,7 @@ static ibex_status_t rma_post(ibex_tl_ep_t *ep, verbs_rma_req_t *req)
         if (req->own_mem)
             ibex_verbs_rcache_put(&ep->tl->rcache, req->own_mem);
         ep->tl->rma_out--;
+        free(req->bounce);
         free(req);
         return ep->fail_status;
     }
