@@ -186,7 +186,8 @@ static const run_opt_t run_opts[] = {
      true,
      opt_bind,
      "core|none",
-     "bind each rank to a core (default: core while ranks <= cores, none when oversubscribed)"},
+     "bind each rank to a core (default: core while ranks <= cores or divide evenly over "
+     "them, else none)"},
     {{"report-bindings"}, false, opt_report, NULL, "print each rank's binding to stderr"},
     {{"x"}, true, opt_env, "VAR[=VALUE]", "export VAR (with VALUE, or this value) to the ranks"},
     {{"tag-output"}, false, opt_tag, NULL, "prefix output lines with [1,RANK]<stdout>:"},

@@ -59,7 +59,7 @@ void ibex_run_say_set_name(const char *name);
 
 /* ---- the job (run_job.c, run_supervise.c) ---- */
 typedef enum {
-    IBEX_RUN_BIND_DEFAULT, /* cores while ranks fit, none when oversubscribed */
+    IBEX_RUN_BIND_DEFAULT, /* cores while ranks fit or divide evenly over them, else none */
     IBEX_RUN_BIND_CORE,
     IBEX_RUN_BIND_NONE,
 } ibex_run_bind_t;

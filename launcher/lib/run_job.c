@@ -164,8 +164,8 @@ static ibex_status_t run_plan_bindings(ibex_run_job_t *job)
         else
             ibex_run_say("rank %d not bound (%s)", i,
                          job->p.bind == IBEX_RUN_BIND_NONE ? "--bind-to none"
-                         : ncores > 0                      ? "more ranks than cores"
-                                                           : "no core topology");
+                         : ncores > 0 ? "more ranks than cores, not a multiple of them"
+                                      : "no core topology");
     }
     free(core_of);
     ibex_run_bind_fini();

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Mapping and binding plan: a pure function of (ranks, cores, policy). Rank i goes to core
- * i % cores. The default binds only while every rank has a core of its own: once the node is
- * oversubscribed, binding would pin two busy ranks to one core while another core idles, so
- * they are left to the scheduler (and Ibex's waits yield). An explicit --bind-to core binds
- * round-robin even then, because the user asked for it.
+ * i % cores. The default binds while every rank has a core of its own, and on an oversubscribed
+ * node when the ranks divide evenly over the cores (4 or 8 ranks on 2 cores): every core then
+ * holds the same number of ranks, and a rank that yields hands its core to a rank of its own
+ * core at once instead of the scheduler migrating ranks between cores (measured with
+ * examples/pollring at 4 and 8 ranks on 2 cores: about 20% less time per step, README Speed).
+ * When they do not divide (3 ranks on 2 cores), binding would leave one core with more busy
+ * ranks than another while that one idles, so they are left to the scheduler. An explicit
+ * --bind-to core binds round-robin in every case, because the user asked for it.
  *
  * Placement on hosts (ibex_run_map_hosts) comes first, also pure: by slot (and by core, which
  * places the same way across hosts) fills each host's slots in list order; by node deals ranks
@@ -23,8 +27,9 @@ ibex_status_t ibex_run_map_plan(int nranks, int ncores, ibex_run_bind_t bind, in
 {
     if (nranks < 1 || ncores < 0)
         return IBEX_ERR_INVALID;
-    bool do_bind = ncores > 0 && (bind == IBEX_RUN_BIND_CORE ||
-                                  (bind == IBEX_RUN_BIND_DEFAULT && nranks <= ncores));
+    bool even = ncores > 0 && (nranks <= ncores || nranks % ncores == 0);
+    bool do_bind =
+        ncores > 0 && (bind == IBEX_RUN_BIND_CORE || (bind == IBEX_RUN_BIND_DEFAULT && even));
     for (int i = 0; i < nranks; i++)
         core_of[i] = do_bind ? i % ncores : -1;
     return IBEX_OK;

@@ -87,7 +87,7 @@ static void member_colours(ibex_comm_t *parent, int n, int *colour)
     static const hwloc_obj_type_t types[LEVELS - 1] = {HWLOC_OBJ_PACKAGE, HWLOC_OBJ_L3CACHE,
                                                        HWLOC_OBJ_L2CACHE};
     const ibex_boot_info_t *b = &ibex_rt.boot;
-    /* oversubscribed: ibexrun binds nobody, so no cache level (and no hwloc to load) */
+    /* oversubscribed: several ranks share each core, so no cache level (and no hwloc to load) */
     int cores = synthetic && synthetic[0] ? hw_cores() : ibex_rt.oversubscribed ? 0 : hw_cores();
     for (int i = 0; i < n; i++) {
         colour[i] = ibex_coll_node_of(parent, i);

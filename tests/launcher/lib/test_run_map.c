@@ -28,6 +28,25 @@ static void test_oversubscribed_default_unbound(void **state)
     assert_int_equal(ibex_run_map_plan(3, 2, IBEX_RUN_BIND_DEFAULT, core), IBEX_OK);
     for (int i = 0; i < 3; i++)
         assert_int_equal(core[i], -1);
+    assert_int_equal(ibex_run_map_plan(7, 3, IBEX_RUN_BIND_DEFAULT, core), IBEX_OK);
+    for (int i = 0; i < 7; i++)
+        assert_int_equal(core[i], -1);
+}
+
+/* Ranks that divide evenly over the cores are bound round-robin: the same count per core. */
+static void test_oversubscribed_even_binds(void **state)
+{
+    int core[8];
+    assert_int_equal(ibex_run_map_plan(8, 2, IBEX_RUN_BIND_DEFAULT, core), IBEX_OK);
+    for (int i = 0; i < 8; i++)
+        assert_int_equal(core[i], i % 2);
+    assert_int_equal(ibex_run_map_plan(6, 3, IBEX_RUN_BIND_DEFAULT, core), IBEX_OK);
+    int want[] = {0, 1, 2, 0, 1, 2};
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(core[i], want[i]);
+    assert_int_equal(ibex_run_map_plan(4, 2, IBEX_RUN_BIND_NONE, core), IBEX_OK);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(core[i], -1);
 }
 
 static void test_oversubscribed_explicit_core(void **state)
@@ -158,6 +177,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fit_binds_round_robin),
         cmocka_unit_test(test_oversubscribed_default_unbound),
+        cmocka_unit_test(test_oversubscribed_even_binds),
         cmocka_unit_test(test_oversubscribed_explicit_core),
         cmocka_unit_test(test_none_and_no_topology),
         cmocka_unit_test(test_bad_input),
