@@ -6,6 +6,7 @@
  * Thread support: every level is provided as asked (a level above MPI_THREAD_MULTIPLE gets
  * MULTIPLE); under MULTIPLE the global lock of runtime/base/ibex_thread.h turns on.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -116,7 +117,7 @@ static void init_identity(void)
 /* Starts the engine (the first instance) or takes one more reference on it. The engine serves
  * the world model and every session alike; `required` only matters to the first instance
  * (the level provided never exceeds MPI_THREAD_FUNNELED, so every later instance gets it too). */
-int ibex_mpi_instance_acquire(const char *call, int required)
+static int instance_acquire(const char *call, int required)
 {
     if (ibex_rt.instances > 0) {
         ibex_rt.instances++;
@@ -164,7 +165,7 @@ static ibex_status_t finalize_fence(void)
 
 /* Drops one reference; the last one stops the engine. Stopping is collective over the job (no
  * peer may still read this rank's memory when the transports close), as MPI_Finalize is. */
-int ibex_mpi_instance_release(const char *call)
+static int instance_release(const char *call)
 {
     if (--ibex_rt.instances > 0)
         return MPI_SUCCESS;
@@ -187,6 +188,26 @@ int ibex_mpi_instance_release(const char *call)
     ibex_boot_finalize();
     init_busy = false;
     return errclass;
+}
+
+/* MPI_Session_init is thread safe whatever the thread level (MPI 4.1 section 11.3.1): threads
+ * starting sessions, MPI_Init and the last finalize meet here, one at a time. */
+static pthread_mutex_t instance_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int ibex_mpi_instance_acquire(const char *call, int required)
+{
+    pthread_mutex_lock(&instance_lock);
+    int rc = instance_acquire(call, required);
+    pthread_mutex_unlock(&instance_lock);
+    return rc;
+}
+
+int ibex_mpi_instance_release(const char *call)
+{
+    pthread_mutex_lock(&instance_lock);
+    int rc = instance_release(call);
+    pthread_mutex_unlock(&instance_lock);
+    return rc;
 }
 
 static int init_start(const char *call, int required)

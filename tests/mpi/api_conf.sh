@@ -4,7 +4,8 @@
 # Ibex's tests, in the way MPICH's test suite is), each also checked with Open MPI and MPICH
 # where they provide the calls: intercommunicators (conf_inter), attributes (conf_attr), info
 # (conf_info), sessions (conf_session), datatype decoders and external32 (conf_dt), user
-# errors (conf_err) and their corners (conf_more), under ibexrun through lib.sh's run_case
+# errors (conf_err) and their corners (conf_more); then session_threads (Session_init from
+# several threads at once without MPI_THREAD_MULTIPLE), under ibexrun through lib.sh's run_case
 # (time limit, no process or file left).
 set -u
 CASE_TIMEOUT=${CASE_TIMEOUT:-60}
@@ -19,5 +20,8 @@ for n in 1 3; do # mostly local calls
     for prog in conf_attr conf_info conf_dt conf_err; do
         run_case "$n" "$prog"
     done
+done
+for n in 1 2 3; do # MPI_Session_init from 4 threads at once, no thread level asked for
+    run_case "$n" session_threads
 done
 mt_finish
