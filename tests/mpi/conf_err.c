@@ -1,6 +1,6 @@
 /* User error classes, codes and strings, written against MPI 4.1: Add_error_class / code /
  * string, Error_string and Error_class of user codes, MPI_LASTUSEDCODE, Remove_error_*,
- * error handlers calling back with user codes. */
+ * error handlers calling back with user codes; MPI_ERR_DUP_DATAREP of MPI_Register_datarep. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +22,30 @@ static void comm_handler(MPI_Comm *c, int *code, ...)
 {
     (void)c;
     last_code = *code;
+}
+
+static int ext_fn(MPI_Datatype t, MPI_Aint *extent, void *extra)
+{
+    (void)extra;
+    MPI_Aint lb;
+    return MPI_Type_get_extent(t, &lb, extent);
+}
+
+/* MPI_Register_datarep: a name is defined once; the predefined ones are taken. */
+static void datareps(void)
+{
+    int rc, cls;
+    rc = MPI_Register_datarep("conf_err_rep", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL,
+                              ext_fn, NULL);
+    CHECK(rc == MPI_SUCCESS, "register a new datarep: %d", rc);
+    rc = MPI_Register_datarep("conf_err_rep", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL,
+                              ext_fn, NULL);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_DUP_DATAREP, "register twice: class %d", cls);
+    rc = MPI_Register_datarep("external32", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, ext_fn,
+                              NULL);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_DUP_DATAREP, "register external32: class %d", cls);
 }
 
 static int lastused(void)
@@ -67,6 +91,8 @@ int main(int argc, char **argv)
     CHECK(strcmp(s, "renamed") == 0, "replaced string %s", s);
     /* a predefined class's string cannot be changed */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    datareps();
     rc = MPI_Add_error_string(MPI_ERR_ARG, "x");
     CHECK(rc != MPI_SUCCESS, "Add_error_string on MPI_ERR_ARG succeeded");
     rc = MPI_Add_error_code(MPI_ERR_LASTCODE + 100000, &c);
