@@ -467,6 +467,19 @@ typedef void MPI_User_function_c(void *invec, void *inoutvec, MPI_Count *len,
  * of MPI_Buffer_attach / Comm_attach_buffer / Session_attach_buffer (size ignored) */
 #define MPI_BUFFER_AUTOMATIC ((void *)-2)
 
+/* Data representations (issue 12, fourth part): MPI_Register_datarep keeps a registry of names;
+ * they would serve MPI-IO's file views, which Ibex does not have */
+#define MPI_MAX_DATAREP_STRING 128
+typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype, int count,
+                                            void *filebuf, MPI_Offset position, void *extra_state);
+typedef int MPI_Datarep_conversion_function_c(void *userbuf, MPI_Datatype datatype,
+                                              MPI_Count count, void *filebuf, MPI_Offset position,
+                                              void *extra_state);
+typedef int MPI_Datarep_extent_function(MPI_Datatype datatype, MPI_Aint *extent,
+                                        void *extra_state);
+#define MPI_CONVERSION_FN_NULL   ((MPI_Datarep_conversion_function *)0)
+#define MPI_CONVERSION_FN_NULL_C ((MPI_Datarep_conversion_function_c *)0)
+
 /* MPI_X and its profiling twin PMPI_X for every function Ibex implements: generated from
  * runtime/mpi/bindings/mpi.def into the build tree and installed next to this file. */
 #include "ibex_mpi_proto.h"

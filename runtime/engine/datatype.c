@@ -237,20 +237,32 @@ static void dt_contents_free(ibex_dt_contents_t *c)
 bool ibex_dt_contents_set(ibex_dt_t *dt, const int *ints, int ni, const MPI_Aint *aints, int na,
                           ibex_dt_t *const *types, int nd)
 {
-    /* one allocation: the record, then the addresses, the type pointers and the ints */
-    size_t bytes = sizeof(ibex_dt_contents_t) + (size_t)na * sizeof(MPI_Aint) +
-                   (size_t)nd * sizeof(ibex_dt_t *) + (size_t)ni * sizeof(int);
+    ibex_dt_args_t a = {ints, ni, aints, na, NULL, 0};
+    return ibex_dt_contents_set_args(dt, &a, types, nd);
+}
+
+bool ibex_dt_contents_set_args(ibex_dt_t *dt, const ibex_dt_args_t *a, ibex_dt_t *const *types,
+                               int nd)
+{
+    /* one allocation: the record, then the addresses, the large counts, the type pointers and
+     * the ints (in falling alignment) */
+    size_t bytes = sizeof(ibex_dt_contents_t) + (size_t)a->na * sizeof(MPI_Aint) +
+                   (size_t)a->nc * sizeof(MPI_Count) + (size_t)nd * sizeof(ibex_dt_t *) +
+                   (size_t)a->ni * sizeof(int);
     ibex_dt_contents_t *c = malloc(bytes);
     if (!c)
         return false;
-    c->ni = ni, c->na = na, c->nd = nd;
+    c->ni = a->ni, c->na = a->na, c->nd = nd, c->nc = a->nc;
     c->aints = (MPI_Aint *)(c + 1);
-    c->types = (ibex_dt_t **)(c->aints + na);
+    c->counts = (MPI_Count *)(c->aints + a->na);
+    c->types = (ibex_dt_t **)(c->counts + a->nc);
     c->ints = (int *)(c->types + nd);
-    if (na > 0)
-        memcpy(c->aints, aints, (size_t)na * sizeof(MPI_Aint));
-    if (ni > 0)
-        memcpy(c->ints, ints, (size_t)ni * sizeof(int));
+    if (a->na > 0)
+        memcpy(c->aints, a->aints, (size_t)a->na * sizeof(MPI_Aint));
+    if (a->nc > 0)
+        memcpy(c->counts, a->counts, (size_t)a->nc * sizeof(MPI_Count));
+    if (a->ni > 0)
+        memcpy(c->ints, a->ints, (size_t)a->ni * sizeof(int));
     for (int i = 0; i < nd; i++) {
         c->types[i] = types[i];
         ibex_dt_retain(types[i]);

@@ -28,6 +28,8 @@ typedef struct ibex_dt_contents {
     int *ints;
     MPI_Aint *aints;
     struct ibex_dt **types;
+    int nc;            /* large counts: only types made by the _c constructors have them */
+    MPI_Count *counts; /* their count, length, stride and displacement arguments */
 } ibex_dt_contents_t;
 
 typedef struct ibex_dt_priv {
@@ -83,6 +85,17 @@ void ibex_dt_unregister(ibex_dt_t *dt);
  * memory. Replaces any earlier record. */
 bool ibex_dt_contents_set(ibex_dt_t *dt, const int *ints, int ni, const MPI_Aint *aints, int na,
                           ibex_dt_t *const *types, int nd);
+/* The same with large counts (the record of a _c constructor, MPI 4.1 section 5.1.13). */
+typedef struct ibex_dt_args {
+    const int *ints;
+    int ni;
+    const MPI_Aint *aints;
+    int na;
+    const MPI_Count *counts;
+    int nc;
+} ibex_dt_args_t;
+bool ibex_dt_contents_set_args(ibex_dt_t *dt, const ibex_dt_args_t *a, ibex_dt_t *const *types,
+                               int nd);
 /* Fills dt->priv's prefix sums from its blocks; false when out of memory. */
 bool ibex_dt_prefix_build(ibex_dt_t *dt);
 

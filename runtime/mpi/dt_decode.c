@@ -21,12 +21,28 @@ static void envelope(const ibex_dt_t *dt, int *ni, int *na, int *nd, int *combin
     *nd = c ? c->nd : 0;
 }
 
+static int large_count(const ibex_dt_t *dt)
+{
+    const ibex_dt_contents_t *c = ibex_dt_priv(dt)->contents;
+    return c ? c->nc : 0;
+}
+
+static int need_c(const char *call, const ibex_dt_t *dt)
+{
+    return ibex_mpi_error(NULL, MPI_ERR_TYPE, call,
+                          "the datatype was made by a large-count constructor (%d large counts): "
+                          "decode it with %s_c",
+                          large_count(dt), call);
+}
+
 int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
                            int *num_datatypes, int *combiner)
 {
     IBEX_ENTER_ANYTIME(Type_get_envelope);
     ibex_dt_t *dt = NULL;
     IBEX_CHECK(ibex_dt_lookup(datatype, call, false, &dt));
+    if (large_count(dt))
+        return need_c(call, dt);
     IBEX_ARGS(Type_get_envelope, num_integers, num_addresses, num_datatypes, combiner);
     envelope(dt, num_integers, num_addresses, num_datatypes, combiner);
     return MPI_SUCCESS;
@@ -43,7 +59,8 @@ int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers,
               combiner);
     int ni, na, nd;
     envelope(dt, &ni, &na, &nd, combiner);
-    *num_integers = ni, *num_addresses = na, *num_datatypes = nd, *num_large_counts = 0;
+    *num_integers = ni, *num_addresses = na, *num_datatypes = nd;
+    *num_large_counts = large_count(dt);
     return MPI_SUCCESS;
 }
 
@@ -64,8 +81,15 @@ static int contents_types(const char *call, const ibex_dt_contents_t *c, MPI_Dat
     return MPI_SUCCESS;
 }
 
-static int contents(const char *call, MPI_Datatype datatype, MPI_Count max_i, MPI_Count max_a,
-                    MPI_Count max_d, int *ints, MPI_Aint *aints, MPI_Datatype *types)
+typedef struct contents_out {
+    MPI_Count max_i, max_a, max_c, max_d;
+    int *ints;
+    MPI_Aint *aints;
+    MPI_Count *counts;
+    MPI_Datatype *types;
+} contents_out_t;
+
+static int contents(const char *call, MPI_Datatype datatype, const contents_out_t *o, bool large)
 {
     ibex_dt_t *dt = NULL;
     IBEX_CHECK(ibex_dt_lookup(datatype, call, false, &dt));
@@ -73,17 +97,23 @@ static int contents(const char *call, MPI_Datatype datatype, MPI_Count max_i, MP
     if (!c)
         return ibex_mpi_error(NULL, MPI_ERR_TYPE, call,
                               "%s is a named datatype: it has no contents", dt->name);
-    if (max_i < c->ni || max_a < c->na || max_d < c->nd)
+    if (!large && c->nc)
+        return need_c(call, dt);
+    if (o->max_i < c->ni || o->max_a < c->na || o->max_d < c->nd || o->max_c < c->nc)
         return ibex_mpi_error(NULL, MPI_ERR_ARG, call,
-                              "arrays too small: %d ints, %d addresses, %d datatypes needed", c->ni,
-                              c->na, c->nd);
-    if ((c->ni && !ints) || (c->na && !aints) || (c->nd && !types))
+                              "arrays too small: %d ints, %d addresses, %d large counts, %d "
+                              "datatypes needed",
+                              c->ni, c->na, c->nc, c->nd);
+    if ((c->ni && !o->ints) || (c->na && !o->aints) || (c->nd && !o->types) ||
+        (c->nc && !o->counts))
         return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "an output array is NULL");
     for (int i = 0; i < c->ni; i++)
-        ints[i] = c->ints[i];
+        o->ints[i] = c->ints[i];
     for (int i = 0; i < c->na; i++)
-        aints[i] = c->aints[i];
-    return contents_types(call, c, types);
+        o->aints[i] = c->aints[i];
+    for (int i = 0; i < c->nc; i++)
+        o->counts[i] = c->counts[i];
+    return contents_types(call, c, o->types);
 }
 
 int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
@@ -91,8 +121,9 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
                            MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
     IBEX_ENTER_ANYTIME(Type_get_contents);
-    return contents(call, datatype, max_integers, max_addresses, max_datatypes, array_of_integers,
-                    array_of_addresses, array_of_datatypes);
+    contents_out_t o = {max_integers,      max_addresses,      0,    max_datatypes,
+                        array_of_integers, array_of_addresses, NULL, array_of_datatypes};
+    return contents(call, datatype, &o, false);
 }
 
 int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
@@ -101,9 +132,10 @@ int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_
                              MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[])
 {
     IBEX_ENTER_ANYTIME(Type_get_contents_c);
-    (void)max_large_counts, (void)array_of_large_counts; /* always 0 of them */
-    return contents(call, datatype, max_integers, max_addresses, max_datatypes, array_of_integers,
-                    array_of_addresses, array_of_datatypes);
+    contents_out_t o = {max_integers,          max_addresses,     max_large_counts,
+                        max_datatypes,         array_of_integers, array_of_addresses,
+                        array_of_large_counts, array_of_datatypes};
+    return contents(call, datatype, &o, true);
 }
 
 IBEX_MPI_ALIASES(dt_decode)

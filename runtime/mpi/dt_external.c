@@ -93,10 +93,54 @@ static void visit(ext_walk_t *w, MPI_Datatype t, char *addr)
 
 static void walk(ext_walk_t *w, const ibex_dt_t *dt, char *base, size_t count);
 
+/* A mixed derived type made by a _c constructor: its record holds large counts. */
+static void walk_large(ext_walk_t *w, const ibex_dt_t *dt, char *base)
+{
+    const ibex_dt_contents_t *c = ibex_dt_priv(dt)->contents;
+    const MPI_Count *in = c->counts;
+    int comb = ibex_dt_priv(dt)->combiner;
+    bool block = comb == IBEX_DT_COMBINER_INDEXED_BLOCK || comb == IBEX_DT_COMBINER_HINDEXED_BLOCK;
+    bool bytes = comb != IBEX_DT_COMBINER_INDEXED && comb != IBEX_DT_COMBINER_INDEXED_BLOCK;
+    switch (comb) {
+    case IBEX_DT_COMBINER_CONTIGUOUS:
+        walk(w, c->types[0], base, (size_t)in[0]);
+        return;
+    case IBEX_DT_COMBINER_VECTOR:
+    case IBEX_DT_COMBINER_HVECTOR: {
+        ibex_dt_t *old = c->types[0];
+        ptrdiff_t stride = (ptrdiff_t)in[2] * (comb == IBEX_DT_COMBINER_VECTOR ? old->extent : 1);
+        for (MPI_Count i = 0; i < in[0]; i++)
+            walk(w, old, base + i * stride, (size_t)in[1]);
+        return;
+    }
+    case IBEX_DT_COMBINER_INDEXED:
+    case IBEX_DT_COMBINER_HINDEXED:
+    case IBEX_DT_COMBINER_INDEXED_BLOCK:
+    case IBEX_DT_COMBINER_HINDEXED_BLOCK:
+    case IBEX_DT_COMBINER_STRUCT: {
+        MPI_Count n = in[0];
+        const MPI_Count *disp = in + 1 + (block ? 1 : n);
+        for (MPI_Count i = 0; i < n; i++) {
+            ibex_dt_t *old = c->types[comb == IBEX_DT_COMBINER_STRUCT ? i : 0];
+            ptrdiff_t d = (ptrdiff_t)disp[i] * (bytes ? 1 : old->extent);
+            walk(w, old, base + d, (size_t)(block ? in[1] : in[1 + i]));
+        }
+        return;
+    }
+    default:
+        walk(w, c->types[0], base, 1); /* resized */
+    }
+}
+
 /* A mixed derived type by its constructor's record. */
 static void walk_contents(ext_walk_t *w, const ibex_dt_t *dt, char *base)
 {
     const ibex_dt_contents_t *c = ibex_dt_priv(dt)->contents;
+    if (c && c->nc > 0 && ibex_dt_priv(dt)->combiner != IBEX_DT_COMBINER_SUBARRAY &&
+        ibex_dt_priv(dt)->combiner != IBEX_DT_COMBINER_DARRAY) {
+        walk_large(w, dt, base);
+        return;
+    }
     const int *in = c ? c->ints : NULL;
     switch (c ? ibex_dt_priv(dt)->combiner : -1) {
     case IBEX_DT_COMBINER_DUP:

@@ -4,17 +4,20 @@
  * arrays), written by hand because the generator only widens inputs: the datatype queries,
  * Pack / Unpack and the external32 forms, the datatype constructors, the buffer detach calls.
  *
- * Ibex's datatype constructors count elements in int (point-to-point and the packed stream
- * carry MPI_Count). So a constructor's counts, block lengths and displacements must each fit
- * in an int (else MPI_ERR_COUNT naming the value); such a type is the one the int constructor
- * builds, and the decoders describe it with ints (no large counts). Outputs are computed in
- * MPI_Count and never clipped: a type of more than 2^31 bytes has its true size in
+ * The constructors' _c forms count in MPI_Count through the same bodies as the int forms
+ * (dt_create.c: the engine's sizes, extents and displacements are size_t / ptrdiff_t): counts,
+ * block lengths, strides and displacements past an int work, and the type records them as
+ * large counts for MPI_Type_get_envelope_c / get_contents_c (MPI 4.1 section 5.1.13). Subarray
+ * and darray are built by their int bodies: their sizes must fit in an int (else MPI_ERR_COUNT
+ * naming the value), and their records are then rewritten as the _c forms'. Outputs are
+ * computed in MPI_Count and never clipped: a type of more than 2^31 bytes has its true size in
  * MPI_Type_size_c. Pack_c / Unpack_c move any size at any position.
  */
 #include <limits.h>
 #include <stdlib.h>
 
 #include "dt_priv.h"
+#include "ibex_dt_api.h"
 #include "ibex_err.h"
 #include "ibex_runtime.h"
 #include "ibex_entry.h"
@@ -46,14 +49,6 @@ static int fits_array(ibex_entry_t *e, const MPI_Count *in, int n, const char *w
     }
     *out = a;
     return MPI_SUCCESS;
-}
-
-static MPI_Aint *aint_array(const MPI_Count *in, int n)
-{
-    MPI_Aint *a = malloc((size_t)(n > 0 ? n : 1) * sizeof(MPI_Aint));
-    for (int i = 0; a && i < n; i++)
-        a[i] = (MPI_Aint)in[i];
-    return a;
 }
 
 /* ---- queries ---- */
@@ -227,24 +222,26 @@ int PMPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Dataty
 
 /* ---- constructors ---- */
 
+int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    IBEX_ENTER_ANYTIME(Type_contiguous_c);
+    return ibex_dt_create_contiguous(call, count, oldtype, true, newtype);
+}
+
 int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
                        MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     IBEX_ENTER_ANYTIME(Type_vector_c);
-    IBEX_CHECK(fits(&ibex_e, count, "count"));
-    IBEX_CHECK(fits(&ibex_e, blocklength, "blocklength"));
-    IBEX_CHECK(fits(&ibex_e, stride, "stride"));
-    return PMPI_Type_vector((int)count, (int)blocklength, (int)stride, oldtype, newtype);
+    ibex_dt_hvector_t v = {count, blocklength, stride, IBEX_DT_COMBINER_VECTOR, true};
+    return ibex_dt_create_hvector(call, &v, oldtype, newtype);
 }
 
 int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
                                MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     IBEX_ENTER_ANYTIME(Type_create_hvector_c);
-    IBEX_CHECK(fits(&ibex_e, count, "count"));
-    IBEX_CHECK(fits(&ibex_e, blocklength, "blocklength"));
-    return PMPI_Type_create_hvector((int)count, (int)blocklength, (MPI_Aint)stride, oldtype,
-                                    newtype);
+    ibex_dt_hvector_t v = {count, blocklength, stride, IBEX_DT_COMBINER_HVECTOR, true};
+    return ibex_dt_create_hvector(call, &v, oldtype, newtype);
 }
 
 int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
@@ -252,16 +249,12 @@ int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[]
                         MPI_Datatype *newtype)
 {
     IBEX_ENTER_ANYTIME(Type_indexed_c);
-    int *bl = NULL, *disp = NULL;
-    IBEX_CHECK(fits(&ibex_e, count, "count"));
-    int n = (int)count, rc = fits_array(&ibex_e, array_of_blocklengths, n, "a block length", &bl);
-    if (rc == MPI_SUCCESS)
-        rc = fits_array(&ibex_e, array_of_displacements, n, "a displacement", &disp);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Type_indexed(n, bl, disp, oldtype, newtype);
-    free(bl);
-    free(disp);
-    return rc;
+    ibex_dt_indexed_t a = {.count = count,
+                           .clens = array_of_blocklengths,
+                           .cdisps = array_of_displacements,
+                           .combiner = IBEX_DT_COMBINER_INDEXED,
+                           .large = true};
+    return ibex_dt_create_indexed(call, &a, oldtype, NULL, newtype);
 }
 
 int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
@@ -269,18 +262,13 @@ int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockl
                                 MPI_Datatype *newtype)
 {
     IBEX_ENTER_ANYTIME(Type_create_hindexed_c);
-    int *bl = NULL;
-    IBEX_CHECK(fits(&ibex_e, count, "count"));
-    int n = (int)count, rc = fits_array(&ibex_e, array_of_blocklengths, n, "a block length", &bl);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    MPI_Aint *disp =
-        n > 0 && !array_of_displacements ? NULL : aint_array(array_of_displacements, n);
-    rc = disp ? PMPI_Type_create_hindexed(n, bl, disp, oldtype, newtype)
-              : IBEX_ERROR(MPI_ERR_ARG, "array_of_displacements is NULL or out of memory");
-    free(bl);
-    free(disp);
-    return rc;
+    ibex_dt_indexed_t a = {.count = count,
+                           .clens = array_of_blocklengths,
+                           .cdisps = array_of_displacements,
+                           .bytes = true,
+                           .combiner = IBEX_DT_COMBINER_HINDEXED,
+                           .large = true};
+    return ibex_dt_create_indexed(call, &a, oldtype, NULL, newtype);
 }
 
 int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
@@ -288,14 +276,13 @@ int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
                                      MPI_Datatype *newtype)
 {
     IBEX_ENTER_ANYTIME(Type_create_indexed_block_c);
-    int *disp = NULL;
-    IBEX_CHECK(fits(&ibex_e, count, "count"));
-    IBEX_CHECK(fits(&ibex_e, blocklength, "blocklength"));
-    int rc = fits_array(&ibex_e, array_of_displacements, (int)count, "a displacement", &disp);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Type_create_indexed_block((int)count, (int)blocklength, disp, oldtype, newtype);
-    free(disp);
-    return rc;
+    ibex_dt_indexed_t a = {.count = count,
+                           .block = true,
+                           .len = blocklength,
+                           .cdisps = array_of_displacements,
+                           .combiner = IBEX_DT_COMBINER_INDEXED_BLOCK,
+                           .large = true};
+    return ibex_dt_create_indexed(call, &a, oldtype, NULL, newtype);
 }
 
 int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
@@ -303,15 +290,14 @@ int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
                                       MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     IBEX_ENTER_ANYTIME(Type_create_hindexed_block_c);
-    IBEX_CHECK(fits(&ibex_e, count, "count"));
-    IBEX_CHECK(fits(&ibex_e, blocklength, "blocklength"));
-    int n = (int)count;
-    MPI_Aint *disp =
-        n > 0 && !array_of_displacements ? NULL : aint_array(array_of_displacements, n);
-    int rc = disp ? PMPI_Type_create_hindexed_block(n, (int)blocklength, disp, oldtype, newtype)
-                  : IBEX_ERROR(MPI_ERR_ARG, "array_of_displacements is NULL or out of memory");
-    free(disp);
-    return rc;
+    ibex_dt_indexed_t a = {.count = count,
+                           .block = true,
+                           .len = blocklength,
+                           .cdisps = array_of_displacements,
+                           .bytes = true,
+                           .combiner = IBEX_DT_COMBINER_HINDEXED_BLOCK,
+                           .large = true};
+    return ibex_dt_create_indexed(call, &a, oldtype, NULL, newtype);
 }
 
 int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
@@ -319,25 +305,35 @@ int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklen
                               const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
     IBEX_ENTER_ANYTIME(Type_create_struct_c);
-    int *bl = NULL;
-    IBEX_CHECK(fits(&ibex_e, count, "count"));
-    int n = (int)count, rc = fits_array(&ibex_e, array_of_blocklengths, n, "a block length", &bl);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    MPI_Aint *disp =
-        n > 0 && !array_of_displacements ? NULL : aint_array(array_of_displacements, n);
-    rc = disp ? PMPI_Type_create_struct(n, bl, disp, array_of_types, newtype)
-              : IBEX_ERROR(MPI_ERR_ARG, "array_of_displacements is NULL or out of memory");
-    free(bl);
-    free(disp);
-    return rc;
+    ibex_dt_indexed_t a = {.count = count,
+                           .clens = array_of_blocklengths,
+                           .cdisps = array_of_displacements,
+                           .bytes = true,
+                           .combiner = IBEX_DT_COMBINER_STRUCT,
+                           .large = true};
+    if (count > 0 && !array_of_types)
+        return IBEX_ERROR(MPI_ERR_ARG, "array_of_types is NULL");
+    return ibex_dt_create_indexed(call, &a, MPI_DATATYPE_NULL, array_of_types, newtype);
 }
 
 int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
                                MPI_Datatype *newtype)
 {
     IBEX_ENTER_ANYTIME(Type_create_resized_c);
-    return PMPI_Type_create_resized(oldtype, (MPI_Aint)lb, (MPI_Aint)extent, newtype);
+    MPI_Count counts[2] = {lb, extent};
+    IBEX_CHECK(PMPI_Type_create_resized(oldtype, (MPI_Aint)lb, (MPI_Aint)extent, newtype));
+    return ibex_dt_record_large(call, newtype, NULL, 0, counts, 2);
+}
+
+/* A subarray _c form's record: ndims and order as ints, sizes, subsizes, starts as counts. */
+static int record_subarray(const char *call, MPI_Datatype *newtype, int n, const MPI_Count *sz,
+                           const MPI_Count *sub, const MPI_Count *st, int order)
+{
+    MPI_Count counts[3 * n];
+    int ints[2] = {n, order};
+    for (int i = 0; i < n; i++)
+        counts[i] = sz[i], counts[n + i] = sub[i], counts[2 * n + i] = st[i];
+    return ibex_dt_record_large(call, newtype, ints, 2, counts, 3 * n);
 }
 
 int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
@@ -354,6 +350,9 @@ int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
         rc = fits_array(&ibex_e, array_of_starts, n, "a start", &st);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Type_create_subarray(ndims, sz, sub, st, order, oldtype, newtype);
+    if (rc == MPI_SUCCESS)
+        rc = record_subarray(call, newtype, ndims, array_of_sizes, array_of_subsizes,
+                             array_of_starts, order);
     free(sz);
     free(sub);
     free(st);
@@ -371,6 +370,16 @@ int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arr
     if (rc == MPI_SUCCESS)
         rc = PMPI_Type_create_darray(size, rank, ndims, gs, array_of_distribs, array_of_dargs,
                                      array_of_psizes, order, oldtype, newtype);
+    if (rc == MPI_SUCCESS) {
+        int n = ndims, ints[4 + 3 * n];
+        ints[0] = size, ints[1] = rank, ints[2] = ndims, ints[3 + 3 * n] = order;
+        for (int i = 0; i < n; i++) {
+            ints[3 + i] = array_of_distribs[i];
+            ints[3 + n + i] = array_of_dargs[i];
+            ints[3 + 2 * n + i] = array_of_psizes[i];
+        }
+        rc = ibex_dt_record_large(call, newtype, ints, 4 + 3 * n, array_of_gsizes, n);
+    }
     free(gs);
     return rc;
 }

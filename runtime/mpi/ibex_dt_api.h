@@ -17,4 +17,39 @@ int ibex_dt_record(const char *call, MPI_Datatype *newtype, int combiner, const 
 /* True for the types Type_create_f90_* give: predefined for the program (not freeable). */
 bool ibex_dt_is_f90(const ibex_dt_t *dt);
 
+/* The constructors' bodies in MPI_Count (dt_create.c), shared by the int forms and the _c
+ * forms (dt_large.c); `large` records the arguments as large counts, as the _c forms must
+ * (MPI 4.1 section 5.1.13). The engine holds sizes, extents and displacements in size_t /
+ * ptrdiff_t, so only the number of blocks of the flattened layout is bounded (by memory). */
+int ibex_dt_create_contiguous(const char *call, MPI_Count count, MPI_Datatype oldtype, bool large,
+                              MPI_Datatype *newtype);
+typedef struct ibex_dt_hvector {
+    MPI_Count count, blocklength, stride; /* stride in old extents (VECTOR) or bytes */
+    int combiner;                         /* IBEX_DT_COMBINER_VECTOR or _HVECTOR */
+    bool large;
+} ibex_dt_hvector_t;
+int ibex_dt_create_hvector(const char *call, const ibex_dt_hvector_t *v, MPI_Datatype oldtype,
+                           MPI_Datatype *newtype);
+/* The indexed family and struct: lengths per block (lens / clens) or one (block, len);
+ * displacements in old extents (idisps, or cdisps without bytes) or in bytes (adisps, or cdisps
+ * with bytes). */
+typedef struct ibex_dt_indexed {
+    MPI_Count count;
+    bool block;
+    const int *lens;
+    const MPI_Count *clens;
+    MPI_Count len;
+    const int *idisps;
+    const MPI_Aint *adisps;
+    const MPI_Count *cdisps;
+    bool bytes;
+    int combiner;
+    bool large;
+} ibex_dt_indexed_t;
+int ibex_dt_create_indexed(const char *call, const ibex_dt_indexed_t *a, MPI_Datatype oldtype,
+                           const MPI_Datatype *types, MPI_Datatype *newtype);
+/* Replaces the record of a just-built type by a _c form's (same member types). */
+int ibex_dt_record_large(const char *call, MPI_Datatype *newtype, const int *ints, int ni,
+                         const MPI_Count *counts, int nc);
+
 #endif

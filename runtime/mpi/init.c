@@ -6,6 +6,7 @@
  * Thread support: every level is provided as asked (a level above MPI_THREAD_MULTIPLE gets
  * MULTIPLE); under MULTIPLE the global lock of runtime/base/ibex_thread.h turns on.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -128,7 +129,7 @@ static void instance_raise_level(int required)
 
 /* Starts the engine (the first instance) or takes one more reference on it. The engine serves
  * the world model and every session alike, at the highest level any of them asked for. */
-int ibex_mpi_instance_acquire(const char *call, int required)
+static int instance_acquire(const char *call, int required)
 {
     if (ibex_rt.instances > 0) {
         instance_raise_level(required);
@@ -177,7 +178,7 @@ static ibex_status_t finalize_fence(void)
 
 /* Drops one reference; the last one stops the engine. Stopping is collective over the job (no
  * peer may still read this rank's memory when the transports close), as MPI_Finalize is. */
-int ibex_mpi_instance_release(const char *call)
+static int instance_release(const char *call)
 {
     if (--ibex_rt.instances > 0)
         return MPI_SUCCESS;
@@ -205,6 +206,26 @@ int ibex_mpi_instance_release(const char *call)
 /* What MPI_Init_thread provided: MPI_Query_thread answers it even when a session raised the
  * engine's level since. */
 static int world_provided = MPI_THREAD_SINGLE;
+
+/* MPI_Session_init is thread safe whatever the thread level (MPI 4.1 section 11.3.1): threads
+ * starting sessions, MPI_Init and the last finalize meet here, one at a time. */
+static pthread_mutex_t instance_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int ibex_mpi_instance_acquire(const char *call, int required)
+{
+    pthread_mutex_lock(&instance_lock);
+    int rc = instance_acquire(call, required);
+    pthread_mutex_unlock(&instance_lock);
+    return rc;
+}
+
+int ibex_mpi_instance_release(const char *call)
+{
+    pthread_mutex_lock(&instance_lock);
+    int rc = instance_release(call);
+    pthread_mutex_unlock(&instance_lock);
+    return rc;
+}
 
 static int init_start(const char *call, int required)
 {

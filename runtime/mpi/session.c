@@ -10,6 +10,7 @@
  * every process must be reached by all of them; releases that leave the engine running are
  * local. The process sets are "mpi://WORLD" (every process of the job) and "mpi://SELF".
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,25 @@ static ibex_session_t *session_new(MPI_Info info, MPI_Errhandler errhandler)
     return s;
 }
 
+/* Session_init and Session_finalize from several threads at once, before (and without)
+ * MPI_THREAD_MULTIPLE: the engine's reference count and the session table change under this
+ * lock (the global lock of MPI_THREAD_MULTIPLE may not be on). */
+static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int session_start(const char *call, MPI_Info info, MPI_Errhandler errhandler,
+                         MPI_Session *session)
+{
+    IBEX_CHECK(ibex_mpi_instance_acquire(call, session_thread_level(info)));
+    ibex_session_t *s = session_new(info, errhandler);
+    if (!s) {
+        ibex_mpi_instance_release(call);
+        return ibex_mpi_error_obj(errhandler, MPI_SESSION_NULL, "the session", MPI_ERR_NO_MEM, call,
+                                  "out of memory for a session");
+    }
+    *session = s->handle;
+    return MPI_SUCCESS;
+}
+
 int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
 {
     IBEX_ENTER_ANYTIME(Session_init);
@@ -115,22 +135,14 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
     if (!info_ok(info))
         return ibex_mpi_error_obj(errhandler, MPI_SESSION_NULL, "the session", MPI_ERR_INFO, call,
                                   "invalid info handle");
-    IBEX_CHECK(ibex_mpi_instance_acquire(call, session_thread_level(info)));
-    ibex_session_t *s = session_new(info, errhandler);
-    if (!s) {
-        ibex_mpi_instance_release(call);
-        return ibex_mpi_error_obj(errhandler, MPI_SESSION_NULL, "the session", MPI_ERR_NO_MEM, call,
-                                  "out of memory for a session");
-    }
-    *session = s->handle;
-    return MPI_SUCCESS;
+    pthread_mutex_lock(&session_lock);
+    int rc = session_start(call, info, errhandler, session);
+    pthread_mutex_unlock(&session_lock);
+    return rc;
 }
 
-int PMPI_Session_finalize(MPI_Session *session)
+static int session_end(const char *call, MPI_Session *session)
 {
-    IBEX_ENTER_ANYTIME(Session_finalize);
-    if (!session)
-        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "session is NULL");
     ibex_session_t *s = session_lookup(*session, call);
     if (!s)
         return MPI_ERR_SESSION;
@@ -141,6 +153,17 @@ int PMPI_Session_finalize(MPI_Session *session)
     free(s);
     *session = MPI_SESSION_NULL;
     return ibex_mpi_instance_release(call);
+}
+
+int PMPI_Session_finalize(MPI_Session *session)
+{
+    IBEX_ENTER_ANYTIME(Session_finalize);
+    if (!session)
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "session is NULL");
+    pthread_mutex_lock(&session_lock);
+    int rc = session_end(call, session);
+    pthread_mutex_unlock(&session_lock);
+    return rc;
 }
 
 int ibex_session_check(MPI_Session handle, const char *call)

@@ -81,12 +81,34 @@ static void constructors(void)
         dargs[2] = {MPI_DISTRIBUTE_DFLT_DARG, 2}, ps[2] = {2, 2};
     PAIR(MPI_Type_create_darray_c(4, 3, 2, gs, dist, dargs, ps, MPI_ORDER_FORTRAN, MPI_INT, &t),
          MPI_Type_create_darray(4, 3, 2, igs, dist, dargs, ps, MPI_ORDER_FORTRAN, MPI_INT, &u));
-    /* too large for Ibex's int engine: refused, nothing made */
+    /* more blocks than a flattened layout holds: refused, nothing made */
     t = MPI_DATATYPE_NULL;
     CHECK(MPI_Type_vector_c((MPI_Count)INT_MAX + 1, 1, 1, MPI_INT, &t) == MPI_ERR_COUNT);
     CHECK(t == MPI_DATATYPE_NULL);
-    MPI_Count huge[1] = {(MPI_Count)1 << 40};
-    CHECK(MPI_Type_indexed_c(1, huge, dc, MPI_INT, &t) == MPI_ERR_COUNT);
+    /* block lengths and displacements past an int: sizes and bounds in MPI_Count */
+    MPI_Count huge[2] = {(MPI_Count)1 << 40, 3}, hd[2] = {0, (MPI_Count)1 << 41};
+    CHECK_RC(MPI_Type_indexed_c(2, huge, hd, MPI_INT, &t));
+    MPI_Count sz, lb, ex, ni, na, nc, nd, got[5];
+    int comb;
+    CHECK_RC(MPI_Type_size_c(t, &sz));
+    CHECK_RC(MPI_Type_get_extent_c(t, &lb, &ex));
+    CHECK(sz == (huge[0] + huge[1]) * 4 && lb == 0 && ex == (hd[1] + huge[1]) * 4);
+    /* a _c constructor's record is large counts (count, lengths, displacements) */
+    CHECK_RC(MPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &comb));
+    CHECK(comb == MPI_COMBINER_INDEXED && ni == 0 && na == 0 && nc == 5 && nd == 1);
+    MPI_Datatype old;
+    CHECK_RC(MPI_Type_get_contents_c(t, 0, 0, 5, 1, NULL, NULL, got, &old));
+    CHECK(got[0] == 2 && got[1] == huge[0] && got[2] == huge[1] && got[3] == 0 && got[4] == hd[1] &&
+          old == MPI_INT);
+    /* the int decoders cannot describe it */
+    int i1, i2, i3;
+    CHECK(MPI_Type_get_envelope(t, &i1, &i2, &i3, &comb) == MPI_ERR_TYPE);
+    CHECK_RC(MPI_Type_free(&t));
+    /* a contiguous type of 2^33 bytes */
+    CHECK_RC(MPI_Type_contiguous_c((MPI_Count)1 << 33, MPI_BYTE, &t));
+    CHECK_RC(MPI_Type_size_c(t, &sz));
+    CHECK(sz == (MPI_Count)1 << 33);
+    CHECK_RC(MPI_Type_free(&t));
 }
 
 /* Pack_c / Unpack_c with a position beyond the int range: the call works at buf + position. */

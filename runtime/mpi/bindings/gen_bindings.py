@@ -153,6 +153,10 @@ KINDS = {
     "count_inout": ("MPI_Count *{}", "null"),
     "ccounts": ("const MPI_Count {}[]", None),
     "user_fn_c": ("MPI_User_function_c *{}", None),
+    # issue 12, fourth part: data representations
+    "datarep_conv_fn": ("MPI_Datarep_conversion_function *{}", None),
+    "datarep_conv_fn_c": ("MPI_Datarep_conversion_function_c *{}", None),
+    "datarep_extent_fn": ("MPI_Datarep_extent_function *{}", None),
 }
 # the type of a large-count parameter in MPI_X_c, when it differs
 LARGE_KINDS = {"count": "MPI_Count {}", "counts": "const MPI_Count {}[]",
