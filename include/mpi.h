@@ -472,11 +472,10 @@ typedef void MPI_User_function_c(void *invec, void *inoutvec, MPI_Count *len,
 #define MPI_MAX_DATAREP_STRING 128
 typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype, int count,
                                             void *filebuf, MPI_Offset position, void *extra_state);
-typedef int MPI_Datarep_conversion_function_c(void *userbuf, MPI_Datatype datatype,
-                                              MPI_Count count, void *filebuf, MPI_Offset position,
+typedef int MPI_Datarep_conversion_function_c(void *userbuf, MPI_Datatype datatype, MPI_Count count,
+                                              void *filebuf, MPI_Offset position,
                                               void *extra_state);
-typedef int MPI_Datarep_extent_function(MPI_Datatype datatype, MPI_Aint *extent,
-                                        void *extra_state);
+typedef int MPI_Datarep_extent_function(MPI_Datatype datatype, MPI_Aint *extent, void *extra_state);
 #define MPI_CONVERSION_FN_NULL   ((MPI_Datarep_conversion_function *)0)
 #define MPI_CONVERSION_FN_NULL_C ((MPI_Datarep_conversion_function_c *)0)
 
