@@ -7,15 +7,7 @@
 #include <string.h>
 
 static int errs, wrank;
-#define CHECK(c, ...)                                                                              \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            errs++;                                                                                \
-            fprintf(stderr, "[%d] line %d: ", wrank, __LINE__);                                    \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-        }                                                                                          \
-    } while (0)
+#include "conf_check.h"
 
 static MPI_Datatype rebuild(MPI_Datatype t);
 

@@ -6,15 +6,7 @@
 #include <string.h>
 
 static int errs, wrank, wsize;
-#define CHECK(c, ...)                                                                              \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            errs++;                                                                                \
-            fprintf(stderr, "[%d] line %d: ", wrank, __LINE__);                                    \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-        }                                                                                          \
-    } while (0)
+#include "conf_check.h"
 
 #define NKEYS 10
 static const char *keys[NKEYS] = {"file", "soft", "host", "path", "wdir",

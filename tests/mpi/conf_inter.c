@@ -6,15 +6,7 @@
 #include <stdlib.h>
 
 static int errs;
-#define CHECK(c, ...)                                                                              \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            errs++;                                                                                \
-            fprintf(stderr, "[%d] line %d: ", wrank, __LINE__);                                    \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-        }                                                                                          \
-    } while (0)
+#include "conf_check.h"
 static int wrank, wsize;
 
 /* World rank of each remote rank, through the remote group. */

@@ -8,15 +8,7 @@
 #include <string.h>
 
 static int errs, wrank, wsize;
-#define CHECK(c, ...)                                                                              \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            errs++;                                                                                \
-            fprintf(stderr, "[%d] line %d: ", wrank, __LINE__);                                    \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-        }                                                                                          \
-    } while (0)
+#include "conf_check.h"
 
 static int ncopy, ndel;
 static int cp(MPI_Comm c, int kv, void *extra, void *in, void *out, int *flag)
