@@ -9,6 +9,15 @@
  *
  * A process with no PMIx server in its environment never calls PMIx_Init (it would try to
  * find or start a server): it is rank 0 of 1 with an in-process key store.
+ *
+ * The PMIx client stays connected from the first ibex_boot_init to the process's exit, even
+ * when the engine stops and starts again (sessions after MPI_Finalize). A rank that called
+ * PMIx_Finalize and PMIx_Init again at once could contribute to the next start-up fence
+ * before the server had seen a slower rank disconnect; the server then counted that rank as
+ * lost from the new fence and failed it with PARTIAL SUCCESS. Each start after the first
+ * publishes its keys under a new suffix ("KEY#EPOCH"), so no value of an earlier start is
+ * read. PMIx_Finalize runs at exit, and only if the engine was stopped: a process that exits
+ * without MPI_Finalize still looks to the launcher as one that never finalized.
  */
 #include "ibex_boot.h"
 
@@ -26,7 +35,9 @@
 extern char **environ;
 
 static struct {
-    bool active; /* between ibex_boot_init and ibex_boot_finalize */
+    bool active;    /* between ibex_boot_init and ibex_boot_finalize */
+    bool pmix_up;   /* PMIx_Init done; PMIx_Finalize at exit (boot_pmix_exit) */
+    unsigned epoch; /* engine starts before this one: the suffix of our keys */
     bool singleton;
     pmix_proc_t me;
     ibex_boot_info_t *info;
@@ -226,14 +237,35 @@ static void boot_read_nodes(ibex_boot_info_t *info)
     info->node_id = info->node_of[info->rank];
 }
 
-static ibex_status_t boot_init_pmix(ibex_boot_info_t *info)
+static void boot_pmix_exit(void)
 {
+    if (boot.pmix_up && !boot.active)
+        PMIx_Finalize(NULL, 0);
+    boot.pmix_up = false;
+}
+
+/* Connects once per process (see the top of this file). */
+static ibex_status_t boot_pmix_connect(void)
+{
+    if (boot.pmix_up)
+        return IBEX_OK;
     pmix_status_t rc = PMIx_Init(&boot.me, NULL, 0);
     if (rc != PMIX_SUCCESS) {
         ibex_error(BOOT, "PMIx_Init failed: %s (the launcher's PMIx server is not reachable)",
                    PMIx_Error_string(rc));
         return IBEX_ERR_BOOTSTRAP;
     }
+    static bool registered;
+    if (!registered && atexit(boot_pmix_exit) == 0)
+        registered = true;
+    boot.pmix_up = true;
+    return IBEX_OK;
+}
+
+static ibex_status_t boot_init_pmix(ibex_boot_info_t *info)
+{
+    if (boot_pmix_connect() != IBEX_OK)
+        return IBEX_ERR_BOOTSTRAP;
     long long size;
     if (boot_get_int(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE, &size) != 0 || size <= 0) {
         ibex_error(BOOT, "the PMIx server gave no job size (%s)", PMIX_JOB_SIZE);
@@ -259,8 +291,7 @@ static ibex_status_t boot_init_pmix(ibex_boot_info_t *info)
     free(host);
     return IBEX_OK;
 err_fini:
-    PMIx_Finalize(NULL, 0);
-    return IBEX_ERR_BOOTSTRAP;
+    return IBEX_ERR_BOOTSTRAP; /* still connected: boot_pmix_exit disconnects */
 }
 
 ibex_status_t ibex_boot_init(ibex_boot_info_t *info)
@@ -290,11 +321,7 @@ void ibex_boot_finalize(void)
 {
     if (!boot.active)
         return;
-    if (!boot.singleton) {
-        pmix_status_t rc = PMIx_Finalize(NULL, 0);
-        if (rc != PMIX_SUCCESS)
-            ibex_warn(BOOT, "PMIx_Finalize failed: %s", PMIx_Error_string(rc));
-    }
+    boot.epoch++; /* the next start publishes under new keys; PMIx stays connected */
     ibex_boot_kvs_free(&boot.kvs);
     for (int r = 0; boot.hosts && r < boot.info->size; r++)
         free(boot.hosts[r]);
@@ -308,17 +335,27 @@ void ibex_boot_finalize(void)
     boot.active = false;
 }
 
+/* KEY, or KEY#EPOCH after the engine's first start. */
+static const char *boot_key(const char *key, char *buf, size_t size)
+{
+    if (boot.epoch == 0)
+        return key;
+    int n = snprintf(buf, size, "%s#%u", key, boot.epoch);
+    return n > 0 && (size_t)n < size ? buf : key;
+}
+
 ibex_status_t ibex_boot_put(const char *key, const void *data, size_t len)
 {
     if (!boot.active)
         return IBEX_ERR_INVALID;
     if (boot.singleton)
         return ibex_boot_kvs_put(&boot.kvs, key, data, len);
+    char kbuf[PMIX_MAX_KEYLEN + 1];
     pmix_value_t val;
     val.type = PMIX_BYTE_OBJECT;
     val.data.bo.bytes = (char *)data;
     val.data.bo.size = len;
-    pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, key, &val); /* copies the value */
+    pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, boot_key(key, kbuf, sizeof(kbuf)), &val); /* copies */
     if (rc != PMIX_SUCCESS) {
         ibex_error(BOOT, "PMIx_Put of key %s (%zu bytes) failed: %s", key, len,
                    PMIx_Error_string(rc));
@@ -386,14 +423,16 @@ ibex_status_t ibex_boot_get(int rank, const char *key, void **data_p, size_t *le
         return ibex_boot_kvs_get(boot.kvs, key, data_p, len_p);
     pmix_proc_t proc;
     pmix_value_t *val = NULL;
+    char kbuf[PMIX_MAX_KEYLEN + 1];
+    const char *ekey = boot_key(key, kbuf, sizeof(kbuf));
     PMIX_LOAD_PROCID(&proc, boot.me.nspace, (pmix_rank_t)rank);
     /* No PMIX_OPTIONAL: ibexrun's server holds the request until the peer has committed. Open
      * MPI 4.1's mpirun answers NOT-FOUND instead while the peer has not committed yet: ask
      * again, with a growing pause, for up to a minute. */
-    pmix_status_t rc = PMIx_Get(&proc, key, NULL, 0, &val);
+    pmix_status_t rc = PMIx_Get(&proc, ekey, NULL, 0, &val);
     for (useconds_t pause = 100; rc == PMIX_ERR_NOT_FOUND && pause < 60000000; pause *= 2) {
         usleep(pause);
-        rc = PMIx_Get(&proc, key, NULL, 0, &val);
+        rc = PMIx_Get(&proc, ekey, NULL, 0, &val);
     }
     if (rc != PMIX_SUCCESS) {
         ibex_error(BOOT, "PMIx_Get of key %s from rank %d (%s) failed: %s", key, rank,
@@ -440,7 +479,7 @@ void ibex_boot_abort(int code, const char *msg)
         fflush(stderr);
     }
     fflush(stdout);
-    if (boot.active && !boot.singleton) {
+    if (boot.pmix_up) {
         /* The launcher ends every rank and exits with code; returns only if it cannot. */
         pmix_status_t rc = PMIx_Abort(code, "", NULL, 0);
         if (rc != PMIX_SUCCESS)

@@ -111,6 +111,13 @@ err_fatal(ibex_comm_t *comm, MPI_Errhandler eh, int errclass, const char *msg)
     ibex_boot_abort(code, full);
 }
 
+static __thread MPI_Errhandler err_start_eh = MPI_ERRHANDLER_NULL;
+
+void ibex_err_set_start_handler(MPI_Errhandler eh)
+{
+    err_start_eh = eh;
+}
+
 int ibex_mpi_error(struct ibex_comm *comm, int errclass, const char *call, const char *fmt, ...)
 {
     char cause[1024], msg[1536];
@@ -118,6 +125,9 @@ int ibex_mpi_error(struct ibex_comm *comm, int errclass, const char *call, const
     va_start(ap, fmt);
     vsnprintf(cause, sizeof(cause), fmt, ap);
     va_end(ap);
+    if (!comm && err_start_eh != MPI_ERRHANDLER_NULL)
+        return ibex_mpi_error_obj(err_start_eh, MPI_SESSION_NULL, "the session", errclass, call,
+                                  cause);
     err_format(msg, sizeof(msg), errclass, call, cause);
     if (!comm)
         comm = ibex_err_default_comm();

@@ -36,5 +36,9 @@ bool ibex_errhandler_valid(MPI_Errhandler eh);
 void ibex_errhandler_ref(MPI_Errhandler eh);
 int ibex_mpi_error_obj(MPI_Errhandler eh, int obj, const char *obj_name, int errclass,
                        const char *call, const char *cause);
+/* While a session starts the engine (MPI_Session_init), errors not tied to a communicator go
+ * to the handler the session was given, not to MPI_COMM_WORLD's (this thread only);
+ * MPI_ERRHANDLER_NULL ends that. */
+void ibex_err_set_start_handler(MPI_Errhandler eh);
 
 #endif

@@ -112,7 +112,11 @@ static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
 static int session_start(const char *call, MPI_Info info, MPI_Errhandler errhandler,
                          MPI_Session *session)
 {
-    IBEX_CHECK(ibex_mpi_instance_acquire(call, session_thread_level(info)));
+    ibex_err_set_start_handler(errhandler);
+    int rc = ibex_mpi_instance_acquire(call, session_thread_level(info));
+    ibex_err_set_start_handler(MPI_ERRHANDLER_NULL);
+    if (rc != MPI_SUCCESS)
+        return rc;
     ibex_session_t *s = session_new(info, errhandler);
     if (!s) {
         ibex_mpi_instance_release(call);

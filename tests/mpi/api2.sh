@@ -13,6 +13,8 @@ for prog in session_basic part_basic idup_basic; do
         run_case "$n" "$prog"
     done
 done
+# MPI_Session_init under a bad setting returns its error to the session's handler
+MT_ARGS=startfail run_case 2 session_basic IBEX_EAGER_LIMIT=bogus
 for n in 1 2 3; do # mostly local calls; a ring of neighbours
     run_case "$n" large_out
 done

@@ -4,7 +4,10 @@
  * before MPI_Init (the engine starts and stops), a second one that lives across MPI_Init and
  * MPI_Finalize, and a third started after MPI_Finalize; process sets, their info and groups;
  * communicators and intercommunicators from groups carrying traffic checked against values
- * computed here; session info, error handlers and error classes. Standard MPI only.
+ * computed here; session info, error handlers and error classes; then many stops and starts
+ * of the engine in a row, each with traffic (the engine's restart). With the argument
+ * "startfail" (run under a bad setting): MPI_Session_init fails and returns its error to the
+ * session's MPI_ERRORS_RETURN instead of ending the job. Standard MPI only.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -175,11 +178,44 @@ static void check_info_and_errors(MPI_Session s)
     SCHECK_RC(MPI_Errhandler_free(&eh));
 }
 
+/* Stop and start the engine many times in a row, every rank at once, with traffic each time:
+ * a start must never mix with the previous stop (addresses, fences). */
+static void restart_rounds(int rounds)
+{
+    for (int r = 0; r < rounds; r++) {
+        MPI_Session s;
+        int size;
+        SCHECK_RC(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s));
+        MPI_Comm c = world_comm(s, "restart", &size);
+        int right = (me + 1) % size, left = (me + size - 1) % size, got = -1, tag = r;
+        SCHECK_RC(MPI_Sendrecv(&me, 1, MPI_INT, right, tag, &got, 1, MPI_INT, left, tag, c,
+                               MPI_STATUS_IGNORE));
+        SCHECK(got == left);
+        SCHECK_RC(MPI_Comm_free(&c));
+        SCHECK_RC(MPI_Session_finalize(&s));
+    }
+}
+
+/* Under a bad IBEX_* setting the engine cannot start: the error goes to the handler given. */
+static int start_fails(void)
+{
+    MPI_Session s = MPI_SESSION_NULL;
+    int rc = MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s);
+    SCHECK(rc != MPI_SUCCESS && s == MPI_SESSION_NULL);
+    int cls = -1;
+    SCHECK_RC(MPI_Error_class(rc, &cls));
+    SCHECK(cls == MPI_ERR_OTHER);
+    printf("session_basic: ok\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Session s0, s1, s2;
     MPI_Info hints;
     int size, flag = 1;
+    if (argc > 1 && strcmp(argv[1], "startfail") == 0)
+        return start_fails();
     /* 1. a session alone: the engine starts and stops again */
     SCHECK_RC(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s0));
     MPI_Comm c0 = world_comm(s0, "phase one", &size);
@@ -229,6 +265,7 @@ int main(int argc, char **argv)
     SCHECK_RC(MPI_Session_finalize(&s1));
     SCHECK_RC(MPI_Finalized(&flag));
     SCHECK(flag);
+    restart_rounds(25);
     if (me == 0)
         printf("session_basic: ok\n");
     return 0;
