@@ -35,7 +35,8 @@ int ibex_win_attr_delete_all(ibex_win_t *w);
 /* A message-carrying result of runtime/win: raised on the window when not MPI_SUCCESS. */
 #define IBEX_WIN_CHECK(w, expr)                                                                    \
     do {                                                                                           \
-        char ibex_msg_[512] = "";                                                                  \
+        char ibex_msg_[512]; /* only the first byte: zeroing 512 costs the flush loop */           \
+        ibex_msg_[0] = '\0';                                                                       \
         int ibex_rc_ = (expr);                                                                     \
         if (ibex_rc_ != MPI_SUCCESS)                                                               \
             return ibex_win_error((w), ibex_rc_, call, "%s", ibex_msg_);                           \
