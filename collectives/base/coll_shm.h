@@ -15,7 +15,8 @@
  *
  * Layout: one control block per rank (two cache lines, written by that rank only; the first
  * holds the arrive flag and two tiny slots), then per rank two inline slots of `slot_size`
- * bytes. Every collective on the segment is one
+ * bytes, then per rank the bcast ring, then the work block and one read count per rank (see
+ * below). Every collective on the segment is one
  * generation g = ++gen, the same on every rank since every rank calls a communicator's
  * collectives in the same order. A rank's flags only grow:
  *   arrive = g  on entering collective g, after its slot / addresses for g are published;
