@@ -13,28 +13,71 @@
  * Larger: every rank publishes its send buffer's address (a packed copy when the type is not
  * dense or under MPI_IN_PLACE, since the receive buffer is overwritten while others read it)
  * and reads its block of every other rank with process_vm_readv straight into its receive
- * buffer; done = g when it has read all, and it returns when every rank is done. Cost:
- * (p - 1) n beta per rank, all ranks at once, + p - 1 system calls + two flag latencies.
+ * buffer, in shift order (rank + 1, rank + 2, ...) but any source that has arrived before one
+ * that has not, so it yields only when no source it still needs has arrived (a fixed order
+ * waits for a rank without a core while others are ready: Open MPI's linear alltoall posts
+ * everything for the same reason). After each block it adds one to that source's read count
+ * (the segment's work block), and it returns once its own count says all p - 1 others have read
+ * its block, not once each of them has read everything (one wait on a counter instead of p - 1
+ * flags, none of them on a reader still busy with a late third rank). Cost: (p - 1) n beta per
+ * rank, all ranks at once, + p - 1 system calls + the copy of its own block; the floor of single
+ * copy.
  */
 #include <stdlib.h>
 
 #include "coll_shm.h"
 #include "ibex_datatype.h"
 
-static ibex_status_t collect(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
-                             size_t bytes, bool inline_)
+static ibex_status_t collect_inline(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
+                                    size_t bytes)
 {
-    ibex_status_t st = IBEX_OK;
     size_t off = (size_t)seg->rank * bytes;
-    for (int i = 1; i < seg->size && st == IBEX_OK; i++) {
+    for (int i = 1; i < seg->size; i++) {
         int src = (seg->rank + i) % seg->size;
         void *block = ibex_coll_block(a->rbuf, a->rdt, (size_t)src * (size_t)a->rcount);
         ibex_coll_shm_wait(&seg->ctl[src].arrive, g);
-        if (inline_)
-            ibex_coll_shm_get_inline_at(seg, g, src, bytes * (size_t)seg->size, off, block,
-                                        a->rcount, a->rdt);
-        else
-            st = ibex_coll_shm_fetch_at(seg, src, off, block, a->rcount, a->rdt);
+        ibex_coll_shm_get_inline_at(seg, g, src, bytes * (size_t)seg->size, off, block, a->rcount,
+                                    a->rdt);
+    }
+    return IBEX_OK;
+}
+
+/* Reads this rank's block of source src and tells src (its read count) that it is taken. */
+static ibex_status_t take(ibex_coll_shm_t *seg, const ibex_coll_args_t *a, size_t bytes, int src)
+{
+    void *block = ibex_coll_block(a->rbuf, a->rdt, (size_t)src * (size_t)a->rcount);
+    ibex_status_t st =
+        ibex_coll_shm_fetch_at(seg, src, (size_t)seg->rank * bytes, block, a->rcount, a->rdt);
+    /* counted even after a failure, so src does not wait for ever; this rank reports it */
+    __atomic_fetch_add(&seg->count[src].nread, 1, __ATOMIC_RELEASE);
+    return st;
+}
+
+/* Single copy: the sources in shift order (rank + 1, rank + 2, ...) so the ranks read
+ * different peers at once, but any source that has arrived is read before one that has not:
+ * a rank waits (yields) only when no source it still needs has arrived. */
+static ibex_status_t collect_single(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
+                                    size_t bytes)
+{
+    ibex_status_t st = IBEX_OK;
+    int left = seg->size - 1;
+    bool todo[seg->size]; /* by rank: its block is still to read */
+    for (int r = 0; r < seg->size; r++)
+        todo[r] = r != seg->rank;
+    while (left > 0) {
+        int took = 0;
+        for (int i = 1; i < seg->size; i++) {
+            int src = (seg->rank + i) % seg->size;
+            if (!todo[src] || ibex_coll_shm_load(&seg->ctl[src].arrive) < g)
+                continue;
+            ibex_status_t rst = take(seg, a, bytes, src);
+            st = st != IBEX_OK ? st : rst;
+            todo[src] = false;
+            took++;
+        }
+        left -= took;
+        if (left > 0 && took == 0)
+            ibex_coll_shm_wait_any(seg, offsetof(ibex_coll_shm_ctl_t, arrive), g, todo);
     }
     return st;
 }
@@ -93,13 +136,16 @@ ibex_status_t ibex_coll_alltoall_shm(const ibex_coll_args_t *a)
     }
     ibex_coll_shm_arrive(seg, g);
     st = copy_own(seg, a, tmp);
-    ibex_status_t cst = collect(seg, g, a, bytes, inline_);
-    if (!inline_) {
-        ibex_coll_shm_set(&seg->ctl[seg->rank].done, g);
-        ibex_coll_shm_wait_all(seg, offsetof(ibex_coll_shm_ctl_t, done), g);
-        free(tmp);
-    } else {
+    if (inline_) {
+        ibex_status_t cst = collect_inline(seg, g, a, bytes);
         seg->all_seen = g;
+        return st != IBEX_OK ? st : cst;
     }
+    ibex_status_t cst = collect_single(seg, g, a, bytes);
+    /* return once every other rank has read its block from this one (not once each has read
+     * everything): p - 1 more counts since the last single-copy Alltoall */
+    seg->nread_want += (uint64_t)(seg->size - 1);
+    ibex_coll_shm_wait(&seg->count[seg->rank].nread, seg->nread_want);
+    free(tmp);
     return st != IBEX_OK ? st : cst;
 }

@@ -8,14 +8,20 @@
  * Cost: n beta at a non-root; (p - 1) n (beta + gamma) + one flag latency at the root, against
  * ceil(log2 p) (alpha + n beta + n gamma) for the binomial tree.
  *
- * Larger (single copy): reduce-scatter as in allreduce_shm.c (rank r reduces slice r of every
- * rank's send buffer, non-roots into a temporary), then the root reads every slice as it is
- * ready. A non-root returns when the root has read its slice (root's done = g) and every rank
- * has finished reading its send buffer (ready = g). Cost: (p - 1) / p n (beta + gamma) per rank
- * in parallel, then (p - 1) / p n beta at the root. Non-contiguous datatypes run the binomial
- * tree.
+ * Larger (single copy, shared chunks): every rank publishes its send buffer (the root also its
+ * receive buffer) and arrive = g; once all have arrived, the vector's chunks of
+ * IBEX_COLL_SHM_CHUNK bytes go to whichever ranks are running: each claims the next chunk with
+ * a compare-and-swap on the segment's work word, folds it over every send buffer in the
+ * order of ibex_coll_shm_reduce_range (process_vm_readv; its own input where it lies) and
+ * stores it in the root's receive buffer (process_vm_writev; the root folds straight into
+ * it), then counts it finished. Every rank returns when every chunk is finished: two
+ * synchronisations (all arrived, all finished) against three for static slices gathered by
+ * the root (arrived, each slice ready, the root done), no temporary slice per rank and no
+ * second pass at the root. Cost: (p - 1) n (beta + gamma) in all, shared by the running ranks,
+ * + (1 - the root's share) n beta of writes; a rank without a core takes no chunk, so nobody
+ * waits for its slice, only for its arrival (its input is needed) and for a chunk it holds.
+ * Non-contiguous datatypes run the binomial tree.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "coll_shm.h"
@@ -40,31 +46,12 @@ static ibex_status_t reduce_inline(ibex_coll_shm_t *seg, uint64_t g, const ibex_
 static ibex_status_t reduce_single(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
                                    const char *in, char *out)
 {
-    size_t esz = ibex_dt_get(a->rdt)->size;
-    bool root = seg->rank == a->root;
-    int lo, n;
-    ibex_coll_shm_slice(a->rcount, seg->size, seg->rank, &lo, &n);
-    char *tmp = root ? NULL : malloc(n > 0 ? (size_t)n * esz : 1);
-    if (!root && !tmp)
-        return IBEX_ERR_NO_MEMORY;
-    /* a non-root's result is its slice only: addressed as if it were the whole vector */
-    char *res = root ? out : tmp - (size_t)lo * esz;
     ibex_coll_shm_ctl_t *me = &seg->ctl[seg->rank];
     me->saddr = (uint64_t)(uintptr_t)in;
-    me->raddr = (uint64_t)(uintptr_t)res;
+    if (seg->rank == a->root)
+        me->raddr = (uint64_t)(uintptr_t)out;
     ibex_coll_shm_arrive(seg, g);
-    ibex_status_t st = ibex_coll_shm_reduce_slice(seg, g, a, in, res);
-    ibex_coll_shm_set(&me->ready, g);
-    if (root) {
-        if (st == IBEX_OK)
-            st = ibex_coll_shm_collect_slices(seg, g, a, out);
-        ibex_coll_shm_set(&me->done, g);
-        return st;
-    }
-    ibex_coll_shm_wait(&seg->ctl[a->root].done, g);
-    ibex_coll_shm_wait_all(seg, offsetof(ibex_coll_shm_ctl_t, ready), g);
-    free(tmp);
-    return st;
+    return ibex_coll_shm_reduce_shared(seg, g, a, in, out);
 }
 
 ibex_status_t ibex_coll_reduce_shm(const ibex_coll_args_t *args)

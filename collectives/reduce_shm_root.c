@@ -9,11 +9,10 @@
  * (IBEX_COLL_SHM_CHUNK, so the running result stays in cache), and folds it into its receive
  * buffer in rank order (s_0 op (s_1 op ... s_{p-1})), its own data with no copy. One flag
  * round. Cost: (p - 1) n (beta + gamma) at the root + one flag latency, against reduce_shm.c's
- * single copy, (p - 1) / p n (beta + gamma) per rank in parallel + (p - 1) / p n beta at the
- * root, but three flag rounds (every rank arrived; every slice ready; the root done) and a
- * temporary slice per rank. With more ranks than cores the parallel slices cannot run at once
- * anyway, and every flag round a rank waits for a peer without a core costs a trip through the
- * scheduler; here the p - 1 waiting ranks yield and the root keeps a core.
+ * shared chunks, (p - 1) n (beta + gamma) shared by whichever ranks run + at most n beta of
+ * writes to the root, and two flag rounds (every rank arrived; every chunk stored). Here the
+ * p - 1 waiting ranks yield and the root keeps a core, but with two cores one of them folds
+ * nothing (Open MPI's linear Reduce, its choice at 4-7 ranks from 1 MiB, is this algorithm).
  * Inline sizes, non-contiguous types (the same on every rank) and nodes without
  * process_vm_readv run reduce_shm.c, which decides the same on every rank.
  */

@@ -126,6 +126,24 @@ void ibex_coll_shm_wait_all(ibex_coll_shm_t *seg, size_t offset, uint64_t g)
             ibex_coll_shm_wait((const uint64_t *)((char *)&seg->ctl[i] + offset), g);
 }
 
+void ibex_coll_shm_wait_any(ibex_coll_shm_t *seg, size_t offset, uint64_t g, const bool *which)
+{
+    int idle = 0, spins = 0;
+    bool rec = false;
+    for (;;) {
+        for (int i = 0; i < seg->size; i++)
+            if (which[i] &&
+                ibex_coll_shm_load((const uint64_t *)((char *)&seg->ctl[i] + offset)) >= g)
+                goto out;
+        ibex_wait_step(&idle);
+        if (!rec && ibex_blk_due(&spins))
+            rec = ibex_blk_wait_coll();
+    }
+out:
+    if (rec)
+        ibex_blk_end();
+}
+
 void ibex_coll_shm_claim_ring(ibex_coll_shm_t *seg, uint64_t g)
 {
     uint64_t need = g > IBEX_COLL_SHM_RING ? g - IBEX_COLL_SHM_RING + 1 : 0;
@@ -174,6 +192,61 @@ ibex_status_t ibex_coll_shm_read(ibex_coll_shm_t *seg, int rank, uint64_t addr, 
     return IBEX_ERR_IO;
 }
 
+ibex_status_t ibex_coll_shm_write(ibex_coll_shm_t *seg, int rank, uint64_t addr, const void *src,
+                                  size_t len)
+{
+    if (rank == seg->rank) {
+        memcpy((void *)(uintptr_t)addr, src, len);
+        return IBEX_OK;
+    }
+    while (len > 0) {
+        struct iovec liov = {.iov_base = (void *)src, .iov_len = len};
+        struct iovec riov = {.iov_base = (void *)(uintptr_t)addr, .iov_len = len};
+        ssize_t n = process_vm_writev(seg->ctl[rank].pid, &liov, 1, &riov, 1, 0);
+        if (n <= 0) {
+            ibex_error(COLL, "writing %zu bytes to rank %d (pid %d) failed: %s", len, rank,
+                       (int)seg->ctl[rank].pid, n < 0 ? strerror(errno) : "nothing written");
+            return IBEX_ERR_IO;
+        }
+        src = (const char *)src + n;
+        addr += (uint64_t)n;
+        len -= (size_t)n;
+    }
+    return IBEX_OK;
+}
+
+int ibex_coll_shm_work_claim(ibex_coll_shm_t *seg, uint64_t g, int n)
+{
+    uint64_t w = ibex_coll_shm_load(&seg->work->next);
+    for (;;) {
+        uint64_t wg = w >> IBEX_COLL_SHM_WORK_BITS;
+        int i = wg < g ? 0 : (int)(w & IBEX_COLL_SHM_WORK_MAX);
+        if (wg > g || i >= n)
+            return -1;
+        uint64_t nw = (g << IBEX_COLL_SHM_WORK_BITS) | (uint64_t)(i + 1);
+        if (__atomic_compare_exchange_n(&seg->work->next, &w, nw, false, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE))
+            return i;
+    }
+}
+
+void ibex_coll_shm_work_finish(ibex_coll_shm_t *seg, uint64_t g)
+{
+    uint64_t w = ibex_coll_shm_load(&seg->work->fin);
+    for (;;) {
+        uint64_t base = g << IBEX_COLL_SHM_WORK_BITS;
+        uint64_t nw = (w < base ? base : w) + 1;
+        if (__atomic_compare_exchange_n(&seg->work->fin, &w, nw, false, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE))
+            return;
+    }
+}
+
+void ibex_coll_shm_work_wait(ibex_coll_shm_t *seg, uint64_t g, int n)
+{
+    ibex_coll_shm_wait(&seg->work->fin, (g << IBEX_COLL_SHM_WORK_BITS) | (uint64_t)n);
+}
+
 static void seg_free(void *state)
 {
     ibex_coll_shm_t *seg = state;
@@ -191,6 +264,7 @@ static size_t seg_bytes(int size, size_t slot)
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     size_t ring = (size_t)IBEX_COLL_SHM_RING * IBEX_COLL_SHM_RING_SLOT;
     size_t bytes = (size_t)size * (sizeof(ibex_coll_shm_ctl_t) + 2 * slot + ring);
+    bytes += sizeof(ibex_coll_shm_work_t) + (size_t)size * sizeof(ibex_coll_shm_count_t);
     return (bytes + page - 1) / page * page;
 }
 
@@ -283,6 +357,9 @@ static void seg_attach(ibex_comm_t *comm, ibex_coll_shm_t *seg, void *map, size_
     seg->map_size = bytes;
     seg->slots = (char *)map + (size_t)comm->size * sizeof(ibex_coll_shm_ctl_t);
     seg->ring = seg->slots + (size_t)comm->size * 2 * seg->slot_size;
+    seg->work = (ibex_coll_shm_work_t *)(seg->ring + (size_t)comm->size * IBEX_COLL_SHM_RING *
+                                                         IBEX_COLL_SHM_RING_SLOT);
+    seg->count = (ibex_coll_shm_count_t *)(seg->work + 1);
     seg->ctl[seg->rank].pid = (int32_t)getpid();
     seg->ctl[seg->rank].saddr = (uint64_t)(uintptr_t)&probe_magic;
 }
@@ -370,4 +447,6 @@ ibex_status_t ibex_coll_shm_get(ibex_comm_t *comm, ibex_coll_shm_t **seg_p)
 }
 
 _Static_assert(sizeof(ibex_coll_shm_ctl_t) == 128, "a control block is two cache lines");
+_Static_assert(sizeof(ibex_coll_shm_work_t) == 128, "claims and finishes on lines of their own");
+_Static_assert(sizeof(ibex_coll_shm_count_t) == 64, "one rank's read count per line");
 _Static_assert(offsetof(ibex_coll_shm_ctl_t, ready) == 64, "the arrive line ends at 64 bytes");

@@ -15,7 +15,8 @@
  *
  * Layout: one control block per rank (two cache lines, written by that rank only; the first
  * holds the arrive flag and two tiny slots), then per rank two inline slots of `slot_size`
- * bytes. Every collective on the segment is one
+ * bytes, then per rank the bcast ring, then the work block and one read count per rank (see
+ * below). Every collective on the segment is one
  * generation g = ++gen, the same on every rank since every rank calls a communicator's
  * collectives in the same order. A rank's flags only grow:
  *   arrive = g  on entering collective g, after its slot / addresses for g are published;
@@ -25,6 +26,13 @@
  * Slot (g & 1) of a rank is rewritten at g only after every rank has arrived at g - 1, i.e.
  * finished reading it at g - 2 (ibex_coll_shm_claim): no counter is ever written by two ranks,
  * so no atomic read-modify-write, only release stores and acquire loads.
+ *
+ * One exception to "one writer per word": the work block after the slots (ibex_coll_shm_work_t)
+ * holds counters that any rank may advance with an atomic compare-and-swap or add, so work
+ * can go to whichever ranks are running (a large Reduce's chunks, coll_shm_reduce.c) and a rank
+ * can learn that its own data has been read without waiting for its readers to finish
+ * everything else (a large Alltoall). Each claim / finish word carries its generation in the
+ * top 40 bits, so it never needs a reset and only grows.
  *
  * Waiting on a flag runs the engine's one back-off rule (ibex_wait_step): progress, then spin
  * or yield by the policy, so on an oversubscribed node a waiter gives its core to the rank it
@@ -63,6 +71,24 @@ typedef struct ibex_coll_shm_ctl {
     char pad1[128 - 64 - 6 * sizeof(uint64_t)];
 } __attribute__((aligned(128))) ibex_coll_shm_ctl_t;
 
+/* Work shared between the ranks of one generation (coll_shm.h, the exception above): `next`
+ * and `fin` are (g << IBEX_COLL_SHM_WORK_BITS) | count, claimed / finished items of
+ * generation g; after them, one line per rank: `nread`, how many readers have finished with
+ * that rank's published data, counted over the communicator's life. */
+#define IBEX_COLL_SHM_WORK_BITS 24
+#define IBEX_COLL_SHM_WORK_MAX  ((1 << IBEX_COLL_SHM_WORK_BITS) - 1)
+typedef struct ibex_coll_shm_work {
+    uint64_t next;
+    char pad0[64 - sizeof(uint64_t)];
+    uint64_t fin;
+    char pad1[64 - sizeof(uint64_t)];
+} __attribute__((aligned(64))) ibex_coll_shm_work_t;
+
+typedef struct ibex_coll_shm_count {
+    uint64_t nread;
+    char pad[64 - sizeof(uint64_t)];
+} __attribute__((aligned(64))) ibex_coll_shm_count_t;
+
 typedef struct ibex_coll_shm {
     int size, rank;
     uint64_t gen;             /* generation of the last collective run on the segment */
@@ -72,8 +98,11 @@ typedef struct ibex_coll_shm {
     bool cma;                 /* every rank can process_vm_readv every other */
     ibex_coll_shm_ctl_t *ctl; /* size of them */
     char *slots;
-    char *ring;    /* IBEX_COLL_SHM_RING slots of IBEX_COLL_SHM_RING_SLOT bytes per rank */
-    char *scratch; /* chunks of the single-copy reductions, kept between calls */
+    char *ring; /* IBEX_COLL_SHM_RING slots of IBEX_COLL_SHM_RING_SLOT bytes per rank */
+    ibex_coll_shm_work_t *work;   /* one, written by every rank (atomics) */
+    ibex_coll_shm_count_t *count; /* size of them, written by every rank (atomics) */
+    uint64_t nread_want;          /* what this rank's count.nread must reach (alltoall) */
+    char *scratch;                /* chunks of the single-copy reductions, kept between calls */
     size_t scratch_size;
     ibex_coll_span_t span; /* of the communicator */
     bool oversub;          /* within one node, and the node runs more ranks than cores */
@@ -156,6 +185,9 @@ static inline void *ibex_coll_shm_ring_slot(ibex_coll_shm_t *seg, int rank, uint
 void ibex_coll_shm_wait(const uint64_t *flag, uint64_t g);
 /* Waits until the flag at `offset` of every rank's control block is >= g. */
 void ibex_coll_shm_wait_all(ibex_coll_shm_t *seg, size_t offset, uint64_t g);
+/* Waits until the flag at `offset` of some rank r with which[r] set is >= g (which has size
+ * entries, at least one set). */
+void ibex_coll_shm_wait_any(ibex_coll_shm_t *seg, size_t offset, uint64_t g, const bool *which);
 /* Before writing this rank's slot at g: waits until every rank arrived at g - 1. */
 void ibex_coll_shm_claim(ibex_coll_shm_t *seg, uint64_t g);
 /* Before writing this rank's ring slot at g: waits until every rank arrived at
@@ -165,6 +197,18 @@ void ibex_coll_shm_claim_ring(ibex_coll_shm_t *seg, uint64_t g);
  * when rank is this rank. */
 ibex_status_t ibex_coll_shm_read(ibex_coll_shm_t *seg, int rank, uint64_t addr, void *dst,
                                  size_t len);
+
+/* Writes len bytes of src at `addr` in rank's address space (process_vm_writev), or copies
+ * when rank is this rank. */
+ibex_status_t ibex_coll_shm_write(ibex_coll_shm_t *seg, int rank, uint64_t addr, const void *src,
+                                  size_t len);
+/* The next unclaimed of n items of generation g (every rank passes the same n <=
+ * IBEX_COLL_SHM_WORK_MAX), or -1 when all are claimed. */
+int ibex_coll_shm_work_claim(ibex_coll_shm_t *seg, uint64_t g, int n);
+/* One item of generation g is finished (its results are stored). */
+void ibex_coll_shm_work_finish(ibex_coll_shm_t *seg, uint64_t g);
+/* Waits until all n items of generation g are finished. */
+void ibex_coll_shm_work_wait(ibex_coll_shm_t *seg, uint64_t g, int n);
 
 /* ---- levels inside a node (coll_level.c): level 1 package, 2 L3, 3 NUMA ---- */
 /* Objects of the level on this node's topology (at least 1). */
@@ -200,6 +244,15 @@ ibex_status_t ibex_coll_shm_reduce_slice(ibex_coll_shm_t *seg, uint64_t g,
 ibex_status_t ibex_coll_shm_reduce_range(ibex_coll_shm_t *seg, uint64_t g,
                                          const ibex_coll_args_t *a, const char *own, char *dst,
                                          int lo, int n);
+/* The whole reduction of every rank's published send buffer (ctl.saddr, dense) into the root's
+ * result (out at the root, published in its ctl.raddr; NULL elsewhere), in chunks that go to
+ * whichever ranks are running: each claims the next chunk (ibex_coll_shm_work_claim), folds it
+ * over every source in the order of ibex_coll_shm_reduce_range and stores it in the root's
+ * buffer (process_vm_writev from the others). Waits until every rank arrived at g, then until
+ * every chunk is stored, so on return no rank reads this rank's input any more and the root's
+ * result is complete. */
+ibex_status_t ibex_coll_shm_reduce_shared(ibex_coll_shm_t *seg, uint64_t g,
+                                          const ibex_coll_args_t *a, const char *own, char *out);
 /* Every other rank's final slice (its ctl.raddr + the slice's offset, read once its ready flag
  * reaches g) into the same place of out: the second phase of reduce and allreduce. */
 ibex_status_t ibex_coll_shm_collect_slices(ibex_coll_shm_t *seg, uint64_t g,

@@ -160,3 +160,57 @@ ibex_status_t ibex_coll_shm_collect_slices(ibex_coll_shm_t *seg, uint64_t g,
     }
     return IBEX_OK;
 }
+
+/* Elements per chunk of a shared reduction: IBEX_COLL_SHM_CHUNK, larger when the vector would
+ * need more chunks than a work word counts. */
+static int chunk_elems(const ibex_coll_args_t *a)
+{
+    size_t esz = ibex_dt_get(a->rdt)->size;
+    int ce = (int)(ibex_coll_shm_chunk() / esz);
+    int least = (int)(((int64_t)a->rcount + IBEX_COLL_SHM_WORK_MAX - 1) / IBEX_COLL_SHM_WORK_MAX);
+    ce = ce > least ? ce : least;
+    return ce > 0 ? ce : 1;
+}
+
+/* Chunk [lo, lo + k) of the reduction into the root's result: at the root straight into out
+ * (through a scratch chunk when out is its own input and the op keeps rank order), elsewhere
+ * into scratch and then written to the root's buffer (its ctl.raddr) with process_vm_writev. */
+static ibex_status_t shared_chunk(ibex_coll_shm_t *seg, const ibex_coll_args_t *a, const char *own,
+                                  char *out, int lo, int k, char *tmp)
+{
+    size_t esz = ibex_dt_get(a->rdt)->size, off = (size_t)lo * esz, len = (size_t)k * esz;
+    char *acc = tmp + (size_t)chunk_elems(a) * esz;
+    if (seg->rank != a->root) {
+        ibex_status_t st = reduce_chunk(seg, a, own, lo, k, acc, tmp, false);
+        uint64_t at = ibex_coll_shm_load(&seg->ctl[a->root].raddr) + off;
+        return st != IBEX_OK ? st : ibex_coll_shm_write(seg, a->root, at, acc, len);
+    }
+    bool alias = own == out, has_own = alias && a->op->commutative;
+    if (!alias || has_own)
+        return reduce_chunk(seg, a, own, lo, k, out + off, tmp, has_own);
+    ibex_status_t st = reduce_chunk(seg, a, own, lo, k, acc, tmp, false);
+    if (st == IBEX_OK)
+        memcpy(out + off, acc, len);
+    return st;
+}
+
+ibex_status_t ibex_coll_shm_reduce_shared(ibex_coll_shm_t *seg, uint64_t g,
+                                          const ibex_coll_args_t *a, const char *own, char *out)
+{
+    size_t esz = ibex_dt_get(a->rdt)->size;
+    int ce = chunk_elems(a), chunks = (int)(((int64_t)a->rcount + ce - 1) / ce);
+    char *tmp = scratch(seg, 2 * (size_t)ce * esz);
+    ibex_status_t st = tmp ? IBEX_OK : IBEX_ERR_NO_MEMORY;
+    ibex_coll_shm_wait_all(seg, offsetof(ibex_coll_shm_ctl_t, arrive), g);
+    seg->all_seen = g;
+    for (int c; (c = ibex_coll_shm_work_claim(seg, g, chunks)) >= 0;) {
+        int lo = c * ce, k = a->rcount - lo < ce ? a->rcount - lo : ce;
+        /* a failed chunk still counts as finished, so no rank waits for it forever; this
+         * rank reports the failure */
+        if (st == IBEX_OK)
+            st = shared_chunk(seg, a, own, out, lo, k, tmp);
+        ibex_coll_shm_work_finish(seg, g);
+    }
+    ibex_coll_shm_work_wait(seg, g, chunks);
+    return st;
+}

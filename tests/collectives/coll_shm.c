@@ -5,7 +5,8 @@
  * place, Gather / Allgather (also into a strided type), a non-commutative op on large vectors,
  * bcast with a different (non-contiguous) type at the root, Reduce_scatter(_block) with uneven
  * and empty blocks, sub-communicators from Comm_split with
- * reversed ranks, thousands of collectives back to back (flag and slot reuse), communicators freed
+ * reversed ranks, thousands of collectives back to back (flag and slot reuse), large Reduces back
+ * to back on a send buffer poisoned as each returns, one rank late, communicators freed
  * and made again, and no segment name left in /dev/shm once a communicator has run one. Results
  * against references computed here. Runs the "shmem" algorithms forced, then the table's choice
  * ("auto"), then the root-only Reduce ("shmem_root"). Any rank count >= 1. Prints "coll_shm: ok" on
@@ -324,6 +325,36 @@ static void check_back_to_back(MPI_Comm comm)
     }
 }
 
+/* Back-to-back single-copy Reduces (shared chunks, reduce_shm.c) on one send buffer, poisoned
+ * as soon as each call returns, with one rank late by turns: a rank returns only once every
+ * chunk is stored, so no chunk may ever fold a poisoned or next-round input. */
+static void check_reduce_reuse(MPI_Comm comm)
+{
+    int rank, size, n = 70001;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int *in = malloc(n * sizeof(int)), *out = malloc(n * sizeof(int));
+    CHECK(in && out);
+    for (int it = 0; it < 12; it++) {
+        int root = (it * 5) % size;
+        for (int i = 0; i < n; i++)
+            in[i] = val(rank, i, it);
+        if (rank == (it + 1) % size)
+            usleep(2000);
+        CHECK_OK(MPI_Reduce(in, out, n, MPI_INT, MPI_SUM, root, comm));
+        for (int i = 0; i < n; i++)
+            in[i] = -1000000; /* poison */
+        for (int i = 0; rank == root && i < n; i++) {
+            int want = 0;
+            for (int r = 0; r < size; r++)
+                want += val(r, i, it);
+            CHECK(out[i] == want);
+        }
+    }
+    free(in);
+    free(out);
+}
+
 /* No "ibex-coll-*" name in /dev/shm: every segment was unlinked once mapped. */
 static void check_no_segment_names(void)
 {
@@ -350,6 +381,7 @@ static void suite(MPI_Comm comm, int *a, int *b)
     check_noncommutative(comm, (unsigned *)a, (unsigned *)b);
     check_reduce_scatter(comm, a, b);
     check_back_to_back(comm);
+    check_reduce_reuse(comm);
 }
 
 /* Sub-communicators: halves with ranks in reverse order, then 20 made and freed again. */

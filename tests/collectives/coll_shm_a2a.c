@@ -4,7 +4,9 @@
  * per-block counts 0, 1, 5, 7, either side of where all p blocks fill the inline slot
  * (IBEX_COLL_SHM_INLINE, 64 KiB) and past it, every root, MPI_IN_PLACE, a strided type on one
  * side, on MPI_COMM_WORLD and a Comm_split with reversed ranks; results against references
- * computed here. Then the segment itself: it is an anonymous memory file (its mapping reads
+ * computed here; back-to-back single-copy Alltoalls whose send buffer is rewritten as each call
+ * returns, one rank late by turns. Then the segment itself: it is an anonymous memory file (its
+ * mapping reads
  * "/memfd:ibex-coll" in /proc/self/maps) and nothing named ibex-coll exists in /dev/shm while
  * it is in use; with COLL_A2A_NOSEG=1 (the script sets it with IBEX_TRANSPORTS=verbs) there must
  * be no segment at all. With the argument "die" the last rank exits right after (the job must end
@@ -81,8 +83,36 @@ static void t_alltoall(MPI_Comm comm, int n, int mode)
     free(r);
 }
 
+/* Back-to-back single-copy Alltoalls on one send buffer, rewritten as soon as each call returns,
+ * with one rank late by turns: a rank returns once every other rank has read its block from it
+ * (alltoall_shm.c), so a reader still busy with other sources must never see the next round's
+ * values (or the poison written in between) in a block it reads after that. */
+static void t_alltoall_reuse(MPI_Comm comm)
+{
+    int rank, p, n = 20000;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    size_t all = (size_t)n * (size_t)p;
+    int *s = ints(all, -1), *r = ints(all, -1);
+    for (int it = 0; it < 12; it++) {
+        for (size_t k = 0; k < all; k++)
+            s[k] = val(rank * 31 + (int)(k / (size_t)n), (int)(k % (size_t)n) + it);
+        if (rank == it % p)
+            usleep(2000);
+        CHECK_OK(MPI_Alltoall(s, n, MPI_INT, r, n, MPI_INT, comm));
+        for (size_t k = 0; k < all; k++)
+            s[k] = -7; /* poison: whoever still read this block would get it */
+        for (int j = 0; j < p; j++)
+            for (int i = 0; i < n; i += 997)
+                CHECK(r[(size_t)j * n + i] == val(j * 31 + rank, i + it));
+    }
+    free(s);
+    free(r);
+}
+
 static void suite(MPI_Comm comm)
 {
+    t_alltoall_reuse(comm);
     int p;
     MPI_Comm_size(comm, &p);
     int fill = 16384 / p; /* ints per block at which p blocks fill the 64 KiB slot */
