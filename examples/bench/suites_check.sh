@@ -15,18 +15,22 @@
 #   --work DIR       where to build and keep the logs (default: a new directory in $TMPDIR)
 #   --softib         run over verbs on softib, shared memory off (ibexrun --softib)
 #   --quick          one-sided: flush, fence and pscw only; collectives at 2 and 4 ranks
-#   --timeout S      time limit of one run (default 120)
+#   --timeout S      time limit of one run (default 120; an IMB run, a whole program: 5 times that)
 #   --only REGEX     run only the programs whose name matches
 # The matrix: OSU point-to-point at 2 ranks, collectives (blocking and non-blocking) at 2, 3 and
 # 4, one-sided at 2 with every -w create|allocate|dynamic and -s mode the program offers, all
-# with -i 10 -x 2 -m 1:65536 and -c where the program validates; IMB-MPI1 and IMB-NBC at 2, 3
-# and 4 (-npmin N), IMB-RMA and IMB-EXT at 2 and 3, all with -iter 10 -msglog 0:16 -time 1.
-# A run fails on a non-zero exit, a time-out (a hang: ibexrun's hang report is in its log), or a
-# failed validation in the output. Exit status: 0 when nothing failed, 1 otherwise, 2 on usage.
+# with -i 10 -x 2 -m 1:65536 and -c where the program validates. IMB: IMB-MPI1, IMB-NBC, IMB-RMA
+# and IMB-EXT, each built twice (plain, and IMB's checking build, CFLAGS=-DCHECK, whose runs
+# compare every received buffer), every benchmark of the lists below named on the command line,
+# the check build at 2, 3 and 4 ranks (-npmin N -iter 20 -msglog 0:16 -time 2), the plain build at
+# 2, and the big sizes (-msglog 20:22 -iter 5 -mem 2) with the check build at 2 ranks; one line
+# per benchmark and run. A run fails on a non-zero exit, a time-out (a hang: ibexrun's hang
+# report is in its log), or a failed validation in the output (OSU's, IMB's "FAILED").
+# Exit status: 0 when nothing failed, 1 otherwise, 2 on usage.
 set -u
 OSU= IMB= PREFIX= WORK= SOFTIB= QUICK=0 T=120 ONLY=.
 usage() {
-    sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 }
 while [ $# -gt 0 ]; do
@@ -167,36 +171,104 @@ osu_run() {
     done <"$WORK/osu/built"
 }
 
+# The IMB programs and the benchmarks each runs (named on its command line, so the non-default
+# ones run too); a name the given IMB version does not know is reported as skip.
+IMB_MPI1="PingPong PingPing Sendrecv Exchange Allreduce Reduce Reduce_scatter Allgather Allgatherv
+ Gather Gatherv Scatter Scatterv Alltoall Alltoallv Bcast Barrier Uniband Biband"
+IMB_NBC="Ibcast Iallgather Iallgatherv Igather Igatherv Iscatter Iscatterv Ialltoall Ialltoallv
+ Ireduce Ireduce_scatter Iallreduce Ibarrier"
+IMB_RMA="Unidir_put Unidir_get Bidir_put Bidir_get One_put_all One_get_all All_put_all All_get_all
+ Put_local Put_all_local Exchange_put Get_local Get_all_local Exchange_get Accumulate
+ Get_accumulate Fetch_and_op Compare_and_swap Truly_passive_put"
+IMB_EXT="Window Unidir_Put Unidir_Get Bidir_Put Bidir_Get Accumulate"
+IMB_ARGS="-iter 20 -msglog 0:16 -time 2"
+IMB_BIG="-iter 5 -msglog 20:22 -time 2 -mem 2"
+
+# imb_build: IMB-T (plain) and IMB-T-check (-DCHECK) for T in MPI1 NBC RMA EXT, with IMB's own
+# Makefile in a copy of src_c.
 imb_build() {
     rm -rf "$WORK/imb" && cp -r "$IMB/src_c" "$WORK/imb" || return 1
+    rm -rf "$WORK/imb"/IMB-* "$WORK/imb"/build_* # the given tree's own builds, if any
     for t in MPI1 NBC RMA EXT; do
         echo "IMB-$t" | grep -q -E "$ONLY" || continue
-        if make -C "$WORK/imb" -f Makefile TARGET="$t" CC="$IBEXCC" >"$WORK/imb/build-$t.log" 2>&1 &&
-            [ -x "$WORK/imb/IMB-$t" ]; then
-            echo "$t" >>"$WORK/imb/built"
+        for v in "" -check; do
+            if [ -n "$v" ]; then
+                set -- CFLAGS=-DCHECK BUILDDIR="build_${t}_check" BINARY="IMB-$t-check"
+            else
+                set --
+            fi
+            log="$WORK/imb/build-$t$v.log"
+            if make -C "$WORK/imb" -f Makefile TARGET="$t" CC="$IBEXCC" "$@" >"$log" 2>&1 &&
+                [ -x "$WORK/imb/IMB-$t$v" ]; then
+                echo "$t$v" >>"$WORK/imb/built"
+            else
+                line "imb build IMB-$t$v" FAIL "$(why "$log")"
+            fi
+        done
+    done
+}
+
+# imb_lines PROG NP LOG BENCHMARKS...: one line per benchmark of a run that $res / $reason judged
+# as a whole. IMB runs them in order and prints "# Benchmarking NAME" as each starts: in a failed
+# run the last one started is the one that failed, those after it were not reached; a checking
+# build lists "NAME : FAILED" for a wrong result.
+imb_lines() {
+    prog=$1 np=$2 lg=$3 whole=$res why_whole=$reason
+    shift 3
+    last=$(grep '^# Benchmarking ' "$lg" | tail -n 1 | awk '{print $3}')
+    reached=1
+    for b in "$@"; do
+        n="imb $prog -n $np $b"
+        if grep -q -i "Invalid benchmark name $b\$" "$lg"; then
+            line "$n" skip "not in this IMB version"
+        elif ! grep -q "^# Benchmarking $b " "$lg"; then
+            if [ "$whole" = ok ]; then
+                line "$n" skip "not run by IMB at $np ranks"
+            else
+                line "$n" FAIL "not reached: the run failed in $last"
+            fi
+        elif grep -q -E "^$b +: FAILED" "$lg"; then
+            line "$n" FAIL "validation: IMB's check found a wrong result"
+        elif [ "$whole" != ok ] && [ "$b" = "$last" ]; then
+            line "$n" FAIL "$why_whole"
         else
-            line "imb build IMB-$t" FAIL "$(why "$WORK/imb/build-$t.log")"
+            line "$n" ok
         fi
     done
 }
 
 imb_run() {
     [ -f "$WORK/imb/built" ] || return 0
-    while read -r t; do
-        case $t in
-        MPI1 | NBC) nps="2 3 4" ;;
-        *) nps="2 3" ;;
-        esac
-        for np in $nps; do
-            run "IMB-$t -n $np" "$np" "$WORK/imb/IMB-$t" -npmin "$np" $IMB_ARGS
-            [ "$res" = usage ] && res=FAIL
-            line "imb IMB-$t -n $np" "$res" "$reason"
+    nps="2 3 4"
+    [ "$QUICK" = 1 ] && nps="2 4"
+    t_osu=$T T=$((T * 5)) # one IMB run holds a whole program's benchmarks
+    while read -r tv; do
+        t=${tv%-check}
+        eval "list=\$IMB_$t"
+        if [ "$t" = "$tv" ]; then
+            runs="2:$IMB_ARGS"
+        else
+            runs=
+            for np in $nps; do runs="$runs${runs:+,}$np:$IMB_ARGS"; done
+            runs="$runs,2:$IMB_BIG"
+        fi
+        oldifs=$IFS
+        IFS=,
+        for r in $runs; do
+            IFS=$oldifs
+            np=${r%%:*} args=${r#*:}
+            tag=
+            [ "$args" = "$IMB_BIG" ] && tag=" (big)"
+            # shellcheck disable=SC2086
+            run "IMB-$tv -n $np$tag" "$np" "$WORK/imb/IMB-$tv" -npmin "$np" $args $list
+            imb_lines "IMB-$tv$tag" "$np" "$log" $list
         done
+        IFS=$oldifs
     done <"$WORK/imb/built"
+    T=$t_osu
 }
 
 OSU_ARGS="-i 10 -x 2 -m 1:65536"
-IMB_ARGS="-iter 10 -msglog 0:16 -time 1"
 echo "# suites_check: $IBEXRUN ${SOFTIB:-(shared memory)}; logs in $WORK/logs"
 [ -n "$OSU" ] && { osu_build; osu_run; }
 [ -n "$IMB" ] && { imb_build; imb_run; }
