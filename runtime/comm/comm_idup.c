@@ -36,6 +36,7 @@
 #include "coll_sched.h"
 #include "comm_impl.h"
 #include "ibex_comm_idup.h"
+#include "ibex_comm_inter.h"
 #include "ibex_log.h"
 #include "ibex_op.h"
 #include "ibex_request.h"
@@ -60,14 +61,20 @@ typedef struct idup {
 
 static idup_t *idup_list;
 
+/* An AND over parent of CTX_INTS ints from sbuf (MPI_IN_PLACE: rbuf) into rbuf. */
+static ibex_coll_args_t band_args(ibex_comm_t *parent, const void *sbuf, uint64_t *rbuf)
+{
+    return (ibex_coll_args_t){.comm = parent,
+                              .sbuf = sbuf,
+                              .rbuf = rbuf,
+                              .rcount = CTX_INTS,
+                              .rdt = MPI_INT,
+                              .op = ibex_op_get(MPI_BAND)};
+}
+
 static ibex_sched_t *idup_sched(ibex_comm_t *parent, uint64_t *words)
 {
-    ibex_coll_args_t a = {.comm = parent,
-                          .sbuf = MPI_IN_PLACE,
-                          .rbuf = words,
-                          .rcount = CTX_INTS,
-                          .rdt = MPI_INT,
-                          .op = ibex_op_get(MPI_BAND)};
+    ibex_coll_args_t a = band_args(parent, MPI_IN_PLACE, words);
     return ibex_sched_build(IBEX_COLL_ALLREDUCE, &a, (size_t)CTX_INTS * sizeof(int));
 }
 
@@ -77,18 +84,12 @@ static ibex_sched_t *idup_sched(ibex_comm_t *parent, uint64_t *words)
 static ibex_sched_t *idup_sched_inter(ibex_comm_t *parent, uint64_t *own, uint64_t *theirs,
                                       uint64_t *words)
 {
-    ibex_coll_args_t a = {.comm = parent,
-                          .sbuf = own,
-                          .rbuf = theirs,
-                          .rcount = CTX_INTS,
-                          .rdt = MPI_INT,
-                          .op = ibex_op_get(MPI_BAND)};
+    ibex_coll_args_t a = band_args(parent, own, theirs);
     ibex_sched_t *s = ibex_sched_build(IBEX_COLL_ALLREDUCE, &a, (size_t)CTX_INTS * sizeof(int));
     if (!s || s->build_error != IBEX_OK)
         return s;
     ibex_sched_fence(s);
-    a.sbuf = theirs;
-    a.rbuf = words;
+    a = band_args(parent, theirs, words);
     ibex_sched_inter_allreduce(&a, s);
     return s;
 }
@@ -165,21 +166,7 @@ static ibex_status_t idup_make_inter(idup_t *d, ibex_comm_t **comm_p)
         ibex_comm_ctx_release(ctx);
         return IBEX_ERR_NO_MEMORY;
     }
-    ibex_comm_t *inter = ibex_comm_new_on(p->group, p->peers, ctx, p->errhandler);
-    if (!inter) {
-        ibex_comm_ctx_release(ctx);
-        ibex_comm_release(local);
-        return IBEX_ERR_NO_MEMORY;
-    }
-    inter->local = local;
-    inter->errhandler_set = p->errhandler_set;
-    st = ibex_comm_handle_alloc(inter);
-    if (st != IBEX_OK) {
-        ibex_comm_release(inter);
-        return st;
-    }
-    *comm_p = inter;
-    return IBEX_OK;
+    return ibex_comm_inter_make(local, p->peers, ctx, p, comm_p);
 }
 
 /* The communicator over the parent's group on the pair agreed. */
