@@ -201,6 +201,23 @@ static bool mask_enough(const idup_t *d, const uint64_t *m)
     return id >= 0 && (!d->inter || second_pair(m, (uint32_t)id) >= 0);
 }
 
+/* A word offset for the parent's pair at try k. Idups of two parents started in different
+ * orders on different members each hold a whole word on some member, so while they pick the
+ * same word both fail; a fixed stride from the tag alone made them pick the same word at every
+ * try (MPICH's idup_with_info over verbs failed after 1000 tries), and so did any function of
+ * the pair that new pairs, which are the lowest of a word, all share. Hashed with the try, two
+ * parents meet again at each try by chance only (1 in the number of idup words). */
+static unsigned idup_mix(unsigned pair, int k)
+{
+    uint32_t h = pair * 0x9e3779b1u ^ (uint32_t)k * 0x85ebca77u;
+    h ^= h >> 16;
+    h *= 0x7feb352du;
+    h ^= h >> 15;
+    h *= 0x846ca68bu;
+    h ^= h >> 16;
+    return h;
+}
+
 /* A round has ended: go on to the next one, or finish (returns true when d is done). */
 static bool idup_next(idup_t *d, ibex_status_t *st_p, ibex_comm_t **comm_p)
 {
@@ -215,8 +232,9 @@ static bool idup_next(idup_t *d, ibex_status_t *st_p, ibex_comm_t **comm_p)
         for (int w = 0; w < IBEX_CTX_WORDS; w++)
             idup_words(d, d->phase)[w] &= d->theirs[d->phase][w];
     if (d->phase == 0) {
-        /* the schedule's tag and the round spread concurrent idups over the words */
-        int start = (int)((unsigned)d->s[0]->tag + (unsigned)d->tries * 17u);
+        /* the schedule's tag, the parent's pair and the round spread concurrent idups over
+         * the words (the same start on every member) */
+        int start = (int)((unsigned)d->s[0]->tag + idup_mix(d->parent->context_id / 2, d->tries));
         if (ibex_comm_ctx_reserve(d->m1, start, d->mine) < 0) {
             *st_p = IBEX_ERR_AGAIN; /* no pair of the idup words is free on every member */
             return true;

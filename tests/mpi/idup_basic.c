@@ -6,7 +6,8 @@
  * overlapping point-to-point traffic, a non-blocking collective, a blocking Comm_dup and an
  * idup of another communicator; 24 at once completed by polling MPI_Test; each result checked
  * (size, rank, congruent, traffic on it that does not mix with its siblings, attributes copied
- * with MPI_COMM_DUP_FN, hints given); the idup of an intercommunicator, non-blocking in the
+ * with MPI_COMM_DUP_FN, hints given); idups of two parents posted in opposite orders on even
+ * and odd ranks; the idup of an intercommunicator, non-blocking in the
  * same way across its two groups (each group's leader posts its idup and then sends
  * synchronously to the other group's other ranks, which receive before posting theirs), two
  * outstanding on it completed in reverse order, each a working congruent intercommunicator
@@ -162,6 +163,32 @@ static void many(void)
         CHECK_RC(MPI_Comm_free(&c[i]));
 }
 
+/* Idups of two parents posted in opposite orders on even and odd ranks, both waited for at
+ * once, several times (each idup took a whole word of context pairs on some rank, and the two
+ * parents' retries went to the same word every time: they failed after 1000 tries). */
+static void crossed(void)
+{
+    MPI_Comm p[2], c[2];
+    MPI_Request r[2];
+    for (int i = 0; i < 2; i++) {
+        CHECK_RC(MPI_Comm_idup(MPI_COMM_WORLD, &p[i], &r[0]));
+        CHECK_RC(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
+    }
+    for (int round = 0; round < 4; round++) {
+        int first = (rank + round) % 2;
+        CHECK_RC(MPI_Comm_idup(p[first], &c[first], &r[0]));
+        CHECK_RC(MPI_Comm_idup(p[1 - first], &c[1 - first], &r[1]));
+        CHECK_RC(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+        for (int i = 0; i < 2; i++)
+            check_dup(c[i], 10 * round + i);
+        check_apart(c[0], c[1]);
+        for (int i = 0; i < 2; i++)
+            CHECK_RC(MPI_Comm_free(&c[i]));
+    }
+    for (int i = 0; i < 2; i++)
+        CHECK_RC(MPI_Comm_free(&p[i]));
+}
+
 /* d is a working duplicate of the intercommunicator ic (this side's rank lrank, lsize ranks
  * here, rsize there): congruent, a collective across both groups, traffic apart from ic's. */
 static void check_inter_dup(MPI_Comm ic, MPI_Comm d, int lrank, int rsize)
@@ -234,6 +261,7 @@ int main(int argc, char **argv)
     not_blocking();
     overlapping();
     many();
+    crossed();
     inter();
     MPI_Barrier(MPI_COMM_WORLD);
     mt_done("idup_basic");
