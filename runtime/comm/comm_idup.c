@@ -20,6 +20,14 @@
  * Both schedules are built at the call, so they take consecutive tags of the parent's
  * collective sequence there, in the program's order of collective calls, as every
  * non-blocking collective does; they are reused (persistent) by later rounds.
+ *
+ * An intercommunicator's idup agrees over both groups: a round is two intercommunicator
+ * AND-allreduces in one schedule (the first gives each side the other side's AND, the second,
+ * of those results, its own side's), and their AND is the same bitmap on every process of both
+ * groups. Both sides then take the two lowest pairs of the second round: the first for the new
+ * local intracommunicator (the same pair on both sides, whose groups are disjoint), the second
+ * for the intercommunicator. Both groups count the same collective sequence on the parent, so
+ * the tag, and with it the word, is the same on both sides.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +36,7 @@
 #include "coll_sched.h"
 #include "comm_impl.h"
 #include "ibex_comm_idup.h"
+#include "ibex_comm_inter.h"
 #include "ibex_log.h"
 #include "ibex_op.h"
 #include "ibex_request.h"
@@ -38,6 +47,9 @@
 typedef struct idup {
     ibex_comm_t *parent;
     uint64_t m1[IBEX_CTX_WORDS], m2[IBEX_CTX_WORDS], mine[IBEX_CTX_WORDS];
+    /* an intercommunicator's rounds: this process's offer, the other side's AND */
+    uint64_t own[2][IBEX_CTX_WORDS], theirs[2][IBEX_CTX_WORDS];
+    bool inter;
     ibex_sched_t *s[2];
     ibex_req_t *r[2];
     int phase; /* the round in flight: 0 or 1 */
@@ -49,15 +61,37 @@ typedef struct idup {
 
 static idup_t *idup_list;
 
+/* An AND over parent of CTX_INTS ints from sbuf (MPI_IN_PLACE: rbuf) into rbuf. */
+static ibex_coll_args_t band_args(ibex_comm_t *parent, const void *sbuf, uint64_t *rbuf)
+{
+    return (ibex_coll_args_t){.comm = parent,
+                              .sbuf = sbuf,
+                              .rbuf = rbuf,
+                              .rcount = CTX_INTS,
+                              .rdt = MPI_INT,
+                              .op = ibex_op_get(MPI_BAND)};
+}
+
 static ibex_sched_t *idup_sched(ibex_comm_t *parent, uint64_t *words)
 {
-    ibex_coll_args_t a = {.comm = parent,
-                          .sbuf = MPI_IN_PLACE,
-                          .rbuf = words,
-                          .rcount = CTX_INTS,
-                          .rdt = MPI_INT,
-                          .op = ibex_op_get(MPI_BAND)};
+    ibex_coll_args_t a = band_args(parent, MPI_IN_PLACE, words);
     return ibex_sched_build(IBEX_COLL_ALLREDUCE, &a, (size_t)CTX_INTS * sizeof(int));
+}
+
+/* An intercommunicator's round: theirs = the other side's AND of own, then words = the other
+ * side's AND of their theirs, that is this side's AND of own (after a fence: the second
+ * allreduce's messages on the same tag follow the first's in order). */
+static ibex_sched_t *idup_sched_inter(ibex_comm_t *parent, uint64_t *own, uint64_t *theirs,
+                                      uint64_t *words)
+{
+    ibex_coll_args_t a = band_args(parent, own, theirs);
+    ibex_sched_t *s = ibex_sched_build(IBEX_COLL_ALLREDUCE, &a, (size_t)CTX_INTS * sizeof(int));
+    if (!s || s->build_error != IBEX_OK)
+        return s;
+    ibex_sched_fence(s);
+    a = band_args(parent, theirs, words);
+    ibex_sched_inter_allreduce(&a, s);
+    return s;
 }
 
 /* An inactive internal request to run a schedule on, again and again. */
@@ -86,15 +120,60 @@ static void idup_free(idup_t *d)
     free(d);
 }
 
+static uint64_t *idup_words(idup_t *d, int phase)
+{
+    return phase == 0 ? d->m1 : d->m2;
+}
+
 static void idup_round(idup_t *d, int phase)
 {
     d->phase = phase;
+    if (d->inter)
+        memcpy(d->own[phase], idup_words(d, phase), sizeof(d->own[phase]));
     ibex_sched_start(d->s[phase], d->r[phase]);
+}
+
+/* The second pair of mask (the lowest but one), or -1. */
+static int second_pair(const uint64_t *mask, uint32_t first)
+{
+    uint64_t rest[IBEX_CTX_WORDS];
+    memcpy(rest, mask, sizeof(rest));
+    rest[first / 2 / 64] &= ~((uint64_t)1 << (first / 2 % 64));
+    return ibex_comm_ctx_lowest(rest, IBEX_CTX_WORDS);
+}
+
+/* The intercommunicator over (the parent's local group, its remote group) with a new local
+ * intracommunicator, on the two lowest pairs agreed. */
+static ibex_status_t idup_make_inter(idup_t *d, ibex_comm_t **comm_p)
+{
+    ibex_comm_t *p = d->parent;
+    uint32_t lctx, ctx;
+    ibex_status_t st = ibex_comm_ctx_take_idup(d->m2, &lctx);
+    if (st == IBEX_OK) {
+        uint64_t rest[IBEX_CTX_WORDS];
+        memcpy(rest, d->m2, sizeof(rest));
+        rest[lctx / 2 / 64] &= ~((uint64_t)1 << (lctx / 2 % 64));
+        st = ibex_comm_ctx_take_idup(rest, &ctx);
+        if (st != IBEX_OK)
+            ibex_comm_ctx_release(lctx);
+    }
+    ibex_comm_ctx_unreserve(d->mine);
+    if (st != IBEX_OK)
+        return st;
+    ibex_comm_t *local = ibex_comm_new_on(p->group, NULL, lctx, p->errhandler);
+    if (!local) {
+        ibex_comm_ctx_release(lctx);
+        ibex_comm_ctx_release(ctx);
+        return IBEX_ERR_NO_MEMORY;
+    }
+    return ibex_comm_inter_make(local, p->peers, ctx, p, comm_p);
 }
 
 /* The communicator over the parent's group on the pair agreed. */
 static ibex_status_t idup_make(idup_t *d, ibex_comm_t **comm_p)
 {
+    if (d->inter)
+        return idup_make_inter(d, comm_p);
     uint32_t ctx;
     ibex_status_t st = ibex_comm_ctx_take_idup(d->m2, &ctx);
     ibex_comm_ctx_unreserve(d->mine);
@@ -115,12 +194,28 @@ static ibex_status_t idup_make(idup_t *d, ibex_comm_t **comm_p)
     return IBEX_OK;
 }
 
-static bool mask_empty(const uint64_t *m)
+/* Whether m holds the pairs d needs: one, two for an intercommunicator. */
+static bool mask_enough(const idup_t *d, const uint64_t *m)
 {
-    for (int w = 0; w < IBEX_CTX_WORDS; w++)
-        if (m[w])
-            return false;
-    return true;
+    int id = ibex_comm_ctx_lowest(m, IBEX_CTX_WORDS);
+    return id >= 0 && (!d->inter || second_pair(m, (uint32_t)id) >= 0);
+}
+
+/* A word offset for the parent's pair at try k. Idups of two parents started in different
+ * orders on different members each hold a whole word on some member, so while they pick the
+ * same word both fail; a fixed stride from the tag alone made them pick the same word at every
+ * try (MPICH's idup_with_info over verbs failed after 1000 tries), and so did any function of
+ * the pair that new pairs, which are the lowest of a word, all share. Hashed with the try, two
+ * parents meet again at each try by chance only (1 in the number of idup words). */
+static unsigned idup_mix(unsigned pair, int k)
+{
+    uint32_t h = pair * 0x9e3779b1u ^ (uint32_t)k * 0x85ebca77u;
+    h ^= h >> 16;
+    h *= 0x7feb352du;
+    h ^= h >> 15;
+    h *= 0x846ca68bu;
+    h ^= h >> 16;
+    return h;
 }
 
 /* A round has ended: go on to the next one, or finish (returns true when d is done). */
@@ -133,9 +228,13 @@ static bool idup_next(idup_t *d, ibex_status_t *st_p, ibex_comm_t **comm_p)
             ibex_comm_ctx_unreserve(d->mine);
         return true;
     }
+    if (d->inter) /* this side's AND and the other side's */
+        for (int w = 0; w < IBEX_CTX_WORDS; w++)
+            idup_words(d, d->phase)[w] &= d->theirs[d->phase][w];
     if (d->phase == 0) {
-        /* the schedule's tag and the round spread concurrent idups over the words */
-        int start = (int)((unsigned)d->s[0]->tag + (unsigned)d->tries * 17u);
+        /* the schedule's tag, the parent's pair and the round spread concurrent idups over
+         * the words (the same start on every member) */
+        int start = (int)((unsigned)d->s[0]->tag + idup_mix(d->parent->context_id / 2, d->tries));
         if (ibex_comm_ctx_reserve(d->m1, start, d->mine) < 0) {
             *st_p = IBEX_ERR_AGAIN; /* no pair of the idup words is free on every member */
             return true;
@@ -144,7 +243,7 @@ static bool idup_next(idup_t *d, ibex_status_t *st_p, ibex_comm_t **comm_p)
         idup_round(d, 1);
         return false;
     }
-    if (!mask_empty(d->m2)) {
+    if (mask_enough(d, d->m2)) {
         *st_p = idup_make(d, comm_p);
         return true;
     }
@@ -204,8 +303,10 @@ ibex_status_t ibex_comm_idup_start(ibex_comm_t *parent, ibex_comm_idup_done_t do
     ibex_comm_retain(parent);
     d->done = done;
     d->arg = arg;
-    d->s[0] = idup_sched(parent, d->m1);
-    d->s[1] = idup_sched(parent, d->m2);
+    d->inter = ibex_comm_is_inter(parent);
+    for (int i = 0; i < 2; i++)
+        d->s[i] = d->inter ? idup_sched_inter(parent, d->own[i], d->theirs[i], idup_words(d, i))
+                           : idup_sched(parent, idup_words(d, i));
     d->r[0] = idup_req(parent);
     d->r[1] = idup_req(parent);
     bool ok = d->s[0] && d->s[1] && d->r[0] && d->r[1] && d->s[0]->build_error == IBEX_OK &&

@@ -158,10 +158,8 @@ static ibex_status_t comm_internal(ibex_comm_t *parent, ibex_group_t *group, ibe
     return IBEX_OK;
 }
 
-/* The intercommunicator over (local's group, remote) on the reserved pair ctx; takes the
- * reference on local, and gives it back (with ctx) on failure. */
-static ibex_status_t inter_make(ibex_comm_t *local, ibex_group_t *remote, uint32_t ctx,
-                                const ibex_comm_t *from, ibex_comm_t **inter_p)
+ibex_status_t ibex_comm_inter_make(ibex_comm_t *local, ibex_group_t *remote, uint32_t ctx,
+                                   const ibex_comm_t *from, ibex_comm_t **inter_p)
 {
     ibex_comm_t *inter = ibex_comm_new_on(local->group, remote, ctx, from->errhandler);
     if (!inter) {
@@ -207,7 +205,7 @@ static ibex_status_t inter_finish(ibex_comm_t *local, const int *remote, int m, 
         ibex_comm_release(local);
         return IBEX_ERR_NO_MEMORY;
     }
-    ibex_status_t st = inter_make(local, rg, ctx, from, inter_p);
+    ibex_status_t st = ibex_comm_inter_make(local, rg, ctx, from, inter_p);
     ibex_group_release(rg);
     return st;
 }
@@ -258,7 +256,7 @@ ibex_status_t ibex_comm_inter_dup(ibex_comm_t *inter, ibex_comm_t **inter_p)
         ibex_comm_release(local);
         return st;
     }
-    return inter_make(local, inter->peers, ctx, inter, inter_p);
+    return ibex_comm_inter_make(local, inter->peers, ctx, inter, inter_p);
 }
 
 /* The world ranks of one side's colour, in split order (key, then rank), from that side's

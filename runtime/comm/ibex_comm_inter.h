@@ -57,6 +57,10 @@ ibex_status_t ibex_comm_inter_dup(ibex_comm_t *inter, ibex_comm_t **inter_p);
 ibex_status_t ibex_comm_inter_split(ibex_comm_t *inter, int colour, int key, ibex_comm_t **inter_p);
 ibex_status_t ibex_comm_inter_subset(ibex_comm_t *inter, ibex_group_t *group,
                                      ibex_comm_t **inter_p);
+/* The intercommunicator over (local's group, remote) on the reserved pair ctx, with from's
+ * error handler; takes the reference on local, and gives it back (with ctx) on failure. */
+ibex_status_t ibex_comm_inter_make(ibex_comm_t *local, ibex_group_t *remote, uint32_t ctx,
+                                   const ibex_comm_t *from, ibex_comm_t **inter_p);
 /* MPI_Intercomm_merge: an intracommunicator over both groups, the side with high = false
  * first (equal: the side whose leader has the lower world rank). */
 ibex_status_t ibex_comm_inter_merge(ibex_comm_t *inter, bool high, ibex_comm_t **comm_p);

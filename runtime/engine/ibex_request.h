@@ -120,6 +120,9 @@ static inline int ibex_req_publish(ibex_req_t *req, MPI_Request *handle_p)
 void ibex_req_complete(ibex_req_t *req, ibex_status_t error);
 /* Returns the request to the pool (and its handle, if any). */
 void ibex_req_release(ibex_req_t *req);
+/* The inactive persistent requests the program holds on comm (each keeps a reference to it:
+ * MPI_Comm_disconnect does not wait for those). */
+int ibex_req_count_idle(const ibex_comm_t *comm);
 /* Requests not yet complete (MPI_Finalize waits for the internal ones). */
 extern long ibex_req_active_count;
 void ibex_req_pool_fini(void);

@@ -231,3 +231,14 @@ void ibex_req_wait_complete(ibex_req_t *req)
     if (rec)
         ibex_blk_end();
 }
+
+int ibex_req_count_idle(const ibex_comm_t *comm)
+{
+    int n = 0;
+    for (unsigned s = 0; s < (unsigned)req_capacity; s++) {
+        const ibex_req_t *req = s < IBEX_REQ_CHUNK0 ? &ibex_req_first[s] : ibex_req_slot_far(s);
+        n += req->comm == comm && req->persistent && !req->active &&
+             __atomic_load_n(&req->handle, __ATOMIC_RELAXED) != MPI_REQUEST_NULL;
+    }
+    return n;
+}

@@ -6,9 +6,11 @@
  *
  * - Keyvals live in their own handle table (kind 9, the kind of MPI_KEYVAL_INVALID; owned by
  *   the global lock of ibex_thread.h). A keyval counts the program's handle plus one per
- *   attribute using it: MPI_Comm_free_keyval invalidates the handle at once, but the keyval
- *   (its callbacks and extra_state) stays until the last attribute using it is deleted, as the
- *   standard requires.
+ *   attribute using it: MPI_Comm_free_keyval sets the program's variable to MPI_KEYVAL_INVALID,
+ *   but the keyval (its callbacks, extra_state and handle) stays until the last attribute using
+ *   it is deleted, as the standard requires: a copy of the old handle still gets and deletes
+ *   those attributes (set_attr and a second free are MPI_ERR_KEYVAL), and no new keyval takes
+ *   its handle meanwhile, so callbacks are never given a handle that names another keyval.
  * - A communicator's attributes are a list in the order they were first set, kept here by
  *   communicator handle index (the engine's communicator knows nothing of them).
  * - Callbacks: MPI_Comm_dup runs the copy callbacks in the order the attributes were set
@@ -39,7 +41,8 @@ typedef struct keyval {
     MPI_Comm_delete_attr_function *delete_fn;
     void *extra_state;
     int handle;
-    int refs; /* the program's handle (until freed) + one per attribute */
+    int refs;   /* the program's handle (until freed) + one per attribute */
+    bool freed; /* the program freed it: its handle stays valid (and unused) while refs */
 } keyval_t;
 
 typedef struct attr {
@@ -65,8 +68,10 @@ static ibex_handle_table_t *keyval_table_get(void)
 
 static void keyval_unref(keyval_t *kv)
 {
-    if (--kv->refs == 0)
+    if (--kv->refs == 0) {
+        ibex_handle_release(keyval_table_get(), kv->handle);
         free(kv);
+    }
 }
 
 static attr_list_t *attrs_of(const ibex_comm_t *c, bool create)
@@ -245,8 +250,12 @@ int PMPI_Comm_free_keyval(int *comm_keyval)
     keyval_t *kv = keyval_lookup(&ibex_e, *comm_keyval);
     if (!kv)
         return MPI_ERR_KEYVAL;
-    ibex_handle_release(keyval_table_get(), *comm_keyval);
-    keyval_unref(kv); /* attributes still using it keep it */
+    if (kv->freed)
+        return IBEX_ERROR(MPI_ERR_KEYVAL, "keyval 0x%x was freed already (attributes still use it)",
+                          (unsigned)*comm_keyval);
+    kv->freed = true;
+    keyval_unref(kv); /* attributes still using it keep it, and its handle */ /* attributes still
+                                                                                 using it keep it */
     *comm_keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
 }
@@ -257,6 +266,8 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
     keyval_t *kv = keyval_lookup(&ibex_e, comm_keyval);
     if (!kv)
         return MPI_ERR_KEYVAL;
+    if (kv->freed)
+        return IBEX_ERROR(MPI_ERR_KEYVAL, "keyval 0x%x was freed", (unsigned)comm_keyval);
     attr_list_t *l = attrs_of(c, true);
     if (!l)
         return IBEX_ERROR(MPI_ERR_NO_MEM, "out of memory for an attribute");

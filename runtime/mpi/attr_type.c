@@ -28,7 +28,8 @@ typedef struct tkeyval {
     MPI_Type_delete_attr_function *delete_fn;
     void *extra_state;
     int handle;
-    int refs; /* the program's handle (until freed) + one per attribute */
+    int refs;   /* the program's handle (until freed) + one per attribute */
+    bool freed; /* the program freed it: its handle stays valid (and unused) while refs */
 } tkeyval_t;
 
 typedef struct tattr {
@@ -54,8 +55,10 @@ static ibex_handle_table_t *tkv_table_get(void)
 
 static void tkv_unref(tkeyval_t *kv)
 {
-    if (--kv->refs == 0)
+    if (--kv->refs == 0) {
+        ibex_handle_release(tkv_table_get(), kv->handle);
         free(kv);
+    }
 }
 
 static tattr_list_t *attrs_of(int type, bool create)
@@ -190,8 +193,11 @@ int PMPI_Type_free_keyval(int *type_keyval)
     tkeyval_t *kv = tkv_lookup(&ibex_e, *type_keyval);
     if (!kv)
         return MPI_ERR_KEYVAL;
-    ibex_handle_release(tkv_table_get(), *type_keyval);
-    tkv_unref(kv);
+    if (kv->freed)
+        return IBEX_ERROR(MPI_ERR_KEYVAL, "keyval 0x%x was freed already (attributes still use it)",
+                          (unsigned)*type_keyval);
+    kv->freed = true;
+    tkv_unref(kv); /* attributes still using it keep it, and its handle */
     *type_keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
 }
@@ -204,6 +210,8 @@ int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_v
     tkeyval_t *kv = tkv_lookup(&ibex_e, type_keyval);
     if (!kv)
         return MPI_ERR_KEYVAL;
+    if (kv->freed)
+        return IBEX_ERROR(MPI_ERR_KEYVAL, "datatype keyval 0x%x was freed", (unsigned)type_keyval);
     tattr_list_t *l = attrs_of(datatype, true);
     if (!l)
         return IBEX_ERROR(MPI_ERR_NO_MEM, "out of memory for an attribute");

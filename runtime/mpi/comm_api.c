@@ -20,6 +20,7 @@
 #include "ibex_err.h"
 #include "ibex_log.h"
 #include "ibex_p2p_api.h"
+#include "ibex_request.h"
 #include "ibex_runtime.h"
 #include "ibex_topo.h"
 #include "ibex_entry.h"
@@ -229,8 +230,9 @@ static void split_type_hint(MPI_Comm comm, const char *level)
 }
 
 /* SHARED splits by node, HW_GUIDED by the hwloc level its info names (mpi_hw_resource_type),
- * HW_UNGUIDED by the first level that splits comm; MPI_UNDEFINED, RESOURCE_GUIDED and types
- * this library does not know give MPI_COMM_NULL, as the standard allows. */
+ * HW_UNGUIDED by the first level that splits comm (named in newcomm's hints and, when info is
+ * not MPI_INFO_NULL, set in info under mpi_hw_resource_type); MPI_UNDEFINED, RESOURCE_GUIDED and
+ * types this library does not know give MPI_COMM_NULL, as the standard allows. */
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     IBEX_ENTER_COMM(Comm_split_type, comm, c);
@@ -243,6 +245,10 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
         return comm_fail(c, call, IBEX_ERR_NO_MEMORY);
     IBEX_CHECK(comm_split_core(c, colour, key, call, newcomm));
     split_type_hint(*newcomm, level);
+    /* HW_UNGUIDED also tells the caller which level it used through the info it passed */
+    if (split_type == MPI_COMM_TYPE_HW_UNGUIDED && info != MPI_INFO_NULL &&
+        *newcomm != MPI_COMM_NULL && level[0])
+        IBEX_CHECK(PMPI_Info_set(info, "mpi_hw_resource_type", level));
     return MPI_SUCCESS;
 }
 
@@ -298,8 +304,9 @@ int PMPI_Comm_disconnect(MPI_Comm *comm)
         return MPI_ERR_COMM;
     if (c == ibex_comm_world || c == ibex_comm_self)
         return ibex_mpi_error(c, MPI_ERR_COMM, call, "%s cannot be disconnected", c->name);
+    /* pending communication completes first; inactive persistent requests are none */
     int idle = 0;
-    while (c->refcount > 1)
+    while (c->refcount > 1 + ibex_req_count_idle(c))
         ibex_wait_step(&idle);
     return PMPI_Comm_free(comm);
 }

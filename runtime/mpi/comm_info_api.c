@@ -11,11 +11,9 @@
  * Comm_dup copies, Comm_dup_with_info takes the given ones. They live here, by communicator
  * handle index, and go at MPI_Comm_free.
  *
- * Comm_idup / idup_with_info complete at the call: the duplicate is made (collectively, as
- * Comm_dup) before they return, and the request they give is already complete. A real
- * non-blocking form needs the non-blocking collectives; until then a program whose other
- * ranks reach their Comm_idup only after traffic this rank starts after its own Comm_idup
- * would wait (documented in runtime/mpi/README.md).
+ * Comm_idup / idup_with_info, of intra- and intercommunicators, return at once: the context
+ * pair is agreed in the progress engine (runtime/comm/comm_idup.c) and the request completes
+ * when the new communicator is made (runtime/mpi/README.md).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -139,20 +137,6 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     return dup_with(c, call, info, newcomm);
 }
 
-/* An intercommunicator's idup completes at the call (its agreement spans two groups). */
-static int idup_blocking(ibex_comm_t *c, const char *call, bool with, MPI_Info info,
-                         MPI_Comm *newcomm, MPI_Request *request)
-{
-    if (with)
-        IBEX_CHECK(dup_with(c, call, info, newcomm));
-    else
-        IBEX_CHECK(ibex_mpi_comm_dup(c, call, true, newcomm));
-    int rc = ibex_p2p_req_done(c, call, request);
-    if (rc != MPI_SUCCESS)
-        PMPI_Comm_free(newcomm);
-    return rc;
-}
-
 typedef struct idup_call {
     ibex_req_t *req;   /* the program's */
     MPI_Comm *newcomm; /* written when the request completes */
@@ -187,8 +171,6 @@ static void idup_done(ibex_comm_t *made, ibex_status_t st, void *arg)
 static int idup_common(ibex_comm_t *c, const char *call, bool with, MPI_Info info,
                        MPI_Comm *newcomm, MPI_Request *request)
 {
-    if (ibex_comm_is_inter(c))
-        return idup_blocking(c, call, with, info, newcomm, request);
     idup_call_t *a = calloc(1, sizeof(*a));
     ibex_req_t *req = a ? ibex_req_alloc(IBEX_REQ_COLL) : NULL;
     if (!req) {

@@ -23,7 +23,8 @@ typedef struct wkeyval {
     MPI_Win_delete_attr_function *delete_fn;
     void *extra_state;
     int handle;
-    int refs; /* the program's handle (until freed) + one per attribute */
+    int refs;   /* the program's handle (until freed) + one per attribute */
+    bool freed; /* the program freed it: its handle stays valid (and unused) while refs */
 } wkeyval_t;
 
 typedef struct wattr {
@@ -47,8 +48,10 @@ static ibex_handle_table_t *wkv_table_get(void)
 
 static void wkv_unref(wkeyval_t *kv)
 {
-    if (--kv->refs == 0)
+    if (--kv->refs == 0) {
+        ibex_handle_release(wkv_table_get(), kv->handle);
         free(kv);
+    }
 }
 
 static int attr_find(const struct ibex_win_attrs *l, const wkeyval_t *kv)
@@ -149,8 +152,11 @@ int PMPI_Win_free_keyval(int *win_keyval)
     wkeyval_t *kv = wkv_find(*win_keyval);
     if (!kv)
         return IBEX_ERROR(MPI_ERR_KEYVAL, "invalid window keyval 0x%x", (unsigned)*win_keyval);
-    ibex_handle_release(wkv_table_get(), *win_keyval);
-    wkv_unref(kv);
+    if (kv->freed)
+        return IBEX_ERROR(MPI_ERR_KEYVAL, "keyval 0x%x was freed already (attributes still use it)",
+                          (unsigned)*win_keyval);
+    kv->freed = true;
+    wkv_unref(kv); /* attributes still using it keep it, and its handle */
     *win_keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
 }
@@ -161,6 +167,9 @@ int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
     wkeyval_t *kv = wkv_find(win_keyval);
     if (!kv)
         return IBEX_WIN_ERROR(w, MPI_ERR_KEYVAL, "invalid window keyval 0x%x",
+                              (unsigned)win_keyval);
+    if (kv->freed)
+        return IBEX_WIN_ERROR(w, MPI_ERR_KEYVAL, "window keyval 0x%x was freed",
                               (unsigned)win_keyval);
     int i = attr_find(w->uattrs, kv);
     if (i >= 0) {

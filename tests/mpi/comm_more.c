@@ -3,8 +3,9 @@
  * Communicator and group additions (standard MPI only): Comm_dup_with_info, Comm_set_info /
  * get_info, Comm_idup / idup_with_info, Comm_create_group (members only, two disjoint groups
  * at once told apart by tag), Group_range_incl / range_excl against lists computed here,
- * Dims_create against an exhaustive reference, Comm_split_type with the hardware types, and
- * the error classes of the new calls.
+ * Dims_create against an exhaustive reference, Comm_split_type with the hardware types (and
+ * HW_UNGUIDED's level given back in its info), Comm_disconnect with inactive persistent
+ * requests on the communicator, and the error classes of the new calls.
  */
 #include <stdbool.h>
 
@@ -321,6 +322,42 @@ static void check_split_type(void)
         CHECK(size < wsize);
         CHECK_RC(MPI_Comm_free(&c));
     }
+    /* with an info: the level used comes back in it, as in the new communicator's hints */
+    CHECK_RC(MPI_Info_create(&in));
+    CHECK_RC(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, in, &c));
+    if (c != MPI_COMM_NULL) {
+        char got[MPI_MAX_INFO_VAL + 1] = "";
+        int flag = 0, len = MPI_MAX_INFO_VAL;
+        MPI_Info hints;
+        CHECK_RC(MPI_Info_get_string(in, "mpi_hw_resource_type", &len, got, &flag));
+        CHECK(flag && got[0]);
+        CHECK_RC(MPI_Comm_get_info(c, &hints));
+        CHECK(info_has(hints, "mpi_hw_resource_type", got));
+        CHECK_RC(MPI_Info_free(&hints));
+        CHECK_RC(MPI_Comm_free(&c));
+    }
+    CHECK_RC(MPI_Info_free(&in));
+}
+
+/* MPI_Comm_disconnect waits for pending communication only: inactive persistent requests on
+ * the communicator (never started, or started and completed) do not hold it up. */
+static void check_disconnect(void)
+{
+    MPI_Comm c;
+    MPI_Request r[4];
+    int to = (wrank + 1) % wsize, from = (wrank + wsize - 1) % wsize, x = wrank, y = -1;
+    CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    CHECK_RC(MPI_Send_init(&x, 1, MPI_INT, to, 4, c, &r[0]));
+    CHECK_RC(MPI_Recv_init(&y, 1, MPI_INT, from, 4, c, &r[1]));
+    CHECK_RC(MPI_Startall(2, r));
+    CHECK_RC(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+    CHECK(y == from);
+    CHECK_RC(MPI_Recv_init(&y, 1, MPI_INT, from, 5, c, &r[2]));
+    CHECK_RC(MPI_Barrier_init(c, MPI_INFO_NULL, &r[3]));
+    CHECK_RC(MPI_Comm_disconnect(&c));
+    CHECK(c == MPI_COMM_NULL);
+    for (int i = 0; i < 4; i++)
+        CHECK_RC(MPI_Request_free(&r[i]));
 }
 
 int main(int argc, char **argv)
@@ -336,6 +373,7 @@ int main(int argc, char **argv)
     check_dims();
     check_errors();
     check_split_type();
+    check_disconnect();
     mt_barrier(MPI_COMM_WORLD);
     mt_done("comm_more");
     MPI_Finalize();

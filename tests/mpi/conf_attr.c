@@ -1,6 +1,6 @@
 /* Attributes, written against MPI 4.1: callbacks at dup and free and their order, attribute
  * errors from callbacks, keyvals on communicators / types / windows, intercommunicators,
- * the predefined attributes. */
+ * the predefined attributes, keyvals freed while attributes still use them. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -291,6 +291,78 @@ static void win_attrs(void)
     MPI_Win_free_keyval(&kv);
 }
 
+/* A keyval freed while an attribute uses it (MPI 4.1 section 7.7.2: the free takes effect when
+ * the last attribute goes): the attribute is still copied by dup with the keyval's callbacks,
+ * which are given the keyval the program created; keyvals made meanwhile are other keyvals, so
+ * a copy of the freed handle still names the attribute and deletes it. */
+static int kv_seen;
+static int inuse_copy(MPI_Comm c, int kv, void *extra, void *in, void *out, int *flag)
+{
+    (void)c, (void)extra;
+    kv_seen = kv;
+    *(void **)out = in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+static int inuse_del(MPI_Comm c, int kv, void *val, void *extra)
+{
+    (void)c, (void)val, (void)extra;
+    kv_seen = kv;
+    ++*(int *)extra;
+    return MPI_SUCCESS;
+}
+static int tinuse_del(MPI_Datatype t, int kv, void *val, void *extra)
+{
+    (void)t, (void)val;
+    kv_seen = kv;
+    ++*(int *)extra;
+    return MPI_SUCCESS;
+}
+static void keyval_in_use(void)
+{
+    enum { NEW = 8 };
+    int kv, saved, fresh[NEW], dels = 0, flag, i;
+    void *v;
+    MPI_Comm c, d;
+    MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    MPI_Comm_create_keyval(inuse_copy, inuse_del, &kv, &dels);
+    saved = kv;
+    MPI_Comm_set_attr(c, kv, (void *)21);
+    MPI_Comm_free_keyval(&kv);
+    CHECK(kv == MPI_KEYVAL_INVALID, "free_keyval leaves %d", kv);
+    for (i = 0; i < NEW; i++) {
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &fresh[i], NULL);
+        CHECK(fresh[i] != saved, "a new keyval takes the handle of one still in use");
+    }
+    kv_seen = -1;
+    MPI_Comm_dup(c, &d);
+    CHECK(kv_seen == saved, "copy callback given keyval %d, not %d", kv_seen, saved);
+    MPI_Comm_get_attr(d, saved, &v, &flag);
+    CHECK(flag && v == (void *)21, "attribute of a freed keyval not copied by dup");
+    MPI_Comm_free(&d);
+    CHECK(dels == 1 && kv_seen == saved, "delete at free of the dup: %d, keyval %d", dels, kv_seen);
+    MPI_Comm_delete_attr(c, saved); /* a copy of the handle still names it */
+    CHECK(dels == 2, "delete_attr through the freed keyval's handle: %d deletes", dels);
+    /* that was the last attribute: the keyval is gone now, and its handle with it */
+    for (i = 0; i < NEW; i++)
+        MPI_Comm_free_keyval(&fresh[i]);
+    MPI_Comm_free(&c);
+    /* the same for a datatype keyval */
+    MPI_Datatype t;
+    int tkv, tsaved, tfresh, tdels = 0;
+    MPI_Type_contiguous(2, MPI_INT, &t);
+    MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, tinuse_del, &tkv, &tdels);
+    tsaved = tkv;
+    MPI_Type_set_attr(t, tkv, (void *)5);
+    MPI_Type_free_keyval(&tkv);
+    MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &tfresh, NULL);
+    CHECK(tfresh != tsaved, "a new type keyval takes the handle of one still in use");
+    kv_seen = -1;
+    MPI_Type_free(&t);
+    CHECK(tdels == 1 && kv_seen == tsaved, "type delete: %d, keyval %d", tdels, kv_seen);
+    MPI_Type_free_keyval(&tfresh);
+}
+
 /* attric: attributes on an intercommunicator are copied by its dup */
 static void inter_attrs(void)
 {
@@ -343,6 +415,7 @@ int main(int argc, char **argv)
     type_attrs();
     win_attrs();
     inter_attrs();
+    keyval_in_use();
     MPI_Allreduce(&errs, &tot, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     for (i = 0; i < 3; i++) {
         MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, fin_del, &kvs[i], NULL);

@@ -6,7 +6,12 @@
  * overlapping point-to-point traffic, a non-blocking collective, a blocking Comm_dup and an
  * idup of another communicator; 24 at once completed by polling MPI_Test; each result checked
  * (size, rank, congruent, traffic on it that does not mix with its siblings, attributes copied
- * with MPI_COMM_DUP_FN, hints given). Standard MPI only.
+ * with MPI_COMM_DUP_FN, hints given); idups of two parents posted in opposite orders on even
+ * and odd ranks; the idup of an intercommunicator, non-blocking in the
+ * same way across its two groups (each group's leader posts its idup and then sends
+ * synchronously to the other group's other ranks, which receive before posting theirs), two
+ * outstanding on it completed in reverse order, each a working congruent intercommunicator
+ * whose traffic does not mix with the parent's. Standard MPI only.
  */
 #include "mpitest.h"
 
@@ -158,6 +163,96 @@ static void many(void)
         CHECK_RC(MPI_Comm_free(&c[i]));
 }
 
+/* Idups of two parents posted in opposite orders on even and odd ranks, both waited for at
+ * once, several times (each idup took a whole word of context pairs on some rank, and the two
+ * parents' retries went to the same word every time: they failed after 1000 tries). */
+static void crossed(void)
+{
+    MPI_Comm p[2], c[2];
+    MPI_Request r[2];
+    for (int i = 0; i < 2; i++) {
+        CHECK_RC(MPI_Comm_idup(MPI_COMM_WORLD, &p[i], &r[0]));
+        CHECK_RC(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
+    }
+    for (int round = 0; round < 4; round++) {
+        int first = (rank + round) % 2;
+        CHECK_RC(MPI_Comm_idup(p[first], &c[first], &r[0]));
+        CHECK_RC(MPI_Comm_idup(p[1 - first], &c[1 - first], &r[1]));
+        CHECK_RC(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+        for (int i = 0; i < 2; i++)
+            check_dup(c[i], 10 * round + i);
+        check_apart(c[0], c[1]);
+        for (int i = 0; i < 2; i++)
+            CHECK_RC(MPI_Comm_free(&c[i]));
+    }
+    for (int i = 0; i < 2; i++)
+        CHECK_RC(MPI_Comm_free(&p[i]));
+}
+
+/* d is a working duplicate of the intercommunicator ic (this side's rank lrank, lsize ranks
+ * here, rsize there): congruent, a collective across both groups, traffic apart from ic's. */
+static void check_inter_dup(MPI_Comm ic, MPI_Comm d, int lrank, int rsize)
+{
+    int flag = 0, cmp, rs, sum = -1, v = lrank, from = -1, other = -1;
+    CHECK(d != MPI_COMM_NULL);
+    CHECK_RC(MPI_Comm_test_inter(d, &flag));
+    CHECK(flag);
+    CHECK_RC(MPI_Comm_compare(d, ic, &cmp));
+    CHECK(cmp == MPI_CONGRUENT);
+    CHECK_RC(MPI_Comm_remote_size(d, &rs));
+    CHECK(rs == rsize);
+    CHECK_RC(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, d)); /* the remote group's ranks */
+    CHECK(sum == rsize * (rsize - 1) / 2);
+    if (lrank == 0) { /* the leaders swap on both, same tag: each arrives on its own */
+        int a = 100, b = 200;
+        MPI_Request r[4];
+        CHECK_RC(MPI_Irecv(&other, 1, MPI_INT, 0, 5, ic, &r[0]));
+        CHECK_RC(MPI_Irecv(&from, 1, MPI_INT, 0, 5, d, &r[1]));
+        CHECK_RC(MPI_Isend(&b, 1, MPI_INT, 0, 5, d, &r[2]));
+        CHECK_RC(MPI_Isend(&a, 1, MPI_INT, 0, 5, ic, &r[3]));
+        CHECK_RC(MPI_Waitall(4, r, MPI_STATUSES_IGNORE));
+        CHECK(other == 100 && from == 200);
+    }
+}
+
+/* Intercommunicator idups (2 or more ranks): even and odd world ranks are the two groups. */
+static void inter(void)
+{
+    if (size < 2)
+        return;
+    MPI_Comm local, ic, d[2];
+    MPI_Request r[2];
+    int lrank, lsize, rsize, token = 9;
+    CHECK_RC(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &local));
+    CHECK_RC(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 77, &ic));
+    CHECK_RC(MPI_Comm_rank(ic, &lrank));
+    CHECK_RC(MPI_Comm_size(ic, &lsize));
+    CHECK_RC(MPI_Comm_remote_size(ic, &rsize));
+    if (lrank == 0) {
+        CHECK_RC(MPI_Comm_idup(ic, &d[0], &r[0]));
+        for (int q = 1; q < rsize; q++)
+            CHECK_RC(MPI_Ssend(&token, 1, MPI_INT, q, 3, ic));
+    } else {
+        token = 0;
+        CHECK_RC(MPI_Recv(&token, 1, MPI_INT, 0, 3, ic, MPI_STATUS_IGNORE));
+        CHECK(token == 9);
+        CHECK_RC(MPI_Comm_idup(ic, &d[0], &r[0]));
+    }
+    CHECK_RC(MPI_Comm_idup(ic, &d[1], &r[1]));
+    CHECK_RC(MPI_Wait(&r[1], MPI_STATUS_IGNORE));
+    CHECK_RC(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
+    for (int i = 0; i < 2; i++)
+        check_inter_dup(ic, d[i], lrank, rsize);
+    int cmp;
+    CHECK_RC(MPI_Comm_compare(d[0], d[1], &cmp));
+    CHECK(cmp == MPI_CONGRUENT);
+    for (int i = 0; i < 2; i++)
+        CHECK_RC(MPI_Comm_free(&d[i]));
+    CHECK_RC(MPI_Comm_free(&ic));
+    CHECK_RC(MPI_Comm_free(&local));
+    (void)lsize;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -166,6 +261,8 @@ int main(int argc, char **argv)
     not_blocking();
     overlapping();
     many();
+    crossed();
+    inter();
     MPI_Barrier(MPI_COMM_WORLD);
     mt_done("idup_basic");
     MPI_Finalize();

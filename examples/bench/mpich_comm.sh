@@ -1,0 +1,239 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Builds and runs a list of MPICH's communicator / attribute / info / group / session / error
+# handler / init test programs against an MPI library and prints a pass / fail table. The test
+# sources are not part of Ibex: give the directory laid out as MPICH's test/mpi (include/,
+# util/mtest.c, util/mtest_common.c, util/dtypes.c, comm/, attr/, info/, group/, errhan/,
+# init/, session/, with an include/mpitestconf.h written for the machine). Nothing is written
+# into it.
+#
+#   examples/bench/mpich_comm.sh --src ~/mpich-tests --prefix /opt/ibex
+#   examples/bench/mpich_comm.sh --src DIR --prefix DIR --softib       # verbs on softib, 3 ranks
+#   examples/bench/mpich_comm.sh --src DIR --mpi mpich                 # the same with MPICH
+#
+# Options:
+#   --src DIR        the assembled MPICH test sources (required)
+#   --prefix DIR     Ibex installation (bin/ibexcc, bin/ibexrun); default: the one in PATH
+#   --mpi NAME       ibex (default), mpich (mpicc.mpich, mpiexec.mpich) or openmpi
+#                    (mpicc.openmpi, mpirun.openmpi --oversubscribe)
+#   --work DIR       where to build and keep the logs (default: a new directory in $TMPDIR)
+#   --softib         Ibex over verbs on softib with shared memory off (IBEX_TRANSPORTS=verbs),
+#                    rank counts capped at 3
+#   --nodes N        Ibex with faked nodes of N ranks (IBEX_COLL_NODE_SIZE=N)
+#   --max-np N       cap every rank count at N (programs adapt to the size they get)
+#   --timeout S      time limit of one run (default 120)
+#   --only REGEX     run only the programs whose dir/name matches
+# A run passes when it exits 0 and prints "No Errors"; the programs marked status / fatal must
+# instead exit non-zero (status: with no output, as MPICH's TestStatus; fatal: anything, as
+# TestErrFatal). Exit status: 0 when nothing failed, 1 otherwise, 2 on usage.
+set -u
+SRC= PREFIX= MPI=ibex WORK= SOFTIB=0 NODES= MAXNP= T=120 ONLY=.
+usage() {
+    sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'
+    exit 2
+}
+while [ $# -gt 0 ]; do
+    case $1 in
+    --src) SRC=$2; shift ;;
+    --prefix) PREFIX=$2; shift ;;
+    --mpi) MPI=$2; shift ;;
+    --work) WORK=$2; shift ;;
+    --softib) SOFTIB=1 ;;
+    --nodes) NODES=$2; shift ;;
+    --max-np) MAXNP=$2; shift ;;
+    --timeout) T=$2; shift ;;
+    --only) ONLY=$2; shift ;;
+    -h | --help) usage ;;
+    *) echo "mpich_comm: unknown option $1" >&2; usage ;;
+    esac
+    shift
+done
+[ -n "$SRC" ] && [ -f "$SRC/util/mtest.c" ] && [ -f "$SRC/include/mpitestconf.h" ] ||
+    { echo "mpich_comm: --src DIR must hold util/mtest.c and include/mpitestconf.h" >&2; usage; }
+RUNOPT=
+case $MPI in
+ibex)
+    if [ -n "$PREFIX" ]; then
+        CC=$PREFIX/bin/ibexcc RUN=$PREFIX/bin/ibexrun
+    else
+        CC=$(command -v ibexcc) RUN=$(command -v ibexrun)
+    fi
+    [ "$SOFTIB" = 1 ] && { RUNOPT=--softib; export IBEX_TRANSPORTS=verbs; [ -n "$MAXNP" ] || MAXNP=3; }
+    [ -n "$NODES" ] && export IBEX_COLL_NODE_SIZE=$NODES
+    ;;
+mpich) CC=$(command -v mpicc.mpich) RUN=$(command -v mpiexec.mpich) ;;
+openmpi)
+    CC=$(command -v mpicc.openmpi) RUN=$(command -v mpirun.openmpi)
+    RUNOPT="--oversubscribe --allow-run-as-root"
+    ;;
+*) echo "mpich_comm: --mpi ibex|mpich|openmpi" >&2; exit 2 ;;
+esac
+[ -x "${CC:-}" ] && [ -x "${RUN:-}" ] || { echo "mpich_comm: no compiler / launcher for $MPI" >&2; exit 2; }
+[ -n "$WORK" ] || WORK=$(mktemp -d "${TMPDIR:-/tmp}/mpich_comm.XXXXXX")
+mkdir -p "$WORK/bin" "$WORK/logs" || exit 2
+
+# Left out: comm/ic2 (33 ranks), session/session_4x4 (16), attr/fkeyvaltype (MPICH's dtpools),
+# errhan/commcall_oldapi (MPI_Errhandler_create and the other calls MPI 3.0 removed), the
+# Fortran, C++, spawn and MPIX programs of these folders.
+# The list: directory, program, ranks, then optional words: status / fatal (the expected
+# result, see above), tl=S (a time limit of its own), and arguments to the program.
+LIST='
+comm dup 2
+comm dupic 4
+comm commcreate1 8
+comm commname 4
+comm ic1 4
+comm icgroup 8
+comm icm 8
+comm icsplit 8
+comm iccreate 8
+comm ctxalloc 2 tl=300
+comm ctxsplit 4 tl=300
+comm cmfree 4
+comm cmfree2 2
+comm cmsplit 4
+comm cmsplit2 12
+comm probe_intercomm 2
+comm cmsplit_type 4 .
+comm comm_create_group 4
+comm comm_create_group 8
+comm comm_group_half 4
+comm comm_group_rand 4
+comm comm_idup 4
+comm comm_idup_mul 2
+comm comm_idup_overlap 2
+comm comm_idup_iallreduce 6
+comm comm_idup_nb 6
+comm comm_idup_isend 6
+comm comm_idup_comm 6
+comm comm_idup_comm2 6
+comm dup_with_info 4
+comm idup_with_info 4
+comm comm_info 6
+comm comm_info2 1
+comm comm_create_group_idup 4
+comm inactive_reqs 2
+attr attrt 2
+attr attric 4
+attr attrerr 1
+attr attrend 1
+attr attrend 4
+attr attrend2 1
+attr attrend2 5
+attr attrerrcomm 1
+attr attrerrtype 1
+attr attrdeleteget 1
+attr attr2type 1
+attr attrorder 1
+attr attrordercomm 1
+attr attrordertype 1
+attr baseattr2 1
+attr baseattrcomm 1
+attr fkeyval 1
+attr fkeyvalcomm 1
+attr keyval_double_free 1
+attr keyval_double_free_comm 1
+attr keyval_double_free_type 1
+attr keyval_double_free_win 1
+info infodup 1
+info infodel 1
+info infovallen 1
+info infoorder 1
+info infomany 1
+info infomany2 1
+info infotest 1
+info infoget 1
+info infogetstring 1
+info infoenv 1
+info info_no_init 1
+info infocreateenv 1
+group groupcreate 4
+group grouptest 8
+group grouptest2 4
+group groupnullincl 4
+group gtranks 8
+session session 4
+session session_psets 1
+session session_self 1
+session session_inter 5
+errhan adderr 1
+errhan commcall 2
+errhan errfatal 1 fatal
+errhan predef_eh 1
+errhan predef_eh 2
+errhan errstring2 1
+errhan dynamic_errcode_predefined_errclass 1
+init exitst1 2 status
+init exitst2 4 status
+init initstat 1
+init timeout 2 fatal tl=10
+init version 1
+init finalized 1
+init attrself 1
+init library_version 1
+'
+
+# The support objects, once.
+SUPPORT=
+for f in mtest mtest_common mtest_single dtypes; do
+    [ -f "$SRC/util/$f.c" ] || continue
+    if "$CC" -c -I"$SRC/include" -o "$WORK/bin/$f.o" "$SRC/util/$f.c" >"$WORK/logs/$f.build" 2>&1; then
+        SUPPORT="$SUPPORT $WORK/bin/$f.o"
+    else
+        echo "mpich_comm: util/$f.c does not build (see $WORK/logs/$f.build)" >&2
+        exit 1
+    fi
+done
+
+npass=0 nfail=0 nbuild=0
+rm -f "$WORK/counts"
+printf '%-44s %-3s %s\n' program np result
+echo "$LIST" | while read -r dir prog np rest; do
+    [ -n "$dir" ] || continue
+    echo "$dir/$prog" | grep -Eq -- "$ONLY" || continue
+    expect=ok tl=$T args=
+    for w in $rest; do
+        case $w in
+        status | fatal) expect=$w ;;
+        tl=*) tl=${w#tl=} ;;
+        *) args="$args $w" ;;
+        esac
+    done
+    [ -n "$MAXNP" ] && [ "$np" -gt "$MAXNP" ] && np=$MAXNP
+    name="$dir/$prog"
+    log="$WORK/logs/$dir.$prog.$np"
+    bin="$WORK/bin/$dir.$prog"
+    if [ ! -x "$bin" ]; then
+        if ! "$CC" -I"$SRC/include" -o "$bin" "$SRC/$dir/$prog.c" $SUPPORT -lm >"$log.build" 2>&1; then
+            printf '%-44s %-3s %s\n' "$name" "$np" "BUILD FAILED: $(grep -m1 -i error "$log.build")"
+            echo build >>"$WORK/counts"
+            continue
+        fi
+    fi
+    case $MPI in
+    ibex) set -- "$RUN" $RUNOPT -n "$np" --timeout "$tl" "$bin" ;;
+    mpich) set -- timeout "$tl" "$RUN" -n "$np" "$bin" ;;
+    openmpi) set -- timeout "$tl" "$RUN" $RUNOPT -n "$np" "$bin" ;;
+    esac
+    # shellcheck disable=SC2086
+    (cd "$WORK/bin" && MPIEXEC_TIMEOUT=$tl "$@" $args) >"$log" 2>&1 </dev/null
+    rc=$?
+    case $expect in
+    ok) if [ $rc -eq 0 ] && grep -Eq '^ *No [Ee]rrors *$' "$log"; then res=pass; else res=FAIL; fi ;;
+    status) if [ $rc -ne 0 ]; then res=pass; else res=FAIL; fi ;;
+    fatal) if [ $rc -ne 0 ]; then res=pass; else res=FAIL; fi ;;
+    esac
+    if [ $res = pass ]; then
+        printf '%-44s %-3s %s\n' "$name" "$np" pass
+        echo pass >>"$WORK/counts"
+    else
+        why=$(grep -v '^ *$' "$log" | head -n 1 | cut -c1-100)
+        printf '%-44s %-3s %s\n' "$name" "$np" "FAIL (exit $rc) $why"
+        echo fail >>"$WORK/counts"
+    fi
+done
+npass=$(grep -c pass "$WORK/counts" 2>/dev/null)
+nfail=$(grep -c fail "$WORK/counts" 2>/dev/null)
+nbuild=$(grep -c build "$WORK/counts" 2>/dev/null)
+echo "mpich_comm ($MPI): ${npass:-0} passed, ${nfail:-0} failed, ${nbuild:-0} did not build; logs in $WORK/logs"
+[ "${nfail:-0}" = 0 ] && [ "${nbuild:-0}" = 0 ]
