@@ -81,19 +81,19 @@ static ibex_status_t a2a_pack(const a2a_side_t *rcv, int size, a2a_side_t *snd, 
     return st;
 }
 
-static ibex_status_t a2a_run(const ibex_coll_args_t *a, bool w, int tag)
+static ibex_status_t a2a_run(const ibex_coll_args_t *a, int tag)
 {
     a2a_side_t rcv = {.buf = a->rbuf,
                       .counts = a->rcounts,
                       .displs = a->rdispls,
                       .dt = a->rdt,
-                      .dts = w ? a->rdts : NULL};
+                      .dts = a->rdts}; /* Alltoallw, or per-peer types (coll.h) */
     if (a->sbuf != MPI_IN_PLACE) {
         a2a_side_t snd = {.buf = (char *)a->sbuf,
                           .counts = a->scounts,
                           .displs = a->sdispls,
                           .dt = a->sdt,
-                          .dts = w ? a->sdts : NULL};
+                          .dts = a->sdts};
         return a2a_steps(&snd, &rcv, a->comm, tag);
     }
     a2a_side_t snd = {0};
@@ -108,10 +108,10 @@ static ibex_status_t a2a_run(const ibex_coll_args_t *a, bool w, int tag)
 
 ibex_status_t ibex_coll_alltoallv_pairwise(const ibex_coll_args_t *args)
 {
-    return a2a_run(args, false, IBEX_COLL_TAG(IBEX_COLL_ALLTOALLV));
+    return a2a_run(args, IBEX_COLL_TAG(IBEX_COLL_ALLTOALLV));
 }
 
 ibex_status_t ibex_coll_alltoallw_pairwise(const ibex_coll_args_t *args)
 {
-    return a2a_run(args, true, IBEX_COLL_TAG(IBEX_COLL_ALLTOALLW));
+    return a2a_run(args, IBEX_COLL_TAG(IBEX_COLL_ALLTOALLW));
 }

@@ -61,10 +61,11 @@ static ibex_status_t sc_run(const sc_side_t *snd, const sc_side_t *rcv, ibex_com
     return st;
 }
 
-static ibex_status_t sc_args(const ibex_coll_args_t *a, bool w, int tag)
+static ibex_status_t sc_args(const ibex_coll_args_t *a, int tag)
 {
-    sc_side_t snd = {a->sbuf, a->scounts, a->sdispls, a->sdt, w ? a->sdts : NULL};
-    sc_side_t rcv = {a->rbuf, a->rcounts, a->rdispls, a->rdt, w ? a->rdts : NULL};
+    /* Alltoallw, or Alltoallv with per-peer types (coll.h): the types set either way */
+    sc_side_t snd = {a->sbuf, a->scounts, a->sdispls, a->sdt, a->sdts};
+    sc_side_t rcv = {a->rbuf, a->rcounts, a->rdispls, a->rdt, a->rdts};
     return sc_run(&snd, &rcv, a->comm, tag);
 }
 
@@ -72,12 +73,12 @@ ibex_status_t ibex_coll_alltoallv_scattered(const ibex_coll_args_t *args)
 {
     if (args->sbuf == MPI_IN_PLACE)
         return ibex_coll_alltoallv_pairwise(args);
-    return sc_args(args, false, IBEX_COLL_TAG(IBEX_COLL_ALLTOALLV));
+    return sc_args(args, IBEX_COLL_TAG(IBEX_COLL_ALLTOALLV));
 }
 
 ibex_status_t ibex_coll_alltoallw_scattered(const ibex_coll_args_t *args)
 {
     if (args->sbuf == MPI_IN_PLACE)
         return ibex_coll_alltoallw_pairwise(args);
-    return sc_args(args, true, IBEX_COLL_TAG(IBEX_COLL_ALLTOALLW));
+    return sc_args(args, IBEX_COLL_TAG(IBEX_COLL_ALLTOALLW));
 }

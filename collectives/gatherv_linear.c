@@ -19,16 +19,17 @@ static ibex_status_t gatherv_root(const ibex_coll_args_t *a)
     ibex_status_t st = ibex_coll_batch_init(&b, comm->size, comm, IBEX_COLL_TAG(IBEX_COLL_GATHERV));
     if (st != IBEX_OK)
         return st;
+    MPI_Datatype dt;
     for (int r = 0; r < comm->size; r++)
-        if (r != comm->rank)
-            ibex_coll_batch_recv(&b, ibex_coll_disp(a->rbuf, a->rdt, a->rdispls[r]), a->rcounts[r],
-                                 a->rdt, r);
+        if (r != comm->rank) {
+            void *blk = ibex_coll_vblock(a->rbuf, a->rdt, a->rdts, a->rdispls, r, &dt);
+            ibex_coll_batch_recv(&b, blk, a->rcounts[r], dt, r);
+        }
     st = ibex_coll_batch_wait(&b);
     if (st == IBEX_OK && a->sbuf != MPI_IN_PLACE) {
         int me = comm->rank;
-        st =
-            ibex_coll_copy(a->sbuf, a->scount, a->sdt,
-                           ibex_coll_disp(a->rbuf, a->rdt, a->rdispls[me]), a->rcounts[me], a->rdt);
+        void *blk = ibex_coll_vblock(a->rbuf, a->rdt, a->rdts, a->rdispls, me, &dt);
+        st = ibex_coll_copy(a->sbuf, a->scount, a->sdt, blk, a->rcounts[me], dt);
     }
     return st;
 }

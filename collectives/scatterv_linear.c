@@ -18,15 +18,17 @@ static ibex_status_t scatterv_root(const ibex_coll_args_t *a)
         ibex_coll_batch_init(&b, comm->size, comm, IBEX_COLL_TAG(IBEX_COLL_SCATTERV));
     if (st != IBEX_OK)
         return st;
+    MPI_Datatype dt;
     for (int r = 0; r < comm->size; r++)
-        if (r != comm->rank)
-            ibex_coll_batch_send(&b, ibex_coll_disp(a->sbuf, a->sdt, a->sdispls[r]), a->scounts[r],
-                                 a->sdt, r);
+        if (r != comm->rank) {
+            void *blk = ibex_coll_vblock(a->sbuf, a->sdt, a->sdts, a->sdispls, r, &dt);
+            ibex_coll_batch_send(&b, blk, a->scounts[r], dt, r);
+        }
     st = ibex_coll_batch_wait(&b);
     if (st == IBEX_OK && a->rbuf != MPI_IN_PLACE) {
         int me = comm->rank;
-        st = ibex_coll_copy(ibex_coll_disp(a->sbuf, a->sdt, a->sdispls[me]), a->scounts[me], a->sdt,
-                            a->rbuf, a->rcount, a->rdt);
+        void *blk = ibex_coll_vblock(a->sbuf, a->sdt, a->sdts, a->sdispls, me, &dt);
+        st = ibex_coll_copy(blk, a->scounts[me], dt, a->rbuf, a->rcount, a->rdt);
     }
     return st;
 }

@@ -42,6 +42,25 @@ typedef struct MPI_Status {
     MPI_Count ibex_count; /* bytes received */
 } MPI_Status;
 
+/* The Fortran forms of a status (MPI 4.1 section 19.3.5), for MPI_Status_c2f / f2c / c2f08 /
+ * f082c / f082f / f2f08: an array of MPI_F_STATUS_SIZE MPI_Fint (MPI_F_SOURCE, MPI_F_TAG and
+ * MPI_F_ERROR are the 0-based places of the public fields; then the cancelled flag and the
+ * byte count, low and high 32 bits) and the mpi_f08 TYPE(MPI_Status) with the same fields. */
+#define MPI_F_STATUS_SIZE 6
+#define MPI_F_SOURCE      0
+#define MPI_F_TAG         1
+#define MPI_F_ERROR       2
+typedef struct MPI_F08_status {
+    MPI_Fint MPI_SOURCE;
+    MPI_Fint MPI_TAG;
+    MPI_Fint MPI_ERROR;
+    MPI_Fint ibex_internal[MPI_F_STATUS_SIZE - 3];
+} MPI_F08_status;
+#define MPI_F_STATUS_IGNORE     ((MPI_Fint *)0)
+#define MPI_F_STATUSES_IGNORE   ((MPI_Fint *)0)
+#define MPI_F08_STATUS_IGNORE   ((MPI_F08_status *)0)
+#define MPI_F08_STATUSES_IGNORE ((MPI_F08_status *)0)
+
 #define IBEX_KIND_COMM           1
 #define IBEX_KIND_GROUP          2
 #define IBEX_KIND_DATATYPE       3

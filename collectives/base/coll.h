@@ -76,7 +76,13 @@ _Static_assert(IBEX_COLL_KIND_COUNT <= IBEX_COLL_TAG_MAX,
  *   Reduce_scatter  rcounts (block i goes to rank i) with rdt and op; sbuf holds sum(rcounts)
  *                   elements, or is MPI_IN_PLACE (the data is then in rbuf)
  * Reduce_scatter_block uses (rcount, rdt) per rank (sbuf holds size * rcount); Scan and
- * Exscan use (rcount, rdt) like Allreduce (sbuf may be MPI_IN_PLACE). */
+ * Exscan use (rcount, rdt) like Allreduce (sbuf may be MPI_IN_PLACE).
+ *
+ * Per-peer types: Gatherv (rdts, at the root), Scatterv (sdts, at the root) and Alltoallv
+ * (sdts / rdts) on an intracommunicator may also be given a type per peer, as Alltoallw is;
+ * their displacements are then in bytes and sdt / rdt are only checked. runtime/mpi's
+ * large-count forms (coll_large.c) pass a block past an int that way, as one element of a
+ * derived type; each rank chooses for itself, the messages are the same. */
 typedef struct ibex_coll_args {
     ibex_comm_t *comm;
     const void *sbuf;
@@ -221,6 +227,10 @@ ibex_status_t ibex_coll_apply(const ibex_op_t *op, const void *in, void *inout, 
                               MPI_Datatype dt);
 /* buf + displ * extent(dt); displ may be negative (the v-collectives' displacements). */
 void *ibex_coll_disp(const void *buf, MPI_Datatype dt, int displ);
+/* Block i of a v-collective side: displs[i] extents of dt into buf, or with per-peer types
+ * (dts not NULL) displs[i] bytes into buf and dts[i] as *dt_p. */
+void *ibex_coll_vblock(const void *buf, MPI_Datatype dt, const MPI_Datatype *dts, const int *displs,
+                       int i, MPI_Datatype *dt_p);
 
 /* A batch of non-blocking sends and receives on the collective context (one tag), waited for
  * together: post with _send / _recv (the first failure stops further posts and is kept), then

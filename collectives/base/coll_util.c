@@ -58,7 +58,9 @@ ibex_status_t ibex_coll_copy(const void *sbuf, int scount, MPI_Datatype sdt, voi
     size_t sbytes = (size_t)scount * s->size, rbytes = (size_t)rcount * r->size;
     if (sbytes > rbytes)
         return IBEX_ERR_TRUNCATE;
-    if (sbytes == 0 || sbuf == rbuf)
+    /* the same buffer is the same data, unless it is MPI_BOTTOM (NULL): there the types'
+     * absolute addresses say where each side is (Alltoallw's own block at MPI_BOTTOM) */
+    if (sbytes == 0 || (sbuf == rbuf && (sbuf || (sdt == rdt && scount == rcount))))
         return IBEX_OK;
     if (ibex_dt_is_contig(s, scount) && ibex_dt_is_contig(r, rcount)) {
         memcpy((char *)rbuf + r->true_lb, (const char *)sbuf + s->true_lb, sbytes);
@@ -82,6 +84,17 @@ ibex_status_t ibex_coll_apply(const ibex_op_t *op, const void *in, void *inout, 
 void *ibex_coll_disp(const void *buf, MPI_Datatype dt, int displ)
 {
     return (char *)buf + (ptrdiff_t)displ * ibex_dt_get(dt)->extent;
+}
+
+void *ibex_coll_vblock(const void *buf, MPI_Datatype dt, const MPI_Datatype *dts, const int *displs,
+                       int i, MPI_Datatype *dt_p)
+{
+    if (!dts) {
+        *dt_p = dt;
+        return ibex_coll_disp(buf, dt, displs[i]);
+    }
+    *dt_p = dts[i];
+    return (char *)buf + displs[i];
 }
 
 /* ---- batches of non-blocking sends and receives ---- */

@@ -1,182 +1,590 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The large-count forms of the same-count collectives (MPI_Bcast_c, Reduce_c, Allreduce_c,
- * Gather_c, Scatter_c, Allgather_c, Alltoall_c). A count that fits in an int is the int call.
- * A larger one is sent as one element of a contiguous type of `count` elements
- * (MPI_Type_contiguous_c: the datatype engine counts in MPI_Count), so the collectives, which
- * count in int, move it unchanged: the type signature is the same count of the same basic
- * elements, and every rank whose count is past an int wraps it the same way. Predefined ops
- * reduce a contiguous type element by element; a user op would see the wrapping type instead of
- * its own, so a user op with a count past an int stays MPI_ERR_COUNT. A count that is not
- * significant at a rank (a non-root's receive count, a send count beside MPI_IN_PLACE) is not
- * read. The v / w forms, the reduce-scatters and scans and the non-blocking and persistent
- * forms still count in int (MPI_ERR_COUNT past it).
+ * The large-count forms of the blocking collectives (MPI_Bcast_c .. MPI_Exscan_c), on one
+ * path: each call's (count, type) pairs and per-rank arrays are turned into the int arguments
+ * of ibex_coll_args_t (collectives/ counts in int), then ibex_coll_call runs the collective as
+ * the int form does (the same checks, errors naming the _c call).
+ *
+ * - A single count that fits in an int is passed as is. A larger one becomes one element of a
+ *   contiguous type of `count` elements (MPI_Type_contiguous_c: the datatype engine counts in
+ *   MPI_Count): the type signature is unchanged, so every rank wraps or not for itself.
+ * - A per-rank array whose counts and displacements all fit is passed as ints. Otherwise the
+ *   side takes a type per peer (coll.h, "Per-peer types"; displacements in bytes): a block that
+ *   does not fit becomes one element of an hindexed type of one block at its displacement,
+ *   count 1 and displacement 0. Again each rank chooses alone; the messages are the same.
+ *   Intercommunicators have no per-peer form: a block past an int there is MPI_ERR_COUNT.
+ * - Allgatherv and Reduce_scatter, whose arrays every rank knows, decide together: past an int
+ *   they run as Gatherv + Bcast and Reduce + Scatterv (root 0) of these same pieces.
+ * - Predefined ops reduce a wrapped type element by element; a user op would be given the
+ *   wrapping type instead of its own, so a count past an int with a user op is MPI_ERR_COUNT.
+ * - What is not significant at a rank (a non-root's receive side, the send side beside
+ *   MPI_IN_PLACE, a non-root's arrays) is not read.
+ * The non-blocking and persistent `_c` forms are generated (bindings/gen_bindings.py): past an
+ * int they are MPI_ERR_COUNT.
  */
 #include <limits.h>
+#include <stdlib.h>
 
+#include "coll.h"
+#include "coll_api.h"
 #include "ibex_comm.h"
 #include "ibex_err.h"
 #include "ibex_op.h"
 #include "ibex_runtime.h"
 #include "ibex_entry.h"
 
-/* One (buffer count, type) of a call as the int call takes it: as is, or wrapped. */
-typedef struct large_arg {
-    int count;
-    MPI_Datatype type;
-    bool wrapped;
-} large_arg_t;
+/* What one large-count call made (types, int arrays), freed when the int call returns. */
+typedef struct lc {
+    ibex_entry_t *e;
+    ibex_comm_t *comm; /* NULL: bad handle, the int call reports it */
+    MPI_Datatype *types;
+    int ntypes, cap;
+    void *mem[8];
+    int nmem;
+} lc_t;
 
-static int wrap(ibex_entry_t *e, const char *what, MPI_Count count, MPI_Datatype dt,
-                large_arg_t *out)
+static void lc_init(lc_t *l, ibex_entry_t *e, MPI_Comm comm)
 {
-    out->wrapped = false;
-    out->type = dt;
-    if (count <= INT_MAX) {
-        out->count = count < INT_MIN ? -1 : (int)count; /* negative: the int call says so */
-        return MPI_SUCCESS;
-    }
-    int rc = PMPI_Type_contiguous_c(count, dt, &out->type);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Type_commit(&out->type);
-    if (rc != MPI_SUCCESS)
-        return ibex_mpi_error(e->comm, rc, e->call, "%s %lld: no type of that many elements", what,
-                              (long long)count);
-    out->count = 1;
-    out->wrapped = true;
-    return MPI_SUCCESS;
+    *l = (lc_t){.e = e, .comm = ibex_comm_get(comm)};
+    e->comm = l->comm;
 }
 
-/* A pair that is not significant at this rank: passed on as count 0, never read. */
-static void skip(MPI_Datatype dt, large_arg_t *out)
+static int lc_done(lc_t *l, int rc)
 {
-    *out = (large_arg_t){0, dt, false};
-}
-
-static int unwrap(int rc, large_arg_t *a, large_arg_t *b)
-{
-    if (a && a->wrapped)
-        PMPI_Type_free(&a->type);
-    if (b && b->wrapped)
-        PMPI_Type_free(&b->type);
+    for (int i = 0; i < l->ntypes; i++)
+        PMPI_Type_free(&l->types[i]);
+    free(l->types);
+    for (int i = 0; i < l->nmem; i++)
+        free(l->mem[i]);
     return rc;
 }
 
-static int user_op_check(ibex_entry_t *e, MPI_Op op, MPI_Count count)
+/* A failed step frees what was made; a successful one keeps it for the call. */
+static int lc_fail(lc_t *l, int rc)
+{
+    return rc == MPI_SUCCESS ? rc : lc_done(l, rc);
+}
+
+static int lc_nomem(lc_t *l)
+{
+    return ibex_mpi_error(l->comm, MPI_ERR_NO_MEM, l->e->call, "out of memory");
+}
+
+static void *lc_alloc(lc_t *l, size_t bytes)
+{
+    void *p =
+        l->nmem < (int)(sizeof(l->mem) / sizeof(l->mem[0])) ? malloc(bytes ? bytes : 1) : NULL;
+    if (p)
+        l->mem[l->nmem++] = p;
+    return p;
+}
+
+/* Commits *t and keeps it to free at lc_done. */
+static int lc_keep(lc_t *l, int rc, MPI_Datatype *t, const char *what, MPI_Count count)
+{
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_commit(t);
+    if (rc == MPI_SUCCESS && l->ntypes == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 4;
+        MPI_Datatype *n = realloc(l->types, sizeof(*n) * (size_t)cap);
+        if (!n) {
+            PMPI_Type_free(t);
+            return lc_nomem(l);
+        }
+        l->types = n;
+        l->cap = cap;
+    }
+    if (rc != MPI_SUCCESS)
+        return ibex_mpi_error(l->comm, rc, l->e->call, "%s %lld: no type of that many elements",
+                              what, (long long)count);
+    l->types[l->ntypes++] = *t;
+    return MPI_SUCCESS;
+}
+
+/* One (count, type) pair as the int call takes it: as is, or one element of a wrapping type. */
+static int lc_one(lc_t *l, const char *what, MPI_Count count, MPI_Datatype dt, int *count_p,
+                  MPI_Datatype *dt_p)
+{
+    *dt_p = dt;
+    if (count <= INT_MAX) {
+        *count_p = count < INT_MIN ? -1 : (int)count; /* negative: the int checks say so */
+        return MPI_SUCCESS;
+    }
+    *count_p = 1;
+    return lc_keep(l, PMPI_Type_contiguous_c(count, dt, dt_p), dt_p, what, count);
+}
+
+static int user_op_check(lc_t *l, MPI_Op op, MPI_Count count)
 {
     ibex_op_t *o = ibex_op_get(op);
     if (count > INT_MAX && o && !o->predefined)
-        return ibex_mpi_error(e->comm, MPI_ERR_COUNT, e->call,
+        return ibex_mpi_error(l->comm, MPI_ERR_COUNT, l->e->call,
                               "count %lld with a user op: Ibex's collectives give user ops int "
                               "counts (predefined ops take any count)",
                               (long long)count);
     return MPI_SUCCESS;
 }
 
+static bool fits(long long v)
+{
+    return v >= INT_MIN && v <= INT_MAX;
+}
+
+/* One side of a v / w collective: counts and displacements (in extents of dt, or bytes with
+ * dts) as ints in *counts_p / *displs_p, and the per-peer types in *dts_p (dts as given when
+ * everything fits, NULL for a v side; else a type per peer). NULL arrays stay NULL. */
+static int lc_side(lc_t *l, const char *what, const MPI_Count counts[], const MPI_Aint displs[],
+                   MPI_Datatype dt, const MPI_Datatype dts[], int **counts_p, int **displs_p,
+                   const MPI_Datatype **dts_p)
+{
+    *counts_p = *displs_p = NULL;
+    *dts_p = dts;
+    if (!l->comm || !counts || !displs)
+        return MPI_SUCCESS;
+    int n = l->comm->peer_size;
+    int *ic = lc_alloc(l, sizeof(int) * (size_t)n), *id = lc_alloc(l, sizeof(int) * (size_t)n);
+    if (!ic || !id)
+        return lc_nomem(l);
+    *counts_p = ic;
+    *displs_p = id;
+    bool all_fit = true;
+    for (int i = 0; i < n && all_fit; i++)
+        all_fit = counts[i] <= INT_MAX && fits(displs[i]);
+    if (all_fit) {
+        for (int i = 0; i < n; i++) {
+            ic[i] = counts[i] < 0 ? -1 : (int)counts[i];
+            id[i] = (int)displs[i];
+        }
+        return MPI_SUCCESS;
+    }
+    if (ibex_comm_is_inter(l->comm))
+        return ibex_mpi_error(l->comm, MPI_ERR_COUNT, l->e->call,
+                              "%s: a block past an int on an intercommunicator (Ibex takes "
+                              "those only on intracommunicators)",
+                              what);
+    MPI_Count lb = 0, extent = 1;
+    if (!dts && PMPI_Type_get_extent_c(dt, &lb, &extent) != MPI_SUCCESS)
+        return MPI_ERR_TYPE; /* raised by the query */
+    MPI_Datatype *pt = lc_alloc(l, sizeof(*pt) * (size_t)n);
+    if (!pt)
+        return lc_nomem(l);
+    *dts_p = pt;
+    for (int i = 0; i < n; i++) {
+        MPI_Count c = counts[i];
+        MPI_Aint bytes = dts ? displs[i] : displs[i] * (MPI_Aint)extent;
+        pt[i] = dts ? dts[i] : dt;
+        if (c <= INT_MAX && fits(bytes)) {
+            ic[i] = c < 0 ? -1 : (int)c;
+            id[i] = c == 0 ? 0 : (int)bytes;
+            continue;
+        }
+        MPI_Count at = bytes;
+        int rc = PMPI_Type_create_hindexed_c(1, &c, &at, pt[i], &pt[i]);
+        IBEX_CHECK(lc_keep(l, rc, &pt[i], what, c));
+        ic[i] = 1;
+        id[i] = 0;
+    }
+    return MPI_SUCCESS;
+}
+
+static int lc_run(lc_t *l, ibex_coll_kind_t kind, MPI_Comm comm, MPI_Op op, ibex_coll_args_t *a)
+{
+    return lc_done(l, ibex_coll_call(kind, comm, op, l->e->call, a));
+}
+
 /* True where the root's arguments are significant: the root of an intracommunicator, MPI_ROOT
  * on an intercommunicator. */
-static bool at_root(MPI_Comm comm, int root)
+static bool at_root(const lc_t *l, int root)
 {
-    ibex_comm_t *c = ibex_comm_get(comm);
-    if (!c)
-        return true; /* the int call reports the communicator */
-    return ibex_comm_is_inter(c) ? root == MPI_ROOT : c->rank == root;
+    if (!l->comm)
+        return true; /* the int checks report the communicator */
+    return ibex_comm_is_inter(l->comm) ? root == MPI_ROOT : l->comm->rank == root;
+}
+
+/* Whether a rooted call's non-root side (Gather's send, Scatter's receive) is significant:
+ * everywhere but the root on an intracommunicator unless it is MPI_IN_PLACE there; on an
+ * intercommunicator in the other group (root neither MPI_ROOT nor MPI_PROC_NULL). */
+static bool leaf_side(const lc_t *l, int root, const void *buf)
+{
+    if (l->comm && ibex_comm_is_inter(l->comm))
+        return root != MPI_ROOT && root != MPI_PROC_NULL;
+    return buf != MPI_IN_PLACE;
 }
 
 int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     IBEX_ENTER(Bcast_c);
-    ibex_e.comm = ibex_comm_get(comm);
-    large_arg_t a;
-    IBEX_CHECK(wrap(&ibex_e, "count", count, datatype, &a));
-    return unwrap(PMPI_Bcast(buffer, a.count, a.type, root, comm), &a, NULL);
+    lc_t l;
+    lc_init(&l, &ibex_e, comm);
+    ibex_coll_args_t a = {.rbuf = buffer, .root = root};
+    IBEX_CHECK(lc_fail(&l, lc_one(&l, "count", count, datatype, &a.rcount, &a.rdt)));
+    return lc_run(&l, IBEX_COLL_BCAST, comm, MPI_OP_NULL, &a);
+}
+
+/* Reduce, Allreduce, Reduce_scatter_block, Scan, Exscan: (sbuf, rbuf, count, type, op). */
+static int reduce_like(ibex_entry_t *e, ibex_coll_kind_t kind, const void *sendbuf, void *recvbuf,
+                       MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+{
+    lc_t l;
+    lc_init(&l, e, comm);
+    ibex_coll_args_t a = {.sbuf = sendbuf, .rbuf = recvbuf, .root = root};
+    IBEX_CHECK(user_op_check(&l, op, count));
+    IBEX_CHECK(lc_fail(&l, lc_one(&l, "count", count, datatype, &a.rcount, &a.rdt)));
+    return lc_run(&l, kind, comm, op, &a);
 }
 
 int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                   MPI_Op op, int root, MPI_Comm comm)
 {
     IBEX_ENTER(Reduce_c);
-    ibex_e.comm = ibex_comm_get(comm);
-    large_arg_t a;
-    IBEX_CHECK(user_op_check(&ibex_e, op, count));
-    IBEX_CHECK(wrap(&ibex_e, "count", count, datatype, &a));
-    return unwrap(PMPI_Reduce(sendbuf, recvbuf, a.count, a.type, op, root, comm), &a, NULL);
+    return reduce_like(&ibex_e, IBEX_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root,
+                       comm);
 }
 
 int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                      MPI_Op op, MPI_Comm comm)
 {
     IBEX_ENTER(Allreduce_c);
-    ibex_e.comm = ibex_comm_get(comm);
-    large_arg_t a;
-    IBEX_CHECK(user_op_check(&ibex_e, op, count));
-    IBEX_CHECK(wrap(&ibex_e, "count", count, datatype, &a));
-    return unwrap(PMPI_Allreduce(sendbuf, recvbuf, a.count, a.type, op, comm), &a, NULL);
+    return reduce_like(&ibex_e, IBEX_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0,
+                       comm);
 }
 
-/* The send and receive pairs of a data-movement collective; send_sig / recv_sig say whether
- * each is significant here. */
-static int wrap_pair(ibex_entry_t *e, MPI_Count sc, MPI_Datatype st, bool send_sig, MPI_Count rc_,
-                     MPI_Datatype rt, bool recv_sig, large_arg_t *s, large_arg_t *r)
+int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    if (send_sig)
-        IBEX_CHECK(wrap(e, "sendcount", sc, st, s));
-    else
-        skip(st, s);
-    if (!recv_sig) {
-        skip(rt, r);
-        return MPI_SUCCESS;
+    IBEX_ENTER(Reduce_scatter_block_c);
+    return reduce_like(&ibex_e, IBEX_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount,
+                       datatype, op, 0, comm);
+}
+
+int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                MPI_Op op, MPI_Comm comm)
+{
+    IBEX_ENTER(Scan_c);
+    return reduce_like(&ibex_e, IBEX_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm);
+}
+
+int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm)
+{
+    IBEX_ENTER(Exscan_c);
+    return reduce_like(&ibex_e, IBEX_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm);
+}
+
+/* Gather, Scatter, Allgather, Alltoall: both pairs, each wrapped where significant (a pair that
+ * is not is passed as count 0 and never read). */
+static int pair_like(ibex_entry_t *e, ibex_coll_kind_t kind, const void *sendbuf,
+                     MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                     MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    lc_t l;
+    lc_init(&l, e, comm);
+    bool send_sig = sendbuf != MPI_IN_PLACE, recv_sig = true;
+    if (kind == IBEX_COLL_GATHER) {
+        send_sig = leaf_side(&l, root, sendbuf);
+        recv_sig = at_root(&l, root);
+    } else if (kind == IBEX_COLL_SCATTER) {
+        send_sig = at_root(&l, root);
+        recv_sig = leaf_side(&l, root, recvbuf);
     }
-    int rc = wrap(e, "recvcount", rc_, rt, r);
-    return rc == MPI_SUCCESS ? rc : unwrap(rc, s, NULL);
+    ibex_coll_args_t a = {
+        .sbuf = sendbuf, .sdt = sendtype, .rbuf = recvbuf, .rdt = recvtype, .root = root};
+    int rc = MPI_SUCCESS;
+    if (send_sig)
+        rc = lc_one(&l, "sendcount", sendcount, sendtype, &a.scount, &a.sdt);
+    if (rc == MPI_SUCCESS && recv_sig)
+        rc = lc_one(&l, "recvcount", recvcount, recvtype, &a.rcount, &a.rdt);
+    IBEX_CHECK(lc_fail(&l, rc));
+    return lc_run(&l, kind, comm, MPI_OP_NULL, &a);
 }
 
 int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     IBEX_ENTER(Gather_c);
-    ibex_e.comm = ibex_comm_get(comm);
-    large_arg_t s, r;
-    bool me = at_root(comm, root), inter = ibex_e.comm && ibex_comm_is_inter(ibex_e.comm);
-    bool send_sig = inter ? root != MPI_ROOT && root != MPI_PROC_NULL : sendbuf != MPI_IN_PLACE;
-    IBEX_CHECK(wrap_pair(&ibex_e, sendcount, sendtype, send_sig, recvcount, recvtype, me, &s, &r));
-    return unwrap(PMPI_Gather(sendbuf, s.count, s.type, recvbuf, r.count, r.type, root, comm), &s,
-                  &r);
+    return pair_like(&ibex_e, IBEX_COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                     recvtype, root, comm);
 }
 
 int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                    MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     IBEX_ENTER(Scatter_c);
-    ibex_e.comm = ibex_comm_get(comm);
-    large_arg_t s, r;
-    bool me = at_root(comm, root), inter = ibex_e.comm && ibex_comm_is_inter(ibex_e.comm);
-    bool recv_sig = inter ? root != MPI_ROOT && root != MPI_PROC_NULL : recvbuf != MPI_IN_PLACE;
-    IBEX_CHECK(wrap_pair(&ibex_e, sendcount, sendtype, me, recvcount, recvtype, recv_sig, &s, &r));
-    return unwrap(PMPI_Scatter(sendbuf, s.count, s.type, recvbuf, r.count, r.type, root, comm), &s,
-                  &r);
+    return pair_like(&ibex_e, IBEX_COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                     recvtype, root, comm);
 }
 
 int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                      MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     IBEX_ENTER(Allgather_c);
-    ibex_e.comm = ibex_comm_get(comm);
-    large_arg_t s, r;
-    IBEX_CHECK(wrap_pair(&ibex_e, sendcount, sendtype, sendbuf != MPI_IN_PLACE, recvcount, recvtype,
-                         true, &s, &r));
-    return unwrap(PMPI_Allgather(sendbuf, s.count, s.type, recvbuf, r.count, r.type, comm), &s, &r);
+    return pair_like(&ibex_e, IBEX_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                     recvtype, 0, comm);
 }
 
 int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     IBEX_ENTER(Alltoall_c);
-    ibex_e.comm = ibex_comm_get(comm);
-    large_arg_t s, r;
-    IBEX_CHECK(wrap_pair(&ibex_e, sendcount, sendtype, sendbuf != MPI_IN_PLACE, recvcount, recvtype,
-                         true, &s, &r));
-    return unwrap(PMPI_Alltoall(sendbuf, s.count, s.type, recvbuf, r.count, r.type, comm), &s, &r);
+    return pair_like(&ibex_e, IBEX_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                     recvtype, 0, comm);
+}
+
+/* Gatherv with MPI_Count / MPI_Aint arrays (l set up by the caller, done here). */
+static int gatherv_large(lc_t *l, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                         MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    ibex_coll_args_t a = {
+        .sbuf = sendbuf, .sdt = sendtype, .rbuf = recvbuf, .rdt = recvtype, .root = root};
+    int rc = MPI_SUCCESS;
+    if (leaf_side(l, root, sendbuf))
+        rc = lc_one(l, "sendcount", sendcount, sendtype, &a.scount, &a.sdt);
+    if (rc == MPI_SUCCESS && at_root(l, root)) {
+        int *c, *d;
+        rc = lc_side(l, "recvcounts", recvcounts, displs, recvtype, NULL, &c, &d, &a.rdts);
+        a.rcounts = c;
+        a.rdispls = d;
+    }
+    IBEX_CHECK(lc_fail(l, rc));
+    return lc_run(l, IBEX_COLL_GATHERV, comm, MPI_OP_NULL, &a);
+}
+
+int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                   int root, MPI_Comm comm)
+{
+    IBEX_ENTER(Gatherv_c);
+    lc_t l;
+    lc_init(&l, &ibex_e, comm);
+    return gatherv_large(&l, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                         root, comm);
+}
+
+static int scatterv_large(lc_t *l, const void *sendbuf, const MPI_Count sendcounts[],
+                          const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
+                          MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    ibex_coll_args_t a = {
+        .sbuf = sendbuf, .sdt = sendtype, .rbuf = recvbuf, .rdt = recvtype, .root = root};
+    int rc = MPI_SUCCESS;
+    if (at_root(l, root)) {
+        int *c, *d;
+        rc = lc_side(l, "sendcounts", sendcounts, displs, sendtype, NULL, &c, &d, &a.sdts);
+        a.scounts = c;
+        a.sdispls = d;
+    }
+    if (rc == MPI_SUCCESS && leaf_side(l, root, recvbuf))
+        rc = lc_one(l, "recvcount", recvcount, recvtype, &a.rcount, &a.rdt);
+    IBEX_CHECK(lc_fail(l, rc));
+    return lc_run(l, IBEX_COLL_SCATTERV, comm, MPI_OP_NULL, &a);
+}
+
+int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                    MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    IBEX_ENTER(Scatterv_c);
+    lc_t l;
+    lc_init(&l, &ibex_e, comm);
+    return scatterv_large(&l, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                          root, comm);
+}
+
+/* Alltoallv (dt, displacements in its extent) and Alltoallw (types, bytes). */
+static int alltoallvw(ibex_entry_t *e, ibex_coll_kind_t kind, const void *sendbuf,
+                      const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                      const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                      const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                      const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    lc_t l;
+    lc_init(&l, e, comm);
+    ibex_coll_args_t a = {.sbuf = sendbuf, .sdt = sendtype, .rbuf = recvbuf, .rdt = recvtype};
+    int rc = MPI_SUCCESS, *c, *d;
+    if (sendbuf != MPI_IN_PLACE) {
+        rc = lc_side(&l, "sendcounts", sendcounts, sdispls, sendtype, sendtypes, &c, &d, &a.sdts);
+        a.scounts = c;
+        a.sdispls = d;
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = lc_side(&l, "recvcounts", recvcounts, rdispls, recvtype, recvtypes, &c, &d, &a.rdts);
+        a.rcounts = c;
+        a.rdispls = d;
+    }
+    IBEX_CHECK(lc_fail(&l, rc));
+    return lc_run(&l, kind, comm, MPI_OP_NULL, &a);
+}
+
+int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                     MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                     const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    IBEX_ENTER(Alltoallv_c);
+    return alltoallvw(&ibex_e, IBEX_COLL_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, NULL,
+                      recvbuf, recvcounts, rdispls, recvtype, NULL, comm);
+}
+
+int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                     const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    IBEX_ENTER(Alltoallw_c);
+    return alltoallvw(&ibex_e, IBEX_COLL_ALLTOALLW, sendbuf, sendcounts, sdispls, MPI_DATATYPE_NULL,
+                      sendtypes, recvbuf, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm);
+}
+
+/* Whether the counts of an Allgatherv / Reduce_scatter fit the int call: every rank has the
+ * same counts (MPI's rule), so all decide alike; *total_p: their sum. */
+static bool counts_fit(const lc_t *l, const MPI_Count counts[], MPI_Count *total_p)
+{
+    *total_p = 0;
+    if (!l->comm || !counts || ibex_comm_is_inter(l->comm))
+        return true; /* the int call reports what is wrong; no large path across groups */
+    bool ok = true;
+    for (int i = 0; i < l->comm->size; i++) {
+        ok = ok && counts[i] <= INT_MAX;
+        *total_p += counts[i] > 0 ? counts[i] : 0;
+    }
+    return ok && *total_p <= INT_MAX;
+}
+
+/* Allgatherv's displacements (this rank's own layout, which may differ from the others') as
+ * ints from the lowest one, the buffer moved there (MPI_BOTTOM with addresses fits). */
+static int rebase(lc_t *l, const MPI_Aint displs[], MPI_Datatype dt, void **buf_p, int **out_p)
+{
+    *out_p = NULL;
+    if (!l->comm || !displs)
+        return MPI_SUCCESS;
+    int n = l->comm->peer_size, *out = lc_alloc(l, sizeof(int) * (size_t)n);
+    if (!out)
+        return lc_nomem(l);
+    MPI_Aint low = 0;
+    for (int i = 0; i < n; i++)
+        low = i == 0 || displs[i] < low ? displs[i] : low;
+    if (fits(low) || ibex_comm_is_inter(l->comm))
+        low = 0;
+    for (int i = 0; i < n; i++) {
+        if (!fits(displs[i] - low))
+            return ibex_mpi_error(l->comm, MPI_ERR_COUNT, l->e->call,
+                                  "displs[%d] %lld: this rank's displacements span more than an "
+                                  "int with counts that fit one (Ibex takes them within an int)",
+                                  i, (long long)displs[i]);
+        out[i] = (int)(displs[i] - low);
+    }
+    MPI_Count lb, extent = 0;
+    if (low && PMPI_Type_get_extent_c(dt, &lb, &extent) != MPI_SUCCESS)
+        return MPI_ERR_TYPE; /* raised by the query */
+    *buf_p = (char *)*buf_p + low * (MPI_Aint)extent;
+    *out_p = out;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                      MPI_Datatype recvtype, MPI_Comm comm)
+{
+    IBEX_ENTER(Allgatherv_c);
+    lc_t l;
+    lc_init(&l, &ibex_e, comm);
+    MPI_Count total;
+    if (counts_fit(&l, recvcounts, &total) || !displs) {
+        ibex_coll_args_t a = {.sbuf = sendbuf, .sdt = sendtype, .rbuf = recvbuf, .rdt = recvtype};
+        int *c = NULL, *d = NULL, rc = MPI_SUCCESS;
+        if (sendbuf != MPI_IN_PLACE)
+            rc = lc_one(&l, "sendcount", sendcount, sendtype, &a.scount, &a.sdt);
+        if (rc == MPI_SUCCESS && l.comm && recvcounts) {
+            c = lc_alloc(&l, sizeof(int) * (size_t)l.comm->peer_size);
+            rc = c ? rebase(&l, displs, recvtype, &a.rbuf, &d) : lc_nomem(&l);
+            for (int i = 0; c && i < l.comm->peer_size; i++)
+                c[i] = recvcounts[i] < 0 ? -1 : (int)recvcounts[i];
+        }
+        a.rcounts = c;
+        a.rdispls = d;
+        IBEX_CHECK(lc_fail(&l, rc));
+        return lc_run(&l, IBEX_COLL_ALLGATHERV, comm, MPI_OP_NULL, &a);
+    }
+    /* Gatherv to rank 0 (a rank's own block in place where the program said so), then rank 0's
+     * whole receive layout as one element of an hindexed type */
+    int me = l.comm->rank;
+    MPI_Count lb, extent;
+    int rc = PMPI_Type_get_extent_c(recvtype, &lb, &extent);
+    if (rc != MPI_SUCCESS)
+        return lc_done(&l, rc);
+    const void *sb = sendbuf;
+    if (sendbuf == MPI_IN_PLACE && me != 0) {
+        sb = (char *)recvbuf + displs[me] * (MPI_Aint)extent;
+        sendcount = recvcounts[me];
+        sendtype = recvtype;
+    }
+    rc = gatherv_large(&l, sb, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, 0, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    lc_init(&l, &ibex_e, comm);
+    int n = l.comm->size;
+    MPI_Count *bytes = lc_alloc(&l, sizeof(*bytes) * (size_t)n);
+    if (!bytes)
+        return lc_done(&l, lc_nomem(&l));
+    for (int i = 0; i < n; i++)
+        bytes[i] = displs[i] * extent;
+    MPI_Datatype all;
+    rc = PMPI_Type_create_hindexed_c(n, recvcounts, bytes, recvtype, &all);
+    IBEX_CHECK(lc_fail(&l, lc_keep(&l, rc, &all, "recvcounts", total)));
+    ibex_coll_args_t a = {.rbuf = recvbuf, .rcount = 1, .rdt = all, .root = 0};
+    return lc_run(&l, IBEX_COLL_BCAST, comm, MPI_OP_NULL, &a);
+}
+
+int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    IBEX_ENTER(Reduce_scatter_c);
+    lc_t l;
+    lc_init(&l, &ibex_e, comm);
+    MPI_Count total;
+    if (counts_fit(&l, recvcounts, &total)) {
+        ibex_coll_args_t a = {.sbuf = sendbuf, .rbuf = recvbuf, .rdt = datatype};
+        int *c = NULL;
+        if (l.comm && recvcounts) {
+            c = lc_alloc(&l, sizeof(int) * (size_t)l.comm->peer_size);
+            if (!c)
+                return lc_done(&l, lc_nomem(&l));
+            for (int i = 0; i < l.comm->peer_size; i++)
+                c[i] = recvcounts[i] < 0 ? -1 : (int)recvcounts[i];
+        }
+        a.rcounts = c;
+        return lc_run(&l, IBEX_COLL_REDUCE_SCATTER, comm, op, &a);
+    }
+    IBEX_CHECK(lc_fail(&l, user_op_check(&l, op, total)));
+    /* Reduce of the whole to rank 0, then Scatterv of its blocks (in place: the data is in
+     * recvbuf, and rank 0 keeps its block where it is) */
+    int me = l.comm->rank, n = l.comm->size;
+    MPI_Count lb, extent, tlb, textent;
+    int rc = PMPI_Type_get_extent_c(datatype, &lb, &extent);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_get_true_extent_c(datatype, &tlb, &textent);
+    if (rc != MPI_SUCCESS)
+        return lc_done(&l, rc);
+    MPI_Aint *displs = lc_alloc(&l, sizeof(*displs) * (size_t)n);
+    char *tmp = NULL;
+    if (displs && me == 0 && sendbuf != MPI_IN_PLACE)
+        tmp = lc_alloc(&l, (size_t)(textent + (total - 1) * extent));
+    if (!displs || (me == 0 && sendbuf != MPI_IN_PLACE && !tmp))
+        return lc_done(&l, lc_nomem(&l));
+    for (int i = 0; i < n; i++)
+        displs[i] = i ? displs[i - 1] + (MPI_Aint)recvcounts[i - 1] : 0;
+    bool in_place = sendbuf == MPI_IN_PLACE;
+    const void *rsend = in_place ? (me == 0 ? MPI_IN_PLACE : recvbuf) : sendbuf;
+    void *rrecv = me != 0 ? NULL : in_place ? recvbuf : tmp - tlb;
+    rc = reduce_like(&ibex_e, IBEX_COLL_REDUCE, rsend, rrecv, total, datatype, op, 0, comm);
+    if (rc != MPI_SUCCESS)
+        return lc_done(&l, rc);
+    const void *ssend = me != 0 ? NULL : in_place ? recvbuf : tmp - tlb;
+    void *srecv = me == 0 && in_place ? MPI_IN_PLACE : recvbuf;
+    lc_t s;
+    lc_init(&s, &ibex_e, comm);
+    rc = scatterv_large(&s, ssend, recvcounts, displs, datatype, srecv, recvcounts[me], datatype, 0,
+                        comm);
+    return lc_done(&l, rc);
 }
 
 IBEX_MPI_ALIASES(coll_large)

@@ -2,7 +2,8 @@
 /*
  * The MPI 4.0 large-count forms whose outputs change (MPI_Count or MPI_Aint results, MPI_Count
  * arrays), written by hand because the generator only widens inputs: the datatype queries,
- * Pack / Unpack and the external32 forms, the datatype constructors, the buffer detach calls.
+ * Pack / Unpack and the external32 forms, the datatype constructors (the Bsend buffers' _c
+ * forms are p2p_bsend.c's).
  *
  * The constructors' _c forms count in MPI_Count through the same bodies as the int forms
  * (dt_create.c: the engine's sizes, extents and displacements are size_t / ptrdiff_t): counts,
@@ -385,27 +386,5 @@ int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arr
 }
 
 /* ---- buffers ---- */
-
-int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
-{
-    IBEX_ENTER(Buffer_detach_c);
-    IBEX_ARGS(Buffer_detach_c, size);
-    int n = 0;
-    int rc = PMPI_Buffer_detach(buffer_addr, &n);
-    if (rc == MPI_SUCCESS)
-        *size = n;
-    return rc;
-}
-
-int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
-{
-    IBEX_ENTER(Comm_detach_buffer_c);
-    IBEX_ARGS(Comm_detach_buffer_c, size);
-    int n = 0;
-    int rc = PMPI_Comm_detach_buffer(comm, buffer_addr, &n);
-    if (rc == MPI_SUCCESS)
-        *size = n;
-    return rc;
-}
 
 IBEX_MPI_ALIASES(dt_large)

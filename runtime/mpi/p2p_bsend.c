@@ -11,6 +11,7 @@
  * MPI_BUFFER_AUTOMATIC instead of an address: each message gets its own malloc'd copy, freed
  * when it has left, so such a buffer never runs out of room (but memory may).
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -216,7 +217,8 @@ int ibex_p2p_bsend_start(const char *call, ibex_req_t *req)
     return MPI_SUCCESS;
 }
 
-static int pool_attach(bsend_pool_t *p, const char *call, ibex_comm_t *c, void *buffer, int size)
+static int pool_attach(bsend_pool_t *p, const char *call, ibex_comm_t *c, void *buffer,
+                       MPI_Count size)
 {
     if (pool_attached(p))
         return ibex_mpi_error(c, MPI_ERR_BUFFER, call,
@@ -227,8 +229,8 @@ static int pool_attach(bsend_pool_t *p, const char *call, ibex_comm_t *c, void *
                             : ibex_mpi_error(c, MPI_ERR_NO_MEM, call, "out of memory");
     }
     if (size < 0 || (!buffer && size > 0))
-        return ibex_mpi_error(c, MPI_ERR_BUFFER, call, "invalid buffer %p of size %d", buffer,
-                              size);
+        return ibex_mpi_error(c, MPI_ERR_BUFFER, call, "invalid buffer %p of size %lld", buffer,
+                              (long long)size);
     size_t usable = (size_t)size & ~(size_t)(BLOCK_ALIGN - 1);
     if (usable < BLOCK_HDR + BLOCK_ALIGN)
         usable = 0;
@@ -243,8 +245,10 @@ static int pool_attach(bsend_pool_t *p, const char *call, ibex_comm_t *c, void *
 }
 
 /* Detach blocks until every buffered message has been transmitted. */
+/* *size: the size attached (MPI_Count: the _c forms; the int forms below say MPI_UNDEFINED for a
+ * size past an int, the buffer detached all the same). */
 static int pool_detach(bsend_pool_t *p, const char *call, ibex_comm_t *c, void *buffer_addr,
-                       int *size)
+                       MPI_Count *size)
 {
     if (!buffer_addr || !size)
         return ibex_mpi_error(c, MPI_ERR_ARG, call, "NULL argument");
@@ -254,7 +258,7 @@ static int pool_detach(bsend_pool_t *p, const char *call, ibex_comm_t *c, void *
         p = &proc_pool;
     pool_flush(p);
     *(void **)buffer_addr = p->automatic ? MPI_BUFFER_AUTOMATIC : p->buf;
-    *size = (int)p->size;
+    *size = (MPI_Count)p->size;
     free(p->automatic);
     memset(p, 0, sizeof(*p));
     return MPI_SUCCESS;
@@ -280,15 +284,37 @@ void ibex_p2p_bsend_session_drop(MPI_Session session)
     }
 }
 
+/* A detached size for an int form: MPI_UNDEFINED past an int. */
+static int size_out(int rc, const MPI_Count *n, int *size)
+{
+    if (rc == MPI_SUCCESS)
+        *size = *n > INT_MAX ? MPI_UNDEFINED : (int)*n;
+    return rc;
+}
+
 int PMPI_Buffer_attach(void *buffer, int size)
 {
     IBEX_ENTER(Buffer_attach);
     return pool_attach(&proc_pool, call, NULL, buffer, size);
 }
 
+int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
+{
+    IBEX_ENTER(Buffer_attach_c);
+    return pool_attach(&proc_pool, call, NULL, buffer, size);
+}
+
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
     IBEX_ENTER(Buffer_detach);
+    MPI_Count n = 0;
+    return size_out(pool_detach(&proc_pool, call, NULL, buffer_addr, size ? &n : NULL), &n, size);
+}
+
+int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+    IBEX_ENTER(Buffer_detach_c);
+    IBEX_ARGS(Buffer_detach_c, size);
     return pool_detach(&proc_pool, call, NULL, buffer_addr, size);
 }
 
@@ -308,18 +334,38 @@ int PMPI_Buffer_iflush(MPI_Request *request)
     return ibex_p2p_req_done(ibex_comm_self, call, request);
 }
 
+static int comm_attach(ibex_entry_t *e, ibex_comm_t *c, void *buffer, MPI_Count size)
+{
+    bsend_pool_t *p = comm_pool(c, true);
+    if (!p)
+        return ibex_mpi_error(c, MPI_ERR_NO_MEM, e->call, "out of memory");
+    return pool_attach(p, e->call, c, buffer, size);
+}
+
 int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
 {
     IBEX_ENTER_COMM(Comm_attach_buffer, comm, c);
-    bsend_pool_t *p = comm_pool(c, true);
-    if (!p)
-        return IBEX_ERROR(MPI_ERR_NO_MEM, "out of memory");
-    return pool_attach(p, call, c, buffer, size);
+    return comm_attach(&ibex_e, c, buffer, size);
+}
+
+int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
+{
+    IBEX_ENTER_COMM(Comm_attach_buffer_c, comm, c);
+    return comm_attach(&ibex_e, c, buffer, size);
 }
 
 int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
 {
     IBEX_ENTER_COMM(Comm_detach_buffer, comm, c);
+    MPI_Count n = 0;
+    return size_out(pool_detach(comm_pool(c, false), call, c, buffer_addr, size ? &n : NULL), &n,
+                    size);
+}
+
+int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
+{
+    IBEX_ENTER_COMM(Comm_detach_buffer_c, comm, c);
+    IBEX_ARGS(Comm_detach_buffer_c, size);
     return pool_detach(comm_pool(c, false), call, c, buffer_addr, size);
 }
 
@@ -340,9 +386,8 @@ int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
 
 /* ---- MPI 4.1 session buffers: for the communicators derived from the session ---- */
 
-int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
+static int session_attach(MPI_Session session, const char *call, void *buffer, MPI_Count size)
 {
-    IBEX_ENTER(Session_attach_buffer);
     IBEX_CHECK(ibex_session_check(session, call));
     bsend_pool_t *p = sess_pool(session, true);
     if (!p)
@@ -355,7 +400,19 @@ int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
     return pool_attach(p, call, NULL, buffer, size);
 }
 
-static int session_detach(MPI_Session session, const char *call, void *buffer_addr, int *size)
+int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
+{
+    IBEX_ENTER(Session_attach_buffer);
+    return session_attach(session, call, buffer, size);
+}
+
+int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
+{
+    IBEX_ENTER(Session_attach_buffer_c);
+    return session_attach(session, call, buffer, size);
+}
+
+static int session_detach(MPI_Session session, const char *call, void *buffer_addr, MPI_Count *size)
 {
     IBEX_CHECK(ibex_session_check(session, call));
     if (!buffer_addr || !size)
@@ -370,19 +427,14 @@ static int session_detach(MPI_Session session, const char *call, void *buffer_ad
 int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
 {
     IBEX_ENTER(Session_detach_buffer);
-    return session_detach(session, call, buffer_addr, size);
+    MPI_Count n = 0;
+    return size_out(session_detach(session, call, buffer_addr, size ? &n : NULL), &n, size);
 }
 
 int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
 {
     IBEX_ENTER(Session_detach_buffer_c);
-    int n = 0;
-    if (!size)
-        return ibex_session_error(session, MPI_ERR_ARG, call, "size is NULL");
-    int rc = session_detach(session, call, buffer_addr, &n);
-    if (rc == MPI_SUCCESS)
-        *size = n;
-    return rc;
+    return session_detach(session, call, buffer_addr, size);
 }
 
 int PMPI_Session_flush_buffer(MPI_Session session)

@@ -479,6 +479,53 @@ static void check_misc(void)
     CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
 }
 
+/* Status conversion (MPI 4.1 section 19.3.5) of a real status, through every form and back;
+ * the ignore constants are MPI_ERR_ARG; MPI_Get_hw_resource_info gives an info to free. */
+static void check_status_conv(void)
+{
+    double d[5] = {1, 2, 3, 4, 5}, r[5];
+    int count = 0, cls;
+    MPI_Status st, back, again;
+    MPI_Fint f[MPI_F_STATUS_SIZE], f2[MPI_F_STATUS_SIZE];
+    MPI_F08_status f08;
+    CHECK_RC(MPI_Sendrecv(d, 5, MPI_DOUBLE, 0, 7, r, 5, MPI_DOUBLE, 0, 7, MPI_COMM_SELF, &st));
+    CHECK_RC(MPI_Status_c2f(&st, f));
+    CHECK(f[MPI_F_SOURCE] == 0 && f[MPI_F_TAG] == 7 && f[MPI_F_ERROR] == st.MPI_ERROR);
+    memset(&back, 0xff, sizeof(back));
+    CHECK_RC(MPI_Status_f2c(f, &back));
+    CHECK_RC(MPI_Get_count(&back, MPI_DOUBLE, &count));
+    CHECK(count == 5 && back.MPI_SOURCE == 0 && back.MPI_TAG == 7);
+    CHECK_RC(MPI_Status_f2f08(f, &f08));
+    CHECK(f08.MPI_SOURCE == 0 && f08.MPI_TAG == 7);
+    CHECK_RC(MPI_Status_f082f(&f08, f2));
+    CHECK(memcmp(f, f2, sizeof(f)) == 0);
+    CHECK_RC(MPI_Status_c2f08(&st, &f08));
+    memset(&again, 0, sizeof(again));
+    CHECK_RC(MPI_Status_f082c(&f08, &again));
+    count = 0;
+    CHECK_RC(MPI_Get_count(&again, MPI_DOUBLE, &count));
+    CHECK(count == 5 && again.MPI_TAG == 7);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    MPI_Error_class(MPI_Status_c2f(MPI_STATUS_IGNORE, f), &cls);
+    CHECK(cls == MPI_ERR_ARG);
+    MPI_Error_class(MPI_Status_f2c(MPI_F_STATUS_IGNORE, &back), &cls);
+    CHECK(cls == MPI_ERR_ARG);
+    MPI_Error_class(MPI_Status_f082c(&f08, MPI_STATUS_IGNORE), &cls);
+    CHECK(cls == MPI_ERR_ARG);
+    MPI_Error_class(MPI_Status_c2f08(&st, MPI_F08_STATUS_IGNORE), &cls);
+    CHECK(cls == MPI_ERR_ARG);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+    MPI_Info hw = MPI_INFO_NULL;
+    int nkeys = -1;
+    CHECK_RC(MPI_Get_hw_resource_info(&hw));
+    CHECK(hw != MPI_INFO_NULL);
+    CHECK_RC(MPI_Info_get_nkeys(hw, &nkeys));
+    CHECK(nkeys == 0);
+    CHECK_RC(MPI_Info_free(&hw));
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -488,6 +535,7 @@ int main(int argc, char **argv)
     check_type_attrs();
     check_external32();
     check_misc();
+    check_status_conv();
     mt_barrier(MPI_COMM_WORLD);
     mt_done("dt_decode");
     MPI_Finalize();

@@ -4,7 +4,7 @@
 # limit, no process or file left). make check: every point-to-point _c call with small counts,
 # over shared memory and over verbs on softib (a second); one 2.5 GiB message takes 50-80 s on
 # this machine when it is loaded, so the big ones are only in MT_LARGE_FULL=1 (make
-# check-large): large_coll (Bcast_c / Reduce_c / Allreduce_c / Gather_c past INT_MAX
+# check-large): large_coll (Bcast_c / Reduce_c / Allreduce_c / Gather(v)_c past INT_MAX
 # elements), every case at 3 GiB over shared memory, again with forced WRITE rendezvous, and
 # over verbs on softib (about 10 GiB of memory at once: skipped when it is not available).
 set -u
@@ -21,7 +21,7 @@ large() {
     MT_ARGS=
 }
 if [ -z "${MT_LARGE_FULL:-}" ]; then
-    MT_ARGS=1 # the collectives' _c forms with 1 MiB: the int path
+    MT_ARGS=1 # the collectives' _c forms with 1 MiB: the int path (v / w: displacements past it)
     run_case 2 large_coll
     MT_ARGS=
     large calls 1

@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The same-count collectives' large-count forms with per-rank counts past INT_MAX (MPI 4.0):
+ * The blocking collectives' large-count forms with per-rank counts past INT_MAX (MPI 4.0):
  * MPI_Bcast_c, Reduce_c, Allreduce_c (predefined op), Gather_c (MPI_IN_PLACE at the root),
- * Allgather_c, every byte against a reference computed here; the error of a user op with such
+ * Gatherv_c, every byte against a reference computed here; the error of a user op with such
  * a count. Argument: the count in MiB (default: just past INT_MAX elements of one byte); a
- * small count runs the same calls through the int path (the make check slice).
+ * small count runs the same-count calls through the int path (the make check slice).
+ * Displacements past INT_MAX at any count: the v / w forms (Gatherv_c, Scatterv_c,
+ * Allgatherv_c in place, Alltoallv_c, Alltoallw_c) on MPI_BOTTOM with the blocks' absolute
+ * addresses as displacements (past an int on x86-64 Linux), which the int forms cannot take;
+ * Reduce_scatter_c, Reduce_scatter_block_c, Scan_c and Exscan_c with MPI_MAX.
  */
 #include <limits.h>
+#include <stdbool.h>
 
 #include "mpitest.h"
 
@@ -82,6 +87,129 @@ static void gathers(MPI_Count n)
     free(g);
 }
 
+/* Absolute address of p: a displacement from MPI_BOTTOM. */
+static MPI_Aint addr(const void *p)
+{
+    MPI_Aint a;
+    CHECK_RC(MPI_Get_address(p, &a));
+    return a;
+}
+
+static bool same(const unsigned char *b, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++)
+        if (b[i] != mt_pattern(seed, i))
+            return false;
+    return true;
+}
+
+/* Block k of n bytes of each side, as MPI_BOTTOM displacements. */
+static void blocks(unsigned char *buf, size_t n, MPI_Count *counts, MPI_Aint *displs)
+{
+    for (int k = 0; k < size; k++) {
+        counts[k] = (MPI_Count)n;
+        displs[k] = addr(buf + (size_t)k * n);
+    }
+}
+
+/* Ibex takes MPI_BOTTOM with a derived type only (a NULL buffer with a basic type and data is
+ * MPI_ERR_BUFFER), so the blocks at MPI_BOTTOM are of this one-byte derived type. */
+static MPI_Datatype byte1;
+
+static void vforms(size_t n, bool big)
+{
+    CHECK_RC(MPI_Type_contiguous(1, MPI_BYTE, &byte1));
+    CHECK_RC(MPI_Type_commit(&byte1));
+    size_t all = n * (size_t)size;
+    MPI_Count *sc = malloc(sizeof(*sc) * (size_t)size), *rc = malloc(sizeof(*rc) * (size_t)size);
+    MPI_Aint *sd = malloc(sizeof(*sd) * (size_t)size), *rd = malloc(sizeof(*rd) * (size_t)size);
+    unsigned char *a = malloc(rank == 0 || !big ? all : n), *b = big ? NULL : malloc(all);
+    CHECK(sc && rc && sd && rd && a && (big || b));
+    CHECK(addr(a) > INT_MAX); /* else this test would not leave the int path */
+    /* Gatherv_c: every rank's n bytes to the root at MPI_BOTTOM + address (the root's own
+     * block in place) */
+    mt_fill(a, n, 40 + rank);
+    if (rank == 0)
+        blocks(a, n, rc, rd);
+    CHECK_RC(MPI_Gatherv_c(rank == 0 ? MPI_IN_PLACE : a, (MPI_Count)n, MPI_BYTE, MPI_BOTTOM, rc, rd,
+                           byte1, 0, MPI_COMM_WORLD));
+    for (int k = 0; rank == 0 && k < size; k++)
+        CHECK(same(a + (size_t)k * n, n, 40 + k));
+    if (big) {
+        free(a);
+        free(sc), free(rc), free(sd), free(rd);
+        MPI_Type_free(&byte1);
+        return;
+    }
+    /* Scatterv_c: the root's blocks from MPI_BOTTOM + address */
+    if (rank == 0)
+        for (int k = 0; k < size; k++)
+            mt_fill(a + (size_t)k * n, n, 50 + k);
+    blocks(a, n, sc, sd);
+    memset(b, 0, n);
+    CHECK_RC(
+        MPI_Scatterv_c(MPI_BOTTOM, sc, sd, byte1, b, (MPI_Count)n, MPI_BYTE, 0, MPI_COMM_WORLD));
+    CHECK(same(b, n, 50 + rank));
+    /* Allgatherv_c in place: each rank's own block, then everyone's */
+    memset(a, 0, all);
+    mt_fill(a + (size_t)rank * n, n, 60 + rank);
+    blocks(a, n, rc, rd);
+    CHECK_RC(MPI_Allgatherv_c(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, MPI_BOTTOM, rc, rd, byte1,
+                              MPI_COMM_WORLD));
+    for (int k = 0; k < size; k++)
+        CHECK(same(a + (size_t)k * n, n, 60 + k));
+    /* Alltoallv_c and Alltoallw_c: block k of rank r, seeded 70 + 8 r + k, to rank k */
+    for (int w = 0; w < 2; w++) {
+        for (int k = 0; k < size; k++)
+            mt_fill(a + (size_t)k * n, n, 70 + 8 * rank + k + w);
+        memset(b, 0, all);
+        blocks(a, n, sc, sd);
+        blocks(b, n, rc, rd);
+        if (w) {
+            MPI_Datatype *t = malloc(sizeof(*t) * (size_t)size);
+            CHECK(t);
+            for (int k = 0; k < size; k++)
+                t[k] = byte1;
+            CHECK_RC(MPI_Alltoallw_c(MPI_BOTTOM, sc, sd, t, MPI_BOTTOM, rc, rd, t, MPI_COMM_WORLD));
+            free(t);
+        } else
+            CHECK_RC(MPI_Alltoallv_c(MPI_BOTTOM, sc, sd, byte1, MPI_BOTTOM, rc, rd, byte1,
+                                     MPI_COMM_WORLD));
+        for (int k = 0; k < size; k++)
+            CHECK(same(b + (size_t)k * n, n, 70 + 8 * k + rank + w));
+    }
+    /* the reduce-scatters and scans, MPI_MAX of part(k, i) */
+    for (size_t i = 0; i < all; i++)
+        a[i] = part(rank, i);
+    for (int k = 0; k < size; k++)
+        rc[k] = (MPI_Count)n;
+    CHECK_RC(MPI_Reduce_scatter_c(a, b, rc, MPI_UNSIGNED_CHAR, MPI_MAX, MPI_COMM_WORLD));
+    unsigned char *c = malloc(all);
+    CHECK(c);
+    CHECK_RC(
+        MPI_Reduce_scatter_block_c(a, c, (MPI_Count)n, MPI_UNSIGNED_CHAR, MPI_MAX, MPI_COMM_WORLD));
+    for (size_t i = 0; i < n; i++) {
+        size_t at = (size_t)rank * n + i;
+        unsigned char m = 0;
+        for (int k = 0; k < size; k++)
+            m = part(k, at) > m ? part(k, at) : m;
+        CHECK(b[i] == m && c[i] == m);
+    }
+    CHECK_RC(MPI_Scan_c(a, b, (MPI_Count)all, MPI_UNSIGNED_CHAR, MPI_MAX, MPI_COMM_WORLD));
+    CHECK_RC(MPI_Exscan_c(a, c, (MPI_Count)all, MPI_UNSIGNED_CHAR, MPI_MAX, MPI_COMM_WORLD));
+    for (size_t i = 0; i < all; i++) {
+        unsigned char m = 0, x = 0;
+        for (int k = 0; k <= rank; k++) {
+            x = k == rank ? m : x;
+            m = part(k, i) > m ? part(k, i) : m;
+        }
+        CHECK(b[i] == m && (rank == 0 || c[i] == x));
+    }
+    free(a), free(b), free(c);
+    free(sc), free(rc), free(sd), free(rd);
+    MPI_Type_free(&byte1);
+}
+
 static void errors(void)
 {
     MPI_Op op;
@@ -106,6 +234,7 @@ int main(int argc, char **argv)
     bcast(n);
     reductions(n);
     gathers(n);
+    vforms(n > INT_MAX ? (size_t)n : (size_t)n / 4, n > INT_MAX);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         printf("large_coll: ok\n");

@@ -363,6 +363,31 @@ static void case_calls(int rank, MPI_Count bytes)
     CHECK_RC(MPI_Buffer_detach(&ba, &att));
     CHECK(ba == bb && att == room);
     free(bb);
+    /* a Bsend buffer past INT_MAX bytes (never touched but for what the Bsend uses):
+     * Buffer_detach_c gives its size, the int Buffer_detach MPI_UNDEFINED */
+    MPI_Count big = (MPI_Count)INT_MAX + 1 + 4096, got = 0;
+    bb = malloc((size_t)big);
+    CHECK(bb != NULL);
+    for (int i = 0; i < 2; i++) {
+        CHECK_RC(MPI_Buffer_attach_c(bb, big));
+        ints(buf, 8, 40 + i);
+        CHECK_RC(MPI_Bsend_c(buf, 8, MPI_INT, 0, 5, MPI_COMM_SELF));
+        memset(buf, 0, 8 * sizeof(int));
+        MPI_Status st;
+        CHECK_RC(MPI_Recv_c(buf, 8, MPI_INT, 0, 5, MPI_COMM_SELF, &st));
+        check_ints(buf, 8, 40 + i, &st);
+        if (i == 0) {
+            CHECK_RC(MPI_Buffer_detach_c(&ba, &got));
+            CHECK(ba == bb && got == big);
+        } else {
+            CHECK_RC(MPI_Buffer_detach(&ba, &att));
+            CHECK(ba == bb && att == MPI_UNDEFINED);
+        }
+    }
+    CHECK_RC(MPI_Comm_attach_buffer_c(MPI_COMM_SELF, bb, big));
+    CHECK_RC(MPI_Comm_detach_buffer_c(MPI_COMM_SELF, &ba, &got));
+    CHECK(ba == bb && got == big);
+    free(bb);
     calls_errors(buf);
     free(buf);
 }

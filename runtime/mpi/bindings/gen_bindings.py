@@ -157,6 +157,11 @@ KINDS = {
     "datarep_conv_fn": ("MPI_Datarep_conversion_function *{}", None),
     "datarep_conv_fn_c": ("MPI_Datarep_conversion_function_c *{}", None),
     "datarep_extent_fn": ("MPI_Datarep_extent_function *{}", None),
+    # issue 12, fifth part: Fortran status conversion (the bodies check their pointers)
+    "fints": ("MPI_Fint *{}", None),
+    "cfints": ("const MPI_Fint *{}", None),
+    "f08status": ("MPI_F08_status *{}", None),
+    "cf08status": ("const MPI_F08_status *{}", None),
 }
 # the type of a large-count parameter in MPI_X_c, when it differs
 LARGE_KINDS = {"count": "MPI_Count {}", "counts": "const MPI_Count {}[]",
