@@ -205,6 +205,28 @@ static void cas(MPI_Win win, long long *base)
         CHECK(base[0] >= 0 && base[0] < size);
 }
 
+/* MPI_PROC_NULL is a valid target of every call: the request-based forms inside the "epoch" a
+   lock of MPI_PROC_NULL opens (none) succeed, their requests complete, nothing is touched. */
+static void proc_null(MPI_Win win, int *base)
+{
+    int src[4] = {1, 2, 3, 4}, res[4] = {-1, -1, -1, -1}, keep = base[0];
+    MPI_Request rq[4];
+    CHECK_RC(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, MPI_PROC_NULL, 0, win));
+    CHECK_RC(MPI_Rput(src, 4, MPI_INT, MPI_PROC_NULL, 0, 4, MPI_INT, win, &rq[0]));
+    CHECK_RC(MPI_Rget(res, 4, MPI_INT, MPI_PROC_NULL, 0, 4, MPI_INT, win, &rq[1]));
+    CHECK_RC(MPI_Raccumulate(src, 4, MPI_INT, MPI_PROC_NULL, 0, 4, MPI_INT, MPI_SUM, win, &rq[2]));
+    CHECK_RC(MPI_Rget_accumulate(src, 4, MPI_INT, res, 4, MPI_INT, MPI_PROC_NULL, 0, 4, MPI_INT,
+                                 MPI_SUM, win, &rq[3]));
+    CHECK_RC(MPI_Win_flush(MPI_PROC_NULL, win));
+    CHECK_RC(MPI_Win_unlock(MPI_PROC_NULL, win));
+    int done = 0;
+    CHECK_RC(MPI_Testall(4, rq, &done, MPI_STATUSES_IGNORE));
+    CHECK(done);
+    for (int i = 0; i < 4; i++)
+        CHECK(res[i] == -1 && rq[i] == MPI_REQUEST_NULL);
+    CHECK(base[0] == keep);
+}
+
 static void flavors(void)
 {
     MPI_Win win;
@@ -213,6 +235,7 @@ static void flavors(void)
         MPI_Win_create(mem, N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
     check_attrs(win, mem, N * sizeof(int), sizeof(int), MPI_WIN_FLAVOR_CREATE);
     queries(win);
+    proc_null(win, mem);
     put_get(win, mem, N);
     derived(win, mem);
     accumulates(win, mem);
