@@ -227,6 +227,40 @@ static void proc_null(MPI_Win win, int *base)
     CHECK(base[0] == keep);
 }
 
+/* alloc_shared_noncontig: a rank that gave size 0 is answered size 0 and NULL (as MPICH and
+   Open MPI do); the others' parts are reachable through the queried pointers. */
+static void shared_noncontig(void)
+{
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "alloc_shared_noncontig", "true");
+    int *mine, n = rank % 2 ? 0 : 8;
+    MPI_Win win;
+    CHECK_RC(
+        MPI_Win_allocate_shared(n * sizeof(int), sizeof(int), info, MPI_COMM_WORLD, &mine, &win));
+    MPI_Info_free(&info);
+    MPI_Win_lock_all(0, win);
+    for (int i = 0; i < n; i++)
+        mine[i] = rank * 100 + i;
+    MPI_Win_sync(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_sync(win);
+    for (int r = 0; r < size; r++) {
+        MPI_Aint sz;
+        int du, *p;
+        CHECK_RC(MPI_Win_shared_query(win, r, &sz, &du, &p));
+        if (r % 2) {
+            CHECK(sz == 0 && p == NULL);
+            continue;
+        }
+        CHECK(sz == 8 * (MPI_Aint)sizeof(int) && du == sizeof(int) && p != NULL);
+        for (int i = 0; p && i < 8; i++)
+            CHECK(p[i] == r * 100 + i);
+    }
+    MPI_Win_unlock_all(win);
+    CHECK_RC(MPI_Win_free(&win));
+}
+
 static void flavors(void)
 {
     MPI_Win win;
@@ -322,6 +356,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     flavors();
+    shared_noncontig();
     dynamic();
     mt_done("win_ops");
     MPI_Finalize();
