@@ -2,8 +2,9 @@
 /*
  * Window creation flavors, queries and every communication call under fence: Put, Get,
  * Accumulate (every op class, MPI_REPLACE, MPI_NO_OP), Get_accumulate, Fetch_and_op,
- * Compare_and_swap, with derived datatypes at origin and target, MPI_PROC_NULL, sizes across
- * the active-message framing limit. Results are checked against values computed here.
+ * Compare_and_swap, with derived datatypes at origin and target, MPI_PROC_NULL (the R* forms
+ * too), sizes across the active-message framing limit; shared_query under
+ * alloc_shared_noncontig. Results are checked against values computed here.
  */
 #include "mpitest.h"
 
