@@ -125,6 +125,17 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
         return IBEX_WIN_ERROR(w, MPI_ERR_RANK, "invalid rank %d (window of %d ranks)", rank,
                               w->comm->size);
     ibex_win_shared_query(w, rank, size, disp_unit, (void **)baseptr);
+    /* A zero-size segment of a window made with alloc_shared_noncontig has no place: NULL, as
+       MPICH and Open MPI answer (without the key it keeps its place in the contiguous
+       segment, where it would begin). */
+    if (*size == 0 && rank != MPI_PROC_NULL && w->info != MPI_INFO_NULL) {
+        char v[8];
+        int len = sizeof(v), flag = 0;
+        if (PMPI_Info_get_string(w->info, "alloc_shared_noncontig", &len, v, &flag) ==
+                MPI_SUCCESS &&
+            flag && strcmp(v, "true") == 0)
+            *(void **)baseptr = NULL;
+    }
     return MPI_SUCCESS;
 }
 

@@ -68,13 +68,16 @@ static int rma_check(rma_args_t *a)
     return MPI_SUCCESS;
 }
 
-/* R* calls: only in a passive target epoch; the request completes with the operation. */
+/* R* calls: only in a passive target epoch; the request completes with the operation. One to
+   MPI_PROC_NULL is valid anywhere (a lock of MPI_PROC_NULL opens no epoch) and completes at
+   once, as the others to it do. */
 static int rma_request(rma_args_t *a)
 {
     const char *call = a->call;
     if (!a->request)
         return MPI_SUCCESS;
-    if (!(a->win->epoch & IBEX_WIN_EPOCH_LOCK_ALL) && a->win->nlocked == 0)
+    if (a->op.target != MPI_PROC_NULL && !(a->win->epoch & IBEX_WIN_EPOCH_LOCK_ALL) &&
+        a->win->nlocked == 0)
         return IBEX_WIN_ERROR(a->win, MPI_ERR_RMA_SYNC,
                               "request-based operations need a passive target epoch (lock)");
     ibex_req_t *req = ibex_req_alloc(IBEX_REQ_SEND);

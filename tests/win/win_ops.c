@@ -2,8 +2,9 @@
 /*
  * Window creation flavors, queries and every communication call under fence: Put, Get,
  * Accumulate (every op class, MPI_REPLACE, MPI_NO_OP), Get_accumulate, Fetch_and_op,
- * Compare_and_swap, with derived datatypes at origin and target, MPI_PROC_NULL, sizes across
- * the active-message framing limit. Results are checked against values computed here.
+ * Compare_and_swap, with derived datatypes at origin and target, MPI_PROC_NULL (the R* forms
+ * too), sizes across the active-message framing limit; shared_query under
+ * alloc_shared_noncontig. Results are checked against values computed here.
  */
 #include "mpitest.h"
 
@@ -205,6 +206,62 @@ static void cas(MPI_Win win, long long *base)
         CHECK(base[0] >= 0 && base[0] < size);
 }
 
+/* MPI_PROC_NULL is a valid target of every call: the request-based forms inside the "epoch" a
+   lock of MPI_PROC_NULL opens (none) succeed, their requests complete, nothing is touched. */
+static void proc_null(MPI_Win win, int *base)
+{
+    int src[4] = {1, 2, 3, 4}, res[4] = {-1, -1, -1, -1}, keep = base[0];
+    MPI_Request rq[4];
+    CHECK_RC(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, MPI_PROC_NULL, 0, win));
+    CHECK_RC(MPI_Rput(src, 4, MPI_INT, MPI_PROC_NULL, 0, 4, MPI_INT, win, &rq[0]));
+    CHECK_RC(MPI_Rget(res, 4, MPI_INT, MPI_PROC_NULL, 0, 4, MPI_INT, win, &rq[1]));
+    CHECK_RC(MPI_Raccumulate(src, 4, MPI_INT, MPI_PROC_NULL, 0, 4, MPI_INT, MPI_SUM, win, &rq[2]));
+    CHECK_RC(MPI_Rget_accumulate(src, 4, MPI_INT, res, 4, MPI_INT, MPI_PROC_NULL, 0, 4, MPI_INT,
+                                 MPI_SUM, win, &rq[3]));
+    CHECK_RC(MPI_Win_flush(MPI_PROC_NULL, win));
+    CHECK_RC(MPI_Win_unlock(MPI_PROC_NULL, win));
+    int done = 0;
+    CHECK_RC(MPI_Testall(4, rq, &done, MPI_STATUSES_IGNORE));
+    CHECK(done);
+    for (int i = 0; i < 4; i++)
+        CHECK(res[i] == -1 && rq[i] == MPI_REQUEST_NULL);
+    CHECK(base[0] == keep);
+}
+
+/* alloc_shared_noncontig: a rank that gave size 0 is answered size 0 and NULL (as MPICH and
+   Open MPI do); the others' parts are reachable through the queried pointers. */
+static void shared_noncontig(void)
+{
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "alloc_shared_noncontig", "true");
+    int *mine, n = rank % 2 ? 0 : 8;
+    MPI_Win win;
+    CHECK_RC(
+        MPI_Win_allocate_shared(n * sizeof(int), sizeof(int), info, MPI_COMM_WORLD, &mine, &win));
+    MPI_Info_free(&info);
+    MPI_Win_lock_all(0, win);
+    for (int i = 0; i < n; i++)
+        mine[i] = rank * 100 + i;
+    MPI_Win_sync(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_sync(win);
+    for (int r = 0; r < size; r++) {
+        MPI_Aint sz;
+        int du, *p;
+        CHECK_RC(MPI_Win_shared_query(win, r, &sz, &du, &p));
+        if (r % 2) {
+            CHECK(sz == 0 && p == NULL);
+            continue;
+        }
+        CHECK(sz == 8 * (MPI_Aint)sizeof(int) && du == sizeof(int) && p != NULL);
+        for (int i = 0; p && i < 8; i++)
+            CHECK(p[i] == r * 100 + i);
+    }
+    MPI_Win_unlock_all(win);
+    CHECK_RC(MPI_Win_free(&win));
+}
+
 static void flavors(void)
 {
     MPI_Win win;
@@ -213,6 +270,7 @@ static void flavors(void)
         MPI_Win_create(mem, N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
     check_attrs(win, mem, N * sizeof(int), sizeof(int), MPI_WIN_FLAVOR_CREATE);
     queries(win);
+    proc_null(win, mem);
     put_get(win, mem, N);
     derived(win, mem);
     accumulates(win, mem);
@@ -299,6 +357,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     flavors();
+    shared_noncontig();
     dynamic();
     mt_done("win_ops");
     MPI_Finalize();
