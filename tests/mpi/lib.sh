@@ -11,6 +11,10 @@ mt_fail=0
 # Ranks of this suite carry MT_MARK in their environment, so the leftover check finds only
 # them, not the same program run by another suite at the same time (make -j check).
 MT_MARK="ibex-mt-$$-$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')"
+# softib's shared-memory names carry a namespace of this suite too, so softib_sweep sees only
+# the files of this suite's ranks, not those of another suite's live softib jobs.
+SOFTIB_NAMESPACE=${SOFTIB_NAMESPACE:-mt$(printf '%s' "$MT_MARK" | tr -dc '0-9a-f' | tail -c 12)}
+export SOFTIB_NAMESPACE
 
 # mt_left: the pids (up to 3) of processes still carrying this suite's mark.
 mt_left() {
@@ -64,7 +68,7 @@ mt_require_ibexrun() {
 # device once so softib removes the dead contexts' segments, then check nothing is left.
 softib_sweep() {
     LD_PRELOAD="$1" timeout 30 ibv_devinfo >/dev/null 2>&1
-    left=$(ls /dev/shm 2>/dev/null | grep "^softib-$(id -u)")
+    left=$(ls /dev/shm 2>/dev/null | grep "^softib-$(id -u)$SOFTIB_NAMESPACE[-.]")
     if [ -n "$left" ]; then
         mt_fail=$((mt_fail + 1))
         echo "FAIL files left in /dev/shm: $left"
