@@ -283,11 +283,13 @@ int ibex_dt_create_indexed(const char *call, const ibex_dt_indexed_t *a, MPI_Dat
 {
     ibex_dt_t *old = NULL;
     ibex_dt_build_t b;
+    /* A struct has no oldtype, and with count 0 its array_of_types may be NULL. */
+    bool per_block = types || a->combiner == IBEX_DT_COMBINER_STRUCT;
     int rc = create_begin(call, a->count, newtype, &b);
     if (rc != MPI_SUCCESS)
         return rc;
     if ((rc = indexed_checks(call, a, types)) != MPI_SUCCESS ||
-        (!types && (rc = ibex_dt_lookup(oldtype, call, false, &old)) != MPI_SUCCESS))
+        (!per_block && (rc = ibex_dt_lookup(oldtype, call, false, &old)) != MPI_SUCCESS))
         return create_fail(&b, rc);
     for (MPI_Count i = 0; i < a->count && !b.err; i++) {
         MPI_Count len = len_at(a, i);
@@ -296,9 +298,9 @@ int ibex_dt_create_indexed(const char *call, const ibex_dt_indexed_t *a, MPI_Dat
             return create_fail(&b, rc);
         ibex_dt_build_add(&b, old, disp_at(a, i, old->extent), (size_t)len);
     }
-    IBEX_CHECK(create_end(call, &b, a->combiner, types != NULL, newtype));
-    return types ? record_indexed(call, a, types, (int)a->count, newtype)
-                 : record_indexed(call, a, &oldtype, 1, newtype);
+    IBEX_CHECK(create_end(call, &b, a->combiner, per_block, newtype));
+    return per_block ? record_indexed(call, a, types, (int)a->count, newtype)
+                     : record_indexed(call, a, &oldtype, 1, newtype);
 }
 
 int PMPI_Type_indexed(int count, const int array_of_blocklengths[],

@@ -418,6 +418,24 @@ static void check_misc(void)
     CHECK_RC(MPI_Status_set_elements_x(&xst, MPI_DOUBLE, 7));
     CHECK_RC(MPI_Get_elements_x(&xst, MPI_DOUBLE, &elems));
     CHECK(elems == 7);
+    /* a count past INT_MAX, with bits set in both halves, round-trips through the status */
+    const MPI_Count big = ((MPI_Count)0x3fedcba9 << 32) | 0x87654321;
+    CHECK_RC(MPI_Status_set_elements_x(&xst, MPI_BYTE, big));
+    CHECK_RC(MPI_Get_elements_x(&xst, MPI_BYTE, &elems));
+    CHECK(elems == big);
+    CHECK_RC(MPI_Status_set_elements_x(&xst, MPI_INT, big / 8));
+    CHECK_RC(MPI_Get_elements_x(&xst, MPI_INT, &elems));
+    CHECK(elems == big / 8);
+    /* a struct of count 0 may pass NULL arrays: size 0, extent 0 */
+    CHECK_RC(MPI_Type_create_struct(0, NULL, NULL, NULL, &v));
+    CHECK_RC(MPI_Type_size(v, &sz));
+    CHECK_RC(MPI_Type_get_extent_x(v, &lb, &ext));
+    CHECK(sz == 0 && lb == 0 && ext == 0);
+    CHECK_RC(MPI_Type_get_envelope(v, &ni, &na, &nd, &comb));
+    CHECK(comb == MPI_COMBINER_STRUCT && ni == 1 && na == 0 && nd == 0);
+    CHECK_RC(MPI_Type_commit(&v));
+    CHECK_RC(MPI_Sendrecv(NULL, 1, v, 0, 2, NULL, 1, v, 0, 2, MPI_COMM_SELF, MPI_STATUS_IGNORE));
+    CHECK_RC(MPI_Type_free(&v));
     /* handle conversion round trips */
     CHECK(MPI_Comm_f2c(MPI_Comm_c2f(MPI_COMM_WORLD)) == MPI_COMM_WORLD);
     CHECK(MPI_Type_f2c(MPI_Type_c2f(MPI_DOUBLE)) == MPI_DOUBLE);
@@ -467,6 +485,9 @@ static void check_misc(void)
     CHECK(ecls(MPI_Type_create_f90_integer(40, &t)) == MPI_ERR_ARG);
     CHECK(ecls(MPI_Type_create_f90_real(500, 5000, &t)) == MPI_ERR_ARG);
     CHECK(ecls(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 3, &t)) == MPI_ERR_ARG);
+    CHECK(ecls(MPI_Status_set_elements_x(&xst, MPI_INT, -1)) == MPI_ERR_COUNT);
+    CHECK(ecls(MPI_Status_set_elements_x(&xst, MPI_INT, big)) ==
+          MPI_ERR_COUNT); /* bytes overflow */
     int sizes[1] = {4}, sub[1] = {5}, st[1] = {0};
     CHECK(ecls(MPI_Type_create_subarray(1, sizes, sub, st, MPI_ORDER_C, MPI_INT, &t)) ==
           MPI_ERR_ARG);
