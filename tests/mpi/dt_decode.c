@@ -485,6 +485,14 @@ static void check_misc(void)
     CHECK(ecls(MPI_Type_create_f90_integer(40, &t)) == MPI_ERR_ARG);
     CHECK(ecls(MPI_Type_create_f90_real(500, 5000, &t)) == MPI_ERR_ARG);
     CHECK(ecls(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 3, &t)) == MPI_ERR_ARG);
+    /* types are flattened: one of 2^30 separate blocks is refused at once, not built */
+    CHECK(ecls(MPI_Type_vector(1 << 30, 1, 3, MPI_INT, &t)) == MPI_ERR_UNSUPPORTED_OPERATION);
+    CHECK(ecls(MPI_Type_create_hvector(1 << 28, 2, 64, MPI_DOUBLE, &t)) ==
+          MPI_ERR_UNSUPPORTED_OPERATION);
+    CHECK_RC(MPI_Type_vector(1 << 20, 2, 2, MPI_INT, &t)); /* contiguous: one block, allowed */
+    CHECK_RC(MPI_Type_size_x(t, &size));
+    CHECK(size == ((MPI_Count)8 << 20));
+    CHECK_RC(MPI_Type_free(&t));
     CHECK(ecls(MPI_Status_set_elements_x(&xst, MPI_INT, -1)) == MPI_ERR_COUNT);
     CHECK(ecls(MPI_Status_set_elements_x(&xst, MPI_INT, big)) ==
           MPI_ERR_COUNT); /* bytes overflow */
