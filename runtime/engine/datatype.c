@@ -67,7 +67,9 @@
     X(INTEGER4, int32_t)                                                                           \
     X(INTEGER8, int64_t)                                                                           \
     X(REAL4, float)                                                                                \
-    X(REAL8, double)
+    X(REAL8, double)                                                                               \
+    X(COMPLEX8, float _Complex)                                                                    \
+    X(COMPLEX16, double _Complex)
 
 /* Pair types for MINLOC / MAXLOC: struct {A value; B index} with the C padding.
  * X(name, A, basic type of A, B, basic type of B). */

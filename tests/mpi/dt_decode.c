@@ -5,9 +5,12 @@
  * darray against layouts computed here in both orders, Type keyvals with their callbacks on
  * Type_dup / Type_free, external32 byte images against the standard's layout (big-endian, no
  * padding, MPI_LONG in 4 bytes), the _x queries, Type_match_size, the f90 types,
- * Type_get_value_index and the error classes. Local calls only: every rank runs it alike.
+ * Type_get_value_index, the optional Fortran sizes (MPI_COMPLEX8 ...) and the error classes. Local
+ * calls only: every rank runs it alike.
  */
+#include <complex.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "mpitest.h"
 
@@ -436,6 +439,27 @@ static void check_misc(void)
     CHECK_RC(MPI_Type_commit(&v));
     CHECK_RC(MPI_Sendrecv(NULL, 1, v, 0, 2, NULL, 1, v, 0, 2, MPI_COMM_SELF, MPI_STATUS_IGNORE));
     CHECK_RC(MPI_Type_free(&v));
+    /* the optional Fortran sizes: each a type of its size, or MPI_DATATYPE_NULL */
+    const struct {
+        MPI_Datatype t;
+        int size;
+        const char *name;
+    } opt[] = {{MPI_COMPLEX8, 8, "MPI_COMPLEX8"},   {MPI_COMPLEX16, 16, "MPI_COMPLEX16"},
+               {MPI_REAL2, 2, "MPI_REAL2"},         {MPI_REAL16, 16, "MPI_REAL16"},
+               {MPI_COMPLEX4, 4, "MPI_COMPLEX4"},   {MPI_COMPLEX32, 32, "MPI_COMPLEX32"},
+               {MPI_INTEGER16, 16, "MPI_INTEGER16"}};
+    for (size_t i = 0; i < sizeof(opt) / sizeof(opt[0]); i++) {
+        char nm[MPI_MAX_OBJECT_NAME];
+        int len;
+        if (opt[i].t == MPI_DATATYPE_NULL)
+            continue;
+        CHECK_RC(MPI_Type_size(opt[i].t, &sz));
+        CHECK_RC(MPI_Type_get_name(opt[i].t, nm, &len));
+        CHECK(sz == opt[i].size && strcmp(nm, opt[i].name) == 0);
+    }
+    double _Complex zin[2] = {1.0 + 2.0 * I, -3.0}, zio[2] = {0.5, 1.0 * I};
+    CHECK_RC(MPI_Reduce_local(zin, zio, 2, MPI_COMPLEX16, MPI_PROD));
+    CHECK(zio[0] == 0.5 + 1.0 * I && zio[1] == -3.0 * I);
     /* handle conversion round trips */
     CHECK(MPI_Comm_f2c(MPI_Comm_c2f(MPI_COMM_WORLD)) == MPI_COMM_WORLD);
     CHECK(MPI_Type_f2c(MPI_Type_c2f(MPI_DOUBLE)) == MPI_DOUBLE);

@@ -97,6 +97,8 @@ static const predef_expect_t predefs[] = {
     {MPI_INTEGER8, 8, 8, 1, "MPI_INTEGER8"},
     {MPI_REAL4, 4, 4, 1, "MPI_REAL4"},
     {MPI_REAL8, 8, 8, 1, "MPI_REAL8"},
+    {MPI_COMPLEX8, 8, 8, 1, "MPI_COMPLEX8"},
+    {MPI_COMPLEX16, 16, 16, 1, "MPI_COMPLEX16"},
 };
 
 static void test_predefined_table(void **state)
