@@ -175,6 +175,8 @@ static void predef_build(void)
 #define DT_SCALAR(name, T) predef_scalar(DT_INDEX(name), #name, sizeof(T), alignof(T));
     IBEX_DT_SCALAR_LIST(DT_SCALAR)
 #undef DT_SCALAR
+    /* MPI_C_COMPLEX and MPI_C_FLOAT_COMPLEX are one type; MPI names it by the first. */
+    snprintf(dt_predef[DT_INDEX(C_FLOAT_COMPLEX)].dt.name, MPI_MAX_OBJECT_NAME, "MPI_C_COMPLEX");
 #define DT_PAIR(name, A, abasic, B, bbasic)                                                        \
     {                                                                                              \
         struct pair {                                                                              \

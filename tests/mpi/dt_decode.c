@@ -457,6 +457,12 @@ static void check_misc(void)
         CHECK_RC(MPI_Type_get_name(opt[i].t, nm, &len));
         CHECK(sz == opt[i].size && strcmp(nm, opt[i].name) == 0);
     }
+    char cname[MPI_MAX_OBJECT_NAME];
+    int clen;
+    CHECK_RC(MPI_Type_get_name(MPI_C_FLOAT_COMPLEX, cname, &clen)); /* = MPI_C_COMPLEX */
+    CHECK(strcmp(cname, "MPI_C_COMPLEX") == 0 || strcmp(cname, "MPI_C_FLOAT_COMPLEX") == 0);
+    CHECK_RC(MPI_Type_get_name(MPI_C_COMPLEX, cname, &clen));
+    CHECK(strcmp(cname, "MPI_C_COMPLEX") == 0);
     double _Complex zin[2] = {1.0 + 2.0 * I, -3.0}, zio[2] = {0.5, 1.0 * I};
     CHECK_RC(MPI_Reduce_local(zin, zio, 2, MPI_COMPLEX16, MPI_PROD));
     CHECK(zio[0] == 0.5 + 1.0 * I && zio[1] == -3.0 * I);
