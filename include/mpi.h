@@ -153,7 +153,15 @@ typedef struct MPI_F08_status {
 #define MPI_INTEGER8                IBEX_DT(56)
 #define MPI_REAL4                   IBEX_DT(57)
 #define MPI_REAL8                   IBEX_DT(58)
-#define IBEX_DT_PREDEFINED_COUNT    59
+#define MPI_COMPLEX8                IBEX_DT(59)
+#define MPI_COMPLEX16               IBEX_DT(60)
+#define IBEX_DT_PREDEFINED_COUNT    61
+/* Optional Fortran sizes with no C type here: MPI_DATATYPE_NULL, as the standard allows. */
+#define MPI_REAL2     MPI_DATATYPE_NULL
+#define MPI_REAL16    MPI_DATATYPE_NULL
+#define MPI_COMPLEX4  MPI_DATATYPE_NULL
+#define MPI_COMPLEX32 MPI_DATATYPE_NULL
+#define MPI_INTEGER16 MPI_DATATYPE_NULL
 
 /* Reduction operations */
 #define MPI_OP_NULL              ((MPI_Op)IBEX_HANDLE(IBEX_KIND_OP, 0))

@@ -67,7 +67,9 @@
     X(INTEGER4, int32_t)                                                                           \
     X(INTEGER8, int64_t)                                                                           \
     X(REAL4, float)                                                                                \
-    X(REAL8, double)
+    X(REAL8, double)                                                                               \
+    X(COMPLEX8, float _Complex)                                                                    \
+    X(COMPLEX16, double _Complex)
 
 /* Pair types for MINLOC / MAXLOC: struct {A value; B index} with the C padding.
  * X(name, A, basic type of A, B, basic type of B). */
@@ -173,6 +175,8 @@ static void predef_build(void)
 #define DT_SCALAR(name, T) predef_scalar(DT_INDEX(name), #name, sizeof(T), alignof(T));
     IBEX_DT_SCALAR_LIST(DT_SCALAR)
 #undef DT_SCALAR
+    /* MPI_C_COMPLEX and MPI_C_FLOAT_COMPLEX are one type; MPI names it by the first. */
+    snprintf(dt_predef[DT_INDEX(C_FLOAT_COMPLEX)].dt.name, MPI_MAX_OBJECT_NAME, "MPI_C_COMPLEX");
 #define DT_PAIR(name, A, abasic, B, bbasic)                                                        \
     {                                                                                              \
         struct pair {                                                                              \

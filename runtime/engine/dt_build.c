@@ -20,10 +20,17 @@
 #include "ibex_log.h"
 #include "ibex_runtime.h"
 
+/* Types are flattened, so a type's blocks cost memory: past IBEX_DT_MAX_BLOCKS (1 GiB of block
+ * list) a constructor fails with MPI_ERR_UNSUPPORTED_OPERATION at once instead of filling the
+ * node's memory (MPI_Type_vector(INT_MAX / 2, 1, 3, ...) would take 16 GiB). */
 static bool build_grow(ibex_dt_build_t *b, void **arr, size_t *cap, size_t elem)
 {
     size_t ncap = *cap ? *cap * 2 : 8;
-    void *p = ncap > (size_t)INT_MAX ? NULL : realloc(*arr, ncap * elem);
+    if (ncap > IBEX_DT_MAX_BLOCKS) {
+        b->err = MPI_ERR_UNSUPPORTED_OPERATION;
+        return false;
+    }
+    void *p = realloc(*arr, ncap * elem);
     if (!p) {
         b->err = MPI_ERR_NO_MEM;
         return false;

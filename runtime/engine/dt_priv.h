@@ -121,7 +121,10 @@ typedef struct ibex_dt_build {
     int err; /* MPI error class of the first failure */
 } ibex_dt_build_t;
 void ibex_dt_build_add(ibex_dt_build_t *b, const ibex_dt_t *old, ptrdiff_t disp, size_t count);
-/* MPI_SUCCESS or the MPI error class of the first failure (MPI_ERR_NO_MEM, MPI_ERR_ARG). */
+/* The most (disp, len) blocks, or element runs, one flattened type may have. */
+#define IBEX_DT_MAX_BLOCKS ((size_t)1 << 26)
+/* MPI_SUCCESS or the MPI error class of the first failure (MPI_ERR_NO_MEM, MPI_ERR_ARG,
+ * MPI_ERR_UNSUPPORTED_OPERATION past IBEX_DT_MAX_BLOCKS). */
 int ibex_dt_build_finish(ibex_dt_build_t *b, bool pad);
 
 #endif

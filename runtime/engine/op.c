@@ -67,7 +67,9 @@
     X(op, CXX_DOUBLE_COMPLEX, double _Complex)                                                     \
     X(op, CXX_LONG_DOUBLE_COMPLEX, long double _Complex)                                           \
     X(op, COMPLEX, float _Complex)                                                                 \
-    X(op, DOUBLE_COMPLEX, double _Complex)
+    X(op, DOUBLE_COMPLEX, double _Complex)                                                         \
+    X(op, COMPLEX8, float _Complex)                                                                \
+    X(op, COMPLEX16, double _Complex)
 #define OPT_LOGICAL(X, op)                                                                         \
     X(op, C_BOOL, _Bool)                                                                           \
     X(op, CXX_BOOL, _Bool)                                                                         \

@@ -50,6 +50,11 @@ static int create_end(const char *call, ibex_dt_build_t *b, int combiner, bool p
     return MPI_SUCCESS;
 err_destroy:
     ibex_dt_destroy(b->dt);
+    if (rc == MPI_ERR_UNSUPPORTED_OPERATION)
+        return ibex_mpi_error(NULL, rc, call,
+                              "a datatype of more than %zu separate blocks is not supported "
+                              "(Ibex keeps types flattened)",
+                              IBEX_DT_MAX_BLOCKS);
     return ibex_mpi_error(NULL, rc, call, "%s",
                           rc == MPI_ERR_ARG ? "datatype size overflows"
                                             : "out of memory for a datatype");
@@ -154,6 +159,18 @@ static int record_hvector(const char *call, const ibex_dt_hvector_t *v, MPI_Data
     return record(call, newtype, ints, vec ? 3 : 2, &given, vec ? 0 : 1, &oldtype, 1);
 }
 
+/* Whether a vector's flattened blocks are sure to pass IBEX_DT_MAX_BLOCKS: refused before
+ * building any (copies of a dense old type merge within a block, blocks apart do not). */
+static bool vector_too_many_blocks(const ibex_dt_hvector_t *v, const ibex_dt_t *old,
+                                   ptrdiff_t stride)
+{
+    bool dense = old->nblocks == 1 && (ptrdiff_t)old->blocks[0].len == old->extent;
+    MPI_Count per = dense ? 1 : v->blocklength * (MPI_Count)old->nblocks;
+    if (old->size == 0 || v->blocklength == 0 || (dense && stride == v->blocklength * old->extent))
+        return false;
+    return per > 0 && v->count > (MPI_Count)IBEX_DT_MAX_BLOCKS / per;
+}
+
 /* vector (stride in old extents) and hvector (stride in bytes). */
 int ibex_dt_create_hvector(const char *call, const ibex_dt_hvector_t *v, MPI_Datatype oldtype,
                            MPI_Datatype *newtype)
@@ -170,6 +187,8 @@ int ibex_dt_create_hvector(const char *call, const ibex_dt_hvector_t *v, MPI_Dat
     ptrdiff_t stride = (ptrdiff_t)v->stride;
     if (v->combiner == IBEX_DT_COMBINER_VECTOR)
         stride *= old->extent;
+    if (vector_too_many_blocks(v, old, stride))
+        b.err = MPI_ERR_UNSUPPORTED_OPERATION; /* create_end reports it */
     for (MPI_Count i = 0; i < v->count && !b.err; i++)
         ibex_dt_build_add(&b, old, (ptrdiff_t)i * stride, (size_t)v->blocklength);
     IBEX_CHECK(create_end(call, &b, v->combiner, false, newtype));
@@ -283,11 +302,13 @@ int ibex_dt_create_indexed(const char *call, const ibex_dt_indexed_t *a, MPI_Dat
 {
     ibex_dt_t *old = NULL;
     ibex_dt_build_t b;
+    /* A struct has no oldtype, and with count 0 its array_of_types may be NULL. */
+    bool per_block = types || a->combiner == IBEX_DT_COMBINER_STRUCT;
     int rc = create_begin(call, a->count, newtype, &b);
     if (rc != MPI_SUCCESS)
         return rc;
     if ((rc = indexed_checks(call, a, types)) != MPI_SUCCESS ||
-        (!types && (rc = ibex_dt_lookup(oldtype, call, false, &old)) != MPI_SUCCESS))
+        (!per_block && (rc = ibex_dt_lookup(oldtype, call, false, &old)) != MPI_SUCCESS))
         return create_fail(&b, rc);
     for (MPI_Count i = 0; i < a->count && !b.err; i++) {
         MPI_Count len = len_at(a, i);
@@ -296,9 +317,9 @@ int ibex_dt_create_indexed(const char *call, const ibex_dt_indexed_t *a, MPI_Dat
             return create_fail(&b, rc);
         ibex_dt_build_add(&b, old, disp_at(a, i, old->extent), (size_t)len);
     }
-    IBEX_CHECK(create_end(call, &b, a->combiner, types != NULL, newtype));
-    return types ? record_indexed(call, a, types, (int)a->count, newtype)
-                 : record_indexed(call, a, &oldtype, 1, newtype);
+    IBEX_CHECK(create_end(call, &b, a->combiner, per_block, newtype));
+    return per_block ? record_indexed(call, a, types, (int)a->count, newtype)
+                     : record_indexed(call, a, &oldtype, 1, newtype);
 }
 
 int PMPI_Type_indexed(int count, const int array_of_blocklengths[],

@@ -39,7 +39,7 @@ static bool conv_of(MPI_Datatype t, ext_conv_t *c)
         c->ext = c->unit = 2;
     } else if (t == MPI_C_FLOAT_COMPLEX || t == MPI_C_DOUBLE_COMPLEX || t == MPI_COMPLEX ||
                t == MPI_DOUBLE_COMPLEX || t == MPI_CXX_FLOAT_COMPLEX ||
-               t == MPI_CXX_DOUBLE_COMPLEX) {
+               t == MPI_CXX_DOUBLE_COMPLEX || t == MPI_COMPLEX8 || t == MPI_COMPLEX16) {
         c->unit = n / 2;
     }
     return true;

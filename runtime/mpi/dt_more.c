@@ -40,13 +40,23 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_C
     return MPI_SUCCESS;
 }
 
-/* MPI 3.0's name for MPI_Status_set_elements_c: counts that fit in an int, as the _c form. */
+/* MPI 3.0's name for MPI_Status_set_elements_c: the status keeps an MPI_Count of bytes, so any
+ * count whose bytes fit in one works. */
 int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
     IBEX_ENTER_ANYTIME(Status_set_elements_x);
-    if (count > INT_MAX || count < INT_MIN)
-        return IBEX_ERROR(MPI_ERR_COUNT, "count %lld does not fit in an int", (long long)count);
-    return PMPI_Status_set_elements(status, datatype, (int)count);
+    ibex_dt_t *dt = NULL;
+    if (!status || status == MPI_STATUS_IGNORE)
+        return IBEX_ERROR(MPI_ERR_ARG, "status is NULL or MPI_STATUS_IGNORE");
+    IBEX_CHECK(ibex_dt_lookup(datatype, call, false, &dt));
+    if (count < 0)
+        return IBEX_ERROR(MPI_ERR_COUNT, "negative count %lld", (long long)count);
+    MPI_Count per = (MPI_Count)ibex_dt_priv(dt)->nelems;
+    if (per > 0 && dt->size > 0 && count / per + 1 > LLONG_MAX / (MPI_Count)dt->size)
+        return IBEX_ERROR(MPI_ERR_COUNT, "%lld elements are more bytes than an MPI_Count holds",
+                          (long long)count);
+    status->ibex_count = ibex_dt_elements_bytes(dt, count);
+    return MPI_SUCCESS;
 }
 
 static MPI_Datatype match(int typeclass, int size)

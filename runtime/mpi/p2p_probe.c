@@ -46,8 +46,10 @@ static void proc_null_status(MPI_Status *st)
 {
     if (st == MPI_STATUS_IGNORE)
         return;
+    int err = st->MPI_ERROR; /* a probe, like a single completion, leaves MPI_ERROR alone */
     ibex_status_empty(st);
     st->MPI_SOURCE = MPI_PROC_NULL;
+    st->MPI_ERROR = err;
 }
 
 static ibex_umsg_t *probe_find(ibex_comm_t *c, int source, int tag, bool take)

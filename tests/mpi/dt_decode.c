@@ -5,9 +5,12 @@
  * darray against layouts computed here in both orders, Type keyvals with their callbacks on
  * Type_dup / Type_free, external32 byte images against the standard's layout (big-endian, no
  * padding, MPI_LONG in 4 bytes), the _x queries, Type_match_size, the f90 types,
- * Type_get_value_index and the error classes. Local calls only: every rank runs it alike.
+ * Type_get_value_index, the optional Fortran sizes (MPI_COMPLEX8 ...) and the error classes. Local
+ * calls only: every rank runs it alike.
  */
+#include <complex.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "mpitest.h"
 
@@ -418,6 +421,51 @@ static void check_misc(void)
     CHECK_RC(MPI_Status_set_elements_x(&xst, MPI_DOUBLE, 7));
     CHECK_RC(MPI_Get_elements_x(&xst, MPI_DOUBLE, &elems));
     CHECK(elems == 7);
+    /* a count past INT_MAX, with bits set in both halves, round-trips through the status */
+    const MPI_Count big = ((MPI_Count)0x3fedcba9 << 32) | 0x87654321;
+    CHECK_RC(MPI_Status_set_elements_x(&xst, MPI_BYTE, big));
+    CHECK_RC(MPI_Get_elements_x(&xst, MPI_BYTE, &elems));
+    CHECK(elems == big);
+    CHECK_RC(MPI_Status_set_elements_x(&xst, MPI_INT, big / 8));
+    CHECK_RC(MPI_Get_elements_x(&xst, MPI_INT, &elems));
+    CHECK(elems == big / 8);
+    /* a struct of count 0 may pass NULL arrays: size 0, extent 0 */
+    CHECK_RC(MPI_Type_create_struct(0, NULL, NULL, NULL, &v));
+    CHECK_RC(MPI_Type_size(v, &sz));
+    CHECK_RC(MPI_Type_get_extent_x(v, &lb, &ext));
+    CHECK(sz == 0 && lb == 0 && ext == 0);
+    CHECK_RC(MPI_Type_get_envelope(v, &ni, &na, &nd, &comb));
+    CHECK(comb == MPI_COMBINER_STRUCT && ni == 1 && na == 0 && nd == 0);
+    CHECK_RC(MPI_Type_commit(&v));
+    CHECK_RC(MPI_Sendrecv(NULL, 1, v, 0, 2, NULL, 1, v, 0, 2, MPI_COMM_SELF, MPI_STATUS_IGNORE));
+    CHECK_RC(MPI_Type_free(&v));
+    /* the optional Fortran sizes: each a type of its size, or MPI_DATATYPE_NULL */
+    const struct {
+        MPI_Datatype t;
+        int size;
+        const char *name;
+    } opt[] = {{MPI_COMPLEX8, 8, "MPI_COMPLEX8"},   {MPI_COMPLEX16, 16, "MPI_COMPLEX16"},
+               {MPI_REAL2, 2, "MPI_REAL2"},         {MPI_REAL16, 16, "MPI_REAL16"},
+               {MPI_COMPLEX4, 4, "MPI_COMPLEX4"},   {MPI_COMPLEX32, 32, "MPI_COMPLEX32"},
+               {MPI_INTEGER16, 16, "MPI_INTEGER16"}};
+    for (size_t i = 0; i < sizeof(opt) / sizeof(opt[0]); i++) {
+        char nm[MPI_MAX_OBJECT_NAME];
+        int len;
+        if (opt[i].t == MPI_DATATYPE_NULL)
+            continue;
+        CHECK_RC(MPI_Type_size(opt[i].t, &sz));
+        CHECK_RC(MPI_Type_get_name(opt[i].t, nm, &len));
+        CHECK(sz == opt[i].size && strcmp(nm, opt[i].name) == 0);
+    }
+    char cname[MPI_MAX_OBJECT_NAME];
+    int clen;
+    CHECK_RC(MPI_Type_get_name(MPI_C_FLOAT_COMPLEX, cname, &clen)); /* = MPI_C_COMPLEX */
+    CHECK(strcmp(cname, "MPI_C_COMPLEX") == 0 || strcmp(cname, "MPI_C_FLOAT_COMPLEX") == 0);
+    CHECK_RC(MPI_Type_get_name(MPI_C_COMPLEX, cname, &clen));
+    CHECK(strcmp(cname, "MPI_C_COMPLEX") == 0);
+    double _Complex zin[2] = {1.0 + 2.0 * I, -3.0}, zio[2] = {0.5, 1.0 * I};
+    CHECK_RC(MPI_Reduce_local(zin, zio, 2, MPI_COMPLEX16, MPI_PROD));
+    CHECK(zio[0] == 0.5 + 1.0 * I && zio[1] == -3.0 * I);
     /* handle conversion round trips */
     CHECK(MPI_Comm_f2c(MPI_Comm_c2f(MPI_COMM_WORLD)) == MPI_COMM_WORLD);
     CHECK(MPI_Type_f2c(MPI_Type_c2f(MPI_DOUBLE)) == MPI_DOUBLE);
@@ -467,6 +515,17 @@ static void check_misc(void)
     CHECK(ecls(MPI_Type_create_f90_integer(40, &t)) == MPI_ERR_ARG);
     CHECK(ecls(MPI_Type_create_f90_real(500, 5000, &t)) == MPI_ERR_ARG);
     CHECK(ecls(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 3, &t)) == MPI_ERR_ARG);
+    /* types are flattened: one of 2^30 separate blocks is refused at once, not built */
+    CHECK(ecls(MPI_Type_vector(1 << 30, 1, 3, MPI_INT, &t)) == MPI_ERR_UNSUPPORTED_OPERATION);
+    CHECK(ecls(MPI_Type_create_hvector(1 << 28, 2, 64, MPI_DOUBLE, &t)) ==
+          MPI_ERR_UNSUPPORTED_OPERATION);
+    CHECK_RC(MPI_Type_vector(1 << 20, 2, 2, MPI_INT, &t)); /* contiguous: one block, allowed */
+    CHECK_RC(MPI_Type_size_x(t, &size));
+    CHECK(size == ((MPI_Count)8 << 20));
+    CHECK_RC(MPI_Type_free(&t));
+    CHECK(ecls(MPI_Status_set_elements_x(&xst, MPI_INT, -1)) == MPI_ERR_COUNT);
+    CHECK(ecls(MPI_Status_set_elements_x(&xst, MPI_INT, big)) ==
+          MPI_ERR_COUNT); /* bytes overflow */
     int sizes[1] = {4}, sub[1] = {5}, st[1] = {0};
     CHECK(ecls(MPI_Type_create_subarray(1, sizes, sub, st, MPI_ORDER_C, MPI_INT, &t)) ==
           MPI_ERR_ARG);

@@ -73,8 +73,15 @@ static void improbe_and_proc_null(int rank)
     int flag = 0;
     MPI_Message msg;
     MPI_Status st;
+    st.MPI_ERROR = MPI_ERR_OTHER; /* probes, like single completions, leave MPI_ERROR alone */
     CHECK_RC(MPI_Iprobe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &flag, &st));
     CHECK(flag && st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG);
+    CHECK(st.MPI_ERROR == MPI_ERR_OTHER);
+    CHECK_RC(MPI_Mprobe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &msg, &st));
+    CHECK(msg == MPI_MESSAGE_NO_PROC && st.MPI_SOURCE == MPI_PROC_NULL);
+    CHECK(st.MPI_ERROR == MPI_ERR_OTHER);
+    CHECK_RC(MPI_Mrecv(NULL, 0, MPI_INT, &msg, &st));
+    CHECK(st.MPI_ERROR == MPI_ERR_OTHER && msg == MPI_MESSAGE_NULL);
     CHECK_RC(MPI_Improbe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &flag, &msg, &st));
     CHECK(flag && msg == MPI_MESSAGE_NO_PROC);
     CHECK_RC(MPI_Mrecv(NULL, 0, MPI_INT, &msg, &st));

@@ -63,7 +63,7 @@ static const predef_expect_t predefs[] = {
     SCALAR(MPI_UINT32_T, uint32_t),
     SCALAR(MPI_UINT64_T, uint64_t),
     SCALAR(MPI_C_BOOL, _Bool),
-    SCALAR(MPI_C_FLOAT_COMPLEX, float _Complex),
+    {MPI_C_FLOAT_COMPLEX, sizeof(float _Complex), sizeof(float _Complex), 1, "MPI_C_COMPLEX"},
     SCALAR(MPI_C_DOUBLE_COMPLEX, double _Complex),
     SCALAR(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex),
     SCALAR(MPI_AINT, MPI_Aint),
@@ -97,6 +97,8 @@ static const predef_expect_t predefs[] = {
     {MPI_INTEGER8, 8, 8, 1, "MPI_INTEGER8"},
     {MPI_REAL4, 4, 4, 1, "MPI_REAL4"},
     {MPI_REAL8, 8, 8, 1, "MPI_REAL8"},
+    {MPI_COMPLEX8, 8, 8, 1, "MPI_COMPLEX8"},
+    {MPI_COMPLEX16, 16, 16, 1, "MPI_COMPLEX16"},
 };
 
 static void test_predefined_table(void **state)
