@@ -204,7 +204,7 @@ static bool mask_enough(const idup_t *d, const uint64_t *m)
 /* A word offset for the parent's pair at try k. Idups of two parents started in different
  * orders on different members each hold a whole word on some member, so while they pick the
  * same word both fail; a fixed stride from the tag alone made them pick the same word at every
- * try (MPICH's idup_with_info over verbs failed after 1000 tries), and so did any function of
+ * try (MPICH's idup_with_info over the network failed after 1000 tries), and so did any function of
  * the pair that new pairs, which are the lowest of a word, all share. Hashed with the try, two
  * parents meet again at each try by chance only (1 in the number of idup words). */
 static unsigned idup_mix(unsigned pair, int k)
