@@ -327,6 +327,52 @@ static void t_allgatherv(const ic_t *c, int cnt)
     free(r);
 }
 
+/* The large-count v-forms in the non-blocking / persistent modes (their arrays are converted
+ * by generated wrappers): the arrays have one entry per rank of the remote group, and at the
+ * root of a rooted one the root argument is MPI_ROOT. */
+#define COLL_C(c, name, lname, ...)                                                                \
+    do {                                                                                           \
+        MPI_Request rq_;                                                                           \
+        if ((c)->mode == 1) {                                                                      \
+            CHECK_OK(MPI_I##lname##_c(__VA_ARGS__, (c)->inter, &rq_));                             \
+            wait_req(c, &rq_);                                                                     \
+        } else if ((c)->mode == 2) {                                                               \
+            CHECK_OK(MPI_##name##_init_c(__VA_ARGS__, (c)->inter, MPI_INFO_NULL, &rq_));           \
+            CHECK_OK(MPI_Start(&rq_));                                                             \
+            CHECK_OK(MPI_Wait(&rq_, MPI_STATUS_IGNORE));                                           \
+            CHECK_OK(MPI_Request_free(&rq_));                                                      \
+        }                                                                                          \
+    } while (0)
+
+static void t_v_large(const ic_t *c, int cnt)
+{
+    int counts[16], displs[16], len = layout(c->m, cnt, counts, displs), mine = cv(c->r, cnt);
+    MPI_Count ccounts[16];
+    MPI_Aint cdispls[16];
+    for (int j = 0; j < c->m; j++) {
+        ccounts[j] = counts[j];
+        cdispls[j] = displs[j];
+    }
+    int *s = ints((size_t)mine, 0), *r = ints((size_t)len, -1);
+    for (int i = 0; i < mine; i++)
+        s[i] = val(c->g, c->r, i);
+    COLL_C(c, Allgatherv, allgatherv, s, mine, MPI_INT, r, ccounts, cdispls, MPI_INT);
+    if (c->mode != 0)
+        check_v(r, c->m, cnt, 1 - c->g, 0);
+    for (int rg = 0; rg < 2 && c->mode != 0; rg++)
+        for (int rr = 0; rr < gsize(c, rg); rr++) {
+            int root = root_arg(c, rg, rr);
+            for (int i = 0; i < len; i++)
+                r[i] = -1;
+            COLL_C(c, Gatherv, gatherv, s, mine, MPI_INT, root >= 0 ? NULL : r, ccounts, cdispls,
+                   MPI_INT, root);
+            if (root == MPI_ROOT)
+                check_v(r, c->m, cnt, 1 - c->g, 0);
+        }
+    free(s);
+    free(r);
+}
+
 /* Alltoall(v, w): (g, r) sends val(g, r * 31 + j, i) to remote rank j; block sizes for the
  * v / w forms a2c(sender, receiver). */
 static int a2c(int from, int to, int cnt)
@@ -463,6 +509,8 @@ static void suite(ic_t *c)
             t_scatterv(c, cnt);
             t_allgather(c, cnt);
             t_allgatherv(c, cnt);
+            if (!portable)
+                t_v_large(c, cnt);
             t_alltoall(c, cnt);
             t_alltoallvw(c, cnt, 0);
             t_alltoallvw(c, cnt, 1);

@@ -321,16 +321,18 @@ static int large_count_error(const ibex_entry_t *e, const char *param, MPI_Count
                           (long long)n, INT_MAX);
 }
 
-/* A per-rank array (counts or displacements) of a large-count call as ints, comm->size of
- * them, in *out_p (free it). NULL stays NULL (non-roots may pass it), as does everything when
- * the communicator is bad: the int call then reports what is wrong. */
+/* A per-rank array (counts or displacements) of a large-count call as ints, in *out_p (free
+ * it): one per rank of the group it describes, the remote group on an intercommunicator unless
+ * `local` (Reduce_scatter's recvcounts describe the local group). NULL stays NULL (non-roots
+ * may pass it), as does everything when the communicator is bad: the int call then reports what
+ * is wrong. */
 __attribute__((unused)) static int large_array(const ibex_entry_t *e, const char *param,
-                                               const void *in, bool aint, int **out_p)
+                                               const void *in, bool aint, bool local, int **out_p)
 {
     *out_p = NULL;
     if (!in || !e->comm)
         return MPI_SUCCESS;
-    int n = e->comm->size;
+    int n = ibex_comm_is_inter(e->comm) && !local ? e->comm->peer_size : e->comm->size;
     int *out = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
     if (!out)
         return ibex_mpi_error(e->comm, MPI_ERR_NO_MEM, e->call, "out of memory for %s", param);
@@ -373,8 +375,9 @@ def large_array_skip(fn, name):
     with a root (Gatherv, Scatterv) every array is the root's; without one, the send-side
     arrays (send*, sdispls) are ignored when sendbuf is MPI_IN_PLACE (Alltoallv / w)."""
     roots = [n for k, n in fn.params if k == "root"]
-    if roots:
-        return "ibex_e.comm && ibex_e.comm->rank != %s" % roots[0]
+    if roots:  # on an intercommunicator the root passes MPI_ROOT
+        return ("ibex_e.comm && (ibex_comm_is_inter(ibex_e.comm) ? %s != MPI_ROOT"
+                " : ibex_e.comm->rank != %s)" % (roots[0], roots[0]))
     if (name.startswith("send") or name == "sdispls") and any(n == "sendbuf" for _, n in fn.params):
         return "sendbuf == MPI_IN_PLACE"
     return None
@@ -388,8 +391,10 @@ def large_array_call(fn, arrays):
         skip = large_array_skip(fn, name)
         src = "%s ? NULL : %s" % (skip, name) if skip else name
         out += ["    if (rc == MPI_SUCCESS)",
-                wrap("        rc = large_array(&ibex_e, \"%s\", %s, %s, &%s_i);" % (
-                    name, src, "true" if kind == "displs" else "false", name), "            ")]
+                wrap("        rc = large_array(&ibex_e, \"%s\", %s, %s, %s, &%s_i);" % (
+                    name, src, "true" if kind == "displs" else "false",
+                    "true" if fn.name.startswith(("Reduce_scatter", "Ireduce_scatter")) else "false",
+                    name), "            ")]
     args = ", ".join("(int)" + n if k == "count" else (n + "_i" if k in ARRAY_KINDS else n)
                      for k, n in fn.params)
     out += ["    if (rc == MPI_SUCCESS)", wrap("        rc = PMPI_%s(%s);" % (fn.name, args),
