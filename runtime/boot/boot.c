@@ -37,6 +37,7 @@ extern char **environ;
 static struct {
     bool active;    /* between ibex_boot_init and ibex_boot_finalize */
     bool pmix_up;   /* PMIx_Init done; PMIx_Finalize at exit (boot_pmix_exit) */
+    pid_t pmix_pid; /* the process that connected (a forked child must not disconnect it) */
     unsigned epoch; /* engine starts before this one: the suffix of our keys */
     bool singleton;
     pmix_proc_t me;
@@ -239,7 +240,7 @@ static void boot_read_nodes(ibex_boot_info_t *info)
 
 static void boot_pmix_exit(void)
 {
-    if (boot.pmix_up && !boot.active)
+    if (boot.pmix_up && !boot.active && getpid() == boot.pmix_pid)
         PMIx_Finalize(NULL, 0);
     boot.pmix_up = false;
 }
@@ -259,6 +260,7 @@ static ibex_status_t boot_pmix_connect(void)
     if (!registered && atexit(boot_pmix_exit) == 0)
         registered = true;
     boot.pmix_up = true;
+    boot.pmix_pid = getpid();
     return IBEX_OK;
 }
 
