@@ -38,38 +38,21 @@ static bool use_ring(const ibex_coll_shm_t *seg, size_t bytes)
     return seg->oversub && bytes <= IBEX_COLL_SHM_RING_SLOT;
 }
 
-/* One rank per core (or fewer) and a payload of several chunks: the root writes its slot chunk
- * by chunk, saying after each how far it is (pbytes of generation pgen), and the others copy
- * each chunk out as it lands, so the copy in and the copies out overlap: n beta + one chunk's
- * beta, against 2 n beta. On an oversubscribed node a reader waiting for the next chunk would
- * give up its core at each one, so there the slot is written whole. */
-#define PIPE_CHUNK 8192
-
-static bool use_pipe(const ibex_coll_shm_t *seg, size_t bytes)
-{
-    return !seg->oversub && bytes >= 2 * PIPE_CHUNK;
-}
-
+/* One rank per core (or fewer) and a payload of several chunks (ibex_coll_shm_use_pipe): the
+ * root writes its slot chunk by chunk and the others copy each chunk out as it lands, so the
+ * copy in and the copies out overlap: n beta + one chunk's beta, against 2 n beta. */
 static void pipe_root(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a, char *slot,
                       size_t bytes)
 {
     const ibex_dt_t *d = ibex_dt_get(a->rdt);
     ibex_coll_shm_ctl_t *me = &seg->ctl[seg->rank];
-    ibex_coll_shm_set(&me->pbytes, 0); /* before pgen = g: a reader of g never sees g - 1's */
-    ibex_coll_shm_set(&me->pgen, g);
-    for (size_t off = 0; off < bytes; off += PIPE_CHUNK) {
-        size_t len = bytes - off < PIPE_CHUNK ? bytes - off : PIPE_CHUNK;
+    ibex_coll_shm_pipe_begin(seg, g);
+    for (size_t off = 0; off < bytes; off += IBEX_COLL_SHM_PIPE_CHUNK) {
+        size_t len =
+            bytes - off < IBEX_COLL_SHM_PIPE_CHUNK ? bytes - off : IBEX_COLL_SHM_PIPE_CHUNK;
         ibex_dt_pack(a->rbuf, a->rcount, d, off, slot + off, len);
         ibex_coll_shm_set(&me->pbytes, off + len);
     }
-}
-
-/* The root has written `need` bytes of g: it says so, or it has gone on to a later generation,
- * which it starts only once g is written. */
-static bool pipe_has(const ibex_coll_shm_ctl_t *root, uint64_t g, size_t need)
-{
-    uint64_t pg = ibex_coll_shm_load(&root->pgen);
-    return pg > g || (pg == g && ibex_coll_shm_load(&root->pbytes) >= need);
 }
 
 static void pipe_leaf(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a, const char *slot,
@@ -78,11 +61,10 @@ static void pipe_leaf(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *
     const ibex_dt_t *d = ibex_dt_get(a->rdt);
     const ibex_coll_shm_ctl_t *root = &seg->ctl[a->root];
     ibex_coll_shm_wait(&root->pgen, g); /* the long wait (hang records); then the root streams */
-    for (size_t off = 0; off < bytes; off += PIPE_CHUNK) {
-        size_t len = bytes - off < PIPE_CHUNK ? bytes - off : PIPE_CHUNK;
-        int idle = 0;
-        while (!pipe_has(root, g, off + len))
-            ibex_wait_step(&idle);
+    for (size_t off = 0; off < bytes; off += IBEX_COLL_SHM_PIPE_CHUNK) {
+        size_t len =
+            bytes - off < IBEX_COLL_SHM_PIPE_CHUNK ? bytes - off : IBEX_COLL_SHM_PIPE_CHUNK;
+        ibex_coll_shm_pipe_wait(root, g, off + len);
         ibex_dt_unpack(a->rbuf, a->rcount, d, off, slot + off, len);
     }
 }
@@ -98,7 +80,7 @@ static void bcast_inline(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_
             ibex_coll_shm_claim_ring(seg, g);
         else
             ibex_coll_shm_claim(seg, g);
-        if (use_pipe(seg, bytes))
+        if (ibex_coll_shm_use_pipe(seg, bytes))
             pipe_root(seg, g, a, slot, bytes);
         else
             ibex_dt_pack(a->rbuf, a->rcount, d, 0, slot, bytes);
@@ -106,7 +88,7 @@ static void bcast_inline(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_
         return;
     }
     ibex_coll_shm_arrive(seg, g);
-    if (use_pipe(seg, bytes)) {
+    if (ibex_coll_shm_use_pipe(seg, bytes)) {
         pipe_leaf(seg, g, a, slot, bytes);
         return;
     }

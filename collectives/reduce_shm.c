@@ -32,15 +32,20 @@
 static ibex_status_t reduce_inline(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
                                    const char *in, char *out, size_t bytes)
 {
-    bool root = seg->rank == a->root;
+    bool root = seg->rank == a->root, pipe = ibex_coll_shm_use_pipe(seg, bytes);
     if (!root || in == out) {
+        char *slot = ibex_coll_shm_slot(seg, seg->rank, g, bytes);
         ibex_coll_shm_claim(seg, g);
-        memcpy(ibex_coll_shm_slot(seg, seg->rank, g, bytes), in, bytes);
+        if (pipe)
+            ibex_coll_shm_pipe_put(seg, g, slot, in, bytes);
+        else
+            memcpy(slot, in, bytes);
     }
     ibex_coll_shm_arrive(seg, g);
     if (!root)
         return IBEX_OK;
-    return ibex_coll_shm_combine(seg, g, a, in, out);
+    return pipe ? ibex_coll_shm_combine_pipe(seg, g, a, in, out)
+                : ibex_coll_shm_combine(seg, g, a, in, out);
 }
 
 static ibex_status_t reduce_single(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,

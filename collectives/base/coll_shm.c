@@ -105,6 +105,26 @@ static ibex_coll_span_t comm_span(const ibex_comm_t *comm)
     return IBEX_COLL_SPAN_ANY;
 }
 
+void ibex_coll_shm_pipe_put(ibex_coll_shm_t *seg, uint64_t g, char *slot, const char *src,
+                            size_t bytes)
+{
+    ibex_coll_shm_ctl_t *me = &seg->ctl[seg->rank];
+    ibex_coll_shm_pipe_begin(seg, g);
+    for (size_t off = 0; off < bytes; off += IBEX_COLL_SHM_PIPE_CHUNK) {
+        size_t len =
+            bytes - off < IBEX_COLL_SHM_PIPE_CHUNK ? bytes - off : IBEX_COLL_SHM_PIPE_CHUNK;
+        memcpy(slot + off, src + off, len);
+        ibex_coll_shm_set(&me->pbytes, off + len);
+    }
+}
+
+void ibex_coll_shm_pipe_wait(const ibex_coll_shm_ctl_t *c, uint64_t g, size_t need)
+{
+    int idle = 0;
+    while (!ibex_coll_shm_pipe_has(c, g, need))
+        ibex_wait_step(&idle);
+}
+
 void ibex_coll_shm_wait(const uint64_t *flag, uint64_t g)
 {
     int idle = 0;

@@ -65,8 +65,9 @@ typedef struct ibex_coll_shm_ctl {
     char tiny[2][IBEX_COLL_SHM_TINY];
     uint64_t ready, done;
     uint64_t saddr, raddr; /* this rank's send / result buffer for the current generation */
-    /* a pipelined inline bcast (bcast_shm.c): the root has written pbytes of its slot at
-     * generation pgen (pbytes is reset before pgen moves on) */
+    /* a pipelined inline slot (bcast_shm.c: the root's; reduce_shm.c: each contributor's):
+     * this rank has written pbytes of its slot at generation pgen (pbytes is reset before
+     * pgen moves on) */
     uint64_t pgen, pbytes;
     char pad1[128 - 64 - 6 * sizeof(uint64_t)];
 } __attribute__((aligned(128))) ibex_coll_shm_ctl_t;
@@ -181,6 +182,41 @@ static inline void *ibex_coll_shm_ring_slot(ibex_coll_shm_t *seg, int rank, uint
     return seg->ring + i * IBEX_COLL_SHM_RING_SLOT;
 }
 
+/* Pipelined inline slots: while every rank has a core (seg->oversub false, the same on every
+ * rank) a payload of several chunks is written into its slot chunk by chunk, the writer saying
+ * after each how far it is (ctl.pbytes of generation ctl.pgen), so its reader copies or folds
+ * each chunk as it lands: the writer's pass and the reader's overlap. On an oversubscribed node
+ * a reader waiting for the next chunk would give up its core at each one, so there the slot is
+ * written whole. */
+#define IBEX_COLL_SHM_PIPE_CHUNK 8192
+
+static inline bool ibex_coll_shm_use_pipe(const ibex_coll_shm_t *seg, size_t bytes)
+{
+    return !seg->oversub && bytes >= 2 * IBEX_COLL_SHM_PIPE_CHUNK;
+}
+
+/* The writer starts streaming generation g (pbytes reset first: a reader of g never takes
+ * g - 1's count for g's). */
+static inline void ibex_coll_shm_pipe_begin(ibex_coll_shm_t *seg, uint64_t g)
+{
+    ibex_coll_shm_set(&seg->ctl[seg->rank].pbytes, 0);
+    ibex_coll_shm_set(&seg->ctl[seg->rank].pgen, g);
+}
+
+/* The writer of c has written `need` bytes of g: it says so, or it has gone on to a later
+ * streamed generation, which it starts only once g is written. */
+static inline bool ibex_coll_shm_pipe_has(const ibex_coll_shm_ctl_t *c, uint64_t g, size_t need)
+{
+    uint64_t pg = ibex_coll_shm_load(&c->pgen);
+    return pg > g || (pg == g && ibex_coll_shm_load(&c->pbytes) >= need);
+}
+
+/* Writes bytes from src into this rank's slot chunk by chunk, publishing each. */
+void ibex_coll_shm_pipe_put(ibex_coll_shm_t *seg, uint64_t g, char *slot, const char *src,
+                            size_t bytes);
+/* Waits until the writer of c has written `need` bytes of g (the engine's back-off rule). */
+void ibex_coll_shm_pipe_wait(const ibex_coll_shm_ctl_t *c, uint64_t g, size_t need);
+
 /* Waits until *flag >= g, with the engine's back-off rule. */
 void ibex_coll_shm_wait(const uint64_t *flag, uint64_t g);
 /* Waits until the flag at `offset` of every rank's control block is >= g. */
@@ -231,6 +267,11 @@ int ibex_coll_hier_node_rank(const ibex_coll_shm_t *seg, int r);
  * is not NULL and not dst (its slot is then not read). */
 ibex_status_t ibex_coll_shm_combine(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
                                     const char *own, char *dst);
+/* The same fold (a Reduce root's) over slots written chunk by chunk (ibex_coll_shm_use_pipe):
+ * each chunk of the result is folded once every contributor has published it, so the fold
+ * overlaps the contributors' copies into their slots. */
+ibex_status_t ibex_coll_shm_combine_pipe(ibex_coll_shm_t *seg, uint64_t g,
+                                         const ibex_coll_args_t *a, const char *own, char *dst);
 /* Slice r of count elements over p ranks: first element and length. */
 void ibex_coll_shm_slice(int count, int p, int r, int *lo_p, int *n_p);
 /* This rank's slice of the reduction of every rank's published send buffer (ctl.saddr, dense)

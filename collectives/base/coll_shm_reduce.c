@@ -50,6 +50,49 @@ ibex_status_t ibex_coll_shm_combine(ibex_coll_shm_t *seg, uint64_t g, const ibex
     return IBEX_OK;
 }
 
+/* Folds elements [lo, lo + n) of the result: the slots from the top, each chunk waited for
+ * (a slot's writer publishes it chunk by chunk; this rank's own input needs no wait). */
+static ibex_status_t combine_chunk(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
+                                   const char *own, char *dst, int lo, int n)
+{
+    const ibex_dt_t *d = ibex_dt_get(a->rdt);
+    size_t bytes = (size_t)a->rcount * d->size, off = (size_t)lo * d->size;
+    size_t end = off + (size_t)n * d->size;
+    for (int i = seg->size - 1; i >= 0; i--) {
+        if (i != seg->rank || !own)
+            ibex_coll_shm_pipe_wait(&seg->ctl[i], g, end);
+        const char *in = input(seg, g, i, bytes, own) + off;
+        if (i == seg->size - 1) {
+            memcpy(dst + off, in, end - off);
+            continue;
+        }
+        ibex_status_t st =
+            ibex_coll_apply(a->op, in - d->true_lb, dst + off - d->true_lb, n, a->rdt);
+        if (st != IBEX_OK)
+            return st;
+    }
+    return IBEX_OK;
+}
+
+ibex_status_t ibex_coll_shm_combine_pipe(ibex_coll_shm_t *seg, uint64_t g,
+                                         const ibex_coll_args_t *a, const char *own, char *dst)
+{
+    const ibex_dt_t *d = ibex_dt_get(a->rdt);
+    int step = (int)(IBEX_COLL_SHM_PIPE_CHUNK / d->size);
+    step = step > 0 ? step : 1;
+    own = own == dst ? NULL : own; /* in place: the root streamed its input into its slot */
+    int top = seg->size - 1;
+    if (top != seg->rank || !own)
+        ibex_coll_shm_wait(&seg->ctl[top].pgen, g); /* the long wait (hang records) */
+    for (int lo = 0; lo < a->rcount; lo += step) {
+        int n = a->rcount - lo < step ? a->rcount - lo : step;
+        ibex_status_t st = combine_chunk(seg, g, a, own, dst, lo, n);
+        if (st != IBEX_OK)
+            return st;
+    }
+    return IBEX_OK; /* all_seen is not moved: a slot's last chunk may be seen before its arrive */
+}
+
 void ibex_coll_shm_slice(int count, int p, int r, int *lo_p, int *n_p)
 {
     int base = count / p, rem = count % p;

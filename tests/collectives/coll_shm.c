@@ -196,8 +196,10 @@ static void check_noncommutative(MPI_Comm comm, unsigned *a, unsigned *b)
     CHECK_OK(MPI_Type_contiguous(4, MPI_UNSIGNED, &mat));
     CHECK_OK(MPI_Type_commit(&mat));
     CHECK_OK(MPI_Op_create(matmul, 0, &op));
-    int sizes[] = {1, 700, 5000, 30001}; /* tiny, inline, single copy, chunks per slice */
-    for (int s = 0; s < 4; s++) {
+    /* tiny, inline, inline written in chunks (from 16 KiB, while every rank has a core),
+     * single copy, chunks per slice */
+    int sizes[] = {1, 700, 3000, 5000, 30001};
+    for (int s = 0; s < 5; s++) {
         int n = sizes[s];
         for (int k = 0; k < n; k++)
             mat_of(rank, k, &a[4 * k]);
@@ -220,6 +222,57 @@ static void check_noncommutative(MPI_Comm comm, unsigned *a, unsigned *b)
     }
     CHECK_OK(MPI_Op_free(&op));
     CHECK_OK(MPI_Type_free(&mat));
+}
+
+/* Affine maps x -> m x + c on unsigned (composition, non-commutative) with a third word summed:
+ * a 12-byte element, so the chunks a Reduce root folds (whole elements) end where the 8 KiB
+ * chunks its contributors publish do not. */
+static void affine(void *invec, void *inoutvec, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    unsigned *x = invec, *y = inoutvec;
+    for (int k = 0; k < *len; k++, x += 3, y += 3) {
+        unsigned m = x[0] * y[0], c = x[0] * y[1] + x[1];
+        y[0] = m, y[1] = c, y[2] += x[2];
+    }
+}
+
+static void affine_of(int r, int k, unsigned e[3])
+{
+    e[0] = (unsigned)(2 * r + 3), e[1] = (unsigned)(k % 7 + r), e[2] = (unsigned)(k + r);
+}
+
+static void check_reduce_affine(MPI_Comm comm, unsigned *a, unsigned *b)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Datatype t;
+    MPI_Op op;
+    CHECK_OK(MPI_Type_contiguous(3, MPI_UNSIGNED, &t));
+    CHECK_OK(MPI_Type_commit(&t));
+    CHECK_OK(MPI_Op_create(affine, 0, &op));
+    int n = 5000; /* 60000 bytes: inline, in chunks where every rank has a core */
+    for (int root = 0; root < size; root++) {
+        for (int k = 0; k < n; k++)
+            affine_of(rank, k, &a[3 * k]);
+        bool inplace = rank == root && (root & 1);
+        CHECK_OK(MPI_Reduce(inplace ? MPI_IN_PLACE : a, inplace ? a : b, n, t, op, root, comm));
+        const unsigned *got = inplace ? a : b;
+        for (int k = 0; rank == root && k < n; k++) {
+            unsigned want[3];
+            affine_of(size - 1, k, want);
+            for (int r = size - 2; r >= 0; r--) {
+                unsigned e[3];
+                int one = 1;
+                affine_of(r, k, e);
+                affine(e, want, &one, NULL);
+            }
+            CHECK(memcmp(&got[3 * k], want, sizeof(want)) == 0);
+        }
+    }
+    CHECK_OK(MPI_Op_free(&op));
+    CHECK_OK(MPI_Type_free(&t));
 }
 
 /* Reduce_scatter(_block) on both sides of the inline limit (the whole vector's bytes decide),
@@ -379,6 +432,7 @@ static void suite(MPI_Comm comm, int *a, int *b)
     check_bcast_types(comm, a);
     check_gathers(comm, a, b);
     check_noncommutative(comm, (unsigned *)a, (unsigned *)b);
+    check_reduce_affine(comm, (unsigned *)a, (unsigned *)b);
     check_reduce_scatter(comm, a, b);
     check_back_to_back(comm);
     check_reduce_reuse(comm);
@@ -403,6 +457,7 @@ static void check_split(int *a, int *b)
      * hierarchy must not fold a non-commutative op node by node */
     CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, (wrank % 2) * wsize + wrank, &sub));
     check_noncommutative(sub, (unsigned *)a, (unsigned *)b);
+    check_reduce_affine(sub, (unsigned *)a, (unsigned *)b);
     check_reduce(sub, a, b);
     check_bcast(sub, a);
     CHECK_OK(MPI_Comm_free(&sub));
