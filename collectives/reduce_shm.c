@@ -48,14 +48,83 @@ static ibex_status_t reduce_inline(ibex_coll_shm_t *seg, uint64_t g, const ibex_
                 : ibex_coll_shm_combine(seg, g, a, in, out);
 }
 
+/* Two ranks, one per core, the root not in place, and an op for which root's input op the
+ * other's is the rank-order result (commutative, or the root is rank 0): the other rank writes
+ * its input chunk by chunk straight into the root's receive buffer (process_vm_writev) and says
+ * after each how far it is (the pipelined slot's flags, coll_shm.h), while the root folds its
+ * own input into each chunk that has landed. n bytes cross once (the floor), the root makes no
+ * system call, the copy and the fold run on both cores at once, and the other rank returns as
+ * soon as its writes are done. The shared chunks would cross 3 n / 2 (the root's half read by
+ * the other rank, folded there and written back). The root alone knows whether it is in place,
+ * so it says `push` by ready = g before it arrives, and the other rank reads that once it has
+ * seen the root arrive. */
+static bool push_fits(const ibex_coll_shm_t *seg, const ibex_coll_args_t *a)
+{
+    return seg->size == 2 && !seg->oversub && (a->op->commutative || a->root == 0);
+}
+
+static size_t push_step(const ibex_coll_args_t *a)
+{
+    size_t size = ibex_dt_get(a->rdt)->size;
+    size_t n = ibex_coll_shm_chunk() / size;
+    return (n ? n : 1) * size;
+}
+
+static ibex_status_t push_root(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
+                               const char *in, char *out, size_t bytes)
+{
+    const ibex_dt_t *d = ibex_dt_get(a->rdt);
+    const ibex_coll_shm_ctl_t *leaf = &seg->ctl[1 - seg->rank];
+    size_t step = push_step(a);
+    ibex_coll_shm_wait(&leaf->pgen, g); /* the long wait (hang records) */
+    for (size_t off = 0; off < bytes; off += step) {
+        size_t len = bytes - off < step ? bytes - off : step;
+        ibex_coll_shm_pipe_wait(leaf, g, off + len);
+        ibex_status_t st = ibex_coll_apply(a->op, in + off - d->true_lb, out + off - d->true_lb,
+                                           (int)(len / d->size), a->rdt);
+        if (st != IBEX_OK)
+            return st;
+    }
+    return IBEX_OK;
+}
+
+static ibex_status_t push_leaf(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
+                               const char *in, size_t bytes)
+{
+    ibex_coll_shm_ctl_t *me = &seg->ctl[seg->rank];
+    uint64_t dst = seg->ctl[a->root].raddr;
+    size_t step = push_step(a);
+    ibex_status_t st = IBEX_OK;
+    ibex_coll_shm_pipe_begin(seg, g);
+    for (size_t off = 0; off < bytes; off += step) {
+        size_t len = bytes - off < step ? bytes - off : step;
+        ibex_status_t wst = ibex_coll_shm_write(seg, a->root, dst + off, in + off, len);
+        st = st != IBEX_OK ? st : wst;
+        ibex_coll_shm_set(&me->pbytes, off + len); /* even after a failure: the root waits */
+    }
+    return st;
+}
+
 static ibex_status_t reduce_single(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
                                    const char *in, char *out)
 {
     ibex_coll_shm_ctl_t *me = &seg->ctl[seg->rank];
+    size_t bytes = (size_t)a->rcount * ibex_dt_get(a->rdt)->size;
+    bool root = seg->rank == a->root, fits = push_fits(seg, a);
     me->saddr = (uint64_t)(uintptr_t)in;
-    if (seg->rank == a->root)
+    if (root)
         me->raddr = (uint64_t)(uintptr_t)out;
+    if (root && fits && in != out)
+        ibex_coll_shm_set(&me->ready, g);
     ibex_coll_shm_arrive(seg, g);
+    if (fits && root && in != out)
+        return push_root(seg, g, a, in, out, bytes);
+    if (fits && !root) {
+        ibex_coll_shm_wait(&seg->ctl[a->root].arrive, g);
+        /* == g: a root that reduced g in shared chunks may already have pushed g + 1 */
+        if (ibex_coll_shm_load(&seg->ctl[a->root].ready) == g)
+            return push_leaf(seg, g, a, in, bytes);
+    }
     return ibex_coll_shm_reduce_shared(seg, g, a, in, out);
 }
 
