@@ -39,9 +39,18 @@ typedef struct ibex_coll_tuned {
 
 static const ibex_coll_tuned_t ibex_coll_tuned[] = {
     /* alltoall, 2 ranks, one per core: shmem (inline) 0.37-0.83 us against pairwise 0.53-0.97 up
-     * to 1 KiB; from 16 KiB pairwise (12-49 us against 15-315: the single-copy path reads p - 1
-     * blocks one after another) */
+     * to 1 KiB; from 16 KiB pairwise (12-49 us against 15-315, load 11-13). Blocks of 32 KiB to
+     * 256 KiB (coll, 2026-12-02, from counts, not timed): there the blocks are past the
+     * 64 KiB slot (p n > IBEX_COLL_SHM_INLINE), so shmem is single copy: per rank one
+     * process_vm_readv of the peer's block + the own block's copy (2 n bytes moved), one wait
+     * for the peer's arrival, one on the read count; pairwise sends the block through the
+     * point-to-point rendezvous pipe (IBEX_RNDV_PIPE_MAX, 256 KiB: fragments copied into the
+     * shm ring and out again), 3 n bytes moved per rank plus the rendezvous handshake. Open MPI
+     * 4.1 moves these with one CMA read per rank (btl/vader), as shmem does. Past 256 KiB the
+     * pipe gives way to the split rendezvous (both ranks copy, 2 n), so pairwise stays. */
     {IBEX_COLL_ALLTOALL, IBEX_COLL_OVERSUB_NO, 2, 1024, "shmem"},
+    {IBEX_COLL_ALLTOALL, IBEX_COLL_OVERSUB_NO, 2, 32768, "pairwise"},
+    {IBEX_COLL_ALLTOALL, IBEX_COLL_OVERSUB_NO, 2, 262144, "shmem"},
     {IBEX_COLL_ALLTOALL, IBEX_COLL_OVERSUB_NO, 2, SIZE_MAX, "pairwise"},
     /* alltoall, 4 ranks on 2 cores: shmem 4.2-55 us against pairwise 10-1211 and bruck 8-602
      * up to 16 KiB (no rounds that each wait for a peer without a core); above, too noisy to
