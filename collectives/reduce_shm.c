@@ -142,7 +142,7 @@ ibex_status_t ibex_coll_reduce_shm(const ibex_coll_args_t *args)
     bool root = seg->rank == args->root;
     char *out = root ? (char *)args->rbuf + d->true_lb : NULL;
     const char *in = args->sbuf == MPI_IN_PLACE ? out : (const char *)args->sbuf + d->true_lb;
-    if (bytes <= seg->slot_size)
+    if (bytes <= seg->slot_size && !ibex_coll_shm_pair_single(seg, bytes))
         return reduce_inline(seg, g, args, in, out, bytes);
     return reduce_single(seg, g, args, in, out);
 }

@@ -182,6 +182,20 @@ static inline void *ibex_coll_shm_ring_slot(ibex_coll_shm_t *seg, int rank, uint
     return seg->ring + i * IBEX_COLL_SHM_RING_SLOT;
 }
 
+/* Two ranks with a core each (Bcast, Reduce): past IBEX_COLL_SHM_PAIR_INLINE bytes the payload
+ * goes single copy even below the inline limit, so each rank copies it at most once (the
+ * inline path copies it twice: into the slot and out), with one flag handshake; that is what
+ * Open MPI 4.1 does there (strace -c at 64 KiB: one process_vm_readv per call at the Bcast's
+ * receiver and at the Reduce's root, no copy at the other rank). Chosen from those counts, not
+ * timed (collectives/README.md, "Six points at 2, 4 and 8 ranks"). The same on every rank:
+ * size, oversub and cma are facts of the segment. */
+#define IBEX_COLL_SHM_PAIR_INLINE 32768
+
+static inline bool ibex_coll_shm_pair_single(const ibex_coll_shm_t *seg, size_t bytes)
+{
+    return seg->size == 2 && !seg->oversub && seg->cma && bytes > IBEX_COLL_SHM_PAIR_INLINE;
+}
+
 /* Pipelined inline slots: while every rank has a core (seg->oversub false, the same on every
  * rank) a payload of several chunks is written into its slot chunk by chunk, the writer saying
  * after each how far it is (ctl.pbytes of generation ctl.pgen), so its reader copies or folds

@@ -22,7 +22,8 @@
 static int wrank, wsize;
 /* Around the tiny limit (24 bytes), the default inline limit (64 KiB = 16384 ints) and past
  * several 64 KiB chunks. */
-static const int counts[] = {0, 1, 6, 7, 2049, 16383, 16384, 16385, 300007};
+/* 6000 ints (24000 B): inline written in chunks at 2 ranks; 16383 / 16384: single copy there */
+static const int counts[] = {0, 1, 6, 7, 2049, 6000, 16383, 16384, 16385, 300007};
 #define NCOUNTS  ((int)(sizeof(counts) / sizeof(counts[0])))
 #define MAXCOUNT 300007
 
@@ -197,9 +198,9 @@ static void check_noncommutative(MPI_Comm comm, unsigned *a, unsigned *b)
     CHECK_OK(MPI_Type_commit(&mat));
     CHECK_OK(MPI_Op_create(matmul, 0, &op));
     /* tiny, inline, inline written in chunks (from 16 KiB, while every rank has a core),
-     * single copy, chunks per slice */
-    int sizes[] = {1, 700, 3000, 5000, 30001};
-    for (int s = 0; s < 5; s++) {
+     * the same or single copy (past 32 KiB at 2 ranks), single copy, chunks per slice */
+    int sizes[] = {1, 700, 1500, 3000, 5000, 30001};
+    for (int s = 0; s < 6; s++) {
         int n = sizes[s];
         for (int k = 0; k < n; k++)
             mat_of(rank, k, &a[4 * k]);
@@ -252,25 +253,27 @@ static void check_reduce_affine(MPI_Comm comm, unsigned *a, unsigned *b)
     CHECK_OK(MPI_Type_contiguous(3, MPI_UNSIGNED, &t));
     CHECK_OK(MPI_Type_commit(&t));
     CHECK_OK(MPI_Op_create(affine, 0, &op));
-    int n = 5000; /* 60000 bytes: inline, in chunks where every rank has a core */
-    for (int root = 0; root < size; root++) {
-        for (int k = 0; k < n; k++)
-            affine_of(rank, k, &a[3 * k]);
-        bool inplace = rank == root && (root & 1);
-        CHECK_OK(MPI_Reduce(inplace ? MPI_IN_PLACE : a, inplace ? a : b, n, t, op, root, comm));
-        const unsigned *got = inplace ? a : b;
-        for (int k = 0; rank == root && k < n; k++) {
-            unsigned want[3];
-            affine_of(size - 1, k, want);
-            for (int r = size - 2; r >= 0; r--) {
-                unsigned e[3];
-                int one = 1;
-                affine_of(r, k, e);
-                affine(e, want, &one, NULL);
+    /* 24000 and 60000 bytes: inline, in chunks where every rank has a core; the second single
+     * copy at 2 ranks */
+    for (int c = 0; c < 2; c++)
+        for (int root = 0, n = c ? 5000 : 2000; root < size; root++) {
+            for (int k = 0; k < n; k++)
+                affine_of(rank, k, &a[3 * k]);
+            bool inplace = rank == root && (root & 1);
+            CHECK_OK(MPI_Reduce(inplace ? MPI_IN_PLACE : a, inplace ? a : b, n, t, op, root, comm));
+            const unsigned *got = inplace ? a : b;
+            for (int k = 0; rank == root && k < n; k++) {
+                unsigned want[3];
+                affine_of(size - 1, k, want);
+                for (int r = size - 2; r >= 0; r--) {
+                    unsigned e[3];
+                    int one = 1;
+                    affine_of(r, k, e);
+                    affine(e, want, &one, NULL);
+                }
+                CHECK(memcmp(&got[3 * k], want, sizeof(want)) == 0);
             }
-            CHECK(memcmp(&got[3 * k], want, sizeof(want)) == 0);
         }
-    }
     CHECK_OK(MPI_Op_free(&op));
     CHECK_OK(MPI_Type_free(&t));
 }
