@@ -6,7 +6,12 @@
  * generation g and publishes arrive = g; the others return at once (their slot is rewritten
  * only at g + 2, once every rank arrived at g + 1), the root folds the p slots in rank order.
  * Cost: n beta at a non-root; (p - 1) n (beta + gamma) + one flag latency at the root, against
- * ceil(log2 p) (alpha + n beta + n gamma) for the binomial tree.
+ * ceil(log2 p) (alpha + n beta + n gamma) for the binomial tree. From 16 KiB, while every rank
+ * has a core, the slots are written in 8 KiB chunks and the root folds each as it lands
+ * (coll_shm.h, pipelined slots), so the root's pass overlaps the contributors'.
+ *
+ * Two ranks with a core each past IBEX_COLL_SHM_PAIR_INLINE (push, below): the other rank
+ * writes its input into the root's receive buffer and the root folds its own into it.
  *
  * Larger (single copy, shared chunks): every rank publishes its send buffer (the root also its
  * receive buffer) and arrive = g; once all have arrived, the vector's chunks of

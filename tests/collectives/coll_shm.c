@@ -187,6 +187,14 @@ static void mat_of(int r, int k, unsigned m[4])
     m[3] = (unsigned)(k % 3 + r);
 }
 
+/* A contiguous type of `words` unsigned and a non-commutative user op on it. */
+static void type_op(int words, MPI_User_function *fn, MPI_Datatype *t, MPI_Op *op)
+{
+    CHECK_OK(MPI_Type_contiguous(words, MPI_UNSIGNED, t));
+    CHECK_OK(MPI_Type_commit(t));
+    CHECK_OK(MPI_Op_create(fn, 0, op));
+}
+
 static void check_noncommutative(MPI_Comm comm, unsigned *a, unsigned *b)
 {
     int rank, size;
@@ -194,9 +202,7 @@ static void check_noncommutative(MPI_Comm comm, unsigned *a, unsigned *b)
     MPI_Comm_size(comm, &size);
     MPI_Datatype mat;
     MPI_Op op;
-    CHECK_OK(MPI_Type_contiguous(4, MPI_UNSIGNED, &mat));
-    CHECK_OK(MPI_Type_commit(&mat));
-    CHECK_OK(MPI_Op_create(matmul, 0, &op));
+    type_op(4, matmul, &mat, &op);
     /* tiny, inline, inline written in chunks (from 16 KiB, while every rank has a core),
      * the same or single copy (past 32 KiB at 2 ranks), single copy, chunks per slice */
     int sizes[] = {1, 700, 1500, 3000, 5000, 30001};
@@ -250,9 +256,7 @@ static void check_reduce_affine(MPI_Comm comm, unsigned *a, unsigned *b)
     MPI_Comm_size(comm, &size);
     MPI_Datatype t;
     MPI_Op op;
-    CHECK_OK(MPI_Type_contiguous(3, MPI_UNSIGNED, &t));
-    CHECK_OK(MPI_Type_commit(&t));
-    CHECK_OK(MPI_Op_create(affine, 0, &op));
+    type_op(3, affine, &t, &op);
     /* 24000 and 60000 bytes: inline, in chunks where every rank has a core; the second single
      * copy at 2 ranks */
     for (int c = 0; c < 2; c++)
