@@ -45,9 +45,9 @@ static const ibex_coll_tuned_t ibex_coll_tuned[] = {
      * process_vm_readv of the peer's block + the own block's copy (2 n bytes moved), one wait
      * for the peer's arrival, one on the read count; pairwise sends the block through the
      * point-to-point rendezvous pipe (IBEX_RNDV_PIPE_MAX, 256 KiB: fragments copied into the
-     * shm ring and out again), 3 n bytes moved per rank plus the rendezvous handshake. Open MPI
-     * 4.1 moves these with one CMA read per rank (btl/vader), as shmem does. Past 256 KiB the
-     * pipe gives way to the split rendezvous (both ranks copy, 2 n), so pairwise stays. */
+     * node transport's ring and out again), 3 n bytes moved per rank plus the rendezvous handshake.
+     * Open MPI 4.1 moves these with one CMA read per rank (btl/vader), as shmem does. Past 256 KiB
+     * the pipe gives way to the split rendezvous (both ranks copy, 2 n), so pairwise stays. */
     {IBEX_COLL_ALLTOALL, IBEX_COLL_OVERSUB_NO, 2, 1024, "shmem"},
     {IBEX_COLL_ALLTOALL, IBEX_COLL_OVERSUB_NO, 2, 32768, "pairwise"},
     {IBEX_COLL_ALLTOALL, IBEX_COLL_OVERSUB_NO, 2, 262144, "shmem"},
