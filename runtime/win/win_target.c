@@ -15,7 +15,7 @@
 
 typedef struct win_layout {
     char *base; /* window base + displacement */
-    int tcount;
+    int64_t tcount;
     int64_t extent;
     int nblocks;
     const ibex_dt_block_t *blocks;
@@ -55,7 +55,7 @@ static bool layout_ok(const ibex_win_t *win, const win_hdr_t *h, const win_layou
 /* Packed stream <-> target layout. */
 static void layout_copy(const win_layout_t *l, char *packed, bool to_window)
 {
-    for (int k = 0; k < l->tcount; k++)
+    for (int64_t k = 0; k < l->tcount; k++)
         for (int i = 0; i < l->nblocks; i++) {
             char *p = l->base + k * l->extent + l->blocks[i].disp;
             if (to_window)
@@ -85,17 +85,10 @@ static void reply_int(ibex_win_t *win, int src, int tag, int v)
     reply(win, src, tag, p, p ? sizeof(int) : 0);
 }
 
-/* in op= cur, elementwise, on packed streams of n elements of basic type bdt. */
-static void acc_apply(const ibex_op_t *op, MPI_Op oph, ibex_dt_t *bdt, const char *in, char *cur,
-                      size_t bytes)
+/* in op= cur, elementwise, on packed streams of n elements (n fits in an int) of basic type bdt. */
+static void acc_piece(const ibex_op_t *op, ibex_dt_t *bdt, const char *in, char *cur, int n)
 {
-    if (oph == MPI_NO_OP)
-        return;
-    if (oph == MPI_REPLACE) {
-        memcpy(cur, in, bytes);
-        return;
-    }
-    int n = (int)(bytes / bdt->size);
+    size_t bytes = (size_t)n * bdt->size;
     if (bdt->contiguous) {
         ibex_op_apply(op, in, cur, n, bdt->handle);
         return;
@@ -114,6 +107,27 @@ static void acc_apply(const ibex_op_t *op, MPI_Op oph, ibex_dt_t *bdt, const cha
     free(b);
 }
 
+/* Elements per piece of an accumulate (the op takes an int count; the _c calls pass more). */
+#define ACC_PIECE (1 << 28)
+
+/* in op= cur, elementwise, on packed streams of basic type bdt, bytes long. */
+static void acc_apply(const ibex_op_t *op, MPI_Op oph, ibex_dt_t *bdt, const char *in, char *cur,
+                      size_t bytes)
+{
+    if (oph == MPI_NO_OP)
+        return;
+    if (oph == MPI_REPLACE) {
+        memcpy(cur, in, bytes);
+        return;
+    }
+    for (size_t n = bytes / bdt->size, done = 0; done < n;) {
+        int k = n - done > ACC_PIECE ? ACC_PIECE : (int)(n - done);
+        size_t off = done * bdt->size;
+        acc_piece(op, bdt, in + off, cur + off, k);
+        done += (size_t)k;
+    }
+}
+
 /* ACC / GACC / CAS: the old contents into out (GACC / CAS), then the new ones. */
 static void apply_acc(const win_hdr_t *h, const win_layout_t *l, const char *data, char *out)
 {
@@ -123,6 +137,10 @@ static void apply_acc(const win_hdr_t *h, const win_layout_t *l, const char *dat
         return;
     if (h->type == WIN_ACC && layout_contig(l) && bdt->contiguous) {
         acc_apply(op, h->op, bdt, data, l->base + l->blocks[0].disp, h->bytes);
+        return;
+    }
+    if (out && h->type == WIN_GACC && h->op == MPI_NO_OP) { /* a read: straight into out */
+        layout_copy(l, out, false);
         return;
     }
     char *cur = malloc(h->bytes ? h->bytes : 1);
