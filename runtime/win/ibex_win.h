@@ -100,6 +100,9 @@ typedef struct ibex_win {
     struct win_rkey *rkeys;              /* per rank: addresses and keys */
     struct rdma_req *rreq_free;          /* finished transfer records kept for reuse */
     int rreq_nfree;
+    /* active-message target: Get replies sent straight from the window, until they complete */
+    struct ibex_req **rsends;
+    int nrsends, rsends_cap;
     /* dynamic windows on the direct paths (win_dyn.c): this rank's published table of regions,
      * the copy a target's table is read into, the registrations of the regions, and per rank
      * the table's address and the keys of its cached regions */
@@ -218,6 +221,8 @@ bool ibex_win_busy(const ibex_win_t *win);
 /* ---- internals shared by the win files ---- */
 /* win_target.c: the port's handler. */
 void ibex_win_handle(void *arg, int src, void *msg, size_t len);
+/* Waits for the Get replies still sent from the window's memory (before it is freed). */
+void ibex_win_rsends_drain(ibex_win_t *win);
 /* Applies a data request (win_wire.h: header, then nblocks blocks, then its data) to the
  * window memory at base (the window's base + the request's displacement); GET / GACC / CAS
  * write the old contents (hdr->bytes) to out. */

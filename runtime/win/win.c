@@ -333,6 +333,7 @@ ibex_status_t ibex_win_free(ibex_win_t *win)
     /* every rank's requests are answered before it enters: after the barrier none is left */
     ibex_win_wait_until(win, NULL, 0);
     ibex_status_t st = win_barrier(win);
+    ibex_win_rsends_drain(win); /* every origin has its Gets: these are done */
     win_destroy(win);
     return st;
 }

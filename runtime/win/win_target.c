@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "ibex_log.h"
+#include "ibex_p2p.h"
+#include "ibex_request.h"
 #include "ibex_win.h"
 #include "win_wire.h"
 
@@ -201,6 +203,56 @@ void ibex_win_apply(const struct win_hdr *h, char *base, const char *body, char 
         apply_acc(h, &l, data, out);
 }
 
+/* Releases the direct Get replies that have completed. */
+static void rsends_reap(ibex_win_t *win)
+{
+    int k = 0;
+    for (int i = 0; i < win->nrsends; i++) {
+        if (win->rsends[i]->complete)
+            ibex_req_release(win->rsends[i]);
+        else
+            win->rsends[k++] = win->rsends[i];
+    }
+    win->nrsends = k;
+}
+
+void ibex_win_rsends_drain(ibex_win_t *win)
+{
+    for (int i = 0; i < win->nrsends; i++)
+        ibex_p2p_wait(win->rsends[i], NULL);
+    win->nrsends = 0;
+    free(win->rsends);
+    win->rsends = NULL;
+    win->rsends_cap = 0;
+}
+
+/* A Get of one contiguous run of a created or allocated window: the reply is sent from the
+ * window itself (no bounce copy, no malloc of its size), kept until it completes. Memory of a
+ * dynamic window may be detached meanwhile: those take the copy. */
+static bool reply_direct(ibex_win_t *win, int src, const win_hdr_t *h, const win_layout_t *l)
+{
+    if (h->type != WIN_GET || !layout_contig(l) || win->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        return false;
+    rsends_reap(win);
+    if (win->nrsends == win->rsends_cap) {
+        int cap = win->rsends_cap ? 2 * win->rsends_cap : 16;
+        ibex_req_t **r = realloc(win->rsends, (size_t)cap * sizeof(*r));
+        if (!r)
+            return false;
+        win->rsends = r;
+        win->rsends_cap = cap;
+    }
+    ibex_req_t *req;
+    if (ibex_p2p_isend(l->base + l->blocks[0].disp, (MPI_Count)h->bytes, ibex_dt_get(MPI_BYTE), src,
+                       h->tag, win->comm, false, &req) != IBEX_OK)
+        return false;
+    if (req->complete)
+        ibex_req_release(req);
+    else
+        win->rsends[win->nrsends++] = req;
+    return true;
+}
+
 static void do_data(ibex_win_t *win, int src, const win_hdr_t *h, const char *rest, size_t len)
 {
     size_t blen = (size_t)h->nblocks * sizeof(ibex_dt_block_t);
@@ -218,6 +270,8 @@ static void do_data(ibex_win_t *win, int src, const win_hdr_t *h, const char *re
             reply(win, src, h->tag, NULL, 0);
         return;
     }
+    if (reply_direct(win, src, h, &l))
+        return;
     char *out = NULL;
     if (wants_reply(h) && !(out = malloc(h->bytes ? h->bytes : 1)))
         ibex_error(CORE, "window: out of memory for the answer to rank %d", src);
