@@ -554,8 +554,35 @@ static int op_send(ibex_win_t *win, const ibex_win_op_t *op, char *msg, size_t l
     return MPI_SUCCESS;
 }
 
+/* The latency-bound case: a put / get on the shared mapping with both types contiguous, in
+ * an open epoch, in range. One memcpy after the checks such an operation needs (no request
+ * header, no element type); false when the general path must take it (and report). */
+static bool op_direct_fast(ibex_win_t *win, const ibex_win_op_t *op)
+{
+    if (!win->direct || (op->kind != IBEX_WIN_OP_PUT && op->kind != IBEX_WIN_OP_GET) ||
+        op->target == MPI_PROC_NULL || !op->odt->contiguous || !op->tdt->contiguous)
+        return false;
+    int t = op->target;
+    size_t bytes = dt_bytes(op->tdt, op->tcount);
+    int64_t lo = (int64_t)op->disp * win->disp_units[t] + op->tdt->true_lb;
+    if (bytes == 0 || bytes != dt_bytes(op->odt, op->ocount) || lo < 0 ||
+        (uint64_t)lo + bytes > (uint64_t)win->sizes[t] || !access_ok(win, t))
+        return false;
+    char *tp = (char *)win->seg + win->seg_offs[t] + lo;
+    char *o = (char *)op->origin + op->odt->true_lb;
+    if (op->kind == IBEX_WIN_OP_PUT)
+        memcpy(tp, o, bytes);
+    else
+        memcpy(o, tp, bytes);
+    if (op->user_req)
+        ibex_req_complete(op->user_req, IBEX_OK);
+    return true;
+}
+
 int ibex_win_op_start(ibex_win_t *win, ibex_win_op_t *op, char *msg, size_t len)
 {
+    if (op_direct_fast(win, op))
+        return MPI_SUCCESS;
     bool acc =
         op->kind == IBEX_WIN_OP_ACC || op->kind == IBEX_WIN_OP_GACC || op->kind == IBEX_WIN_OP_CAS;
     if (op->target == MPI_PROC_NULL || dt_bytes(op->tdt, op->tcount) == 0) {
