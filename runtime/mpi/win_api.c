@@ -40,8 +40,8 @@ static int win_new(ibex_entry_t *e, ibex_win_args_t *a, MPI_Info info, MPI_Win *
         return ibex_mpi_error(a->comm, MPI_ERR_SIZE, call, "negative size %lld",
                               (long long)a->size);
     if (a->disp_unit <= 0)
-        return ibex_mpi_error(a->comm, MPI_ERR_DISP, call, "displacement unit %d (must be > 0)",
-                              a->disp_unit);
+        return ibex_mpi_error(a->comm, MPI_ERR_DISP, call, "displacement unit %lld (must be > 0)",
+                              (long long)a->disp_unit);
     MPI_Info copy;
     if (info_copy(info, &copy) != MPI_SUCCESS)
         return MPI_ERR_INFO;
@@ -57,7 +57,9 @@ static int win_new(ibex_entry_t *e, ibex_win_args_t *a, MPI_Info info, MPI_Win *
     w->info = copy;
     w->errhandler = MPI_ERRORS_ARE_FATAL;
     w->attr_size = w->size;
-    w->attr_disp_unit = w->disp_unit;
+    /* MPI_WIN_DISP_UNIT is an int attribute: a unit past INT_MAX (the _c calls) leaves it
+     * unset (flag false); MPI_Win_shared_query_c answers it */
+    w->attr_disp_unit = w->disp_unit <= INT_MAX ? (int)w->disp_unit : 0;
     w->attr_flavor = w->flavor;
     w->attr_model = w->model;
     w->handle = ibex_handle_alloc(&win_table, w);
@@ -116,9 +118,10 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
     return win_new(&ibex_e, &a, info, win);
 }
 
-int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
+/* MPI_Win_shared_query and its _c form (the unit as MPI_Aint). */
+static int shared_query(const char *call, ibex_win_t *w, int rank, MPI_Aint *size,
+                        MPI_Aint *disp_unit, void *baseptr)
 {
-    IBEX_ENTER_WIN(Win_shared_query, win, w);
     if (!size || !disp_unit || !baseptr)
         return IBEX_WIN_ERROR(w, MPI_ERR_ARG, "size, disp_unit or baseptr is NULL");
     if (rank != MPI_PROC_NULL && (rank < 0 || rank >= w->comm->size))
@@ -139,15 +142,17 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
     return MPI_SUCCESS;
 }
 
-/* The large-count forms differ only in the type of the displacement unit: Ibex keeps it as an
- * int, so a unit beyond INT_MAX is refused as not supported (MPI_ERR_DISP). */
-static int disp_unit_c(ibex_entry_t *e, MPI_Aint disp_unit, int *out)
+int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
-    if (disp_unit > INT_MAX)
-        return ibex_mpi_error(NULL, MPI_ERR_DISP, e->call,
-                              "displacement unit %lld: units beyond %d are not supported",
-                              (long long)disp_unit, INT_MAX);
-    *out = (int)disp_unit;
+    IBEX_ENTER_WIN(Win_shared_query, win, w);
+    MPI_Aint unit = 0;
+    IBEX_CHECK(shared_query(call, w, rank, size, disp_unit ? &unit : NULL, baseptr));
+    if (unit > INT_MAX)
+        return IBEX_WIN_ERROR(w, MPI_ERR_VALUE_TOO_LARGE,
+                              "rank %d's displacement unit %lld does not fit in an int "
+                              "(MPI_Win_shared_query_c answers it)",
+                              rank, (long long)unit);
+    *disp_unit = (int)unit;
     return MPI_SUCCESS;
 }
 
@@ -158,8 +163,7 @@ int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info in
     IBEX_ARGS(Win_create_c, win);
     if (size > 0 && !base)
         return IBEX_ERROR(MPI_ERR_ARG, "base is NULL with size %lld", (long long)size);
-    ibex_win_args_t a = {c, MPI_WIN_FLAVOR_CREATE, base, size, 0};
-    IBEX_CHECK(disp_unit_c(&ibex_e, disp_unit, &a.disp_unit));
+    ibex_win_args_t a = {c, MPI_WIN_FLAVOR_CREATE, base, size, disp_unit};
     return win_new(&ibex_e, &a, info, win);
 }
 
@@ -168,8 +172,7 @@ int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Co
 {
     IBEX_ENTER_COMM(Win_allocate_c, comm, c);
     IBEX_ARGS(Win_allocate_c, baseptr, win);
-    ibex_win_args_t a = {c, MPI_WIN_FLAVOR_ALLOCATE, NULL, size, 0};
-    IBEX_CHECK(disp_unit_c(&ibex_e, disp_unit, &a.disp_unit));
+    ibex_win_args_t a = {c, MPI_WIN_FLAVOR_ALLOCATE, NULL, size, disp_unit};
     return win_alloc(&ibex_e, &a, info, baseptr, win);
 }
 
@@ -181,19 +184,15 @@ int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
     if (!ibex_win_comm_is_local(c))
         return IBEX_ERROR(MPI_ERR_RMA_SHARED,
                           "the communicator spans several nodes: no memory can be shared");
-    ibex_win_args_t a = {c, MPI_WIN_FLAVOR_SHARED, NULL, size, 0};
-    IBEX_CHECK(disp_unit_c(&ibex_e, disp_unit, &a.disp_unit));
+    ibex_win_args_t a = {c, MPI_WIN_FLAVOR_SHARED, NULL, size, disp_unit};
     return win_alloc(&ibex_e, &a, info, baseptr, win);
 }
 
 int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
                             void *baseptr)
 {
-    int unit = 0;
-    int rc = PMPI_Win_shared_query(win, rank, size, disp_unit ? &unit : NULL, baseptr);
-    if (rc == MPI_SUCCESS)
-        *disp_unit = unit;
-    return rc;
+    IBEX_ENTER_WIN(Win_shared_query_c, win, w);
+    return shared_query(call, w, rank, size, disp_unit, baseptr);
 }
 
 int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
@@ -260,6 +259,10 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *fla
         v = &w->attr_size;
         break;
     case MPI_WIN_DISP_UNIT:
+        if (w->attr_disp_unit == 0) { /* past INT_MAX: an int cannot hold it */
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
         v = &w->attr_disp_unit;
         break;
     case MPI_WIN_CREATE_FLAVOR:

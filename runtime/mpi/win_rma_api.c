@@ -30,11 +30,12 @@ static int type_of(rma_args_t *a, MPI_Datatype h, const char *what, ibex_dt_t **
     return MPI_SUCCESS;
 }
 
-static int count_check(rma_args_t *a, int count, const char *what)
+static int count_check(rma_args_t *a, MPI_Count count, const char *what)
 {
     const char *call = a->call;
     if (count < 0)
-        return IBEX_WIN_ERROR(a->win, MPI_ERR_COUNT, "invalid %s count %d (negative)", what, count);
+        return IBEX_WIN_ERROR(a->win, MPI_ERR_COUNT, "invalid %s count %lld (negative)", what,
+                              (long long)count);
     return MPI_SUCCESS;
 }
 
@@ -117,9 +118,9 @@ static int rma_run(rma_args_t *a)
     a.op.tcount = target_count;                                                                    \
     a.tdt = target_datatype
 
-static int put(const char *call, ibex_win_t *w, const void *origin_addr, int origin_count,
+static int put(const char *call, ibex_win_t *w, const void *origin_addr, MPI_Count origin_count,
                MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-               int target_count, MPI_Datatype target_datatype, MPI_Request *request)
+               MPI_Count target_count, MPI_Datatype target_datatype, MPI_Request *request)
 {
     RMA_ARGS(IBEX_WIN_OP_PUT);
     a.op.origin = origin_addr;
@@ -129,9 +130,9 @@ static int put(const char *call, ibex_win_t *w, const void *origin_addr, int ori
     return rma_run(&a);
 }
 
-static int get(const char *call, ibex_win_t *w, void *origin_addr, int origin_count,
+static int get(const char *call, ibex_win_t *w, void *origin_addr, MPI_Count origin_count,
                MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-               int target_count, MPI_Datatype target_datatype, MPI_Request *request)
+               MPI_Count target_count, MPI_Datatype target_datatype, MPI_Request *request)
 {
     RMA_ARGS(IBEX_WIN_OP_GET);
     a.op.origin = origin_addr;
@@ -145,16 +146,16 @@ static int get(const char *call, ibex_win_t *w, void *origin_addr, int origin_co
 /* Accumulate and Get_accumulate (result_addr NULL and kind ACC for the first). */
 typedef struct acc_in {
     const void *origin;
-    int ocount;
+    MPI_Count ocount;
     MPI_Datatype odt;
     void *result;
-    int rcount;
+    MPI_Count rcount;
     MPI_Datatype rdt;
 } acc_in_t;
 
 static int acc(const char *call, ibex_win_t *w, const acc_in_t *in, int target_rank,
-               MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
-               MPI_Request *request, ibex_win_op_kind_t kind)
+               MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype,
+               MPI_Op op, MPI_Request *request, ibex_win_op_kind_t kind)
 {
     RMA_ARGS(kind);
     a.op.origin = in->origin;
@@ -285,6 +286,98 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
     a.op.compare = compare_addr;
     a.op.op_handle = MPI_REPLACE;
     return rma_run(&a);
+}
+
+/* The large-count forms: the same calls with MPI_Count counts, carried to runtime/win. */
+int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+               int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+               MPI_Datatype target_datatype, MPI_Win win)
+{
+    IBEX_ENTER_WIN(Put_c, win, w);
+    return put(call, w, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+               target_count, target_datatype, NULL);
+}
+
+int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    IBEX_ENTER_WIN(Rput_c, win, w);
+    if (!request)
+        return IBEX_WIN_ERROR(w, MPI_ERR_ARG, "request is NULL");
+    return put(call, w, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+               target_count, target_datatype, request);
+}
+
+int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+               int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+               MPI_Datatype target_datatype, MPI_Win win)
+{
+    IBEX_ENTER_WIN(Get_c, win, w);
+    return get(call, w, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+               target_count, target_datatype, NULL);
+}
+
+int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    IBEX_ENTER_WIN(Rget_c, win, w);
+    if (!request)
+        return IBEX_WIN_ERROR(w, MPI_ERR_ARG, "request is NULL");
+    return get(call, w, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+               target_count, target_datatype, request);
+}
+
+int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                      int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                      MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    IBEX_ENTER_WIN(Accumulate_c, win, w);
+    acc_in_t in = {origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL};
+    return acc(call, w, &in, target_rank, target_disp, target_count, target_datatype, op, NULL,
+               IBEX_WIN_OP_ACC);
+}
+
+int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count,
+                       MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                       MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                       MPI_Request *request)
+{
+    IBEX_ENTER_WIN(Raccumulate_c, win, w);
+    if (!request)
+        return IBEX_WIN_ERROR(w, MPI_ERR_ARG, "request is NULL");
+    acc_in_t in = {origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL};
+    return acc(call, w, &in, target_rank, target_disp, target_count, target_datatype, op, request,
+               IBEX_WIN_OP_ACC);
+}
+
+int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                          MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count,
+                          MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                          MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                          MPI_Win win)
+{
+    IBEX_ENTER_WIN(Get_accumulate_c, win, w);
+    acc_in_t in = {origin_addr, origin_count, origin_datatype,
+                   result_addr, result_count, result_datatype};
+    return acc(call, w, &in, target_rank, target_disp, target_count, target_datatype, op, NULL,
+               IBEX_WIN_OP_GACC);
+}
+
+int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                           MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count,
+                           MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                           MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                           MPI_Win win, MPI_Request *request)
+{
+    IBEX_ENTER_WIN(Rget_accumulate_c, win, w);
+    if (!request)
+        return IBEX_WIN_ERROR(w, MPI_ERR_ARG, "request is NULL");
+    acc_in_t in = {origin_addr, origin_count, origin_datatype,
+                   result_addr, result_count, result_datatype};
+    return acc(call, w, &in, target_rank, target_disp, target_count, target_datatype, op, request,
+               IBEX_WIN_OP_GACC);
 }
 
 IBEX_MPI_ALIASES(win_rma_api)

@@ -72,9 +72,9 @@ typedef struct ibex_win {
     int model;  /* MPI_WIN_UNIFIED */
     void *base;
     MPI_Aint size;
-    int disp_unit;
-    MPI_Aint *sizes; /* per rank of comm */
-    int *disp_units;
+    MPI_Aint disp_unit; /* MPI_Aint as in the _c creation calls */
+    MPI_Aint *sizes;    /* per rank of comm */
+    MPI_Aint *disp_units;
     /* Win_allocate_shared: the segment every local member maps, and each rank's part in it */
     void *seg;
     size_t seg_len;
@@ -100,6 +100,9 @@ typedef struct ibex_win {
     struct win_rkey *rkeys;              /* per rank: addresses and keys */
     struct rdma_req *rreq_free;          /* finished transfer records kept for reuse */
     int rreq_nfree;
+    /* active-message target: Get replies sent straight from the window, until they complete */
+    struct ibex_req **rsends;
+    int nrsends, rsends_cap;
     /* dynamic windows on the direct paths (win_dyn.c): this rank's published table of regions,
      * the copy a target's table is read into, the registrations of the regions, and per rank
      * the table's address and the keys of its cached regions */
@@ -152,7 +155,7 @@ typedef struct ibex_win_args {
     int flavor;
     void *base;
     MPI_Aint size;
-    int disp_unit;
+    MPI_Aint disp_unit;
 } ibex_win_args_t;
 ibex_status_t ibex_win_create(const ibex_win_args_t *args, ibex_win_t **win_p);
 /* Collective; the caller checked that no epoch is open. */
@@ -160,7 +163,7 @@ ibex_status_t ibex_win_free(ibex_win_t *win);
 /* Every member of comm is on this node (MPI_Win_allocate_shared needs it). */
 bool ibex_win_comm_is_local(const ibex_comm_t *comm);
 /* MPI_Win_shared_query: rank's part (rank MPI_PROC_NULL: the lowest rank with size > 0). */
-void ibex_win_shared_query(const ibex_win_t *win, int rank, MPI_Aint *size_p, int *disp_unit_p,
+void ibex_win_shared_query(const ibex_win_t *win, int rank, MPI_Aint *size_p, MPI_Aint *disp_unit_p,
                            void **base_p);
 /* Dynamic windows: MPI error class (MPI_SUCCESS, MPI_ERR_RMA_ATTACH, MPI_ERR_NO_MEM). */
 int ibex_win_attach(ibex_win_t *win, void *base, MPI_Aint size);
@@ -179,15 +182,15 @@ typedef enum {
 typedef struct ibex_win_op {
     ibex_win_op_kind_t kind;
     const void *origin;
-    int ocount;
+    MPI_Count ocount; /* counts: MPI_Count, as the _c calls give them */
     ibex_dt_t *odt;
     void *result; /* GET: = origin; GACC / CAS: the result buffer */
-    int rcount;
+    MPI_Count rcount;
     ibex_dt_t *rdt;
     const void *compare; /* CAS */
     int target;
     MPI_Aint disp;
-    int tcount;
+    MPI_Count tcount;
     ibex_dt_t *tdt;
     const ibex_op_t *op;
     MPI_Op op_handle;
@@ -218,6 +221,8 @@ bool ibex_win_busy(const ibex_win_t *win);
 /* ---- internals shared by the win files ---- */
 /* win_target.c: the port's handler. */
 void ibex_win_handle(void *arg, int src, void *msg, size_t len);
+/* Waits for the Get replies still sent from the window's memory (before it is freed). */
+void ibex_win_rsends_drain(ibex_win_t *win);
 /* Applies a data request (win_wire.h: header, then nblocks blocks, then its data) to the
  * window memory at base (the window's base + the request's displacement); GET / GACC / CAS
  * write the old contents (hdr->bytes) to out. */

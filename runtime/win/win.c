@@ -139,7 +139,7 @@ static ibex_status_t win_exchange(ibex_win_t *win)
     ibex_status_t st = ibex_coll_run(IBEX_COLL_ALLGATHER, &a, sizeof(mine));
     for (int r = 0; st == IBEX_OK && r < n; r++) {
         win->sizes[r] = (MPI_Aint)all[4 * r];
-        win->disp_units[r] = (int)all[4 * r + 1];
+        win->disp_units[r] = (MPI_Aint)all[4 * r + 1];
         win->bases[r] = (uint64_t)all[4 * r + 2];
         win->pids[r] = (int)all[4 * r + 3];
     }
@@ -150,7 +150,7 @@ static ibex_status_t win_exchange(ibex_win_t *win)
 static ibex_status_t win_arrays(ibex_win_t *win, int n)
 {
     win->sizes = calloc((size_t)n, sizeof(MPI_Aint));
-    win->disp_units = calloc((size_t)n, sizeof(int));
+    win->disp_units = calloc((size_t)n, sizeof(MPI_Aint));
     win->locked = calloc((size_t)n, 1);
     win->touched = calloc((size_t)n, sizeof(bool));
     win->pending = calloc((size_t)n, sizeof(int));
@@ -333,11 +333,12 @@ ibex_status_t ibex_win_free(ibex_win_t *win)
     /* every rank's requests are answered before it enters: after the barrier none is left */
     ibex_win_wait_until(win, NULL, 0);
     ibex_status_t st = win_barrier(win);
+    ibex_win_rsends_drain(win); /* every origin has its Gets: these are done */
     win_destroy(win);
     return st;
 }
 
-void ibex_win_shared_query(const ibex_win_t *win, int rank, MPI_Aint *size_p, int *disp_unit_p,
+void ibex_win_shared_query(const ibex_win_t *win, int rank, MPI_Aint *size_p, MPI_Aint *disp_unit_p,
                            void **base_p)
 {
     if (rank == MPI_PROC_NULL) {

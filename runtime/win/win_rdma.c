@@ -66,7 +66,7 @@ typedef struct rdma_req {
     ibex_req_t *user_req;
     char *tmp; /* a packed copy of a non-contiguous origin, freed at completion */
     void *ubuf;
-    int ucount;
+    MPI_Count ucount;
     ibex_dt_t *udt; /* Get into a non-contiguous origin: unpack tmp there */
     size_t bytes;
     volatile int *done; /* a blocking wait: 1 done, 2 failed */
@@ -556,7 +556,7 @@ int ibex_win_elems(const win_hdr_t *h, const char *body, ibex_win_elem_cb_t fn, 
 {
     const ibex_dt_block_t *b = (const ibex_dt_block_t *)body;
     size_t i = 0;
-    for (int k = 0; k < h->tcount; k++)
+    for (int64_t k = 0; k < h->tcount; k++)
         for (int j = 0; j < h->nblocks; j++)
             for (uint64_t off = 0; off + 8 <= b[j].len; off += 8) {
                 int rc = fn(arg, (uint64_t)(k * h->extent + b[j].disp) + off, i++);

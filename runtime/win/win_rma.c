@@ -162,7 +162,7 @@ static int range_check(ibex_win_t *win, const ibex_win_op_t *op, char *msg, size
     return MPI_ERR_RMA_RANGE;
 }
 
-static size_t dt_bytes(const ibex_dt_t *dt, int count)
+static size_t dt_bytes(const ibex_dt_t *dt, MPI_Count count)
 {
     return (size_t)count * dt->size;
 }
@@ -362,17 +362,42 @@ static int op_direct(ibex_win_t *win, const ibex_win_op_t *op, win_hdr_t *h, cha
     return MPI_SUCCESS;
 }
 
+/* One process_vm_writev / readv of chunk bytes at buf to / from the n blocks rv, resumed
+ * after a partial transfer (the kernel moves at most about 2 GiB per call). */
+static bool cma_rw(pid_t pid, char *buf, size_t chunk, struct iovec *rv, int n, bool write)
+{
+    int i = 0;
+    while (chunk > 0) {
+        struct iovec lv = {buf, chunk};
+        ssize_t got = write ? process_vm_writev(pid, &lv, 1, rv + i, (unsigned long)(n - i), 0)
+                            : process_vm_readv(pid, &lv, 1, rv + i, (unsigned long)(n - i), 0);
+        if (got <= 0)
+            return false;
+        buf += got;
+        chunk -= (size_t)got;
+        for (size_t left = (size_t)got; left > 0 && i < n;) {
+            size_t take = left < rv[i].iov_len ? left : rv[i].iov_len;
+            rv[i].iov_base = (char *)rv[i].iov_base + take;
+            rv[i].iov_len -= take;
+            left -= take;
+            if (rv[i].iov_len == 0)
+                i++;
+        }
+    }
+    return true;
+}
+
 /* Cross-memory attach of the target layout of h (blocks in body) in target t, to or from the
  * packed stream in buf. */
 static bool cma_move(ibex_win_t *win, int t, const win_hdr_t *h, const char *body, char *buf,
                      bool write)
 {
     const ibex_dt_block_t *b = (const ibex_dt_block_t *)body;
-    struct iovec rv[64], lv;
+    struct iovec rv[64];
     int n = 0;
     uint64_t base = win->bases[t] + h->addr;
     size_t chunk = 0;
-    for (int k = 0; k < h->tcount; k++)
+    for (int64_t k = 0; k < h->tcount; k++)
         for (int i = 0; i < h->nblocks; i++) {
             if (b[i].len == 0)
                 continue;
@@ -382,10 +407,7 @@ static bool cma_move(ibex_win_t *win, int t, const win_hdr_t *h, const char *bod
             bool last = k == h->tcount - 1 && i == h->nblocks - 1;
             if (n < 64 && !last)
                 continue;
-            lv = (struct iovec){buf, chunk};
-            ssize_t got = write ? process_vm_writev(win->pids[t], &lv, 1, rv, n, 0)
-                                : process_vm_readv(win->pids[t], &lv, 1, rv, n, 0);
-            if (got != (ssize_t)chunk) {
+            if (!cma_rw(win->pids[t], buf, chunk, rv, n, write)) {
                 ibex_error(CORE, "window: cross-memory attach to rank %d failed: %m", t);
                 return false;
             }
@@ -485,13 +507,21 @@ static int op_send(ibex_win_t *win, const ibex_win_op_t *op, char *msg, size_t l
     int rrc = win->rdma ? op_rdma(win, op, &h, msg, len) : -1;
     if (rrc >= 0)
         return rrc;
+    bool am = !win->direct && !win->cma;
+    if (am && h.bytes > INT_MAX) { /* the active-message body and reply count in int */
+        snprintf(msg, len,
+                 "%llu bytes to rank %d: the active-message path (this window's) moves at most "
+                 "%d bytes per operation",
+                 (unsigned long long)h.bytes, op->target, INT_MAX);
+        return MPI_ERR_COUNT;
+    }
     size_t blen;
     char *body = op_body(op, &h, &blen);
     if (!body) {
         snprintf(msg, len, "out of memory");
         return MPI_ERR_NO_MEM;
     }
-    if (win->direct || win->cma) {
+    if (!am) {
         int rc = win->direct ? op_direct(win, op, &h, body) : op_cma(win, op, &h, body);
         if (rc != MPI_SUCCESS)
             snprintf(msg, len,
@@ -504,7 +534,7 @@ static int op_send(ibex_win_t *win, const ibex_win_op_t *op, char *msg, size_t l
     }
     if (op->kind != IBEX_WIN_OP_PUT && op->kind != IBEX_WIN_OP_ACC) {
         ibex_dt_t *rdt = op->kind == IBEX_WIN_OP_GET ? op->odt : op->rdt;
-        int rcount = op->kind == IBEX_WIN_OP_GET ? op->ocount : op->rcount;
+        int rcount = (int)(op->kind == IBEX_WIN_OP_GET ? op->ocount : op->rcount);
         h.tag = reply_expect(win, op->target, op->result, rcount, rdt, op->user_req);
         if (h.tag < 0) {
             free(body);
@@ -524,8 +554,35 @@ static int op_send(ibex_win_t *win, const ibex_win_op_t *op, char *msg, size_t l
     return MPI_SUCCESS;
 }
 
+/* The latency-bound case: a put / get on the shared mapping with both types contiguous, in
+ * an open epoch, in range. One memcpy after the checks such an operation needs (no request
+ * header, no element type); false when the general path must take it (and report). */
+static bool op_direct_fast(ibex_win_t *win, const ibex_win_op_t *op)
+{
+    if (!win->direct || (op->kind != IBEX_WIN_OP_PUT && op->kind != IBEX_WIN_OP_GET) ||
+        op->target == MPI_PROC_NULL || !op->odt->contiguous || !op->tdt->contiguous)
+        return false;
+    int t = op->target;
+    size_t bytes = dt_bytes(op->tdt, op->tcount);
+    int64_t lo = (int64_t)op->disp * win->disp_units[t] + op->tdt->true_lb;
+    if (bytes == 0 || bytes != dt_bytes(op->odt, op->ocount) || lo < 0 ||
+        (uint64_t)lo + bytes > (uint64_t)win->sizes[t] || !access_ok(win, t))
+        return false;
+    char *tp = (char *)win->seg + win->seg_offs[t] + lo;
+    char *o = (char *)op->origin + op->odt->true_lb;
+    if (op->kind == IBEX_WIN_OP_PUT)
+        memcpy(tp, o, bytes);
+    else
+        memcpy(o, tp, bytes);
+    if (op->user_req)
+        ibex_req_complete(op->user_req, IBEX_OK);
+    return true;
+}
+
 int ibex_win_op_start(ibex_win_t *win, ibex_win_op_t *op, char *msg, size_t len)
 {
+    if (op_direct_fast(win, op))
+        return MPI_SUCCESS;
     bool acc =
         op->kind == IBEX_WIN_OP_ACC || op->kind == IBEX_WIN_OP_GACC || op->kind == IBEX_WIN_OP_CAS;
     if (op->target == MPI_PROC_NULL || dt_bytes(op->tdt, op->tcount) == 0) {

@@ -10,12 +10,14 @@
 #include <string.h>
 
 #include "ibex_log.h"
+#include "ibex_p2p.h"
+#include "ibex_request.h"
 #include "ibex_win.h"
 #include "win_wire.h"
 
 typedef struct win_layout {
     char *base; /* window base + displacement */
-    int tcount;
+    int64_t tcount;
     int64_t extent;
     int nblocks;
     const ibex_dt_block_t *blocks;
@@ -55,7 +57,7 @@ static bool layout_ok(const ibex_win_t *win, const win_hdr_t *h, const win_layou
 /* Packed stream <-> target layout. */
 static void layout_copy(const win_layout_t *l, char *packed, bool to_window)
 {
-    for (int k = 0; k < l->tcount; k++)
+    for (int64_t k = 0; k < l->tcount; k++)
         for (int i = 0; i < l->nblocks; i++) {
             char *p = l->base + k * l->extent + l->blocks[i].disp;
             if (to_window)
@@ -85,17 +87,10 @@ static void reply_int(ibex_win_t *win, int src, int tag, int v)
     reply(win, src, tag, p, p ? sizeof(int) : 0);
 }
 
-/* in op= cur, elementwise, on packed streams of n elements of basic type bdt. */
-static void acc_apply(const ibex_op_t *op, MPI_Op oph, ibex_dt_t *bdt, const char *in, char *cur,
-                      size_t bytes)
+/* in op= cur, elementwise, on packed streams of n elements (n fits in an int) of basic type bdt. */
+static void acc_piece(const ibex_op_t *op, ibex_dt_t *bdt, const char *in, char *cur, int n)
 {
-    if (oph == MPI_NO_OP)
-        return;
-    if (oph == MPI_REPLACE) {
-        memcpy(cur, in, bytes);
-        return;
-    }
-    int n = (int)(bytes / bdt->size);
+    size_t bytes = (size_t)n * bdt->size;
     if (bdt->contiguous) {
         ibex_op_apply(op, in, cur, n, bdt->handle);
         return;
@@ -114,6 +109,27 @@ static void acc_apply(const ibex_op_t *op, MPI_Op oph, ibex_dt_t *bdt, const cha
     free(b);
 }
 
+/* Elements per piece of an accumulate (the op takes an int count; the _c calls pass more). */
+#define ACC_PIECE (1 << 28)
+
+/* in op= cur, elementwise, on packed streams of basic type bdt, bytes long. */
+static void acc_apply(const ibex_op_t *op, MPI_Op oph, ibex_dt_t *bdt, const char *in, char *cur,
+                      size_t bytes)
+{
+    if (oph == MPI_NO_OP)
+        return;
+    if (oph == MPI_REPLACE) {
+        memcpy(cur, in, bytes);
+        return;
+    }
+    for (size_t n = bytes / bdt->size, done = 0; done < n;) {
+        int k = n - done > ACC_PIECE ? ACC_PIECE : (int)(n - done);
+        size_t off = done * bdt->size;
+        acc_piece(op, bdt, in + off, cur + off, k);
+        done += (size_t)k;
+    }
+}
+
 /* ACC / GACC / CAS: the old contents into out (GACC / CAS), then the new ones. */
 static void apply_acc(const win_hdr_t *h, const win_layout_t *l, const char *data, char *out)
 {
@@ -123,6 +139,10 @@ static void apply_acc(const win_hdr_t *h, const win_layout_t *l, const char *dat
         return;
     if (h->type == WIN_ACC && layout_contig(l) && bdt->contiguous) {
         acc_apply(op, h->op, bdt, data, l->base + l->blocks[0].disp, h->bytes);
+        return;
+    }
+    if (out && h->type == WIN_GACC && h->op == MPI_NO_OP) { /* a read: straight into out */
+        layout_copy(l, out, false);
         return;
     }
     char *cur = malloc(h->bytes ? h->bytes : 1);
@@ -183,6 +203,56 @@ void ibex_win_apply(const struct win_hdr *h, char *base, const char *body, char 
         apply_acc(h, &l, data, out);
 }
 
+/* Releases the direct Get replies that have completed. */
+static void rsends_reap(ibex_win_t *win)
+{
+    int k = 0;
+    for (int i = 0; i < win->nrsends; i++) {
+        if (win->rsends[i]->complete)
+            ibex_req_release(win->rsends[i]);
+        else
+            win->rsends[k++] = win->rsends[i];
+    }
+    win->nrsends = k;
+}
+
+void ibex_win_rsends_drain(ibex_win_t *win)
+{
+    for (int i = 0; i < win->nrsends; i++)
+        ibex_p2p_wait(win->rsends[i], NULL);
+    win->nrsends = 0;
+    free(win->rsends);
+    win->rsends = NULL;
+    win->rsends_cap = 0;
+}
+
+/* A Get of one contiguous run of a created or allocated window: the reply is sent from the
+ * window itself (no bounce copy, no malloc of its size), kept until it completes. Memory of a
+ * dynamic window may be detached meanwhile: those take the copy. */
+static bool reply_direct(ibex_win_t *win, int src, const win_hdr_t *h, const win_layout_t *l)
+{
+    if (h->type != WIN_GET || !layout_contig(l) || win->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        return false;
+    rsends_reap(win);
+    if (win->nrsends == win->rsends_cap) {
+        int cap = win->rsends_cap ? 2 * win->rsends_cap : 16;
+        ibex_req_t **r = realloc(win->rsends, (size_t)cap * sizeof(*r));
+        if (!r)
+            return false;
+        win->rsends = r;
+        win->rsends_cap = cap;
+    }
+    ibex_req_t *req;
+    if (ibex_p2p_isend(l->base + l->blocks[0].disp, (MPI_Count)h->bytes, ibex_dt_get(MPI_BYTE), src,
+                       h->tag, win->comm, false, &req) != IBEX_OK)
+        return false;
+    if (req->complete)
+        ibex_req_release(req);
+    else
+        win->rsends[win->nrsends++] = req;
+    return true;
+}
+
 static void do_data(ibex_win_t *win, int src, const win_hdr_t *h, const char *rest, size_t len)
 {
     size_t blen = (size_t)h->nblocks * sizeof(ibex_dt_block_t);
@@ -200,6 +270,8 @@ static void do_data(ibex_win_t *win, int src, const win_hdr_t *h, const char *re
             reply(win, src, h->tag, NULL, 0);
         return;
     }
+    if (reply_direct(win, src, h, &l))
+        return;
     char *out = NULL;
     if (wants_reply(h) && !(out = malloc(h->bytes ? h->bytes : 1)))
         ibex_error(CORE, "window: out of memory for the answer to rank %d", src);

@@ -45,8 +45,9 @@ typedef struct win_hdr {
     uint64_t addr;  /* displacement in bytes from the window base (dynamic: an address) */
     uint64_t bytes; /* data bytes of the target layout */
     int64_t extent;
-    int32_t tcount;
+    int64_t tcount; /* MPI_Count: an operation of the _c calls may repeat past an int */
     int32_t nblocks;
+    int32_t pad2;
 } win_hdr_t;
 
 /* Most regions a REGIONS reply carries. */

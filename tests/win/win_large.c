@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The large-count one-sided calls (MPI 4.0 _c forms), standard MPI only, at 2 ranks or more.
+ *
+ * Without an argument (make check, little memory): counts past INT_MAX are carried, not
+ * refused: a Put_c / Get_c / Accumulate_c / Get_accumulate_c / R* call of INT_MAX + 9 bytes
+ * into a 64-byte window is MPI_ERR_RMA_RANGE (a count cut to an int would be negative or
+ * small), origin and target signatures differing past an int are MPI_ERR_TYPE, a negative
+ * count MPI_ERR_COUNT; nothing of the origin is read. Window creation with a displacement unit
+ * past INT_MAX (MPI_Aint in the _c calls): Win_create_c / allocate_c / allocate_shared_c take
+ * it, Win_shared_query_c answers it, the int Win_shared_query is MPI_ERR_VALUE_TOO_LARGE, the
+ * int attribute MPI_WIN_DISP_UNIT is absent; a Put at displacement 0 lands, one at 1 (byte
+ * 2^32 + 8) is out of the window.
+ *
+ * With MIB (make check-large): rank 0 puts MIB MiB (past INT_MAX bytes) into rank 1's window
+ * with Put_c, gets it back with Get_c, then Accumulate_c (MPI_BXOR on MPI_UNSIGNED_CHAR, one
+ * element a byte: a count past INT_MAX) and Get_accumulate_c (MPI_NO_OP), each checked, into
+ * an allocated window, or with MT_LARGE_CREATE=1 a created one.
+ * On the active-message path (IBEX_WIN_DIRECT=0 IBEX_WIN_RDMA=0) MT_LARGE_AM=1 expects
+ * MPI_ERR_COUNT instead (that path moves at most INT_MAX bytes per operation).
+ */
+#include <limits.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rank, failures;
+
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "rank %d: FAIL %s:%d: ", rank, __FILE__, __LINE__);                    \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fprintf(stderr, "\n");                                                                 \
+            failures++;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+static int err_class(int rc)
+{
+    int c = rc;
+    if (rc != MPI_SUCCESS)
+        MPI_Error_class(rc, &c);
+    return c;
+}
+
+#define EXPECT(call, want)                                                                         \
+    do {                                                                                           \
+        int c_ = err_class(call);                                                                  \
+        CHECK(c_ == (want), "%s: class %d, expected %d", #call, c_, (want));                       \
+    } while (0)
+
+static const MPI_Count BIG = (MPI_Count)INT_MAX + 9;
+
+/* Counts past an int at rank 1's 64-byte window: refused for what they are, not as counts. */
+static void big_counts(MPI_Win win)
+{
+    char small[64] = {0}, res[64];
+    MPI_Request rq = MPI_REQUEST_NULL;
+    MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
+    EXPECT(MPI_Put_c(small, BIG, MPI_BYTE, 1, 0, BIG, MPI_BYTE, win), MPI_ERR_RMA_RANGE);
+    EXPECT(MPI_Get_c(res, BIG, MPI_BYTE, 1, 0, BIG, MPI_BYTE, win), MPI_ERR_RMA_RANGE);
+    EXPECT(MPI_Accumulate_c(small, BIG, MPI_BYTE, 1, 0, BIG, MPI_BYTE, MPI_REPLACE, win),
+           MPI_ERR_RMA_RANGE);
+    EXPECT(MPI_Get_accumulate_c(small, BIG, MPI_INT8_T, res, BIG, MPI_INT8_T, 1, 0, BIG, MPI_INT8_T,
+                                MPI_SUM, win),
+           MPI_ERR_RMA_RANGE);
+    EXPECT(MPI_Rput_c(small, BIG, MPI_BYTE, 1, 0, BIG, MPI_BYTE, win, &rq), MPI_ERR_RMA_RANGE);
+    CHECK(rq == MPI_REQUEST_NULL, "a refused Rput_c left a request");
+    EXPECT(MPI_Rget_c(res, BIG, MPI_BYTE, 1, 0, BIG, MPI_BYTE, win, &rq), MPI_ERR_RMA_RANGE);
+    EXPECT(MPI_Raccumulate_c(small, BIG, MPI_BYTE, 1, 0, BIG, MPI_BYTE, MPI_REPLACE, win, &rq),
+           MPI_ERR_RMA_RANGE);
+    EXPECT(MPI_Rget_accumulate_c(small, BIG, MPI_INT8_T, res, BIG, MPI_INT8_T, 1, 0, BIG,
+                                 MPI_INT8_T, MPI_SUM, win, &rq),
+           MPI_ERR_RMA_RANGE);
+    /* INT_MAX + 9 bytes against INT_MAX + 10 (cut to ints: -2147483640 / ...) */
+    EXPECT(MPI_Put_c(small, BIG, MPI_BYTE, 1, 0, BIG + 1, MPI_BYTE, win), MPI_ERR_TYPE);
+    EXPECT(MPI_Get_c(res, BIG + 1, MPI_BYTE, 1, 0, BIG, MPI_BYTE, win), MPI_ERR_TYPE);
+    /* 2^32 + 16 bytes as 2^31 + 8 shorts: equal signatures, out of range (an int cut gives 16) */
+    MPI_Count wrap = ((MPI_Count)1 << 32) + 16;
+    EXPECT(MPI_Put_c(small, wrap, MPI_BYTE, 1, 0, wrap / 2, MPI_SHORT, win), MPI_ERR_RMA_RANGE);
+    EXPECT(MPI_Put_c(small, -1, MPI_BYTE, 1, 0, 1, MPI_BYTE, win), MPI_ERR_COUNT);
+    /* a _c call with small counts still works */
+    memset(small, 7, sizeof(small));
+    EXPECT(MPI_Put_c(small, 64, MPI_BYTE, 1, 0, 64, MPI_BYTE, win), MPI_SUCCESS);
+    MPI_Win_flush(1, win);
+    EXPECT(MPI_Get_c(res, 64, MPI_BYTE, 1, 0, 64, MPI_BYTE, win), MPI_SUCCESS);
+    MPI_Win_unlock(1, win);
+    CHECK(memcmp(res, small, 64) == 0, "Put_c / Get_c of 64 bytes: data differs");
+}
+
+static void big_unit(const char *how, MPI_Win win)
+{
+    MPI_Aint unit = ((MPI_Aint)1 << 32) + 8, size = 0, got = 0;
+    int iunit = 0, flag = 1;
+    void *base = NULL;
+    EXPECT(MPI_Win_shared_query_c(win, 1, &size, &got, &base), MPI_SUCCESS);
+    CHECK(got == unit, "%s: Win_shared_query_c unit %lld, expected %lld", how, (long long)got,
+          (long long)unit);
+    EXPECT(MPI_Win_shared_query(win, 1, &size, &iunit, &base), MPI_ERR_VALUE_TOO_LARGE);
+    int *attr = NULL;
+    EXPECT(MPI_Win_get_attr(win, MPI_WIN_DISP_UNIT, &attr, &flag), MPI_SUCCESS);
+    CHECK(!flag, "%s: MPI_WIN_DISP_UNIT present for a unit past INT_MAX", how);
+    if (rank == 0) {
+        uint64_t v = 0x1122334455667788u, r = 0;
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
+        EXPECT(MPI_Put(&v, 1, MPI_UINT64_T, 1, 0, 1, MPI_UINT64_T, win), MPI_SUCCESS);
+        EXPECT(MPI_Put(&v, 1, MPI_UINT64_T, 1, 1, 1, MPI_UINT64_T, win), MPI_ERR_RMA_RANGE);
+        MPI_Win_flush(1, win);
+        EXPECT(MPI_Get(&r, 1, MPI_UINT64_T, 1, 0, 1, MPI_UINT64_T, win), MPI_SUCCESS);
+        MPI_Win_unlock(1, win);
+        CHECK(r == v, "%s: 8 bytes at displacement 0: 0x%llx", how, (unsigned long long)r);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void small_mode(void)
+{
+    MPI_Aint unit = ((MPI_Aint)1 << 32) + 8;
+    uint64_t mem[8] = {0};
+    void *base;
+    MPI_Win win;
+    MPI_Win_allocate_c(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    if (rank == 0)
+        big_counts(win);
+    MPI_Win_free(&win);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    EXPECT(MPI_Win_create_c(mem, sizeof(mem), unit, MPI_INFO_NULL, MPI_COMM_WORLD, &win),
+           MPI_SUCCESS);
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    big_unit("Win_create_c", win);
+    MPI_Win_free(&win);
+    EXPECT(MPI_Win_allocate_c(64, unit, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win), MPI_SUCCESS);
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    big_unit("Win_allocate_c", win);
+    MPI_Win_free(&win);
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int nsize;
+    MPI_Comm_size(node, &nsize);
+    MPI_Comm_free(&node);
+    if (nsize == 2) { /* every rank on this node */
+        EXPECT(MPI_Win_allocate_shared_c(64, unit, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win),
+               MPI_SUCCESS);
+        MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+        big_unit("Win_allocate_shared_c", win);
+        MPI_Win_free(&win);
+    }
+}
+
+/* Rank 0 at rank 1's window of n bytes: Put_c, Get_c, Accumulate_c, Get_accumulate_c. */
+static void large_mode(MPI_Count n, int am)
+{
+    void *base = NULL;
+    MPI_Win win;
+    const char *create = getenv("MT_LARGE_CREATE"); /* Win_create_c: cross-memory attach */
+    if (create && *create == '1') {
+        base = rank == 1 ? calloc(1, (size_t)n) : NULL;
+        MPI_Win_create_c(base, rank == 1 ? n : 0, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    } else {
+        MPI_Win_allocate_c(rank == 1 ? n : 0, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+        base = NULL;
+    }
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    if (rank == 0) {
+        unsigned char *buf = malloc((size_t)n);
+        CHECK(buf != NULL, "out of memory for %lld bytes", (long long)n);
+        if (!buf)
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        for (MPI_Count i = 0; i < n; i++)
+            buf[i] = (unsigned char)(i * 7 + (i >> 20));
+        int want = am ? MPI_ERR_COUNT : MPI_SUCCESS;
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
+        EXPECT(MPI_Put_c(buf, n, MPI_BYTE, 1, 0, n, MPI_BYTE, win), want);
+        MPI_Win_flush(1, win);
+        memset(buf, 0, (size_t)n);
+        EXPECT(MPI_Get_c(buf, n, MPI_BYTE, 1, 0, n, MPI_BYTE, win), want);
+        MPI_Win_flush(1, win);
+        MPI_Count bad = 0;
+        for (MPI_Count i = 0; !am && i < n; i++)
+            bad += buf[i] != (unsigned char)(i * 7 + (i >> 20));
+        CHECK(bad == 0, "Put_c then Get_c of %lld bytes: %lld differ", (long long)n,
+              (long long)bad);
+        memset(buf, 0x5a, (size_t)n);
+        EXPECT(
+            MPI_Accumulate_c(buf, n, MPI_UNSIGNED_CHAR, 1, 0, n, MPI_UNSIGNED_CHAR, MPI_BXOR, win),
+            want);
+        MPI_Win_flush(1, win);
+        memset(buf, 0, (size_t)n);
+        EXPECT(MPI_Get_accumulate_c(NULL, 0, MPI_UNSIGNED_CHAR, buf, n, MPI_UNSIGNED_CHAR, 1, 0, n,
+                                    MPI_UNSIGNED_CHAR, MPI_NO_OP, win),
+               want);
+        MPI_Win_unlock(1, win);
+        bad = 0;
+        for (MPI_Count i = 0; !am && i < n; i++)
+            bad += buf[i] != (unsigned char)((i * 7 + (i >> 20)) ^ 0x5a);
+        CHECK(bad == 0, "Accumulate_c (BXOR) then Get_accumulate_c of %lld bytes: %lld differ",
+              (long long)n, (long long)bad);
+        free(buf);
+    }
+    MPI_Win_free(&win);
+    free(base);
+}
+
+int main(int argc, char **argv)
+{
+    int size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size != 2) {
+        if (rank == 0)
+            fprintf(stderr, "win_large runs at 2 ranks\n");
+        MPI_Finalize();
+        return 77;
+    }
+    if (argc > 1) {
+        const char *am = getenv("MT_LARGE_AM");
+        large_mode((MPI_Count)atoll(argv[1]) << 20, am && *am == '1');
+    } else {
+        small_mode();
+    }
+    int all;
+    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("win_large: %s (%d failures)\n", all ? "FAIL" : "ok", all);
+    MPI_Finalize();
+    return all ? 1 : 0;
+}

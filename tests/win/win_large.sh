@@ -1,0 +1,42 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# The large-count one-sided calls (tests/win/win_large.c) at 2 ranks. make check: counts and
+# displacement units past an int with little memory, over shared memory, on the network
+# direct path over verbs on softib and on the active-message path. MT_LARGE_FULL=1 (make
+# check-large): 2.5 GiB Put_c / Get_c / Accumulate_c / Get_accumulate_c over the shared
+# mapping (allocated window), cross-memory attach (created window),
+# verbs on softib (RDMA WRITE / READ, accumulate lock), and on active messages (MPI_ERR_COUNT:
+# at most INT_MAX bytes an operation there); about 8 GiB of memory at once.
+CASE_TIMEOUT=${CASE_TIMEOUT:-900} # a 2.5 GiB case takes minutes on a loaded machine
+. "$top_srcdir/tests/mpi/lib.sh"
+mt_require_ibexrun
+MPI_T="$top_builddir/tests/win"
+SOFTIB="$top_builddir/softib/.libs/libsoftib.so"
+V="IBEX_TRANSPORTS=verbs LD_PRELOAD=$SOFTIB"
+if [ -z "${MT_LARGE_FULL:-}" ]; then
+    CASE_TIMEOUT=120
+    run_case 2 win_large
+    run_case 2 win_large IBEX_WIN_DIRECT=0
+    if [ -f "$SOFTIB" ]; then
+        run_case 2 win_large $V IBEX_WIN_DIRECT=0
+        run_case 2 win_large $V IBEX_WIN_DIRECT=0 IBEX_WIN_RDMA=0
+        softib_sweep "$SOFTIB"
+    fi
+    mt_finish
+    exit $?
+fi
+avail_mib=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
+if [ "${avail_mib:-0}" -lt 9000 ]; then
+    echo "SKIP: ${avail_mib} MiB available, 2.5 GiB windows need about 9000 MiB"
+    exit 77
+fi
+MT_ARGS=2560
+run_case 2 win_large
+run_case 2 win_large MT_LARGE_CREATE=1
+run_case 2 win_large IBEX_WIN_DIRECT=0 IBEX_WIN_RDMA=0 MT_LARGE_AM=1
+if [ -f "$SOFTIB" ]; then
+    run_case 2 win_large $V IBEX_WIN_DIRECT=0
+    softib_sweep "$SOFTIB"
+fi
+MT_ARGS=
+mt_finish
