@@ -324,7 +324,11 @@ static void test_cart(void)
     }
     MPI_Comm_free(&c);
     int big = g_size + 1, p0 = 0;
+    c = MPI_COMM_SELF;
     expect_err(MPI_Cart_create(MPI_COMM_WORLD, 1, &big, &p0, 0, &c), -1);
+    /* MPICH's errors/topo/cartsmall: a failed create leaves MPI_COMM_NULL, not the old value
+     * (the standard leaves it open) */
+    CHECK(c == MPI_COMM_NULL || getenv("TC_LENIENT"));
     int negd = -1;
     if (!getenv("TC_LENIENT")) /* MPICH 4.0 does not check the extents */
         expect_err(MPI_Cart_create(MPI_COMM_WORLD, 1, &negd, &p0, 0, &c), -1);
