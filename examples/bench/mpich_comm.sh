@@ -168,14 +168,7 @@ echo "$LIST" | while read -r dir prog np rest; do
     fi
     # shellcheck disable=SC2086
     mlib_launch "$np" "$tl" "./$dir.$prog" $args >"$log" 2>&1
-    rc=$?
-    if mlib_check $rc "$log" $expect; then
-        printf '%-44s %-3s %s\n' "$name" "$np" pass
-        echo pass >>"$WORK/counts"
-    else
-        printf '%-44s %-3s %s\n' "$name" "$np" "FAIL (exit $rc) $(mlib_why "$log")"
-        echo fail >>"$WORK/counts"
-    fi
+    mlib_verdict $? "$log" "$expect" 44 "$name" "$np" "$WORK/counts" fail
 done
 npass=$(mlib_count "$WORK/counts" pass) nfail=$(mlib_count "$WORK/counts" fail)
 nbuild=$(mlib_count "$WORK/counts" build)

@@ -135,3 +135,16 @@ mlib_count() {
     _n=$(grep -c "^$2" "$1" 2>/dev/null)
     echo "${_n:-0}"
 }
+
+# mlib_verdict RC LOG EXPECT WIDTH LABEL NP FILE FAILWORD: judges a run (mlib_check), prints
+# the table line "LABEL NP pass" or "LABEL NP FAIL (exit RC) why" and appends pass or
+# FAILWORD to FILE.
+mlib_verdict() {
+    if mlib_check "$1" "$2" "$3"; then
+        printf "%-${4}s %-3s %s\n" "$5" "$6" pass
+        echo pass >>"$7"
+    else
+        printf "%-${4}s %-3s %s\n" "$5" "$6" "FAIL (exit $1) $(mlib_why "$2")"
+        echo "$8" >>"$7"
+    fi
+}

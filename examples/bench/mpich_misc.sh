@@ -319,14 +319,7 @@ echo "$LIST" | while read -r dir prog np rest; do
     fi
     # shellcheck disable=SC2086
     mlib_launch "$np" "$tl" "./$exe" $args >"$log" 2>&1
-    rc=$?
-    if mlib_check "$rc" "$log" "$expect"; then
-        printf '%-60s %-3s %s\n' "$label" "$np" pass
-        echo pass >>"$WORK/results"
-    else
-        printf '%-60s %-3s %s\n' "$label" "$np" "FAIL (exit $rc) $(mlib_why "$log")"
-        echo FAIL >>"$WORK/results"
-    fi
+    mlib_verdict $? "$log" "$expect" 60 "$label" "$np" "$WORK/results" FAIL
 done
 p=$(mlib_count "$WORK/results" pass) f=$(mlib_count "$WORK/results" FAIL)
 b=$(mlib_count "$WORK/results" BUILD)
