@@ -29,52 +29,27 @@
 # everything passed, 1 otherwise, 2 on usage. Left out of MPICH's list: the neighbourhood
 # tests (tests/mpi/topo_conf.sh covers them), bcast_full / bcast_comm_world (they need the
 # dtpools library), gather_big (a large-memory test) and the GPU list.
-set -u
-SRC= PREFIX= MPI=ibex WORK= SOFTIB= NODES= MINNP=0 MAXNP=1000 NP= T=120 ONLY=.
-usage() {
-    sed -n '3,31p' "$0" | sed 's/^# \{0,1\}//'
-    exit 2
-}
-while [ $# -gt 0 ]; do
+ME=mpich_coll USAGE=31 NODES= MINNP=0 NP=
+. "$(dirname "$0")/mpich_lib.sh"
+MAXNP=1000
+runner_opt() {
     case $1 in
-    --src) SRC=$2; shift ;;
-    --prefix) PREFIX=$2; shift ;;
-    --mpi) MPI=$2; shift ;;
-    --work) WORK=$2; shift ;;
-    --softib) SOFTIB=1 ;;
-    --node-size) NODES=$2; shift ;;
-    --minnp) MINNP=$2; shift ;;
-    --maxnp) MAXNP=$2; shift ;;
-    --np) NP=$2; shift ;;
-    --timeout) T=$2; shift ;;
-    --only) ONLY=$2; shift ;;
-    -h | --help) usage ;;
-    *) echo "mpich_coll: unknown option $1" >&2; usage ;;
+    --node-size) NODES=$2; SHIFT=2 ;;
+    --minnp) MINNP=$2; SHIFT=2 ;;
+    --maxnp) MAXNP=$2; SHIFT=2 ;;
+    --np) NP=$2; SHIFT=2 ;;
+    *) return 1 ;;
     esac
-    shift
-done
-[ -d "$SRC/coll" ] && [ -f "$SRC/util/mtest.c" ] || { echo "mpich_coll: --src DIR must hold coll/ and util/mtest.c" >&2; usage; }
-[ -f "$SRC/include/mpitestconf.h" ] || { echo "mpich_coll: $SRC/include/mpitestconf.h is missing (write it for this machine)" >&2; exit 2; }
-case $MPI in
-ibex)
-    if [ -n "$PREFIX" ]; then
-        CC=$PREFIX/bin/ibexcc RUN=$PREFIX/bin/ibexrun
-    else
-        CC=$(command -v ibexcc) RUN=$(command -v ibexrun)
-    fi
-    [ -x "${CC:-}" ] && [ -x "${RUN:-}" ] || { echo "mpich_coll: no ibexcc / ibexrun (--prefix)" >&2; exit 2; }
-    ;;
-mpich) CC=mpicc.mpich RUN=mpiexec.mpich ;;
-openmpi) CC=mpicc.openmpi RUN=mpirun.openmpi ;;
-*) echo "mpich_coll: --mpi ibex|mpich|openmpi" >&2; exit 2 ;;
-esac
-[ -n "$WORK" ] || WORK=$(mktemp -d "${TMPDIR:-/tmp}/mpich_coll.XXXXXX")
+}
+mlib_options "$@"
+mlib_need coll util/mtest.c include/mpitestconf.h
+mlib_select
 CONF=$MPI${SOFTIB:+-verbs}${NODES:+-nodes$NODES}${NP:+-np$NP}
 LOGS=$WORK/logs/$CONF
-mkdir -p "$WORK/bin" "$LOGS" || exit 2
+mkdir -p "$LOGS" || exit 2
 [ -z "$NODES" ] || export IBEX_COLL_NODE_SIZE="$NODES"
 CFLAGS="-O1 -w -I$SRC/include -I$SRC/dtpools/include"
-npass=0 nfail=0 nbuild=0
+LIB=$(mlib_util libmtest "$CFLAGS" util/mtest.c util/mtest_common.c util/mtest_single.c) || exit 1
 
 # The list: NAME NP [ARGS]. NAME is the source file, or nbNAME: NAME.c built with
 # -DUSE_MTEST_NBC (MPICH's non-blocking variants of blocking tests).
@@ -257,32 +232,11 @@ p_order 2'
 
 # build NAME: compiles $WORK/bin/NAME once; returns non-zero (log in $WORK/logs) on failure.
 build() {
-    [ -x "$WORK/bin/$1" ] && return 0
-    [ -f "$WORK/logs/$1.build" ] && return 1
     case $1 in
     nb*) src=${1#nb} def=-DUSE_MTEST_NBC ;;
     *) src=$1 def= ;;
     esac
-    # shellcheck disable=SC2086
-    $CC $CFLAGS $def -o "$WORK/bin/$1" "$SRC/coll/$src.c" "$SRC/util/mtest.c" \
-        "$SRC/util/mtest_common.c" "$SRC/util/mtest_single.c" -lm >"$WORK/logs/$1.build" 2>&1
-}
-
-# run NP PROG ARGS...: one run with a time limit under the chosen library.
-run() {
-    np=$1
-    shift
-    case $MPI in
-    ibex)
-        if [ -n "$SOFTIB" ]; then
-            IBEX_TRANSPORTS=verbs timeout -k 10 "$T" "$RUN" -n "$np" --softib --timeout "$((T - 5))" "$@"
-        else
-            timeout -k 10 "$T" "$RUN" -n "$np" --timeout "$((T - 5))" "$@"
-        fi
-        ;;
-    mpich) timeout -k 10 "$T" "$RUN" -n "$np" "$@" ;;
-    openmpi) timeout -k 10 "$T" "$RUN" --oversubscribe --allow-run-as-root -n "$np" "$@" ;;
-    esac
+    mlib_build "$1" "$WORK/logs/$1.build" "$CFLAGS $def" "$SRC/coll/$src.c" "$LIB"
 }
 
 seen=' '
@@ -301,13 +255,12 @@ echo "$LIST" | while read -r name np args; do
     fi
     log="$LOGS/$(echo "$label" | tr ' =/' '___').log"
     # shellcheck disable=SC2086
-    run "$np" "$WORK/bin/$name" $args </dev/null >"$log" 2>&1
+    mlib_launch "$np" "$T" "$WORK/bin/$name" $args >"$log" 2>&1
     rc=$?
-    if [ $rc -eq 0 ] && grep -q '^ No Errors' "$log"; then
+    if mlib_check $rc "$log"; then
         printf '%-40s ok\n' "$label"
     else
-        printf '%-40s FAIL (exit %s: %s)\n' "$label" "$rc" \
-            "$(grep -v -m1 -E '^ No Errors|^$' "$log" | cut -c1-100)"
+        printf '%-40s FAIL (exit %s: %s)\n' "$label" "$rc" "$(mlib_why "$log")"
     fi
 done | tee "$LOGS/table"
 npass=$(grep -c ' ok$' "$LOGS/table")

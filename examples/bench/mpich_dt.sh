@@ -22,40 +22,19 @@
 # Left out: programs needing dtpools (pt2pt/pingping, sendrecv1, sendself), the removed MPI-1
 # calls and MPI_LB / MPI_UB (*_oldapi, struct_no_real_types), C++ types (cxx_types), the 9.8 GiB
 # large_vec. Exit status: 0 when nothing failed, 1 otherwise, 2 on usage.
-set -u
-SRC= PREFIX= IMPL=ibex WORK= SOFTIB= LARGE=0 MAXN=12 T=120 ONLY=.
-usage() {
-    sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'
-    exit 2
-}
-while [ $# -gt 0 ]; do
+ME=mpich_dt USAGE=24 LARGE=0 MAXN=12
+. "$(dirname "$0")/mpich_lib.sh"
+runner_opt() {
     case $1 in
-    --src) SRC=$2; shift ;;
-    --prefix) PREFIX=$2; shift ;;
-    --impl) IMPL=$2; shift ;;
-    --work) WORK=$2; shift ;;
-    --softib) SOFTIB=--softib ;;
+    --impl) MPI=$2; SHIFT=2 ;;
     --large) LARGE=1 ;;
-    --max-ranks) MAXN=$2; shift ;;
-    --timeout) T=$2; shift ;;
-    --only) ONLY=$2; shift ;;
-    -h | --help) usage ;;
-    *) echo "mpich_dt: unknown option $1" >&2; usage ;;
+    --max-ranks) MAXN=$2; SHIFT=2 ;;
+    *) return 1 ;;
     esac
-    shift
-done
-[ -d "$SRC/datatype" ] && [ -d "$SRC/util" ] || { echo "mpich_dt: --src DIR (test/mpi)" >&2; usage; }
-[ -f "$SRC/include/mpitestconf.h" ] || { echo "mpich_dt: no $SRC/include/mpitestconf.h" >&2; exit 2; }
-case $IMPL in
-ibex)
-    B=${PREFIX:+$PREFIX/bin/}
-    CC=${B}ibexcc RUN="${B}ibexrun $SOFTIB --timeout $T -n" ;;
-mpich) CC=mpicc.mpich RUN="timeout $T mpiexec.mpich -n" ;;
-openmpi) CC=mpicc.openmpi RUN="timeout $T mpirun.openmpi --oversubscribe --allow-run-as-root -n" ;;
-*) echo "mpich_dt: --impl ibex|mpich|openmpi" >&2; exit 2 ;;
-esac
-[ -n "$WORK" ] || WORK=$(mktemp -d "${TMPDIR:-/tmp}/mpich_dt.XXXXXX")
-mkdir -p "$WORK/logs" "$WORK/bin" || exit 2
+}
+mlib_options "$@"
+mlib_need datatype util include/mpitestconf.h
+mlib_select
 
 # The programs: area, name, ranks, arguments (MPICH's testlist.in); "L" marks the large ones.
 # irecv_any is recv_any.c built with -DTEST_NB.
@@ -188,21 +167,14 @@ EOF
 }
 
 I="-I$SRC/include"
-for u in mtest mtest_common mtest_single dtypes; do
-    $CC $I -c "$SRC/util/$u.c" -o "$WORK/bin/$u.o" >"$WORK/logs/util_$u.log" 2>&1 ||
-        { echo "mpich_dt: util/$u.c does not build ($WORK/logs/util_$u.log)" >&2; exit 1; }
-done
-UTIL="$WORK/bin/mtest.o $WORK/bin/mtest_common.o $WORK/bin/mtest_single.o $WORK/bin/dtypes.o"
+LIB=$(mlib_util libmtest "$I" util/mtest.c util/mtest_common.c util/mtest_single.c util/dtypes.c) ||
+    exit 1
 
 # build AREA NAME: once per program; 0 when the binary is there.
 build() {
-    exe=$WORK/bin/$2 src=$SRC/$1/$2.c def=
-    [ -x "$exe" ] && return 0
-    [ -f "$exe.failed" ] && return 1
+    src=$SRC/$1/$2.c def=
     [ "$2" = irecv_any ] && src=$SRC/$1/recv_any.c def=-DTEST_NB
-    $CC $I $def "$src" $UTIL -lm -o "$exe" >"$WORK/logs/build_$2.log" 2>&1 && return 0
-    : >"$exe.failed"
-    return 1
+    mlib_build "$2" "$WORK/logs/build_$2.log" "$I $def" "$src" "$LIB"
 }
 
 tab=$(printf '\t')
@@ -223,15 +195,16 @@ list | while read -r first rest; do
         continue
     fi
     log=$WORK/logs/run_${name}_$n$(echo "$args" | tr -c 'A-Za-z0-9=\n' _).log
-    (cd "$WORK/bin" && $RUN "$n" ./"$name" $args) </dev/null >"$log" 2>&1
+    # shellcheck disable=SC2086
+    mlib_launch "$n" "$T" ./"$name" $args >"$log" 2>&1
     rc=$?
-    if [ "$rc" = 0 ] && grep -Eq "^ *No [Ee]rrors *$" "$log"; then
+    if mlib_check "$rc" "$log"; then
         echo "pass$tab$tag"
     else
-        echo "FAIL$tab$tag${tab}rc=$rc $(grep -Ev "No [Ee]rrors" "$log" | head -1 | cut -c1-100)"
+        echo "FAIL$tab$tag${tab}rc=$rc $(mlib_why "$log")"
     fi
 done | tee "$WORK/results"
-np=$(grep -c '^pass' "$WORK/results") nf=$(grep -c '^FAIL' "$WORK/results")
-nb=$(grep -c '^BUILD' "$WORK/results") ns=$(grep -c '^skip' "$WORK/results")
-echo "mpich_dt ($IMPL${SOFTIB:+ softib}): $np passed, $nf failed, $nb did not build, $ns skipped; logs in $WORK"
+np=$(mlib_count "$WORK/results" pass) nf=$(mlib_count "$WORK/results" FAIL)
+nb=$(mlib_count "$WORK/results" BUILD) ns=$(mlib_count "$WORK/results" skip)
+echo "mpich_dt ($MPI${SOFTIB:+ softib}): $np passed, $nf failed, $nb did not build, $ns skipped; logs in $WORK"
 [ "$nf$nb" = 00 ]

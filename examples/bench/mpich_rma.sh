@@ -24,47 +24,21 @@
 #   --only REGEX     run only the lines whose name matches (grep -E)
 # A run passes when it exits 0 and prints " No Errors" (MPICH's convention). Exit status: 0
 # when every run passed, 1 otherwise, 2 on usage.
-set -u
-SRC= PREFIX= MPI=ibex WORK= SOFTIB=0 MAXNP= T=120 ONLY=. ENVS=
-usage() {
-    sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'
-    exit 2
-}
-while [ $# -gt 0 ]; do
+ME=mpich_rma USAGE=26
+. "$(dirname "$0")/mpich_lib.sh"
+runner_opt() {
     case $1 in
-    --src) SRC=$2; shift ;;
-    --prefix) PREFIX=$2; shift ;;
-    --mpi) MPI=$2; shift ;;
-    --work) WORK=$2; shift ;;
-    --softib) SOFTIB=1 ;;
-    --max-np) MAXNP=$2; shift ;;
-    --env) ENVS="$ENVS $2"; shift ;;
-    --timeout) T=$2; shift ;;
-    --only) ONLY=$2; shift ;;
-    -h | --help) usage ;;
-    *) echo "mpich_rma: unknown option $1" >&2; usage ;;
+    --max-np) MAXNP=$2; SHIFT=2 ;;
+    --env) ENVS="$ENVS $2"; SHIFT=2 ;;
+    *) return 1 ;;
     esac
-    shift
-done
-[ -n "$SRC" ] && [ -f "$SRC/rma/test1.c" ] && [ -f "$SRC/util/mtest.c" ] ||
-    { echo "mpich_rma: --src must name MPICH's test/mpi (rma/test1.c, util/mtest.c)" >&2; usage; }
+}
+mlib_options "$@"
+mlib_need rma/test1.c util/mtest.c
 SRC=$(cd "$SRC" && pwd)
-case $MPI in
-ibex)
-    if [ -n "$PREFIX" ]; then
-        CC=$PREFIX/bin/ibexcc RUN=$PREFIX/bin/ibexrun
-    else
-        CC=$(command -v ibexcc) RUN=$(command -v ibexrun)
-    fi
-    [ -x "${CC:-}" ] && [ -x "${RUN:-}" ] || { echo "mpich_rma: no ibexcc / ibexrun (--prefix)" >&2; exit 2; } ;;
-mpich) CC=mpicc.mpich RUN=mpiexec.mpich ;;
-openmpi) CC=mpicc.openmpi RUN=mpirun.openmpi ;;
-*) echo "mpich_rma: --mpi ibex|mpich|openmpi" >&2; exit 2 ;;
-esac
-[ "$SOFTIB" = 1 ] && [ -z "$MAXNP" ] && MAXNP=3
-[ -n "$WORK" ] || WORK=$(mktemp -d "${TMPDIR:-/tmp}/mpich_rma.XXXXXX")
-mkdir -p "$WORK/bin" "$WORK/logs" "$WORK/inc" || exit 2
-WORK=$(cd "$WORK" && pwd)
+mlib_select
+[ -n "$SOFTIB" ] && [ -z "$MAXNP" ] && MAXNP=3
+mkdir -p "$WORK/inc" || exit 2
 
 # The configuration header MPICH's configure would write, for Linux / gcc / an MPI 4.x library.
 cat >"$WORK/inc/mpitestconf.h" <<'EOF'
@@ -112,29 +86,19 @@ mkdir -p "$WORK/dtp/include" && cp "$SRC"/dtpools/include/*.h "$WORK/dtp/include
     cp "$WORK/inc/dtpoolsconf.h" "$WORK/dtp/dtpoolsconf.h" || exit 2
 INC="-I$WORK/inc -I$SRC/include -I$WORK/dtp/include"
 
-# The test library (mtest, mtest_common, dtpools), once.
-LIB=$WORK/libmtest.a
-if [ ! -f "$LIB" ]; then
-    objs=
-    # dtpools calls MPI_Type_hvector / hindexed, which MPI 3.0 removed (MPICH keeps them; Ibex
-    # and Open MPI 4's mpi.h do not): else their MPI-2 successors, which take the same arguments.
-    old=
-    if [ "$MPI" != mpich ]; then
-        printf '%s\n' '#include <mpi.h>' '#undef MPI_Type_hvector' '#undef MPI_Type_hindexed' \
-            '#define MPI_Type_hvector MPI_Type_create_hvector' \
-            '#define MPI_Type_hindexed MPI_Type_create_hindexed' >"$WORK/inc/mpi1_removed.h"
-        old="-include $WORK/inc/mpi1_removed.h"
-    fi
-    for f in "$SRC"/util/mtest.c "$SRC"/util/mtest_common.c "$SRC"/util/mtest_single.c \
-        "$SRC"/dtpools/src/*.c; do
-        o=$WORK/lib_$(basename "$f" .c).o
-        # shellcheck disable=SC2086
-        $CC -O1 -g $INC $old -c "$f" -o "$o" >>"$WORK/logs/libmtest.log" 2>&1 ||
-            { echo "mpich_rma: building $f failed ($WORK/logs/libmtest.log)" >&2; exit 1; }
-        objs="$objs $o"
-    done
-    ar rcs "$LIB" $objs || exit 1
+# The test library (mtest, mtest_common, dtpools), once. dtpools calls MPI_Type_hvector /
+# hindexed, which MPI 3.0 removed (MPICH keeps them; Ibex and Open MPI 4's mpi.h do not): else
+# their MPI-2 successors, which take the same arguments.
+old=
+if [ "$MPI" != mpich ]; then
+    printf '%s\n' '#include <mpi.h>' '#undef MPI_Type_hvector' '#undef MPI_Type_hindexed' \
+        '#define MPI_Type_hvector MPI_Type_create_hvector' \
+        '#define MPI_Type_hindexed MPI_Type_create_hindexed' >"$WORK/inc/mpi1_removed.h"
+    old="-include $WORK/inc/mpi1_removed.h"
 fi
+# shellcheck disable=SC2046
+LIB=$(mlib_util libmtest "-O1 -g $INC $old" util/mtest.c util/mtest_common.c util/mtest_single.c \
+    $(cd "$SRC" && echo dtpools/src/*.c)) || exit 1
 
 # name  ranks  source  defines  arguments: MPICH's testlist.in and Makefile.am of 4.0.2 (the
 # dtpools programs with two of the argument sets its dtp-test-config.txt generates). Left out:
@@ -366,47 +330,31 @@ echo "$LIST" | while read -r name np src defs args; do
     [ "$args" = - ] && args=
     defs=$(echo "$defs" | tr ',' ' ') args=$(echo "$args" | tr ',' ' ')
     tag=$name.$np$(echo "$args" | tr -d ' =' | tr ':+' '__')
-    if [ ! -x "$exe" ]; then
-        srcs=
-        for s in $(echo "$src" | tr '+' ' '); do srcs="$srcs $SRC/rma/$s"; done
-        # shellcheck disable=SC2086
-        if ! $CC -O1 -g $INC $defs $srcs "$LIB" -lm -o "$exe" >"$WORK/logs/$name.build" 2>&1; then
-            printf '%-36s %3s  %-6s %s\n' "$name" "$np" BUILD "$(grep -m1 error "$WORK/logs/$name.build")"
-            echo BUILD >>"$WORK/results"
-            continue
-        fi
+    srcs=
+    for s in $(echo "$src" | tr '+' ' '); do srcs="$srcs $SRC/rma/$s"; done
+    # shellcheck disable=SC2086
+    if ! mlib_build "$name" "$WORK/logs/$name.build" "-O1 -g $INC $defs" $srcs "$LIB"; then
+        printf '%-36s %3s  %-6s %s\n' "$name" "$np" BUILD "$(grep -m1 error "$WORK/logs/$name.build")"
+        echo BUILD >>"$WORK/results"
+        continue
     fi
     log=$WORK/logs/$tag.log
     tl=$(tlimit "$name")
-    case $MPI in
-    ibex)
-        if [ "$SOFTIB" = 1 ]; then
-            # shellcheck disable=SC2086
-            env $ENVS IBEX_TRANSPORTS=verbs "$RUN" --softib -n "$np" --timeout "$tl" "$exe" $args </dev/null >"$log" 2>&1
-        else
-            # shellcheck disable=SC2086
-            env $ENVS "$RUN" -n "$np" --timeout "$tl" "$exe" $args </dev/null >"$log" 2>&1
-        fi ;;
-    mpich)
-        # shellcheck disable=SC2086
-        env $ENVS timeout -k 5 "$tl" "$RUN" -n "$np" "$exe" $args </dev/null >"$log" 2>&1 ;;
-    openmpi)
-        # shellcheck disable=SC2086
-        env $ENVS timeout -k 5 "$tl" "$RUN" --oversubscribe --allow-run-as-root -n "$np" "$exe" $args </dev/null >"$log" 2>&1 ;;
-    esac
+    # shellcheck disable=SC2086
+    mlib_launch "$np" "$tl" "$exe" $args >"$log" 2>&1
     rc=$?
-    if [ "$rc" = 0 ] && grep -q '^ No Errors' "$log"; then
+    if mlib_check "$rc" "$log"; then
         printf '%-36s %3s  %-6s %s\n' "$name" "$np" pass "$args"
         echo pass >>"$WORK/results"
     else
-        why=$(grep -v '^ *$' "$log" | head -n 1 | cut -c1-70)
-        [ "$rc" = 124 ] && why="timeout after $tl s"
+        why=$(mlib_why "$log" 70)
+        { [ "$rc" = 124 ] || [ "$rc" = 137 ]; } && why="timeout after $tl s"
         printf '%-36s %3s  %-6s %s\n' "$name" "$np" FAIL "rc $rc: $why ($log)"
         echo FAIL >>"$WORK/results"
     fi
 done
-p=$(grep -c '^pass' "$WORK/results" 2>/dev/null) f=$(grep -c '^FAIL' "$WORK/results" 2>/dev/null)
-b=$(grep -c '^BUILD' "$WORK/results" 2>/dev/null)
-echo "mpich_rma ($MPI$([ "$SOFTIB" = 1 ] && echo ', verbs on softib')${ENVS:+,$ENVS}): ${p:-0} passed, ${f:-0} failed, ${b:-0} did not build (logs in $WORK/logs)"
+p=$(mlib_count "$WORK/results" pass) f=$(mlib_count "$WORK/results" FAIL)
+b=$(mlib_count "$WORK/results" BUILD)
+echo "mpich_rma ($MPI$([ "$SOFTIB" = 1 ] && echo ', verbs on softib')${ENVS:+,$ENVS}): $p passed, $f failed, $b did not build (logs in $WORK/logs)"
 rm -f "$WORK/results"
-[ "${f:-0}" = 0 ] && [ "${b:-0}" = 0 ]
+[ "$f" = 0 ] && [ "$b" = 0 ]

@@ -64,6 +64,12 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
     int rc;
     if (count < 0)
         return ibex_mpi_error(NULL, MPI_ERR_COUNT, call, "negative count %d", count);
+    /* MPI_Reduce_local has no in-place form, and its two buffers may not be aliased */
+    if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)
+        return ibex_mpi_error(NULL, MPI_ERR_BUFFER, call, "%s is MPI_IN_PLACE",
+                              inbuf == MPI_IN_PLACE ? "inbuf" : "inoutbuf");
+    if (count > 0 && inbuf == inoutbuf)
+        return ibex_mpi_error(NULL, MPI_ERR_BUFFER, call, "inbuf and inoutbuf are the same buffer");
     if ((rc = op_lookup(op, call, &o)) || (rc = ibex_dt_lookup(datatype, call, true, &dt)))
         return rc;
     rc = ibex_op_apply(o, inbuf, inoutbuf, count, datatype);

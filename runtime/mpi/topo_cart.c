@@ -196,6 +196,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
 {
     IBEX_ENTER_COMM(Cart_create, comm_old, c);
     IBEX_ARGS(Cart_create, comm_cart);
+    *comm_cart = MPI_COMM_NULL; /* what an erroneous call leaves there */
     long size;
     IBEX_CHECK(check_grid(c, call, ndims, dims, periods, &size));
     cart_spec_t s = {ndims, dims, periods};

@@ -3,9 +3,12 @@
  * MPI_Dims_create: fills the zero entries of dims so that the product of all entries is
  * nnodes, the filled ones as close to each other as possible and in non-increasing order (MPI
  * 4.1 section 8.5.2). "As close as possible" is taken as the smallest spread (largest minus
- * smallest filled entry), found by an exhaustive search over non-increasing factorizations:
- * entries are taken from the divisors of the product (at most 1,600 for an int), and each
- * branch is cut as soon as its entries cannot reach the remaining product.
+ * smallest filled entry); among those of the same spread the one with the largest smallest
+ * entry (38 x 37 x 21 x 20 rather than 37 x 30 x 28 x 19 for 590520), then the smallest sum
+ * (13 x 9 x 8 x 6 rather than 13 x 12 x 6 x 6 for 5616), then the first in descending order:
+ * the choices MPICH makes (its test topo/dims5); found by an exhaustive search over non-increasing
+ * factorizations: entries are taken from the divisors of the product (at most 1,600 for an int),
+ * and each branch is cut as soon as its entries cannot reach the remaining product.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -20,6 +23,8 @@ typedef struct dims_search {
     int cur[32];  /* the factorization being built */
     int best[32]; /* the best one so far */
     int spread;   /* its spread, or -1 */
+    int least;    /* its smallest entry */
+    long sum;     /* its sum */
 } dims_search_t;
 
 /* True when d^k < n (d may not be the largest of k entries whose product is n). */
@@ -34,6 +39,16 @@ static bool too_small(long d, int k, long n)
     return true;
 }
 
+/* True when a factorization of that spread, smallest entry and sum beats the best so far. */
+static bool dims_better(const dims_search_t *s, int spread, int least, long sum)
+{
+    if (s->spread < 0 || spread != s->spread)
+        return s->spread < 0 || spread < s->spread;
+    if (least != s->least)
+        return least > s->least;
+    return sum < s->sum;
+}
+
 /* Entries i.. of a factorization of n, each at most max. */
 static void dims_fill(dims_search_t *s, int i, int n, int max)
 {
@@ -42,8 +57,13 @@ static void dims_fill(dims_search_t *s, int i, int n, int max)
             return;
         s->cur[i] = n;
         int spread = s->cur[0] - n;
-        if (s->spread < 0 || spread < s->spread) {
+        long sum = 0;
+        for (int j = 0; j < s->k; j++)
+            sum += s->cur[j];
+        if (dims_better(s, spread, n, sum)) {
             s->spread = spread;
+            s->least = n;
+            s->sum = sum;
             for (int j = 0; j < s->k; j++)
                 s->best[j] = s->cur[j];
         }

@@ -57,6 +57,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
 {
     IBEX_ENTER_COMM(Graph_create, comm_old, c);
     IBEX_ARGS(Graph_create, comm_graph);
+    *comm_graph = MPI_COMM_NULL; /* what an erroneous call leaves there */
     IBEX_CHECK(check_graph(c, call, nnodes, index, edges));
     graph_spec_t s = {nnodes, index, edges};
     if (!reorder || nnodes < 2)
@@ -197,6 +198,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
 {
     IBEX_ENTER_COMM(Dist_graph_create_adjacent, comm_old, c);
     IBEX_ARGS(Dist_graph_create_adjacent, comm_dist_graph);
+    *comm_dist_graph = MPI_COMM_NULL; /* what an erroneous call leaves there */
     if (indegree < 0 || outdegree < 0)
         return IBEX_ERROR(MPI_ERR_ARG, "indegree %d or outdegree %d is negative", indegree,
                           outdegree);
@@ -410,6 +412,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
 {
     IBEX_ENTER_COMM(Dist_graph_create, comm_old, c);
     IBEX_ARGS(Dist_graph_create, comm_dist_graph);
+    *comm_dist_graph = MPI_COMM_NULL; /* what an erroneous call leaves there */
     IBEX_CHECK(check_dist_edges(c, call, n, sources, degrees, destinations, weights));
     (void)info;
     (void)reorder;

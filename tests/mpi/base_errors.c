@@ -2,7 +2,8 @@
 /*
  * Error classes under MPI_ERRORS_RETURN and user error handlers (runtime/errhandler*.c): a bad
  * MPI_Send returns MPI_ERR_RANK / TAG / COUNT / COMM / BUFFER and the job goes on; a user
- * handler is called with the communicator and the class; a program's own MPI_Error_class
+ * handler is called with the communicator and the class; MPI_Reduce_local with MPI_IN_PLACE or
+ * aliased buffers is MPI_ERR_BUFFER; a program's own MPI_Error_class
  * replaces the library's (profiling interface). Prints "base_errors: ok" per rank.
  */
 #include <mpi.h>
@@ -49,6 +50,15 @@ static void check_returned_classes(int size)
     CHECK(MPI_Send(&x, 1, MPI_INT, 0, 0, MPI_COMM_NULL) == MPI_ERR_COMM);
     CHECK(MPI_Send(NULL, 1, MPI_INT, 0, 0, MPI_COMM_WORLD) == MPI_ERR_BUFFER);
     CHECK(MPI_Send(&x, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD) == MPI_SUCCESS);
+    /* MPI_Reduce_local has no in-place form and may not alias its buffers (MPICH's
+     * errors/coll/reduce_local): MPI_ERR_BUFFER, inoutbuf left as it was */
+    int in[2] = {1, 2}, io[2] = {10, 20};
+    CHECK(MPI_Reduce_local(MPI_IN_PLACE, io, 2, MPI_INT, MPI_SUM) == MPI_ERR_BUFFER);
+    CHECK(MPI_Reduce_local(in, MPI_IN_PLACE, 2, MPI_INT, MPI_SUM) == MPI_ERR_BUFFER);
+    CHECK(MPI_Reduce_local(io, io, 2, MPI_INT, MPI_SUM) == MPI_ERR_BUFFER);
+    CHECK(io[0] == 10 && io[1] == 20);
+    CHECK(MPI_Reduce_local(in, io, 2, MPI_INT, MPI_SUM) == MPI_SUCCESS);
+    CHECK(io[0] == 11 && io[1] == 22);
     CHECK(MPI_Error_class(MPI_ERR_RANK, &cls) == MPI_SUCCESS && cls == MPI_ERR_RANK);
     CHECK(MPI_Error_class(1000, &cls) == MPI_ERR_ARG);
     CHECK(intercepted == 2);
