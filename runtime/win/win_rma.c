@@ -179,6 +179,20 @@ static int acc_type(const ibex_dt_t *dt)
     return bt;
 }
 
+/* Compare_and_swap takes the C and Fortran integer, logical, multi-language and byte types
+ * (MPI 4.1, section 12.3.4): exactly those on which BXOR or LXOR is defined. */
+static int cas_type_check(int bt, char *msg, size_t len)
+{
+    _Alignas(16) char a[64] = {0}, b[64] = {0};
+    if (ibex_op_apply(ibex_op_get(MPI_BXOR), a, b, 1, bt) == MPI_SUCCESS ||
+        ibex_op_apply(ibex_op_get(MPI_LXOR), a, b, 1, bt) == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    snprintf(msg, len,
+             "Compare_and_swap takes an integer, logical, multi-language or byte type, not a "
+             "floating-point or complex one");
+    return MPI_ERR_TYPE;
+}
+
 static int acc_check(const ibex_win_op_t *op, char *msg, size_t len)
 {
     int bt = acc_type(op->tdt);
@@ -190,7 +204,9 @@ static int acc_check(const ibex_win_op_t *op, char *msg, size_t len)
                  "predefined type");
         return MPI_ERR_TYPE;
     }
-    if (op->kind == IBEX_WIN_OP_CAS || op->op_handle == MPI_REPLACE || op->op_handle == MPI_NO_OP)
+    if (op->kind == IBEX_WIN_OP_CAS)
+        return cas_type_check(bt, msg, len);
+    if (op->op_handle == MPI_REPLACE || op->op_handle == MPI_NO_OP)
         return MPI_SUCCESS;
     if (!op->op->predefined) {
         snprintf(msg, len, "user-defined operations are not allowed in one-sided accumulates");

@@ -65,6 +65,9 @@ int main(int argc, char **argv)
     double dv = 1;
     expect(MPI_Accumulate(&dv, 1, MPI_DOUBLE, t, 0, 1, MPI_DOUBLE, MPI_BAND, win), MPI_ERR_OP);
     expect(MPI_Accumulate(&v, 1, MPI_INT, t, 0, 1, MPI_DOUBLE, MPI_SUM, win), MPI_ERR_TYPE);
+    double dold, dcmp = 0; /* Compare_and_swap takes no floating-point type (MPI 4.1, 12.3.4) */
+    expect(MPI_Compare_and_swap(&dv, &dcmp, &dold, MPI_DOUBLE, t, 0, win), MPI_ERR_TYPE);
+    expect(MPI_Compare_and_swap(&dv, &dcmp, &dold, MPI_FLOAT, t, 0, win), MPI_ERR_TYPE);
     CHECK_RC(MPI_Put(&v, 1, MPI_INT, t, 9, 1, MPI_INT, win)); /* the last int is fine */
     MPI_Win_unlock(t, win);
     expect(MPI_Win_free(&(MPI_Win){MPI_WIN_NULL}), MPI_ERR_WIN);
