@@ -7,7 +7,9 @@
  * small count runs the same-count calls through the int path (the make check slice).
  * Displacements past INT_MAX at any count: the v / w forms (Gatherv_c, Scatterv_c,
  * Allgatherv_c in place, Alltoallv_c, Alltoallw_c) on MPI_BOTTOM with the blocks' absolute
- * addresses as displacements (past an int on x86-64 Linux), which the int forms cannot take;
+ * addresses as displacements (past an int on x86-64 Linux), which the int forms cannot take,
+ * of MPI_BYTE (Alltoallw: a derived type); MPI_BOTTOM's block at displacement 0 of a basic type
+ * is MPI_ERR_BUFFER;
  * Reduce_scatter_c, Reduce_scatter_block_c, Scan_c and Exscan_c with MPI_MAX.
  * Each of these runs blocking, non-blocking (MPI_Ixxx_c) and persistent (MPI_Xxx_init_c, started
  * twice); counts past INT_MAX of an empty type (no memory) check that every form takes them.
@@ -139,8 +141,8 @@ static void blocks(unsigned char *buf, size_t n, MPI_Count *counts, MPI_Aint *di
     }
 }
 
-/* Ibex takes MPI_BOTTOM with a derived type only (a NULL buffer with a basic type and data is
- * MPI_ERR_BUFFER), so the blocks at MPI_BOTTOM are of this one-byte derived type. */
+/* The blocks at MPI_BOTTOM are of MPI_BYTE (a basic type at absolute displacements, MPI 4.1
+ * section 4.1.12), Alltoallw's of this one-byte derived type. */
 static MPI_Datatype byte1;
 
 static void vforms(size_t n, bool big)
@@ -159,7 +161,7 @@ static void vforms(size_t n, bool big)
     if (rank == 0)
         blocks(a, n, rc, rd);
     COLL(MPI_Gatherv_c, MPI_Igatherv_c, MPI_Gatherv_init_c, rank == 0 ? MPI_IN_PLACE : a,
-         (MPI_Count)n, MPI_BYTE, MPI_BOTTOM, rc, rd, byte1, 0, MPI_COMM_WORLD);
+         (MPI_Count)n, MPI_BYTE, MPI_BOTTOM, rc, rd, MPI_BYTE, 0, MPI_COMM_WORLD);
     for (int k = 0; rank == 0 && k < size; k++)
         CHECK(same(a + (size_t)k * n, n, 40 + k));
     if (big) {
@@ -174,7 +176,7 @@ static void vforms(size_t n, bool big)
             mt_fill(a + (size_t)k * n, n, 50 + k);
     blocks(a, n, sc, sd);
     memset(b, 0, n);
-    COLL(MPI_Scatterv_c, MPI_Iscatterv_c, MPI_Scatterv_init_c, MPI_BOTTOM, sc, sd, byte1, b,
+    COLL(MPI_Scatterv_c, MPI_Iscatterv_c, MPI_Scatterv_init_c, MPI_BOTTOM, sc, sd, MPI_BYTE, b,
          (MPI_Count)n, MPI_BYTE, 0, MPI_COMM_WORLD);
     CHECK(same(b, n, 50 + rank));
     /* Allgatherv_c in place: each rank's own block, then everyone's */
@@ -182,7 +184,7 @@ static void vforms(size_t n, bool big)
     mt_fill(a + (size_t)rank * n, n, 60 + rank);
     blocks(a, n, rc, rd);
     COLL(MPI_Allgatherv_c, MPI_Iallgatherv_c, MPI_Allgatherv_init_c, MPI_IN_PLACE, 0,
-         MPI_DATATYPE_NULL, MPI_BOTTOM, rc, rd, byte1, MPI_COMM_WORLD);
+         MPI_DATATYPE_NULL, MPI_BOTTOM, rc, rd, MPI_BYTE, MPI_COMM_WORLD);
     for (int k = 0; k < size; k++)
         CHECK(same(a + (size_t)k * n, n, 60 + k));
     /* Alltoallv_c and Alltoallw_c: block k of rank r, seeded 70 + 8 r + k, to rank k */
@@ -201,8 +203,8 @@ static void vforms(size_t n, bool big)
                  MPI_BOTTOM, rc, rd, t, MPI_COMM_WORLD);
             free(t);
         } else
-            COLL(MPI_Alltoallv_c, MPI_Ialltoallv_c, MPI_Alltoallv_init_c, MPI_BOTTOM, sc, sd, byte1,
-                 MPI_BOTTOM, rc, rd, byte1, MPI_COMM_WORLD);
+            COLL(MPI_Alltoallv_c, MPI_Ialltoallv_c, MPI_Alltoallv_init_c, MPI_BOTTOM, sc, sd,
+                 MPI_BYTE, MPI_BOTTOM, rc, rd, MPI_BYTE, MPI_COMM_WORLD);
         for (int k = 0; k < size; k++)
             CHECK(same(b + (size_t)k * n, n, 70 + 8 * k + rank + w));
     }
@@ -291,6 +293,20 @@ static void errors(void)
                            MPI_INFO_NULL, &q);
     MPI_Error_class(rc, &cls);
     CHECK(cls == MPI_ERR_COUNT && q == MPI_REQUEST_NULL);
+    /* MPI_BOTTOM with a basic type: a block at displacement 0 would be at address 0 */
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    MPI_Count one = 1;
+    MPI_Aint zero = 0;
+    rc = MPI_Gatherv_c(MPI_IN_PLACE, 0, MPI_BYTE, MPI_BOTTOM, &one, &zero, MPI_BYTE, 0,
+                       MPI_COMM_SELF);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_BUFFER);
+    int ione = 1, izero = 0;
+    rc = MPI_Scatterv(MPI_BOTTOM, &ione, &izero, MPI_BYTE, MPI_IN_PLACE, 0, MPI_BYTE, 0,
+                      MPI_COMM_SELF);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_BUFFER);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     CHECK_RC(MPI_Op_free(&op));
 }
