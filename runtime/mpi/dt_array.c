@@ -20,20 +20,20 @@
 
 /* One dimension: n blocks (lens, disps in elements of the type so far) of *t, resized to
  * `full` elements; replaces *t (freed unless it is the program's, the first). */
-static int dim_step(MPI_Datatype *t, MPI_Datatype first, MPI_Aint elem, int n, const int *lens,
-                    const MPI_Aint *disps, MPI_Aint full)
+static int dim_step(MPI_Datatype *t, MPI_Datatype first, MPI_Count elem, int n,
+                    const MPI_Count *lens, const MPI_Count *disps, MPI_Count full)
 {
-    MPI_Aint *bytes = malloc((size_t)(n > 0 ? n : 1) * sizeof(MPI_Aint));
+    MPI_Count *bytes = malloc((size_t)(n > 0 ? n : 1) * sizeof(MPI_Count));
     if (!bytes)
         return MPI_ERR_NO_MEM;
     for (int i = 0; i < n; i++)
         bytes[i] = disps[i] * elem;
     MPI_Datatype h, r;
-    int rc = PMPI_Type_create_hindexed(n, lens, bytes, *t, &h);
+    int rc = PMPI_Type_create_hindexed_c(n, lens, bytes, *t, &h);
     free(bytes);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = PMPI_Type_create_resized(h, 0, full * elem, &r);
+    rc = PMPI_Type_create_resized_c(h, 0, full * elem, &r);
     PMPI_Type_free(&h);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -58,8 +58,8 @@ static int check_order(const char *call, int order, int ndims)
     return MPI_SUCCESS;
 }
 
-static int subarray_check(const char *call, int ndims, const int *sizes, const int *subsizes,
-                          const int *starts, int order)
+static int subarray_check(const char *call, int ndims, const MPI_Count *sizes,
+                          const MPI_Count *subsizes, const MPI_Count *starts, int order)
 {
     IBEX_CHECK(check_order(call, order, ndims));
     if (!sizes || !subsizes || !starts)
@@ -68,8 +68,9 @@ static int subarray_check(const char *call, int ndims, const int *sizes, const i
         if (sizes[i] < 1 || subsizes[i] < 1 || subsizes[i] > sizes[i] || starts[i] < 0 ||
             starts[i] > sizes[i] - subsizes[i])
             return ibex_mpi_error(NULL, MPI_ERR_ARG, call,
-                                  "dimension %d: size %d, subsize %d, start %d do not fit", i,
-                                  sizes[i], subsizes[i], starts[i]);
+                                  "dimension %d: size %lld, subsize %lld, start %lld do not fit", i,
+                                  (long long)sizes[i], (long long)subsizes[i],
+                                  (long long)starts[i]);
     return MPI_SUCCESS;
 }
 
@@ -93,31 +94,66 @@ static int subarray_record(const char *call, MPI_Datatype *t, int ndims, const i
     return rc;
 }
 
+int ibex_dt_subarray(const char *call, int ndims, const MPI_Count *sizes, const MPI_Count *subsizes,
+                     const MPI_Count *starts, int order, MPI_Datatype oldtype,
+                     MPI_Datatype *newtype)
+{
+    ibex_dt_t *old = NULL;
+    IBEX_CHECK(ibex_dt_lookup(oldtype, call, false, &old));
+    if (!newtype)
+        return ibex_mpi_error(NULL, MPI_ERR_ARG, call, "newtype is NULL");
+    IBEX_CHECK(subarray_check(call, ndims, sizes, subsizes, starts, order));
+    MPI_Datatype t = oldtype;
+    MPI_Count elem = old->extent;
+    int rc = MPI_SUCCESS;
+    for (int k = 0; k < ndims && rc == MPI_SUCCESS; k++) {
+        int d = dim_of(k, ndims, order);
+        rc = dim_step(&t, oldtype, elem, 1, &subsizes[d], &starts[d], sizes[d]);
+        elem *= sizes[d];
+    }
+    if (rc != MPI_SUCCESS) {
+        if (t != oldtype)
+            PMPI_Type_free(&t);
+        return ibex_mpi_error(NULL, rc, call, "cannot build the subarray type");
+    }
+    *newtype = t;
+    return MPI_SUCCESS;
+}
+
+/* An int array as counts (NULL stays NULL); *out_p freed by the caller. */
+static int widen(const char *call, const int *in, int n, MPI_Count **out_p)
+{
+    *out_p = NULL;
+    if (!in)
+        return MPI_SUCCESS;
+    MPI_Count *out = malloc((size_t)(n > 0 ? n : 1) * sizeof(*out));
+    if (!out)
+        return ibex_mpi_error(NULL, MPI_ERR_NO_MEM, call, "out of memory");
+    for (int i = 0; i < n; i++)
+        out[i] = in[i];
+    *out_p = out;
+    return MPI_SUCCESS;
+}
+
 int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
                               const int array_of_starts[], int order, MPI_Datatype oldtype,
                               MPI_Datatype *newtype)
 {
     IBEX_ENTER_ANYTIME(Type_create_subarray);
-    ibex_dt_t *old = NULL;
-    IBEX_CHECK(ibex_dt_lookup(oldtype, call, false, &old));
     IBEX_ARGS(Type_create_subarray, newtype);
-    IBEX_CHECK(
-        subarray_check(call, ndims, array_of_sizes, array_of_subsizes, array_of_starts, order));
-    MPI_Datatype t = oldtype;
-    MPI_Aint elem = old->extent;
-    int rc = MPI_SUCCESS;
-    for (int k = 0; k < ndims && rc == MPI_SUCCESS; k++) {
-        int d = dim_of(k, ndims, order);
-        MPI_Aint start = array_of_starts[d];
-        rc = dim_step(&t, oldtype, elem, 1, &array_of_subsizes[d], &start, array_of_sizes[d]);
-        elem *= array_of_sizes[d];
-    }
-    if (rc != MPI_SUCCESS) {
-        if (t != oldtype)
-            PMPI_Type_free(&t);
-        return IBEX_ERROR(rc, "cannot build the subarray type");
-    }
-    *newtype = t;
+    int n = ndims > 0 ? ndims : 0;
+    MPI_Count *sz = NULL, *sub = NULL, *st = NULL;
+    int rc = widen(call, array_of_sizes, n, &sz);
+    if (rc == MPI_SUCCESS)
+        rc = widen(call, array_of_subsizes, n, &sub);
+    if (rc == MPI_SUCCESS)
+        rc = widen(call, array_of_starts, n, &st);
+    if (rc == MPI_SUCCESS)
+        rc = ibex_dt_subarray(call, ndims, sz, sub, st, order, oldtype, newtype);
+    free(sz);
+    free(sub);
+    free(st);
+    IBEX_CHECK(rc);
     return subarray_record(call, newtype, ndims, array_of_sizes, array_of_subsizes, array_of_starts,
                            order, oldtype);
 }
@@ -158,7 +194,7 @@ static int darray_check(const char *call, const darray_args_t *a)
 
 /* This process's blocks in one dimension of g elements over p processes at coordinate c:
  * block size k (BLOCK: one block; CYCLIC: every p-th block; NONE: all). */
-static int dim_blocks(int dist, int darg, int g, int p, int c, int *lens, MPI_Aint *disps)
+static int dim_blocks(int dist, int darg, int g, int p, int c, MPI_Count *lens, MPI_Count *disps)
 {
     if (dist == MPI_DISTRIBUTE_NONE) {
         lens[0] = g, disps[0] = 0;
@@ -169,7 +205,7 @@ static int dim_blocks(int dist, int darg, int g, int p, int c, int *lens, MPI_Ai
                                              : 1;
     int n = 0;
     for (long start = (long)c * k; start < g; start += (long)p * k) {
-        lens[n] = (int)(g - start < k ? g - start : k);
+        lens[n] = g - start < k ? g - start : k;
         disps[n++] = start;
         if (dist == MPI_DISTRIBUTE_BLOCK)
             break;
@@ -187,8 +223,8 @@ static int darray_build(const darray_args_t *a, MPI_Datatype old, MPI_Aint elem,
     MPI_Datatype t = old;
     for (int k = 0; k < a->ndims && rc == MPI_SUCCESS; k++) {
         int d = dim_of(k, a->ndims, a->order), g = a->gsizes[d];
-        int *lens = malloc((size_t)g * sizeof(int));
-        MPI_Aint *disps = malloc((size_t)g * sizeof(MPI_Aint));
+        MPI_Count *lens = malloc((size_t)g * sizeof(*lens));
+        MPI_Count *disps = malloc((size_t)g * sizeof(*disps));
         rc = lens && disps ? MPI_SUCCESS : MPI_ERR_NO_MEM;
         if (rc == MPI_SUCCESS) {
             int n =

@@ -9,8 +9,9 @@
  * (dt_create.c: the engine's sizes, extents and displacements are size_t / ptrdiff_t): counts,
  * block lengths, strides and displacements past an int work, and the type records them as
  * large counts for MPI_Type_get_envelope_c / get_contents_c (MPI 4.1 section 5.1.13). Subarray
- * and darray are built by their int bodies: their sizes must fit in an int (else MPI_ERR_COUNT
- * naming the value), and their records are then rewritten as the _c forms'. Outputs are
+ * is built in MPI_Count (dt_array.c's ibex_dt_subarray), any size; darray by its int body: its
+ * global sizes must fit in an int (else MPI_ERR_COUNT naming the value), and its record is then
+ * rewritten as the _c form's. Outputs are
  * computed in MPI_Count and never clipped: a type of more than 2^31 bytes has its true size in
  * MPI_Type_size_c. Pack_c / Unpack_c move any size at any position.
  */
@@ -343,21 +344,12 @@ int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
                                 MPI_Datatype *newtype)
 {
     IBEX_ENTER_ANYTIME(Type_create_subarray_c);
-    int *sz = NULL, *sub = NULL, *st = NULL, n = ndims > 0 ? ndims : 0;
-    int rc = fits_array(&ibex_e, array_of_sizes, n, "a size", &sz);
-    if (rc == MPI_SUCCESS)
-        rc = fits_array(&ibex_e, array_of_subsizes, n, "a subsize", &sub);
-    if (rc == MPI_SUCCESS)
-        rc = fits_array(&ibex_e, array_of_starts, n, "a start", &st);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Type_create_subarray(ndims, sz, sub, st, order, oldtype, newtype);
-    if (rc == MPI_SUCCESS)
-        rc = record_subarray(call, newtype, ndims, array_of_sizes, array_of_subsizes,
-                             array_of_starts, order);
-    free(sz);
-    free(sub);
-    free(st);
-    return rc;
+    IBEX_CHECK(ibex_dt_subarray(call, ndims, array_of_sizes, array_of_subsizes, array_of_starts,
+                                order, oldtype, newtype));
+    IBEX_CHECK(
+        ibex_dt_record(call, newtype, IBEX_DT_COMBINER_SUBARRAY, NULL, 0, NULL, 0, &oldtype, 1));
+    return record_subarray(call, newtype, ndims, array_of_sizes, array_of_subsizes, array_of_starts,
+                           order);
 }
 
 int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
