@@ -124,6 +124,17 @@ static void constructors(void)
     CHECK(iv[0] == 2 && iv[1] == MPI_ORDER_C && got[0] == asz[0] && got[2] == asub[0] &&
           got[4] == ast[0] && got[5] == ast[1] && old == MPI_CHAR);
     CHECK_RC(MPI_Type_free(&t));
+    /* a darray of 2^33 + 6 chars in blocks over 2 processes: rank 1 holds the second half */
+    MPI_Count dg = ((MPI_Count)1 << 33) + 6;
+    int bd = MPI_DISTRIBUTE_BLOCK, bdarg = MPI_DISTRIBUTE_DFLT_DARG, bp = 2;
+    CHECK_RC(MPI_Type_create_darray_c(2, 1, 1, &dg, &bd, &bdarg, &bp, MPI_ORDER_C, MPI_CHAR, &t));
+    CHECK_RC(MPI_Type_size_c(t, &sz));
+    CHECK_RC(MPI_Type_get_extent_c(t, &lb, &ex));
+    CHECK_RC(MPI_Type_get_true_extent_c(t, &tlb, &tex));
+    CHECK(sz == dg / 2 && lb == 0 && ex == dg && tlb == dg / 2 && tex == dg / 2);
+    CHECK_RC(MPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &comb));
+    CHECK(comb == MPI_COMBINER_DARRAY && ni == 7 && nc == 1 && nd == 1);
+    CHECK_RC(MPI_Type_free(&t));
 }
 
 /* Pack_c / Unpack_c with a position beyond the int range: the call works at buf + position. */
