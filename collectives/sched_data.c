@@ -93,7 +93,8 @@ void ibex_sched_alltoall_pairwise(const ibex_coll_args_t *a, ibex_sched_t *s)
     }
 }
 
-/* ---- the vector forms: block i at buf + displs[i] extents (Alltoallw: bytes); empty blocks
+/* ---- the vector forms: block i at buf + displs[i] extents (Alltoallw, and any form given
+ * per-peer types sdts / rdts (coll.h): bytes, with that peer's type); empty blocks
  * are neither sent nor received (both sides see zero bytes in a correct program), and the type
  * of a zero-count block is never looked at (Alltoallw allows MPI_DATATYPE_NULL there) ---- */
 
@@ -129,11 +130,12 @@ void ibex_sched_gatherv_linear(const ibex_coll_args_t *a, ibex_sched_t *s)
         return;
     }
     for (int i = 0; i < p; i++) {
-        void *dst = vblock(a->rbuf, a->rdt, a->rdispls, i);
+        MPI_Datatype dt;
+        void *dst = ibex_coll_vblock(a->rbuf, a->rdt, a->rdts, a->rdispls, i, &dt);
         if (i != r)
-            vrecv(s, dst, a->rcounts[i], a->rdt, i);
+            vrecv(s, dst, a->rcounts[i], dt, i);
         else if (a->sbuf != MPI_IN_PLACE)
-            ibex_sched_copy(s, a->sbuf, a->scount, a->sdt, dst, a->rcounts[i], a->rdt);
+            ibex_sched_copy(s, a->sbuf, a->scount, a->sdt, dst, a->rcounts[i], dt);
     }
 }
 
@@ -146,11 +148,12 @@ void ibex_sched_scatterv_linear(const ibex_coll_args_t *a, ibex_sched_t *s)
         return;
     }
     for (int i = 0; i < p; i++) {
-        const void *src = vblock(a->sbuf, a->sdt, a->sdispls, i);
+        MPI_Datatype dt;
+        const void *src = ibex_coll_vblock(a->sbuf, a->sdt, a->sdts, a->sdispls, i, &dt);
         if (i != r)
-            vsend(s, src, a->scounts[i], a->sdt, i);
+            vsend(s, src, a->scounts[i], dt, i);
         else if (a->rbuf != MPI_IN_PLACE)
-            ibex_sched_copy(s, src, a->scounts[i], a->sdt, a->rbuf, a->rcount, a->rdt);
+            ibex_sched_copy(s, src, a->scounts[i], dt, a->rbuf, a->rcount, a->rdt);
     }
 }
 
@@ -159,14 +162,17 @@ void ibex_sched_scatterv_linear(const ibex_coll_args_t *a, ibex_sched_t *s)
 void ibex_sched_allgatherv_ring(const ibex_coll_args_t *a, ibex_sched_t *s)
 {
     int p = a->comm->size, r = a->comm->rank;
+    MPI_Datatype dt;
+    void *mine = ibex_coll_vblock(a->rbuf, a->rdt, a->rdts, a->rdispls, r, &dt);
     if (a->sbuf != MPI_IN_PLACE)
-        ibex_sched_copy(s, a->sbuf, a->scount, a->sdt, vblock(a->rbuf, a->rdt, a->rdispls, r),
-                        a->rcounts[r], a->rdt);
+        ibex_sched_copy(s, a->sbuf, a->scount, a->sdt, mine, a->rcounts[r], dt);
     for (int k = 0; k < p - 1; k++) {
         int out = (r - k + p) % p, in = (r - k - 1 + p) % p;
         ibex_sched_fence(s);
-        vsend(s, vblock(a->rbuf, a->rdt, a->rdispls, out), a->rcounts[out], a->rdt, (r + 1) % p);
-        vrecv(s, vblock(a->rbuf, a->rdt, a->rdispls, in), a->rcounts[in], a->rdt, (r - 1 + p) % p);
+        void *ob = ibex_coll_vblock(a->rbuf, a->rdt, a->rdts, a->rdispls, out, &dt);
+        vsend(s, ob, a->rcounts[out], dt, (r + 1) % p);
+        void *ib = ibex_coll_vblock(a->rbuf, a->rdt, a->rdts, a->rdispls, in, &dt);
+        vrecv(s, ib, a->rcounts[in], dt, (r - 1 + p) % p);
     }
 }
 

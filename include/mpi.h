@@ -202,6 +202,13 @@ typedef struct MPI_F08_status {
 #define MPI_MAX_INFO_KEY               255
 #define MPI_MAX_INFO_VAL               1024
 
+/* Dynamic processes (MPI 4.1 chapter 11): declared so that programs build; Ibex runs a fixed
+ * set of processes, so spawning is MPI_ERR_SPAWN and ports / names are
+ * MPI_ERR_UNSUPPORTED_OPERATION (runtime/mpi/dynamic.c). */
+#define MPI_ARGV_NULL     ((char **)0)
+#define MPI_ARGVS_NULL    ((char ***)0)
+#define MPI_MAX_PORT_NAME 256
+
 /* Thread levels */
 #define MPI_THREAD_SINGLE     0
 #define MPI_THREAD_FUNNELED   1

@@ -80,7 +80,9 @@ _Static_assert(IBEX_COLL_KIND_COUNT <= IBEX_COLL_TAG_MAX,
  *
  * Per-peer types: Gatherv (rdts, at the root), Scatterv (sdts, at the root) and Alltoallv
  * (sdts / rdts) on an intracommunicator may also be given a type per peer, as Alltoallw is;
- * their displacements are then in bytes and sdt / rdt are only checked. runtime/mpi's
+ * their displacements are then in bytes and sdt / rdt are only checked. Their schedules
+ * (coll_sched.h) take them too, and so does Allgatherv's (rdts, only there: the blocking
+ * Allgatherv algorithms do not). runtime/mpi's
  * large-count forms (coll_large.c) pass a block past an int that way, as one element of a
  * derived type; each rank chooses for itself, the messages are the same. */
 typedef struct ibex_coll_args {

@@ -98,6 +98,9 @@ void ibex_sched_copy(ibex_sched_t *s, const void *src, int scount, MPI_Datatype 
 
 void ibex_sched_reduce(ibex_sched_t *s, const void *in, void *inout, int count, MPI_Datatype dt)
 {
+    const ibex_dt_t *d = ibex_dt_get(dt);
+    if (count == 0 || (d && d->size == 0))
+        return; /* nothing to combine (a type of no bytes may hold no basic type to apply to) */
     ibex_sched_step_t st = {.kind = IBEX_SCHED_REDUCE,
                             .src = in,
                             .scount = count,
@@ -173,7 +176,9 @@ static ibex_status_t step_copy(const ibex_sched_step_t *st)
     size_t sbytes = (size_t)st->scount * st->sdt->size;
     if (sbytes > (size_t)st->dcount * st->ddt->size)
         return IBEX_ERR_TRUNCATE;
-    if (sbytes == 0 || st->src == st->dst)
+    /* the same buffer, count and type: nothing to do (two types at MPI_BOTTOM share a NULL
+     * buffer and still differ) */
+    if (sbytes == 0 || (st->src == st->dst && st->sdt == st->ddt && st->scount == st->dcount))
         return IBEX_OK;
     if (ibex_dt_is_contig(st->sdt, st->scount) && ibex_dt_is_contig(st->ddt, st->dcount)) {
         memcpy((char *)st->dst + st->ddt->true_lb, (const char *)st->src + st->sdt->true_lb,

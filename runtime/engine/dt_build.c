@@ -76,6 +76,8 @@ static void build_run(ibex_dt_build_t *b, size_t n, size_t bsize)
 static void build_layout(ibex_dt_build_t *b, const ibex_dt_t *old, ptrdiff_t disp, size_t count)
 {
     const ibex_dt_priv_t *op = ibex_dt_priv(old);
+    if (old->nblocks == 0 && op->nruns == 0)
+        return; /* an empty type: count copies of nothing (count may be past an int) */
     if (old->nblocks == 1 && (ptrdiff_t)old->blocks[0].len == old->extent)
         build_block(b, disp + old->blocks[0].disp, count * old->blocks[0].len);
     else

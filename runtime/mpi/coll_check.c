@@ -95,15 +95,29 @@ static int check_array(ibex_comm_t *c, const char *call, const int *arr, const c
 
 /* A buffer described by (counts[], displs[], dt) over the communicator's ranks. */
 static int check_vbuf(ibex_comm_t *c, const char *call, const void *buf, const int *counts,
-                      const int *displs, MPI_Datatype dt, const char *cname, const char *dname)
+                      const int *displs, MPI_Datatype dt, const MPI_Datatype *dts,
+                      const char *cname, const char *dname)
 {
     long long total;
     int rc = check_array(c, call, counts, cname, true, &total);
     if (rc == MPI_SUCCESS)
         rc = check_array(c, call, displs, dname, false, NULL);
-    if (rc == MPI_SUCCESS)
-        rc = ibex_check_triple(c, call, buf, total > INT_MAX ? INT_MAX : (int)total, dt);
-    return rc;
+    if (rc != MPI_SUCCESS || buf)
+        return rc == MPI_SUCCESS
+                   ? ibex_check_triple(c, call, buf, total > INT_MAX ? INT_MAX : (int)total, dt)
+                   : rc;
+    /* MPI_BOTTOM: the blocks are at absolute displacements, with basic types too (MPI 4.1
+     * section 4.1.12); only a block of a basic type at displacement 0 would be at address 0 */
+    IBEX_CHECK(ibex_check_triple(c, call, buf, 0, dt));
+    for (int i = 0; i < c->peer_size; i++) {
+        const ibex_dt_t *d = ibex_dt_get(dts ? dts[i] : dt);
+        if (counts[i] > 0 && displs[i] == 0 && d && d->predefined)
+            return ibex_mpi_error(c, MPI_ERR_BUFFER, call,
+                                  "buffer is MPI_BOTTOM (NULL) and block %d of %d elements of a "
+                                  "basic type is at displacement 0",
+                                  i, counts[i]);
+    }
+    return MPI_SUCCESS;
 }
 
 static int prep_barrier(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
@@ -212,8 +226,8 @@ static int prep_gatherv(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t
     if (!(root && a->sbuf == MPI_IN_PLACE))
         IBEX_CHECK(ibex_check_triple(c, call, a->sbuf, a->scount, a->sdt));
     if (root)
-        IBEX_CHECK(
-            check_vbuf(c, call, a->rbuf, a->rcounts, a->rdispls, a->rdt, "recvcounts", "displs"));
+        IBEX_CHECK(check_vbuf(c, call, a->rbuf, a->rcounts, a->rdispls, a->rdt, a->rdts,
+                              "recvcounts", "displs"));
     *bytes_p = 0;
     return MPI_SUCCESS;
 }
@@ -227,8 +241,8 @@ static int prep_scatterv(ibex_coll_args_t *a, MPI_Op op, const char *call, size_
     if (!(root && a->rbuf == MPI_IN_PLACE))
         IBEX_CHECK(ibex_check_triple(c, call, a->rbuf, a->rcount, a->rdt));
     if (root)
-        IBEX_CHECK(
-            check_vbuf(c, call, a->sbuf, a->scounts, a->sdispls, a->sdt, "sendcounts", "displs"));
+        IBEX_CHECK(check_vbuf(c, call, a->sbuf, a->scounts, a->sdispls, a->sdt, a->sdts,
+                              "sendcounts", "displs"));
     *bytes_p = 0;
     return MPI_SUCCESS;
 }
@@ -239,8 +253,8 @@ static int prep_allgatherv(ibex_coll_args_t *a, MPI_Op op, const char *call, siz
     ibex_comm_t *c = a->comm;
     if (a->sbuf != MPI_IN_PLACE)
         IBEX_CHECK(ibex_check_triple(c, call, a->sbuf, a->scount, a->sdt));
-    IBEX_CHECK(
-        check_vbuf(c, call, a->rbuf, a->rcounts, a->rdispls, a->rdt, "recvcounts", "displs"));
+    IBEX_CHECK(check_vbuf(c, call, a->rbuf, a->rcounts, a->rdispls, a->rdt, a->rdts, "recvcounts",
+                          "displs"));
     long long total = 0;
     for (int i = 0; i < c->size; i++)
         total += a->rcounts[i];
@@ -253,10 +267,10 @@ static int prep_alltoallv(ibex_coll_args_t *a, MPI_Op op, const char *call, size
     (void)op;
     ibex_comm_t *c = a->comm;
     if (a->sbuf != MPI_IN_PLACE)
-        IBEX_CHECK(
-            check_vbuf(c, call, a->sbuf, a->scounts, a->sdispls, a->sdt, "sendcounts", "sdispls"));
-    IBEX_CHECK(
-        check_vbuf(c, call, a->rbuf, a->rcounts, a->rdispls, a->rdt, "recvcounts", "rdispls"));
+        IBEX_CHECK(check_vbuf(c, call, a->sbuf, a->scounts, a->sdispls, a->sdt, a->sdts,
+                              "sendcounts", "sdispls"));
+    IBEX_CHECK(check_vbuf(c, call, a->rbuf, a->rcounts, a->rdispls, a->rdt, a->rdts, "recvcounts",
+                          "rdispls"));
     *bytes_p = 0;
     return MPI_SUCCESS;
 }
@@ -421,10 +435,10 @@ static int iprep_rooted(ibex_coll_args_t *a, const char *call, bool gather, bool
     if (!v)
         return gather ? ibex_check_triple(c, call, a->rbuf, a->rcount, a->rdt)
                       : ibex_check_triple(c, call, a->sbuf, a->scount, a->sdt);
-    return gather ? check_vbuf(c, call, a->rbuf, a->rcounts, a->rdispls, a->rdt, "recvcounts",
-                               "displs")
-                  : check_vbuf(c, call, a->sbuf, a->scounts, a->sdispls, a->sdt, "sendcounts",
-                               "displs");
+    return gather ? check_vbuf(c, call, a->rbuf, a->rcounts, a->rdispls, a->rdt, a->rdts,
+                               "recvcounts", "displs")
+                  : check_vbuf(c, call, a->sbuf, a->scounts, a->sdispls, a->sdt, a->sdts,
+                               "sendcounts", "displs");
 }
 
 static int iprep_gather(ibex_coll_args_t *a, MPI_Op op, const char *call, size_t *bytes_p)
@@ -468,7 +482,7 @@ static int iprep_allgatherv(ibex_coll_args_t *a, MPI_Op op, const char *call, si
     (void)op;
     *bytes_p = 0;
     IBEX_CHECK(ibex_check_triple(a->comm, call, a->sbuf, a->scount, a->sdt));
-    return check_vbuf(a->comm, call, a->rbuf, a->rcounts, a->rdispls, a->rdt, "recvcounts",
+    return check_vbuf(a->comm, call, a->rbuf, a->rcounts, a->rdispls, a->rdt, a->rdts, "recvcounts",
                       "displs");
 }
 

@@ -19,14 +19,23 @@
  *   wrapping type instead of its own, so a count past an int with a user op is MPI_ERR_COUNT.
  * - What is not significant at a rank (a non-root's receive side, the send side beside
  *   MPI_IN_PLACE, a non-root's arrays) is not read.
- * The non-blocking and persistent `_c` forms are generated (bindings/gen_bindings.py): past an
- * int they are MPI_ERR_COUNT.
+ * The non-blocking and persistent `_c` forms (MPI_Ibcast_c .. MPI_Exscan_init_c) take the same
+ * path and hand the int arguments to ibex_nbc_post instead of ibex_coll_call. The schedule is
+ * built there, from the arguments as they are then: its steps hold their own references to the
+ * types (coll_sched.h) and their counts, so the wrapping types and int arrays made here are freed
+ * as the call returns, and the schedule keeps what it needs until the request is freed (a
+ * persistent one across all its starts). Their schedules take per-peer types in Gatherv,
+ * Scatterv, Allgatherv and Alltoallv, so a non-blocking Allgatherv passes its blocks past an int
+ * that way (each rank alone); a non-blocking Reduce_scatter past an int is one schedule of a
+ * Reduce to rank 0 and a Scatterv from it.
  */
 #include <limits.h>
 #include <stdlib.h>
 
 #include "coll.h"
 #include "coll_api.h"
+#include "coll_nbc.h"
+#include "coll_sched.h"
 #include "ibex_comm.h"
 #include "ibex_err.h"
 #include "ibex_op.h"
@@ -41,12 +50,22 @@ typedef struct lc {
     int ntypes, cap;
     void *mem[8];
     int nmem;
+    MPI_Request *req; /* non-blocking / persistent: the request to give, else NULL */
+    bool persistent;
 } lc_t;
 
 static void lc_init(lc_t *l, ibex_entry_t *e, MPI_Comm comm)
 {
     *l = (lc_t){.e = e, .comm = ibex_comm_get(comm)};
     e->comm = l->comm;
+}
+
+/* The same for MPI_Ixxx_c (persistent false) and MPI_Xxx_init_c (true). */
+static void lc_init_req(lc_t *l, ibex_entry_t *e, MPI_Comm comm, MPI_Request *req, bool persistent)
+{
+    lc_init(l, e, comm);
+    l->req = req;
+    l->persistent = persistent;
 }
 
 static int lc_done(lc_t *l, int rc)
@@ -187,8 +206,12 @@ static int lc_side(lc_t *l, const char *what, const MPI_Count counts[], const MP
     return MPI_SUCCESS;
 }
 
+/* The int call, or its schedule posted on *l->req; either way what l made is freed here (a
+ * schedule holds its own type references, and has read the arrays). */
 static int lc_run(lc_t *l, ibex_coll_kind_t kind, MPI_Comm comm, MPI_Op op, ibex_coll_args_t *a)
 {
+    if (l->req)
+        return lc_done(l, ibex_nbc_post(kind, comm, op, a, l->persistent, l->req, l->e->call));
     return lc_done(l, ibex_coll_call(kind, comm, op, l->e->call, a));
 }
 
@@ -211,98 +234,102 @@ static bool leaf_side(const lc_t *l, int root, const void *buf)
     return buf != MPI_IN_PLACE;
 }
 
-int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
+static int bcast_large(lc_t *l, void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                       MPI_Comm comm)
 {
-    IBEX_ENTER(Bcast_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
     ibex_coll_args_t a = {.rbuf = buffer, .root = root};
-    IBEX_CHECK(lc_fail(&l, lc_one(&l, "count", count, datatype, &a.rcount, &a.rdt)));
-    return lc_run(&l, IBEX_COLL_BCAST, comm, MPI_OP_NULL, &a);
+    IBEX_CHECK(lc_fail(l, lc_one(l, "count", count, datatype, &a.rcount, &a.rdt)));
+    return lc_run(l, IBEX_COLL_BCAST, comm, MPI_OP_NULL, &a);
 }
 
 /* Reduce, Allreduce, Reduce_scatter_block, Scan, Exscan: (sbuf, rbuf, count, type, op). */
-static int reduce_like(ibex_entry_t *e, ibex_coll_kind_t kind, const void *sendbuf, void *recvbuf,
+static int reduce_like(lc_t *l, ibex_coll_kind_t kind, const void *sendbuf, void *recvbuf,
                        MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
-    lc_t l;
-    lc_init(&l, e, comm);
     ibex_coll_args_t a = {.sbuf = sendbuf, .rbuf = recvbuf, .root = root};
-    IBEX_CHECK(user_op_check(&l, op, count));
-    IBEX_CHECK(lc_fail(&l, lc_one(&l, "count", count, datatype, &a.rcount, &a.rdt)));
-    return lc_run(&l, kind, comm, op, &a);
+    IBEX_CHECK(lc_fail(l, user_op_check(l, op, count)));
+    IBEX_CHECK(lc_fail(l, lc_one(l, "count", count, datatype, &a.rcount, &a.rdt)));
+    return lc_run(l, kind, comm, op, &a);
 }
 
 int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                   MPI_Op op, int root, MPI_Comm comm)
 {
     IBEX_ENTER(Reduce_c);
-    return reduce_like(&ibex_e, IBEX_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root,
-                       comm);
+    lc_t l;
+    lc_init(&l, &ibex_e, comm);
+    return reduce_like(&l, IBEX_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
 int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                      MPI_Op op, MPI_Comm comm)
 {
     IBEX_ENTER(Allreduce_c);
-    return reduce_like(&ibex_e, IBEX_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0,
-                       comm);
+    lc_t l;
+    lc_init(&l, &ibex_e, comm);
+    return reduce_like(&l, IBEX_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm);
 }
 
 int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     IBEX_ENTER(Reduce_scatter_block_c);
-    return reduce_like(&ibex_e, IBEX_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount,
-                       datatype, op, 0, comm);
+    lc_t l;
+    lc_init(&l, &ibex_e, comm);
+    return reduce_like(&l, IBEX_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype,
+                       op, 0, comm);
 }
 
 int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                 MPI_Op op, MPI_Comm comm)
 {
     IBEX_ENTER(Scan_c);
-    return reduce_like(&ibex_e, IBEX_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm);
+    lc_t l;
+    lc_init(&l, &ibex_e, comm);
+    return reduce_like(&l, IBEX_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm);
 }
 
 int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                   MPI_Op op, MPI_Comm comm)
 {
     IBEX_ENTER(Exscan_c);
-    return reduce_like(&ibex_e, IBEX_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm);
+    lc_t l;
+    lc_init(&l, &ibex_e, comm);
+    return reduce_like(&l, IBEX_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm);
 }
 
 /* Gather, Scatter, Allgather, Alltoall: both pairs, each wrapped where significant (a pair that
  * is not is passed as count 0 and never read). */
-static int pair_like(ibex_entry_t *e, ibex_coll_kind_t kind, const void *sendbuf,
-                     MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+static int pair_like(lc_t *l, ibex_coll_kind_t kind, const void *sendbuf, MPI_Count sendcount,
+                     MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
                      MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    lc_t l;
-    lc_init(&l, e, comm);
     bool send_sig = sendbuf != MPI_IN_PLACE, recv_sig = true;
     if (kind == IBEX_COLL_GATHER) {
-        send_sig = leaf_side(&l, root, sendbuf);
-        recv_sig = at_root(&l, root);
+        send_sig = leaf_side(l, root, sendbuf);
+        recv_sig = at_root(l, root);
     } else if (kind == IBEX_COLL_SCATTER) {
-        send_sig = at_root(&l, root);
-        recv_sig = leaf_side(&l, root, recvbuf);
+        send_sig = at_root(l, root);
+        recv_sig = leaf_side(l, root, recvbuf);
     }
     ibex_coll_args_t a = {
         .sbuf = sendbuf, .sdt = sendtype, .rbuf = recvbuf, .rdt = recvtype, .root = root};
     int rc = MPI_SUCCESS;
     if (send_sig)
-        rc = lc_one(&l, "sendcount", sendcount, sendtype, &a.scount, &a.sdt);
+        rc = lc_one(l, "sendcount", sendcount, sendtype, &a.scount, &a.sdt);
     if (rc == MPI_SUCCESS && recv_sig)
-        rc = lc_one(&l, "recvcount", recvcount, recvtype, &a.rcount, &a.rdt);
-    IBEX_CHECK(lc_fail(&l, rc));
-    return lc_run(&l, kind, comm, MPI_OP_NULL, &a);
+        rc = lc_one(l, "recvcount", recvcount, recvtype, &a.rcount, &a.rdt);
+    IBEX_CHECK(lc_fail(l, rc));
+    return lc_run(l, kind, comm, MPI_OP_NULL, &a);
 }
 
 int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     IBEX_ENTER(Gather_c);
-    return pair_like(&ibex_e, IBEX_COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    lc_t l;
+    lc_init(&l, &ibex_e, comm);
+    return pair_like(&l, IBEX_COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                      recvtype, root, comm);
 }
 
@@ -310,7 +337,9 @@ int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
                    MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     IBEX_ENTER(Scatter_c);
-    return pair_like(&ibex_e, IBEX_COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    lc_t l;
+    lc_init(&l, &ibex_e, comm);
+    return pair_like(&l, IBEX_COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                      recvtype, root, comm);
 }
 
@@ -318,7 +347,9 @@ int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
                      MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     IBEX_ENTER(Allgather_c);
-    return pair_like(&ibex_e, IBEX_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    lc_t l;
+    lc_init(&l, &ibex_e, comm);
+    return pair_like(&l, IBEX_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                      recvtype, 0, comm);
 }
 
@@ -326,7 +357,9 @@ int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     IBEX_ENTER(Alltoall_c);
-    return pair_like(&ibex_e, IBEX_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    lc_t l;
+    lc_init(&l, &ibex_e, comm);
+    return pair_like(&l, IBEX_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                      recvtype, 0, comm);
 }
 
@@ -392,28 +425,26 @@ int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
 }
 
 /* Alltoallv (dt, displacements in its extent) and Alltoallw (types, bytes). */
-static int alltoallvw(ibex_entry_t *e, ibex_coll_kind_t kind, const void *sendbuf,
+static int alltoallvw(lc_t *l, ibex_coll_kind_t kind, const void *sendbuf,
                       const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype,
                       const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
                       const MPI_Aint rdispls[], MPI_Datatype recvtype,
                       const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    lc_t l;
-    lc_init(&l, e, comm);
     ibex_coll_args_t a = {.sbuf = sendbuf, .sdt = sendtype, .rbuf = recvbuf, .rdt = recvtype};
     int rc = MPI_SUCCESS, *c, *d;
     if (sendbuf != MPI_IN_PLACE) {
-        rc = lc_side(&l, "sendcounts", sendcounts, sdispls, sendtype, sendtypes, &c, &d, &a.sdts);
+        rc = lc_side(l, "sendcounts", sendcounts, sdispls, sendtype, sendtypes, &c, &d, &a.sdts);
         a.scounts = c;
         a.sdispls = d;
     }
     if (rc == MPI_SUCCESS) {
-        rc = lc_side(&l, "recvcounts", recvcounts, rdispls, recvtype, recvtypes, &c, &d, &a.rdts);
+        rc = lc_side(l, "recvcounts", recvcounts, rdispls, recvtype, recvtypes, &c, &d, &a.rdts);
         a.rcounts = c;
         a.rdispls = d;
     }
-    IBEX_CHECK(lc_fail(&l, rc));
-    return lc_run(&l, kind, comm, MPI_OP_NULL, &a);
+    IBEX_CHECK(lc_fail(l, rc));
+    return lc_run(l, kind, comm, MPI_OP_NULL, &a);
 }
 
 int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
@@ -421,7 +452,9 @@ int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
                      const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     IBEX_ENTER(Alltoallv_c);
-    return alltoallvw(&ibex_e, IBEX_COLL_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, NULL,
+    lc_t l;
+    lc_init(&l, &ibex_e, comm);
+    return alltoallvw(&l, IBEX_COLL_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, NULL,
                       recvbuf, recvcounts, rdispls, recvtype, NULL, comm);
 }
 
@@ -430,7 +463,9 @@ int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
                      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     IBEX_ENTER(Alltoallw_c);
-    return alltoallvw(&ibex_e, IBEX_COLL_ALLTOALLW, sendbuf, sendcounts, sdispls, MPI_DATATYPE_NULL,
+    lc_t l;
+    lc_init(&l, &ibex_e, comm);
+    return alltoallvw(&l, IBEX_COLL_ALLTOALLW, sendbuf, sendcounts, sdispls, MPI_DATATYPE_NULL,
                       sendtypes, recvbuf, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm);
 }
 
@@ -480,6 +515,190 @@ static int rebase(lc_t *l, const MPI_Aint displs[], MPI_Datatype dt, void **buf_
     return MPI_SUCCESS;
 }
 
+/* Allgatherv, non-blocking / persistent: the schedule takes this rank's own per-peer types. */
+static int allgatherv_sched(lc_t *l, const void *sendbuf, MPI_Count sendcount,
+                            MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                            const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    ibex_coll_args_t a = {.sbuf = sendbuf, .sdt = sendtype, .rbuf = recvbuf, .rdt = recvtype};
+    int rc = MPI_SUCCESS, *c, *d;
+    if (sendbuf != MPI_IN_PLACE)
+        rc = lc_one(l, "sendcount", sendcount, sendtype, &a.scount, &a.sdt);
+    if (rc == MPI_SUCCESS) {
+        rc = lc_side(l, "recvcounts", recvcounts, displs, recvtype, NULL, &c, &d, &a.rdts);
+        a.rcounts = c;
+        a.rdispls = d;
+    }
+    IBEX_CHECK(lc_fail(l, rc));
+    return lc_run(l, IBEX_COLL_ALLGATHERV, comm, MPI_OP_NULL, &a);
+}
+
+static int allgatherv_large(lc_t *l, const void *sendbuf, MPI_Count sendcount,
+                            MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                            const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    if (l->req)
+        return allgatherv_sched(l, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                recvtype, comm);
+    MPI_Count total;
+    if (counts_fit(l, recvcounts, &total) || !displs) {
+        ibex_coll_args_t a = {.sbuf = sendbuf, .sdt = sendtype, .rbuf = recvbuf, .rdt = recvtype};
+        int *c = NULL, *d = NULL, rc = MPI_SUCCESS;
+        if (sendbuf != MPI_IN_PLACE)
+            rc = lc_one(l, "sendcount", sendcount, sendtype, &a.scount, &a.sdt);
+        if (rc == MPI_SUCCESS && l->comm && recvcounts) {
+            c = lc_alloc(l, sizeof(int) * (size_t)l->comm->peer_size);
+            rc = c ? rebase(l, displs, recvtype, &a.rbuf, &d) : lc_nomem(l);
+            for (int i = 0; c && i < l->comm->peer_size; i++)
+                c[i] = recvcounts[i] < 0 ? -1 : (int)recvcounts[i];
+        }
+        a.rcounts = c;
+        a.rdispls = d;
+        IBEX_CHECK(lc_fail(l, rc));
+        return lc_run(l, IBEX_COLL_ALLGATHERV, comm, MPI_OP_NULL, &a);
+    }
+    /* Gatherv to rank 0 (a rank's own block in place where the program said so), then rank 0's
+     * whole receive layout as one element of an hindexed type */
+    int me = l->comm->rank;
+    MPI_Count lb, extent;
+    int rc = PMPI_Type_get_extent_c(recvtype, &lb, &extent);
+    if (rc != MPI_SUCCESS)
+        return lc_done(l, rc);
+    const void *sb = sendbuf;
+    if (sendbuf == MPI_IN_PLACE && me != 0) {
+        sb = (char *)recvbuf + displs[me] * (MPI_Aint)extent;
+        sendcount = recvcounts[me];
+        sendtype = recvtype;
+    }
+    rc = gatherv_large(l, sb, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, 0, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    lc_init(l, l->e, comm);
+    int n = l->comm->size;
+    MPI_Count *bytes = lc_alloc(l, sizeof(*bytes) * (size_t)n);
+    if (!bytes)
+        return lc_done(l, lc_nomem(l));
+    for (int i = 0; i < n; i++)
+        bytes[i] = displs[i] * extent;
+    MPI_Datatype all;
+    rc = PMPI_Type_create_hindexed_c(n, recvcounts, bytes, recvtype, &all);
+    IBEX_CHECK(lc_fail(l, lc_keep(l, rc, &all, "recvcounts", total)));
+    ibex_coll_args_t a = {.rbuf = recvbuf, .rcount = 1, .rdt = all, .root = 0};
+    return lc_run(l, IBEX_COLL_BCAST, comm, MPI_OP_NULL, &a);
+}
+
+/* Block i of a Reduce_scatter's whole vector starts at displs[i] elements (n blocks). */
+static MPI_Aint *rs_displs(lc_t *l, const MPI_Count recvcounts[], int n)
+{
+    MPI_Aint *displs = lc_alloc(l, sizeof(*displs) * (size_t)n);
+    for (int i = 0; displs && i < n; i++)
+        displs[i] = i ? displs[i - 1] + (MPI_Aint)recvcounts[i - 1] : 0;
+    return displs;
+}
+
+/* Reduce_scatter past an int, non-blocking / persistent: one schedule of the Reduce of the whole
+ * to rank 0 (into a temporary of the schedule, or recvbuf in place), a fence, and the Scatterv
+ * of its blocks. Both share the schedule's tag: no rank sends to another in both (the Reduce
+ * sends towards rank 0, which only sends in the Scatterv). */
+static int reduce_scatter_sched(lc_t *l, const void *sendbuf, void *recvbuf,
+                                const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                                MPI_Count total, MPI_Comm comm)
+{
+    int me = l->comm->rank, n = l->comm->size;
+    bool in_place = sendbuf == MPI_IN_PLACE;
+    size_t bytes;
+    if (!l->req)
+        return lc_done(l, ibex_mpi_error(l->comm, MPI_ERR_ARG, l->e->call, "request is NULL"));
+    ibex_coll_args_t r = {.sbuf = in_place ? (me == 0 ? MPI_IN_PLACE : recvbuf) : sendbuf,
+                          .rbuf = recvbuf};
+    IBEX_CHECK(lc_fail(l, user_op_check(l, op, total)));
+    IBEX_CHECK(lc_fail(l, lc_one(l, "recvcounts", total, datatype, &r.rcount, &r.rdt)));
+    IBEX_CHECK(lc_fail(l, ibex_coll_prepare(IBEX_COLL_REDUCE, comm, op, l->e->call, &r, &bytes)));
+    ibex_sched_t *s = ibex_sched_new(r.comm, r.op);
+    MPI_Aint *displs = rs_displs(l, recvcounts, n);
+    if (!s || !displs) {
+        ibex_sched_free(s);
+        return lc_done(l, lc_nomem(l));
+    }
+    if (me == 0 && !in_place)
+        r.rbuf = ibex_sched_tmp(s, r.rdt, 1);
+    ibex_sched_reduce_binomial(&r, s);
+    ibex_sched_fence(s);
+    ibex_coll_args_t v = {.sbuf = me == 0 ? r.rbuf : NULL,
+                          .sdt = datatype,
+                          .rbuf = me == 0 && in_place ? MPI_IN_PLACE : recvbuf,
+                          .rdt = datatype};
+    int rc = MPI_SUCCESS, *c, *d;
+    if (me == 0) {
+        rc = lc_side(l, "recvcounts", recvcounts, displs, datatype, NULL, &c, &d, &v.sdts);
+        v.scounts = c;
+        v.sdispls = d;
+    }
+    if (rc == MPI_SUCCESS && v.rbuf != MPI_IN_PLACE)
+        rc = lc_one(l, "recvcounts", recvcounts[me], datatype, &v.rcount, &v.rdt);
+    if (rc == MPI_SUCCESS)
+        rc = ibex_coll_prepare(IBEX_COLL_SCATTERV, comm, MPI_OP_NULL, l->e->call, &v, &bytes);
+    if (rc != MPI_SUCCESS) {
+        ibex_sched_free(s);
+        return lc_done(l, rc);
+    }
+    ibex_sched_scatterv_linear(&v, s);
+    return lc_done(l, ibex_nbc_post_sched(r.comm, s, l->persistent, l->req, l->e->call));
+}
+
+static int reduce_scatter_large(lc_t *l, const void *sendbuf, void *recvbuf,
+                                const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                                MPI_Comm comm)
+{
+    MPI_Count total;
+    if (counts_fit(l, recvcounts, &total)) {
+        ibex_coll_args_t a = {.sbuf = sendbuf, .rbuf = recvbuf, .rdt = datatype};
+        int *c = NULL;
+        if (l->comm && recvcounts) {
+            c = lc_alloc(l, sizeof(int) * (size_t)l->comm->peer_size);
+            if (!c)
+                return lc_done(l, lc_nomem(l));
+            for (int i = 0; i < l->comm->peer_size; i++)
+                c[i] = recvcounts[i] < 0 ? -1 : (int)recvcounts[i];
+        }
+        a.rcounts = c;
+        return lc_run(l, IBEX_COLL_REDUCE_SCATTER, comm, op, &a);
+    }
+    if (l->req)
+        return reduce_scatter_sched(l, sendbuf, recvbuf, recvcounts, datatype, op, total, comm);
+    IBEX_CHECK(lc_fail(l, user_op_check(l, op, total)));
+    /* Reduce of the whole to rank 0, then Scatterv of its blocks (in place: the data is in
+     * recvbuf, and rank 0 keeps its block where it is) */
+    int me = l->comm->rank, n = l->comm->size;
+    MPI_Count lb, extent, tlb, textent;
+    int rc = PMPI_Type_get_extent_c(datatype, &lb, &extent);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_get_true_extent_c(datatype, &tlb, &textent);
+    if (rc != MPI_SUCCESS)
+        return lc_done(l, rc);
+    MPI_Aint *displs = rs_displs(l, recvcounts, n);
+    char *tmp = NULL;
+    if (displs && me == 0 && sendbuf != MPI_IN_PLACE)
+        tmp = lc_alloc(l, (size_t)(textent + (total - 1) * extent));
+    if (!displs || (me == 0 && sendbuf != MPI_IN_PLACE && !tmp))
+        return lc_done(l, lc_nomem(l));
+    bool in_place = sendbuf == MPI_IN_PLACE;
+    const void *rsend = in_place ? (me == 0 ? MPI_IN_PLACE : recvbuf) : sendbuf;
+    void *rrecv = me != 0 ? NULL : in_place ? recvbuf : tmp - tlb;
+    lc_t r;
+    lc_init(&r, l->e, comm);
+    rc = reduce_like(&r, IBEX_COLL_REDUCE, rsend, rrecv, total, datatype, op, 0, comm);
+    if (rc != MPI_SUCCESS)
+        return lc_done(l, rc);
+    const void *ssend = me != 0 ? NULL : in_place ? recvbuf : tmp - tlb;
+    void *srecv = me == 0 && in_place ? MPI_IN_PLACE : recvbuf;
+    lc_t s;
+    lc_init(&s, l->e, comm);
+    rc = scatterv_large(&s, ssend, recvcounts, displs, datatype, srecv, recvcounts[me], datatype, 0,
+                        comm);
+    return lc_done(l, rc);
+}
+
 int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                       void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
                       MPI_Datatype recvtype, MPI_Comm comm)
@@ -487,51 +706,8 @@ int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
     IBEX_ENTER(Allgatherv_c);
     lc_t l;
     lc_init(&l, &ibex_e, comm);
-    MPI_Count total;
-    if (counts_fit(&l, recvcounts, &total) || !displs) {
-        ibex_coll_args_t a = {.sbuf = sendbuf, .sdt = sendtype, .rbuf = recvbuf, .rdt = recvtype};
-        int *c = NULL, *d = NULL, rc = MPI_SUCCESS;
-        if (sendbuf != MPI_IN_PLACE)
-            rc = lc_one(&l, "sendcount", sendcount, sendtype, &a.scount, &a.sdt);
-        if (rc == MPI_SUCCESS && l.comm && recvcounts) {
-            c = lc_alloc(&l, sizeof(int) * (size_t)l.comm->peer_size);
-            rc = c ? rebase(&l, displs, recvtype, &a.rbuf, &d) : lc_nomem(&l);
-            for (int i = 0; c && i < l.comm->peer_size; i++)
-                c[i] = recvcounts[i] < 0 ? -1 : (int)recvcounts[i];
-        }
-        a.rcounts = c;
-        a.rdispls = d;
-        IBEX_CHECK(lc_fail(&l, rc));
-        return lc_run(&l, IBEX_COLL_ALLGATHERV, comm, MPI_OP_NULL, &a);
-    }
-    /* Gatherv to rank 0 (a rank's own block in place where the program said so), then rank 0's
-     * whole receive layout as one element of an hindexed type */
-    int me = l.comm->rank;
-    MPI_Count lb, extent;
-    int rc = PMPI_Type_get_extent_c(recvtype, &lb, &extent);
-    if (rc != MPI_SUCCESS)
-        return lc_done(&l, rc);
-    const void *sb = sendbuf;
-    if (sendbuf == MPI_IN_PLACE && me != 0) {
-        sb = (char *)recvbuf + displs[me] * (MPI_Aint)extent;
-        sendcount = recvcounts[me];
-        sendtype = recvtype;
-    }
-    rc = gatherv_large(&l, sb, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, 0, comm);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    lc_init(&l, &ibex_e, comm);
-    int n = l.comm->size;
-    MPI_Count *bytes = lc_alloc(&l, sizeof(*bytes) * (size_t)n);
-    if (!bytes)
-        return lc_done(&l, lc_nomem(&l));
-    for (int i = 0; i < n; i++)
-        bytes[i] = displs[i] * extent;
-    MPI_Datatype all;
-    rc = PMPI_Type_create_hindexed_c(n, recvcounts, bytes, recvtype, &all);
-    IBEX_CHECK(lc_fail(&l, lc_keep(&l, rc, &all, "recvcounts", total)));
-    ibex_coll_args_t a = {.rbuf = recvbuf, .rcount = 1, .rdt = all, .root = 0};
-    return lc_run(&l, IBEX_COLL_BCAST, comm, MPI_OP_NULL, &a);
+    return allgatherv_large(&l, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                            comm);
 }
 
 int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
@@ -540,51 +716,371 @@ int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count re
     IBEX_ENTER(Reduce_scatter_c);
     lc_t l;
     lc_init(&l, &ibex_e, comm);
-    MPI_Count total;
-    if (counts_fit(&l, recvcounts, &total)) {
-        ibex_coll_args_t a = {.sbuf = sendbuf, .rbuf = recvbuf, .rdt = datatype};
-        int *c = NULL;
-        if (l.comm && recvcounts) {
-            c = lc_alloc(&l, sizeof(int) * (size_t)l.comm->peer_size);
-            if (!c)
-                return lc_done(&l, lc_nomem(&l));
-            for (int i = 0; i < l.comm->peer_size; i++)
-                c[i] = recvcounts[i] < 0 ? -1 : (int)recvcounts[i];
-        }
-        a.rcounts = c;
-        return lc_run(&l, IBEX_COLL_REDUCE_SCATTER, comm, op, &a);
-    }
-    IBEX_CHECK(lc_fail(&l, user_op_check(&l, op, total)));
-    /* Reduce of the whole to rank 0, then Scatterv of its blocks (in place: the data is in
-     * recvbuf, and rank 0 keeps its block where it is) */
-    int me = l.comm->rank, n = l.comm->size;
-    MPI_Count lb, extent, tlb, textent;
-    int rc = PMPI_Type_get_extent_c(datatype, &lb, &extent);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Type_get_true_extent_c(datatype, &tlb, &textent);
-    if (rc != MPI_SUCCESS)
-        return lc_done(&l, rc);
-    MPI_Aint *displs = lc_alloc(&l, sizeof(*displs) * (size_t)n);
-    char *tmp = NULL;
-    if (displs && me == 0 && sendbuf != MPI_IN_PLACE)
-        tmp = lc_alloc(&l, (size_t)(textent + (total - 1) * extent));
-    if (!displs || (me == 0 && sendbuf != MPI_IN_PLACE && !tmp))
-        return lc_done(&l, lc_nomem(&l));
-    for (int i = 0; i < n; i++)
-        displs[i] = i ? displs[i - 1] + (MPI_Aint)recvcounts[i - 1] : 0;
-    bool in_place = sendbuf == MPI_IN_PLACE;
-    const void *rsend = in_place ? (me == 0 ? MPI_IN_PLACE : recvbuf) : sendbuf;
-    void *rrecv = me != 0 ? NULL : in_place ? recvbuf : tmp - tlb;
-    rc = reduce_like(&ibex_e, IBEX_COLL_REDUCE, rsend, rrecv, total, datatype, op, 0, comm);
-    if (rc != MPI_SUCCESS)
-        return lc_done(&l, rc);
-    const void *ssend = me != 0 ? NULL : in_place ? recvbuf : tmp - tlb;
-    void *srecv = me == 0 && in_place ? MPI_IN_PLACE : recvbuf;
-    lc_t s;
-    lc_init(&s, &ibex_e, comm);
-    rc = scatterv_large(&s, ssend, recvcounts, displs, datatype, srecv, recvcounts[me], datatype, 0,
-                        comm);
-    return lc_done(&l, rc);
+    return reduce_scatter_large(&l, sendbuf, recvbuf, recvcounts, datatype, op, comm);
+}
+
+int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    IBEX_ENTER(Bcast_c);
+    lc_t l;
+    lc_init(&l, &ibex_e, comm);
+    return bcast_large(&l, buffer, count, datatype, root, comm);
+}
+
+/* ---- the non-blocking and persistent forms ---- */
+
+int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                  MPI_Request *request)
+{
+    IBEX_ENTER(Ibcast_c);
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, false);
+    return bcast_large(&l, buffer, count, datatype, root, comm);
+}
+
+int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                      MPI_Info info, MPI_Request *request)
+{
+    IBEX_ENTER(Bcast_init_c);
+    (void)info; /* no hints are used yet */
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, true);
+    return bcast_large(&l, buffer, count, datatype, root, comm);
+}
+
+int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                   MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+{
+    IBEX_ENTER(Ireduce_c);
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, false);
+    return reduce_like(&l, IBEX_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+
+int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                       MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    IBEX_ENTER(Reduce_init_c);
+    (void)info; /* no hints are used yet */
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, true);
+    return reduce_like(&l, IBEX_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+
+int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                      MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    IBEX_ENTER(Iallreduce_c);
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, false);
+    return reduce_like(&l, IBEX_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm);
+}
+
+int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                          MPI_Request *request)
+{
+    IBEX_ENTER(Allreduce_init_c);
+    (void)info; /* no hints are used yet */
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, true);
+    return reduce_like(&l, IBEX_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm);
+}
+
+int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    IBEX_ENTER(Igather_c);
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, false);
+    return pair_like(&l, IBEX_COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                     recvtype, root, comm);
+}
+
+int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    IBEX_ENTER(Gather_init_c);
+    (void)info; /* no hints are used yet */
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, true);
+    return pair_like(&l, IBEX_COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                     recvtype, root, comm);
+}
+
+int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                    MPI_Request *request)
+{
+    IBEX_ENTER(Iscatter_c);
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, false);
+    return pair_like(&l, IBEX_COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                     recvtype, root, comm);
+}
+
+int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    IBEX_ENTER(Scatter_init_c);
+    (void)info; /* no hints are used yet */
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, true);
+    return pair_like(&l, IBEX_COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                     recvtype, root, comm);
+}
+
+int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                      MPI_Request *request)
+{
+    IBEX_ENTER(Iallgather_c);
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, false);
+    return pair_like(&l, IBEX_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                     recvtype, 0, comm);
+}
+
+int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                          MPI_Info info, MPI_Request *request)
+{
+    IBEX_ENTER(Allgather_init_c);
+    (void)info; /* no hints are used yet */
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, true);
+    return pair_like(&l, IBEX_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                     recvtype, 0, comm);
+}
+
+int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                     MPI_Request *request)
+{
+    IBEX_ENTER(Ialltoall_c);
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, false);
+    return pair_like(&l, IBEX_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                     recvtype, 0, comm);
+}
+
+int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                         MPI_Info info, MPI_Request *request)
+{
+    IBEX_ENTER(Alltoall_init_c);
+    (void)info; /* no hints are used yet */
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, true);
+    return pair_like(&l, IBEX_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                     recvtype, 0, comm);
+}
+
+int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                    int root, MPI_Comm comm, MPI_Request *request)
+{
+    IBEX_ENTER(Igatherv_c);
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, false);
+    return gatherv_large(&l, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                         root, comm);
+}
+
+int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                        MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request)
+{
+    IBEX_ENTER(Gatherv_init_c);
+    (void)info; /* no hints are used yet */
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, true);
+    return gatherv_large(&l, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                         root, comm);
+}
+
+int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                     MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    IBEX_ENTER(Iscatterv_c);
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, false);
+    return scatterv_large(&l, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                          root, comm);
+}
+
+int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                         MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                         MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                         MPI_Request *request)
+{
+    IBEX_ENTER(Scatterv_init_c);
+    (void)info; /* no hints are used yet */
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, true);
+    return scatterv_large(&l, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                          root, comm);
+}
+
+int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    IBEX_ENTER(Iallgatherv_c);
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, false);
+    return allgatherv_large(&l, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                            comm);
+}
+
+int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                           MPI_Request *request)
+{
+    IBEX_ENTER(Allgatherv_init_c);
+    (void)info; /* no hints are used yet */
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, true);
+    return allgatherv_large(&l, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                            comm);
+}
+
+int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                      MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                      const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                      MPI_Request *request)
+{
+    IBEX_ENTER(Ialltoallv_c);
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, false);
+    return alltoallvw(&l, IBEX_COLL_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, NULL,
+                      recvbuf, recvcounts, rdispls, recvtype, NULL, comm);
+}
+
+int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                          const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                          const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    IBEX_ENTER(Alltoallv_init_c);
+    (void)info; /* no hints are used yet */
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, true);
+    return alltoallvw(&l, IBEX_COLL_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, NULL,
+                      recvbuf, recvcounts, rdispls, recvtype, NULL, comm);
+}
+
+int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                      const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                      MPI_Request *request)
+{
+    IBEX_ENTER(Ialltoallw_c);
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, false);
+    return alltoallvw(&l, IBEX_COLL_ALLTOALLW, sendbuf, sendcounts, sdispls, MPI_DATATYPE_NULL,
+                      sendtypes, recvbuf, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm);
+}
+
+int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                          const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+                          const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                          const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                          MPI_Request *request)
+{
+    IBEX_ENTER(Alltoallw_init_c);
+    (void)info; /* no hints are used yet */
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, true);
+    return alltoallvw(&l, IBEX_COLL_ALLTOALLW, sendbuf, sendcounts, sdispls, MPI_DATATYPE_NULL,
+                      sendtypes, recvbuf, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm);
+}
+
+int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    IBEX_ENTER(Ireduce_scatter_c);
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, false);
+    return reduce_scatter_large(&l, sendbuf, recvbuf, recvcounts, datatype, op, comm);
+}
+
+int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                               MPI_Request *request)
+{
+    IBEX_ENTER(Reduce_scatter_init_c);
+    (void)info; /* no hints are used yet */
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, true);
+    return reduce_scatter_large(&l, sendbuf, recvbuf, recvcounts, datatype, op, comm);
+}
+
+int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                 MPI_Request *request)
+{
+    IBEX_ENTER(Ireduce_scatter_block_c);
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, false);
+    return reduce_like(&l, IBEX_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype,
+                       op, 0, comm);
+}
+
+int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                     MPI_Request *request)
+{
+    IBEX_ENTER(Reduce_scatter_block_init_c);
+    (void)info; /* no hints are used yet */
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, true);
+    return reduce_like(&l, IBEX_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype,
+                       op, 0, comm);
+}
+
+int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                 MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    IBEX_ENTER(Iscan_c);
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, false);
+    return reduce_like(&l, IBEX_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm);
+}
+
+int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    IBEX_ENTER(Scan_init_c);
+    (void)info; /* no hints are used yet */
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, true);
+    return reduce_like(&l, IBEX_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm);
+}
+
+int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                   MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    IBEX_ENTER(Iexscan_c);
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, false);
+    return reduce_like(&l, IBEX_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm);
+}
+
+int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                       MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    IBEX_ENTER(Exscan_init_c);
+    (void)info; /* no hints are used yet */
+    lc_t l;
+    lc_init_req(&l, &ibex_e, comm, request, true);
+    return reduce_like(&l, IBEX_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm);
 }
 
 IBEX_MPI_ALIASES(coll_large)

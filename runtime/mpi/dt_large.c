@@ -9,8 +9,8 @@
  * (dt_create.c: the engine's sizes, extents and displacements are size_t / ptrdiff_t): counts,
  * block lengths, strides and displacements past an int work, and the type records them as
  * large counts for MPI_Type_get_envelope_c / get_contents_c (MPI 4.1 section 5.1.13). Subarray
- * and darray are built by their int bodies: their sizes must fit in an int (else MPI_ERR_COUNT
- * naming the value), and their records are then rewritten as the _c forms'. Outputs are
+ * and darray are built in MPI_Count (dt_array.c's ibex_dt_subarray / ibex_dt_darray, shared with
+ * the int forms), so their sizes may pass an int too; the _c forms record large counts. Outputs are
  * computed in MPI_Count and never clipped: a type of more than 2^31 bytes has its true size in
  * MPI_Type_size_c. Pack_c / Unpack_c move any size at any position.
  */
@@ -29,26 +29,6 @@ static int fits(ibex_entry_t *e, MPI_Count v, const char *what)
         return ibex_mpi_error(e->comm, MPI_ERR_COUNT, e->call,
                               "%s %lld does not fit in an int (Ibex's constructors count in int)",
                               what, (long long)v);
-    return MPI_SUCCESS;
-}
-
-/* An int copy of n large values (each checked); *out is malloc'd (freed by the caller). */
-static int fits_array(ibex_entry_t *e, const MPI_Count *in, int n, const char *what, int **out)
-{
-    if (n > 0 && !in)
-        return ibex_mpi_error(e->comm, MPI_ERR_ARG, e->call, "%s is NULL", what);
-    int *a = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
-    if (!a)
-        return ibex_mpi_error(e->comm, MPI_ERR_NO_MEM, e->call, "out of memory");
-    for (int i = 0; i < n; i++) {
-        int rc = fits(e, in[i], what);
-        if (rc != MPI_SUCCESS) {
-            free(a);
-            return rc;
-        }
-        a[i] = (int)in[i];
-    }
-    *out = a;
     return MPI_SUCCESS;
 }
 
@@ -343,21 +323,12 @@ int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
                                 MPI_Datatype *newtype)
 {
     IBEX_ENTER_ANYTIME(Type_create_subarray_c);
-    int *sz = NULL, *sub = NULL, *st = NULL, n = ndims > 0 ? ndims : 0;
-    int rc = fits_array(&ibex_e, array_of_sizes, n, "a size", &sz);
-    if (rc == MPI_SUCCESS)
-        rc = fits_array(&ibex_e, array_of_subsizes, n, "a subsize", &sub);
-    if (rc == MPI_SUCCESS)
-        rc = fits_array(&ibex_e, array_of_starts, n, "a start", &st);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Type_create_subarray(ndims, sz, sub, st, order, oldtype, newtype);
-    if (rc == MPI_SUCCESS)
-        rc = record_subarray(call, newtype, ndims, array_of_sizes, array_of_subsizes,
-                             array_of_starts, order);
-    free(sz);
-    free(sub);
-    free(st);
-    return rc;
+    IBEX_CHECK(ibex_dt_subarray(call, ndims, array_of_sizes, array_of_subsizes, array_of_starts,
+                                order, oldtype, newtype));
+    IBEX_CHECK(
+        ibex_dt_record(call, newtype, IBEX_DT_COMBINER_SUBARRAY, NULL, 0, NULL, 0, &oldtype, 1));
+    return record_subarray(call, newtype, ndims, array_of_sizes, array_of_subsizes, array_of_starts,
+                           order);
 }
 
 int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
@@ -366,23 +337,18 @@ int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arr
                               MPI_Datatype *newtype)
 {
     IBEX_ENTER_ANYTIME(Type_create_darray_c);
-    int *gs = NULL;
-    int rc = fits_array(&ibex_e, array_of_gsizes, ndims > 0 ? ndims : 0, "a global size", &gs);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Type_create_darray(size, rank, ndims, gs, array_of_distribs, array_of_dargs,
-                                     array_of_psizes, order, oldtype, newtype);
-    if (rc == MPI_SUCCESS) {
-        int n = ndims, ints[4 + 3 * n];
-        ints[0] = size, ints[1] = rank, ints[2] = ndims, ints[3 + 3 * n] = order;
-        for (int i = 0; i < n; i++) {
-            ints[3 + i] = array_of_distribs[i];
-            ints[3 + n + i] = array_of_dargs[i];
-            ints[3 + 2 * n + i] = array_of_psizes[i];
-        }
-        rc = ibex_dt_record_large(call, newtype, ints, 4 + 3 * n, array_of_gsizes, n);
+    IBEX_CHECK(ibex_dt_darray(call, size, rank, ndims, array_of_gsizes, array_of_distribs,
+                              array_of_dargs, array_of_psizes, order, oldtype, newtype));
+    IBEX_CHECK(
+        ibex_dt_record(call, newtype, IBEX_DT_COMBINER_DARRAY, NULL, 0, NULL, 0, &oldtype, 1));
+    int n = ndims, ints[4 + 3 * n];
+    ints[0] = size, ints[1] = rank, ints[2] = ndims, ints[3 + 3 * n] = order;
+    for (int i = 0; i < n; i++) {
+        ints[3 + i] = array_of_distribs[i];
+        ints[3 + n + i] = array_of_dargs[i];
+        ints[3 + 2 * n + i] = array_of_psizes[i];
     }
-    free(gs);
-    return rc;
+    return ibex_dt_record_large(call, newtype, ints, 4 + 3 * n, array_of_gsizes, n);
 }
 
 /* ---- buffers ---- */

@@ -14,6 +14,16 @@ int ibex_dt_clone(const char *call, ibex_dt_t *old, MPI_Datatype *newtype);
  * failure frees it. */
 int ibex_dt_record(const char *call, MPI_Datatype *newtype, int combiner, const int *ints, int ni,
                    const MPI_Aint *aints, int na, const MPI_Datatype *types, int nd);
+/* A subarray type in MPI_Count (dt_array.c; no record: the int and _c forms record their own
+ * arguments), for MPI_Type_create_subarray and _c. */
+int ibex_dt_subarray(const char *call, int ndims, const MPI_Count *sizes, const MPI_Count *subsizes,
+                     const MPI_Count *starts, int order, MPI_Datatype oldtype,
+                     MPI_Datatype *newtype);
+/* A darray type in MPI_Count global sizes (dt_array.c; no record), for
+ * MPI_Type_create_darray and _c. */
+int ibex_dt_darray(const char *call, int size, int rank, int ndims, const MPI_Count *gsizes,
+                   const int *distribs, const int *dargs, const int *psizes, int order,
+                   MPI_Datatype oldtype, MPI_Datatype *newtype);
 /* True for the types Type_create_f90_* give: predefined for the program (not freeable). */
 bool ibex_dt_is_f90(const ibex_dt_t *dt);
 

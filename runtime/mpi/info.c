@@ -13,9 +13,10 @@
  * are MPI_ERR_INFO. It holds the keys of MPI 4.1 section 11.2.6 that Ibex knows honestly:
  * command and argv (from /proc/self/cmdline), maxprocs (the job size), host (this node's
  * name), arch (uname's machine), wdir (the working directory) and thread_level (the level
- * MPI_Init_thread provided). The size, host and thread level exist once MPI is initialized;
+ * MPI_Init_thread provided). The size and thread level exist once MPI is initialized;
  * MPI_INFO_ENV is rebuilt when that changes. soft and file are never set: the launcher has no
- * such options.
+ * such options. MPI_Info_create_env gives the keys that do not depend on MPI running (command,
+ * argv, host from gethostname, arch, wdir), so its info is the same before, during and after.
  *
  * State: the info handle table belongs to the global lock of ibex_thread.h.
  */
@@ -96,6 +97,49 @@ static bool info_put(ibex_info_t *in, const char *key, const char *value)
     return true;
 }
 
+/* command and argv from /proc/self/cmdline (argv[0] NUL argv[1] NUL ...), the same before
+ * MPI_Init as after. */
+static void env_command(ibex_info_t *in)
+{
+    FILE *f = fopen("/proc/self/cmdline", "r");
+    if (!f)
+        return;
+    char buf[MPI_MAX_INFO_VAL + 1], args[MPI_MAX_INFO_VAL + 1] = "";
+    size_t len = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[len] = '\0';
+    size_t first = strlen(buf);
+    if (first > 0 && first < len) {
+        size_t alen = 0;
+        for (size_t i = first + 1; i < len && alen < sizeof(args) - 1; i++)
+            args[alen++] = buf[i] ? buf[i] : ' ';
+        while (alen > 0 && args[alen - 1] == ' ')
+            alen--;
+        args[alen] = '\0';
+    }
+    if (first > 0)
+        info_put(in, "command", buf);
+    if (args[0])
+        info_put(in, "argv", args);
+}
+
+/* The keys that do not depend on MPI running: command, argv, host, arch, wdir. */
+static void env_static(ibex_info_t *in)
+{
+    env_command(in);
+    char host[MPI_MAX_INFO_VAL + 1];
+    if (gethostname(host, sizeof(host) - 1) == 0) {
+        host[sizeof(host) - 1] = '\0';
+        info_put(in, "host", host);
+    }
+    struct utsname u;
+    if (uname(&u) == 0)
+        info_put(in, "arch", u.machine);
+    char cwd[MPI_MAX_INFO_VAL + 1];
+    if (getcwd(cwd, sizeof(cwd)))
+        info_put(in, "wdir", cwd);
+}
+
 static void info_env_build(void)
 {
     int state = ibex_rt.running;
@@ -103,46 +147,17 @@ static void info_env_build(void)
         return;
     info_clear(&info_env);
     info_env_state = state;
-    /* command and argv: /proc/self/cmdline is argv[0] NUL argv[1] NUL ... */
-    FILE *f = fopen("/proc/self/cmdline", "r");
-    if (f) {
-        char buf[MPI_MAX_INFO_VAL + 1], args[MPI_MAX_INFO_VAL + 1] = "";
-        size_t len = fread(buf, 1, sizeof(buf) - 1, f);
-        fclose(f);
-        buf[len] = '\0';
-        size_t first = strlen(buf);
-        if (first > 0 && first < len) {
-            size_t alen = 0;
-            for (size_t i = first + 1; i < len && alen < sizeof(args) - 1; i++)
-                args[alen++] = buf[i] ? buf[i] : ' ';
-            while (alen > 0 && args[alen - 1] == ' ')
-                alen--;
-            args[alen] = '\0';
-        }
-        if (first > 0)
-            info_put(&info_env, "command", buf);
-        if (args[0])
-            info_put(&info_env, "argv", args);
-    }
+    env_static(&info_env);
+    if (!state)
+        return;
     char num[32];
-    if (state) {
-        snprintf(num, sizeof(num), "%d", ibex_rt.boot.size);
-        info_put(&info_env, "maxprocs", num);
-        info_put(&info_env, "host", ibex_rt.boot.hostname);
-    }
-    struct utsname u;
-    if (uname(&u) == 0)
-        info_put(&info_env, "arch", u.machine);
-    char cwd[MPI_MAX_INFO_VAL + 1];
-    if (getcwd(cwd, sizeof(cwd)))
-        info_put(&info_env, "wdir", cwd);
-    if (state) {
-        static const char *const levels[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED",
-                                             "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"};
-        int l = ibex_rt.thread_level;
-        if (l >= MPI_THREAD_SINGLE && l <= MPI_THREAD_MULTIPLE)
-            info_put(&info_env, "thread_level", levels[l - MPI_THREAD_SINGLE]);
-    }
+    snprintf(num, sizeof(num), "%d", ibex_rt.boot.size);
+    info_put(&info_env, "maxprocs", num);
+    static const char *const levels[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED",
+                                         "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"};
+    int l = ibex_rt.thread_level;
+    if (l >= MPI_THREAD_SINGLE && l <= MPI_THREAD_MULTIPLE)
+        info_put(&info_env, "thread_level", levels[l - MPI_THREAD_SINGLE]);
 }
 
 static ibex_handle_table_t *info_table_get(void)
@@ -226,14 +241,20 @@ int PMPI_Get_hw_resource_info(MPI_Info *hw_info)
     return info_new(&ibex_e, NULL, hw_info);
 }
 
+/* The keys MPI_Init would give MPI_INFO_ENV that are known before it: the same before, during
+ * and after MPI (MPICH's info/infocreateenv). maxprocs and thread_level come from the running
+ * job, so only MPI_INFO_ENV has them, while MPI runs. */
 int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
 {
     IBEX_ENTER_ANYTIME(Info_create_env);
     (void)argc; /* /proc/self/cmdline gives the same command line, before MPI_Init too */
     (void)argv;
     IBEX_ARGS(Info_create_env, info);
-    ibex_info_t *env = info_lookup(&ibex_e, MPI_INFO_ENV);
-    return info_new(&ibex_e, env, info);
+    ibex_info_t env = {0};
+    env_static(&env);
+    int rc = info_new(&ibex_e, &env, info);
+    info_clear(&env);
+    return rc;
 }
 
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)

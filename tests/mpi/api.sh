@@ -14,7 +14,7 @@ for prog in info_basic attr_basic p2p_isendrecv misc_small; do
         run_case "$n" "$prog"
     done
 done
-for prog in inter_basic comm_more err_req; do
+for prog in inter_basic comm_more err_req dyn_proc; do
     for n in 1 2 3 4 5; do
         run_case "$n" "$prog"
     done

@@ -144,6 +144,10 @@ static void test_roundtrip(void)
     }
 }
 
+static MPI_Info env_before; /* MPI_Info_create_env before MPI_Init */
+static void same_info(MPI_Info a, MPI_Info b);
+static int keys_in(MPI_Info a, MPI_Info b);
+
 static void test_env(void)
 {
     int provided;
@@ -166,19 +170,11 @@ static void test_env(void)
     CHECK(flag && buf[0] == '/');
     check_missing(MPI_INFO_ENV, "no such key");
 
+    /* MPI_Info_create_env: what MPI_INFO_ENV has of what is known before MPI_Init too */
     MPI_Info env;
     CHECK_RC(MPI_Info_create_env(0, NULL, &env));
-    int n1, n2;
-    CHECK_RC(MPI_Info_get_nkeys(MPI_INFO_ENV, &n1));
-    CHECK_RC(MPI_Info_get_nkeys(env, &n2));
-    CHECK(n1 == n2 && n1 >= 5);
-    for (int i = 0; i < n1; i++) {
-        char key[MPI_MAX_INFO_KEY + 1], v1[MPI_MAX_INFO_VAL + 1];
-        CHECK_RC(MPI_Info_get_nthkey(MPI_INFO_ENV, i, key));
-        CHECK_RC(MPI_Info_get(MPI_INFO_ENV, key, MPI_MAX_INFO_VAL, v1, &flag));
-        CHECK(flag);
-        check_value(env, key, v1);
-    }
+    CHECK(keys_in(env, MPI_INFO_ENV) >= 4);
+    same_info(env, env_before);
     CHECK_RC(MPI_Info_set(env, "maxprocs", "12345")); /* a copy: MPI_INFO_ENV unchanged */
     CHECK_RC(MPI_Info_get(MPI_INFO_ENV, "maxprocs", MPI_MAX_INFO_VAL, buf, &flag));
     CHECK(flag && atoi(buf) == size);
@@ -236,10 +232,34 @@ static void test_errors(void)
     CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
 }
 
+/* Every key of a is in b with the same value; returns how many a has. */
+static int keys_in(MPI_Info a, MPI_Info b)
+{
+    int na, flag;
+    CHECK_RC(MPI_Info_get_nkeys(a, &na));
+    for (int i = 0; i < na; i++) {
+        char key[MPI_MAX_INFO_KEY + 1], v[MPI_MAX_INFO_VAL + 1];
+        CHECK_RC(MPI_Info_get_nthkey(a, i, key));
+        CHECK_RC(MPI_Info_get(a, key, MPI_MAX_INFO_VAL, v, &flag));
+        CHECK(flag);
+        check_value(b, key, v);
+    }
+    return na;
+}
+
+/* Both infos have the same keys with the same values. */
+static void same_info(MPI_Info a, MPI_Info b)
+{
+    int nb;
+    CHECK_RC(MPI_Info_get_nkeys(b, &nb));
+    CHECK(keys_in(a, b) == nb);
+}
+
 int main(int argc, char **argv)
 {
     /* Info objects may be used before MPI_Init (MPI 4.0). */
     MPI_Info early;
+    CHECK_RC(MPI_Info_create_env(argc, argv, &env_before));
     CHECK_RC(MPI_Info_create(&early));
     CHECK_RC(MPI_Info_set(early, "before", "init"));
     int provided;
@@ -251,5 +271,12 @@ int main(int argc, char **argv)
     test_errors();
     mt_done("info_basic");
     MPI_Finalize();
+    /* MPI_Info_create_env gives the same before, during and after MPI (MPI 4.1 section 11.2.6:
+     * MPI_INFO_ENV's construction with the same arguments) */
+    MPI_Info after;
+    CHECK_RC(MPI_Info_create_env(argc, argv, &after));
+    same_info(after, env_before);
+    CHECK_RC(MPI_Info_free(&after));
+    CHECK_RC(MPI_Info_free(&env_before));
     return 0;
 }

@@ -7,8 +7,12 @@
  * small count runs the same-count calls through the int path (the make check slice).
  * Displacements past INT_MAX at any count: the v / w forms (Gatherv_c, Scatterv_c,
  * Allgatherv_c in place, Alltoallv_c, Alltoallw_c) on MPI_BOTTOM with the blocks' absolute
- * addresses as displacements (past an int on x86-64 Linux), which the int forms cannot take;
+ * addresses as displacements (past an int on x86-64 Linux), which the int forms cannot take,
+ * of MPI_BYTE (Alltoallw: a derived type); MPI_BOTTOM's block at displacement 0 of a basic type
+ * is MPI_ERR_BUFFER;
  * Reduce_scatter_c, Reduce_scatter_block_c, Scan_c and Exscan_c with MPI_MAX.
+ * Each of these runs blocking, non-blocking (MPI_Ixxx_c) and persistent (MPI_Xxx_init_c, started
+ * twice); counts past INT_MAX of an empty type (no memory) check that every form takes them.
  */
 #include <limits.h>
 #include <stdbool.h>
@@ -16,6 +20,29 @@
 #include "mpitest.h"
 
 static int rank, size;
+static int mode; /* 0 blocking, 1 non-blocking, 2 persistent */
+static const char *const mode_name[] = {"blocking", "non-blocking", "persistent"};
+
+/* One collective in the current mode: blk(args), nb(args, &req) and Wait, or init(args,
+ * MPI_INFO_NULL, &req) and Start + Wait twice (the second start on the same buffers: every call
+ * here gives the same result twice, in place or not), then Request_free. */
+#define COLL(blk, nb, init, ...)                                                                   \
+    do {                                                                                           \
+        MPI_Request q_;                                                                            \
+        if (mode == 0)                                                                             \
+            CHECK_RC(blk(__VA_ARGS__));                                                            \
+        else if (mode == 1) {                                                                      \
+            CHECK_RC(nb(__VA_ARGS__, &q_));                                                        \
+            CHECK_RC(MPI_Wait(&q_, MPI_STATUS_IGNORE));                                            \
+        } else {                                                                                   \
+            CHECK_RC(init(__VA_ARGS__, MPI_INFO_NULL, &q_));                                       \
+            for (int k_ = 0; k_ < 2; k_++) {                                                       \
+                CHECK_RC(MPI_Start(&q_));                                                          \
+                CHECK_RC(MPI_Wait(&q_, MPI_STATUS_IGNORE));                                        \
+            }                                                                                      \
+            CHECK_RC(MPI_Request_free(&q_));                                                       \
+        }                                                                                          \
+    } while (0)
 
 static void my_max(void *in, void *inout, int *len, MPI_Datatype *dt)
 {
@@ -30,7 +57,7 @@ static void bcast(MPI_Count n)
         mt_fill(b, (size_t)n, 11);
     else
         memset(b, 0, (size_t)n);
-    CHECK_RC(MPI_Bcast_c(b, n, MPI_UNSIGNED_CHAR, 0, MPI_COMM_WORLD));
+    COLL(MPI_Bcast_c, MPI_Ibcast_c, MPI_Bcast_init_c, b, n, MPI_UNSIGNED_CHAR, 0, MPI_COMM_WORLD);
     for (size_t i = 0; i < (size_t)n; i++)
         if (b[i] != mt_pattern(11, i))
             CHECK(!"Bcast_c: byte differs");
@@ -49,7 +76,8 @@ static void reductions(MPI_Count n)
     CHECK(s && r);
     for (size_t i = 0; i < (size_t)n; i++)
         s[i] = part(rank, i);
-    CHECK_RC(MPI_Allreduce_c(s, r, n, MPI_UNSIGNED_CHAR, MPI_MAX, MPI_COMM_WORLD));
+    COLL(MPI_Allreduce_c, MPI_Iallreduce_c, MPI_Allreduce_init_c, s, r, n, MPI_UNSIGNED_CHAR,
+         MPI_MAX, MPI_COMM_WORLD);
     for (size_t i = 0; i < (size_t)n; i++) {
         unsigned char m = 0;
         for (int k = 0; k < size; k++)
@@ -58,7 +86,8 @@ static void reductions(MPI_Count n)
             CHECK(!"Allreduce_c: byte differs");
     }
     memset(r, 0, (size_t)n);
-    CHECK_RC(MPI_Reduce_c(s, r, n, MPI_UNSIGNED_CHAR, MPI_MAX, size - 1, MPI_COMM_WORLD));
+    COLL(MPI_Reduce_c, MPI_Ireduce_c, MPI_Reduce_init_c, s, r, n, MPI_UNSIGNED_CHAR, MPI_MAX,
+         size - 1, MPI_COMM_WORLD);
     if (rank == size - 1)
         for (size_t i = 0; i < (size_t)n; i++) {
             unsigned char m = 0;
@@ -77,8 +106,8 @@ static void gathers(MPI_Count n)
     unsigned char *g = malloc(rank == 0 ? all : (size_t)n);
     CHECK(g);
     mt_fill(g, (size_t)n, 30 + rank); /* the root's own block: in place at offset 0 */
-    CHECK_RC(
-        MPI_Gather_c(rank == 0 ? MPI_IN_PLACE : g, n, MPI_BYTE, g, n, MPI_BYTE, 0, MPI_COMM_WORLD));
+    COLL(MPI_Gather_c, MPI_Igather_c, MPI_Gather_init_c, rank == 0 ? MPI_IN_PLACE : g, n, MPI_BYTE,
+         g, n, MPI_BYTE, 0, MPI_COMM_WORLD);
     if (rank == 0)
         for (int k = 0; k < size; k++)
             for (size_t i = 0; i < (size_t)n; i++)
@@ -112,8 +141,8 @@ static void blocks(unsigned char *buf, size_t n, MPI_Count *counts, MPI_Aint *di
     }
 }
 
-/* Ibex takes MPI_BOTTOM with a derived type only (a NULL buffer with a basic type and data is
- * MPI_ERR_BUFFER), so the blocks at MPI_BOTTOM are of this one-byte derived type. */
+/* The blocks at MPI_BOTTOM are of MPI_BYTE (a basic type at absolute displacements, MPI 4.1
+ * section 4.1.12), Alltoallw's of this one-byte derived type. */
 static MPI_Datatype byte1;
 
 static void vforms(size_t n, bool big)
@@ -131,8 +160,8 @@ static void vforms(size_t n, bool big)
     mt_fill(a, n, 40 + rank);
     if (rank == 0)
         blocks(a, n, rc, rd);
-    CHECK_RC(MPI_Gatherv_c(rank == 0 ? MPI_IN_PLACE : a, (MPI_Count)n, MPI_BYTE, MPI_BOTTOM, rc, rd,
-                           byte1, 0, MPI_COMM_WORLD));
+    COLL(MPI_Gatherv_c, MPI_Igatherv_c, MPI_Gatherv_init_c, rank == 0 ? MPI_IN_PLACE : a,
+         (MPI_Count)n, MPI_BYTE, MPI_BOTTOM, rc, rd, MPI_BYTE, 0, MPI_COMM_WORLD);
     for (int k = 0; rank == 0 && k < size; k++)
         CHECK(same(a + (size_t)k * n, n, 40 + k));
     if (big) {
@@ -147,15 +176,15 @@ static void vforms(size_t n, bool big)
             mt_fill(a + (size_t)k * n, n, 50 + k);
     blocks(a, n, sc, sd);
     memset(b, 0, n);
-    CHECK_RC(
-        MPI_Scatterv_c(MPI_BOTTOM, sc, sd, byte1, b, (MPI_Count)n, MPI_BYTE, 0, MPI_COMM_WORLD));
+    COLL(MPI_Scatterv_c, MPI_Iscatterv_c, MPI_Scatterv_init_c, MPI_BOTTOM, sc, sd, MPI_BYTE, b,
+         (MPI_Count)n, MPI_BYTE, 0, MPI_COMM_WORLD);
     CHECK(same(b, n, 50 + rank));
     /* Allgatherv_c in place: each rank's own block, then everyone's */
     memset(a, 0, all);
     mt_fill(a + (size_t)rank * n, n, 60 + rank);
     blocks(a, n, rc, rd);
-    CHECK_RC(MPI_Allgatherv_c(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, MPI_BOTTOM, rc, rd, byte1,
-                              MPI_COMM_WORLD));
+    COLL(MPI_Allgatherv_c, MPI_Iallgatherv_c, MPI_Allgatherv_init_c, MPI_IN_PLACE, 0,
+         MPI_DATATYPE_NULL, MPI_BOTTOM, rc, rd, MPI_BYTE, MPI_COMM_WORLD);
     for (int k = 0; k < size; k++)
         CHECK(same(a + (size_t)k * n, n, 60 + k));
     /* Alltoallv_c and Alltoallw_c: block k of rank r, seeded 70 + 8 r + k, to rank k */
@@ -170,11 +199,12 @@ static void vforms(size_t n, bool big)
             CHECK(t);
             for (int k = 0; k < size; k++)
                 t[k] = byte1;
-            CHECK_RC(MPI_Alltoallw_c(MPI_BOTTOM, sc, sd, t, MPI_BOTTOM, rc, rd, t, MPI_COMM_WORLD));
+            COLL(MPI_Alltoallw_c, MPI_Ialltoallw_c, MPI_Alltoallw_init_c, MPI_BOTTOM, sc, sd, t,
+                 MPI_BOTTOM, rc, rd, t, MPI_COMM_WORLD);
             free(t);
         } else
-            CHECK_RC(MPI_Alltoallv_c(MPI_BOTTOM, sc, sd, byte1, MPI_BOTTOM, rc, rd, byte1,
-                                     MPI_COMM_WORLD));
+            COLL(MPI_Alltoallv_c, MPI_Ialltoallv_c, MPI_Alltoallv_init_c, MPI_BOTTOM, sc, sd,
+                 MPI_BYTE, MPI_BOTTOM, rc, rd, MPI_BYTE, MPI_COMM_WORLD);
         for (int k = 0; k < size; k++)
             CHECK(same(b + (size_t)k * n, n, 70 + 8 * k + rank + w));
     }
@@ -183,11 +213,12 @@ static void vforms(size_t n, bool big)
         a[i] = part(rank, i);
     for (int k = 0; k < size; k++)
         rc[k] = (MPI_Count)n;
-    CHECK_RC(MPI_Reduce_scatter_c(a, b, rc, MPI_UNSIGNED_CHAR, MPI_MAX, MPI_COMM_WORLD));
+    COLL(MPI_Reduce_scatter_c, MPI_Ireduce_scatter_c, MPI_Reduce_scatter_init_c, a, b, rc,
+         MPI_UNSIGNED_CHAR, MPI_MAX, MPI_COMM_WORLD);
     unsigned char *c = malloc(all);
     CHECK(c);
-    CHECK_RC(
-        MPI_Reduce_scatter_block_c(a, c, (MPI_Count)n, MPI_UNSIGNED_CHAR, MPI_MAX, MPI_COMM_WORLD));
+    COLL(MPI_Reduce_scatter_block_c, MPI_Ireduce_scatter_block_c, MPI_Reduce_scatter_block_init_c,
+         a, c, (MPI_Count)n, MPI_UNSIGNED_CHAR, MPI_MAX, MPI_COMM_WORLD);
     for (size_t i = 0; i < n; i++) {
         size_t at = (size_t)rank * n + i;
         unsigned char m = 0;
@@ -195,8 +226,10 @@ static void vforms(size_t n, bool big)
             m = part(k, at) > m ? part(k, at) : m;
         CHECK(b[i] == m && c[i] == m);
     }
-    CHECK_RC(MPI_Scan_c(a, b, (MPI_Count)all, MPI_UNSIGNED_CHAR, MPI_MAX, MPI_COMM_WORLD));
-    CHECK_RC(MPI_Exscan_c(a, c, (MPI_Count)all, MPI_UNSIGNED_CHAR, MPI_MAX, MPI_COMM_WORLD));
+    COLL(MPI_Scan_c, MPI_Iscan_c, MPI_Scan_init_c, a, b, (MPI_Count)all, MPI_UNSIGNED_CHAR, MPI_MAX,
+         MPI_COMM_WORLD);
+    COLL(MPI_Exscan_c, MPI_Iexscan_c, MPI_Exscan_init_c, a, c, (MPI_Count)all, MPI_UNSIGNED_CHAR,
+         MPI_MAX, MPI_COMM_WORLD);
     for (size_t i = 0; i < all; i++) {
         unsigned char m = 0, x = 0;
         for (int k = 0; k <= rank; k++) {
@@ -210,6 +243,38 @@ static void vforms(size_t n, bool big)
     MPI_Type_free(&byte1);
 }
 
+/* Counts past INT_MAX of an empty type (contiguous, 0 ints): every form takes them, no byte
+ * moves (the buffers keep their values). Reduce_scatter_c's blocks sum past an int: the
+ * Reduce + Scatterv path. */
+static void empty_counts(void)
+{
+    MPI_Datatype e;
+    CHECK_RC(MPI_Type_contiguous(0, MPI_INT, &e));
+    CHECK_RC(MPI_Type_commit(&e));
+    MPI_Count big = (MPI_Count)INT_MAX + 9, *cs = malloc(sizeof(*cs) * (size_t)size);
+    MPI_Aint *ds = calloc((size_t)size, sizeof(*ds));
+    CHECK(cs && ds);
+    for (int k = 0; k < size; k++)
+        cs[k] = big;
+    int x = 5, y = 7;
+    COLL(MPI_Bcast_c, MPI_Ibcast_c, MPI_Bcast_init_c, &x, big, e, 0, MPI_COMM_WORLD);
+    COLL(MPI_Allreduce_c, MPI_Iallreduce_c, MPI_Allreduce_init_c, &x, &y, big, e, MPI_SUM,
+         MPI_COMM_WORLD);
+    COLL(MPI_Gather_c, MPI_Igather_c, MPI_Gather_init_c, &x, big, e, &y, big, e, 0, MPI_COMM_WORLD);
+    COLL(MPI_Alltoallv_c, MPI_Ialltoallv_c, MPI_Alltoallv_init_c, &x, cs, ds, e, &y, cs, ds, e,
+         MPI_COMM_WORLD);
+    COLL(MPI_Allgatherv_c, MPI_Iallgatherv_c, MPI_Allgatherv_init_c, &x, big, e, &y, cs, ds, e,
+         MPI_COMM_WORLD);
+    COLL(MPI_Reduce_scatter_c, MPI_Ireduce_scatter_c, MPI_Reduce_scatter_init_c, &x, &y, cs, e,
+         MPI_SUM, MPI_COMM_WORLD);
+    COLL(MPI_Reduce_scatter_c, MPI_Ireduce_scatter_c, MPI_Reduce_scatter_init_c, MPI_IN_PLACE, &y,
+         cs, e, MPI_SUM, MPI_COMM_WORLD);
+    COLL(MPI_Exscan_c, MPI_Iexscan_c, MPI_Exscan_init_c, &x, &y, big, e, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(x == 5 && y == 7);
+    CHECK_RC(MPI_Type_free(&e));
+    free(cs), free(ds);
+}
+
 static void errors(void)
 {
     MPI_Op op;
@@ -220,6 +285,28 @@ static void errors(void)
     int rc = MPI_Allreduce_c(&x, &y, (MPI_Count)INT_MAX + 1, MPI_CHAR, op, MPI_COMM_WORLD), cls;
     MPI_Error_class(rc, &cls);
     CHECK(cls == MPI_ERR_COUNT);
+    MPI_Request q = MPI_REQUEST_NULL;
+    rc = MPI_Iallreduce_c(&x, &y, (MPI_Count)INT_MAX + 1, MPI_CHAR, op, MPI_COMM_WORLD, &q);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_COUNT && q == MPI_REQUEST_NULL);
+    rc = MPI_Reduce_init_c(&x, &y, (MPI_Count)INT_MAX + 1, MPI_CHAR, op, 0, MPI_COMM_WORLD,
+                           MPI_INFO_NULL, &q);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_COUNT && q == MPI_REQUEST_NULL);
+    /* MPI_BOTTOM with a basic type: a block at displacement 0 would be at address 0 */
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    MPI_Count one = 1;
+    MPI_Aint zero = 0;
+    rc = MPI_Gatherv_c(MPI_IN_PLACE, 0, MPI_BYTE, MPI_BOTTOM, &one, &zero, MPI_BYTE, 0,
+                       MPI_COMM_SELF);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_BUFFER);
+    int ione = 1, izero = 0;
+    rc = MPI_Scatterv(MPI_BOTTOM, &ione, &izero, MPI_BYTE, MPI_IN_PLACE, 0, MPI_BYTE, 0,
+                      MPI_COMM_SELF);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_BUFFER);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     CHECK_RC(MPI_Op_free(&op));
 }
@@ -230,11 +317,20 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Count n = argc > 1 ? (MPI_Count)atoll(argv[1]) << 20 : (MPI_Count)INT_MAX + 9;
+    /* past INT_MAX (make check-large): every form of Bcast_c and Gatherv_c, the rest blocking */
+    bool big = n > INT_MAX;
     errors();
-    bcast(n);
-    reductions(n);
-    gathers(n);
-    vforms(n > INT_MAX ? (size_t)n : (size_t)n / 4, n > INT_MAX);
+    for (mode = 0; mode < 3; mode++) {
+        empty_counts();
+        bcast(n);
+        if (!big || mode == 0) {
+            reductions(n);
+            gathers(n);
+        }
+        vforms(big ? (size_t)n : (size_t)n / 4, big);
+        if (rank == 0)
+            printf("large_coll: %s forms ok\n", mode_name[mode]);
+    }
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         printf("large_coll: ok\n");

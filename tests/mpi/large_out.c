@@ -88,7 +88,7 @@ static void constructors(void)
     /* block lengths and displacements past an int: sizes and bounds in MPI_Count */
     MPI_Count huge[2] = {(MPI_Count)1 << 40, 3}, hd[2] = {0, (MPI_Count)1 << 41};
     CHECK_RC(MPI_Type_indexed_c(2, huge, hd, MPI_INT, &t));
-    MPI_Count sz, lb, ex, ni, na, nc, nd, got[5];
+    MPI_Count sz, lb, ex, ni, na, nc, nd, got[6];
     int comb;
     CHECK_RC(MPI_Type_size_c(t, &sz));
     CHECK_RC(MPI_Type_get_extent_c(t, &lb, &ex));
@@ -108,6 +108,32 @@ static void constructors(void)
     CHECK_RC(MPI_Type_contiguous_c((MPI_Count)1 << 33, MPI_BYTE, &t));
     CHECK_RC(MPI_Type_size_c(t, &sz));
     CHECK(sz == (MPI_Count)1 << 33);
+    CHECK_RC(MPI_Type_free(&t));
+    /* a subarray of a 2^33 x 4 char array past an int: 3 x 2 chars from (2^32, 1) */
+    MPI_Count asz[2] = {(MPI_Count)1 << 33, 4}, asub[2] = {3, 2}, ast[2] = {(MPI_Count)1 << 32, 1};
+    CHECK_RC(MPI_Type_create_subarray_c(2, asz, asub, ast, MPI_ORDER_C, MPI_CHAR, &t));
+    MPI_Count tlb, tex;
+    CHECK_RC(MPI_Type_size_c(t, &sz));
+    CHECK_RC(MPI_Type_get_extent_c(t, &lb, &ex));
+    CHECK_RC(MPI_Type_get_true_extent_c(t, &tlb, &tex));
+    CHECK(sz == 6 && lb == 0 && ex == asz[0] * 4 && tlb == ast[0] * 4 + 1 && tex == 2 * 4 + 2);
+    CHECK_RC(MPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &comb));
+    CHECK(comb == MPI_COMBINER_SUBARRAY && ni == 2 && na == 0 && nc == 6 && nd == 1);
+    int iv[2];
+    CHECK_RC(MPI_Type_get_contents_c(t, 2, 0, 6, 1, iv, NULL, got, &old));
+    CHECK(iv[0] == 2 && iv[1] == MPI_ORDER_C && got[0] == asz[0] && got[2] == asub[0] &&
+          got[4] == ast[0] && got[5] == ast[1] && old == MPI_CHAR);
+    CHECK_RC(MPI_Type_free(&t));
+    /* a darray of 2^33 + 6 chars in blocks over 2 processes: rank 1 holds the second half */
+    MPI_Count dg = ((MPI_Count)1 << 33) + 6;
+    int bd = MPI_DISTRIBUTE_BLOCK, bdarg = MPI_DISTRIBUTE_DFLT_DARG, bp = 2;
+    CHECK_RC(MPI_Type_create_darray_c(2, 1, 1, &dg, &bd, &bdarg, &bp, MPI_ORDER_C, MPI_CHAR, &t));
+    CHECK_RC(MPI_Type_size_c(t, &sz));
+    CHECK_RC(MPI_Type_get_extent_c(t, &lb, &ex));
+    CHECK_RC(MPI_Type_get_true_extent_c(t, &tlb, &tex));
+    CHECK(sz == dg / 2 && lb == 0 && ex == dg && tlb == dg / 2 && tex == dg / 2);
+    CHECK_RC(MPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &comb));
+    CHECK(comb == MPI_COMBINER_DARRAY && ni == 7 && nc == 1 && nd == 1);
     CHECK_RC(MPI_Type_free(&t));
 }
 

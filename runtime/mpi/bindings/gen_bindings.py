@@ -162,6 +162,10 @@ KINDS = {
     "cfints": ("const MPI_Fint *{}", None),
     "f08status": ("MPI_F08_status *{}", None),
     "cf08status": ("const MPI_F08_status *{}", None),
+    # issue 12, dynamic processes (runtime/mpi/dynamic.c; the bodies check the root's arrays)
+    "cstrs": ("char *{}[]", None),
+    "argvs": ("char **{}[]", None),
+    "cinfos": ("const MPI_Info {}[]", None),
 }
 # the type of a large-count parameter in MPI_X_c, when it differs
 LARGE_KINDS = {"count": "MPI_Count {}", "counts": "const MPI_Count {}[]",
