@@ -69,8 +69,10 @@ static ibex_status_t send_eager(ibex_req_t *req)
         return st;
     if (st != IBEX_OK || req->mode != IBEX_SEND_SYNC)
         ibex_req_complete(req, st);
-    else /* a synchronous send completes on the receiver's ACK */
+    else {                        /* a synchronous send completes on the receiver's ACK */
+        ibex_req_rndv_clear(req); /* a failing peer ends it through ibex_proto_req_fail */
         ibex_ep_inflight_add(req->ep, req);
+    }
     return IBEX_OK;
 }
 
@@ -86,7 +88,7 @@ ibex_status_t ibex_proto_send_match(ibex_req_t *req)
 /* Makes the bytes of a rendezvous send one registered contiguous region. */
 static ibex_status_t rndv_prepare(ibex_req_t *req)
 {
-    req->frag_go = false;
+    ibex_req_rndv_clear(req);                 /* frag_go, staging, mem: none yet */
     if (req->proto == IBEX_PROTO_RNDV_PIPE) { /* fragments are packed as they go */
         req->rma_local = NULL;
         req->rma_len = req->bytes;
