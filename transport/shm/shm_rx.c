@@ -200,6 +200,9 @@ static int shm_rx_poll_boxes(ibex_tl_t *tl)
     int n = tl->nbox_rx, events = 0;
     if (n == 0)
         return 0;
+    if (n == 1) /* two ranks: no round robin to keep */
+        return tl->peers[tl->box[0].src_local].held_count == 0 ? shm_rx_poll_box(tl, &tl->box[0])
+                                                               : 0;
     int start = tl->rr < n ? tl->rr : 0;
     tl->rr = start + 1 < n ? start + 1 : 0;
     for (int i = 0, k = start; i < n; i++, k = k + 1 < n ? k + 1 : 0)
