@@ -439,10 +439,6 @@ static int progress_hooks_run(void)
     return n;
 }
 
-/* The progress engine's one loop: every open transport, then the backlogs, then the hooks of
- * the layers above (none unless a non-blocking collective is under way). Here, next to the
- * transport table, because every wait spins on it. The loopback transport has nothing to deliver
- * unless this process sent to itself, so an idle poll skips it. */
 /* The rare parts of a progress call, out of line so that a poll of the transports alone saves
  * no registers for them. */
 static __attribute__((noinline)) int progress_rest(void)
@@ -456,6 +452,10 @@ static __attribute__((noinline)) int progress_rest(void)
     return progress_hook_count == 0 ? n : n + progress_hooks_run();
 }
 
+/* The progress engine's one loop: every open transport, then the backlogs, then the hooks of
+ * the layers above (none unless a non-blocking collective is under way). Here, next to the
+ * transport table, because every wait spins on it. The loopback transport has nothing to deliver
+ * unless this process sent to itself, so an idle poll skips it. */
 int ibex_progress(void)
 {
     int n = 0;

@@ -71,8 +71,8 @@ struct ibex_req {
     void (*on_release)(struct ibex_req *req); /* e.g. a collective frees its schedule */
     const ibex_req_ext_t *ext;                /* NULL but for generalized requests */
     /* place in the pool, which names the handle (request.c); never changes. Everything above
-     * is zeroed by ibex_req_alloc; everything below is rendezvous state, zeroed only by
-     * ibex_req_rndv_clear when a rendezvous (or a synchronous send) starts, so an eager request
+     * is set by ibex_req_alloc / ibex_req_take; everything below is rendezvous state, zeroed only
+     * by ibex_req_rndv_clear when a rendezvous (or a synchronous send) starts, so an eager request
      * never writes those lines (runtime/engine/README.md) */
     int slot;
     /* rendezvous state (tail) */

@@ -34,7 +34,7 @@ eager_pack(const void *buf, MPI_Count count, ibex_dt_t *dt, size_t bytes, eager_
 }
 
 /* Inline: a contiguous payload is the common case and costs a test (gcc had stopped inlining
- * the whole function into ibex_proto_send_now, 7 instructions a send). */
+ * the whole function into ibex_proto_send_now, 8 instructions a send). */
 static inline const void *eager_payload(const void *buf, MPI_Count count, ibex_dt_t *dt,
                                         size_t bytes, eager_pack_t *pk)
 {

@@ -92,8 +92,8 @@ ibex_req_t *ibex_req_from_wire(uint64_t id)
     return NULL;
 }
 
-/* Field by field, in the order of the struct (gcc merges the stores): a memset of the 200
- * bytes was a `rep stos` of 25 to 37 iterations, most of an allocation's instructions. The
+/* Field by field, in the order of the struct (gcc merges the stores): the memset of the bytes
+ * before the slot was a `rep stos`, most of an allocation's 64 instructions (now 31). The
  * slot outlives a use; the rendezvous tail past it is zeroed when a rendezvous starts
  * (ibex_req_rndv_clear), so an eager request never writes its lines. */
 ibex_req_t *ibex_req_take(ibex_req_kind_t kind)
