@@ -439,6 +439,19 @@ static int progress_hooks_run(void)
     return n;
 }
 
+/* The rare parts of a progress call, out of line so that a poll of the transports alone saves
+ * no registers for them. */
+static __attribute__((noinline)) int progress_rest(void)
+{
+    int n = 0;
+    if (eps_backlogged)
+        n += ibex_ep_progress_pending();
+    /* active-message handlers run here, outside every transport callback (ibex_am.h) */
+    if (ibex_am_work)
+        n += ibex_am_progress();
+    return progress_hook_count == 0 ? n : n + progress_hooks_run();
+}
+
 /* The progress engine's one loop: every open transport, then the backlogs, then the hooks of
  * the layers above (none unless a non-blocking collective is under way). Here, next to the
  * transport table, because every wait spins on it. The loopback transport has nothing to deliver
@@ -448,20 +461,14 @@ int ibex_progress(void)
     int n = 0;
     for (int i = 0; i < tl_count; i++) {
         ibex_tl_inst_t *inst = &tl_insts[i];
-        if (inst->loopback) {
-            if (inst->queued == 0)
-                continue;
-            int k = inst->comp->ops.progress(inst->tl);
-            inst->queued -= k;
-            n += k;
+        if (inst->loopback && inst->queued == 0)
             continue;
-        }
-        n += inst->comp->ops.progress(inst->tl);
+        int k = inst->comp->ops.progress(inst->tl);
+        if (inst->loopback)
+            inst->queued -= k;
+        n += k;
     }
-    if (eps_backlogged)
-        n += ibex_ep_progress_pending();
-    /* active-message handlers run here, outside every transport callback (ibex_am.h) */
-    if (ibex_am_work)
-        n += ibex_am_progress();
-    return __builtin_expect(progress_hook_count == 0, 1) ? n : n + progress_hooks_run();
+    if (__builtin_expect((eps_backlogged | ibex_am_work | progress_hook_count) == 0, 1))
+        return n;
+    return n + progress_rest();
 }

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <mpi.h>
 
@@ -64,6 +65,17 @@ struct ibex_req {
     /* protocol state */
     struct ibex_ep *ep;
     uint32_t seq;
+    /* hooks */
+    void (*on_complete)(struct ibex_req *req); /* e.g. Bsend releases its buffer */
+    void *hook_arg;
+    void (*on_release)(struct ibex_req *req); /* e.g. a collective frees its schedule */
+    const ibex_req_ext_t *ext;                /* NULL but for generalized requests */
+    /* place in the pool, which names the handle (request.c); never changes. Everything above
+     * is set by ibex_req_alloc / ibex_req_take; everything below is rendezvous state, zeroed only
+     * by ibex_req_rndv_clear when a rendezvous (or a synchronous send) starts, so an eager request
+     * never writes those lines (runtime/engine/README.md) */
+    int slot;
+    /* rendezvous state (tail) */
     int pending;     /* SPLIT: own copy and the peer's FIN still to come */
     bool split;      /* a SPLIT rendezvous */
     void *staging;   /* packed copy of non-contiguous data */
@@ -78,16 +90,20 @@ struct ibex_req {
     ibex_tl_comp_t comp; /* put / get completion */
     int rma_outstanding;
     ibex_status_t rma_status;
-    /* hooks */
-    void (*on_complete)(struct ibex_req *req); /* e.g. Bsend releases its buffer */
-    void *hook_arg;
-    void (*on_release)(struct ibex_req *req); /* e.g. a collective frees its schedule */
-    const ibex_req_ext_t *ext;                /* NULL but for generalized requests */
-    int slot; /* last: place in the pool, which names the handle (request.c); never changes */
 };
 
-/* Takes a request from the pool (zeroed); handle is MPI_REQUEST_NULL until published. */
+/* Takes a request from the pool, every field zero or empty up to its slot (the rendezvous tail is
+ * not: see ibex_req_rndv_clear); handle is MPI_REQUEST_NULL until published. */
 ibex_req_t *ibex_req_alloc(ibex_req_kind_t kind);
+/* The same without the message's fields (comm, buf, count, dt, bytes, peer, tag), which the
+ * caller must all set: the point-to-point path (runtime/mpi/p2p_req.c). */
+ibex_req_t *ibex_req_take(ibex_req_kind_t kind);
+/* Zeroes the rendezvous state: called where a send or receive first needs it (a rendezvous
+ * starts, a synchronous send waits for its ACK), before anything in it is read. */
+static inline void ibex_req_rndv_clear(ibex_req_t *req)
+{
+    memset(&req->pending, 0, sizeof(*req) - offsetof(ibex_req_t, pending));
+}
 /* The pool request a peer's message names by id, or NULL if the id is none (request.c). */
 ibex_req_t *ibex_req_from_wire(uint64_t id);
 

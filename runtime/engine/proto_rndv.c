@@ -244,9 +244,9 @@ static bool rndv_send_cts(ibex_req_t *req, const ibex_umsg_t *msg, size_t half)
 
 void ibex_proto_rndv_recv_start(ibex_req_t *req, ibex_umsg_t *msg)
 {
+    ibex_req_rndv_clear(req);
     req->status.MPI_SOURCE = msg->match.src;
     req->status.MPI_TAG = msg->match.tag;
-    req->split = false;
     size_t n = msg->len < req->bytes ? msg->len : req->bytes;
     req->status.ibex_count = (MPI_Count)n;
     req->rma_status = msg->len > req->bytes ? IBEX_ERR_TRUNCATE : IBEX_OK;

@@ -74,8 +74,11 @@ static MPI_Status *status_at(MPI_Status *array, int i)
 }
 
 /* The entry check of the completion calls (after IBEX_ENTER_FAST): MPI is running, then the
- * count, the array and every handle in it; one call on the MPI_Wait / MPI_Test path. */
-static int check_array(const char *call, int count, const MPI_Request reqs[])
+ * count, the array and every handle in it; when live_p is set, the same pass counts the live
+ * requests and the complete ones among them (what scan() does), so an -all / -some call walks
+ * its array once before it polls, not twice. */
+static int check_scan(const char *call, int count, const MPI_Request reqs[], int *live_p,
+                      int *done_p)
 {
     int rc = ibex_check_initialized(call);
     if (rc != MPI_SUCCESS)
@@ -84,13 +87,27 @@ static int check_array(const char *call, int count, const MPI_Request reqs[])
         return ibex_mpi_error(NULL, MPI_ERR_COUNT, call, "negative count %d", count);
     if (count > 0 && !reqs)
         return ibex_mpi_error(NULL, MPI_ERR_REQUEST, call, "request array is NULL");
+    int live = 0, done = 0;
     for (int i = 0; i < count; i++) {
         ibex_req_t *req;
-        req_lookup(reqs[i], call, &req, &rc);
-        if (rc != MPI_SUCCESS)
+        if (req_lookup(reqs[i], call, &req, &rc) == REQ_LIVE) {
+            live++;
+            done += req->complete;
+        } else if (rc != MPI_SUCCESS) {
             return rc;
+        }
+    }
+    if (live_p) {
+        *live_p = live;
+        *done_p = done;
     }
     return MPI_SUCCESS;
+}
+
+/* The entry check alone (one request, the -any forms, which stop at the first complete one). */
+static int check_array(const char *call, int count, const MPI_Request reqs[])
+{
+    return check_scan(call, count, reqs, NULL, NULL);
 }
 
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
@@ -185,11 +202,11 @@ static void scan(int count, const MPI_Request reqs[], int *live_p, int *done_p)
 int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 {
     IBEX_ENTER_FAST(Waitall);
-    IBEX_CHECK(check_array(call, count, reqs));
     int live, done, idle = 0;
+    IBEX_CHECK(check_scan(call, count, reqs, &live, &done));
     bool rec = false;
     int spins = 0;
-    for (scan(count, reqs, &live, &done); done < live; scan(count, reqs, &live, &done)) {
+    for (; done < live; scan(count, reqs, &live, &done)) {
         ibex_wait_step(&idle);
         if (!rec && ibex_blk_due(&spins))
             rec = blk_handles(count, reqs, false);
@@ -201,9 +218,8 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
 {
     IBEX_ENTER_FAST(Testall);
-    IBEX_CHECK(check_array(call, count, reqs));
     int live, done;
-    scan(count, reqs, &live, &done);
+    IBEX_CHECK(check_scan(call, count, reqs, &live, &done));
     if (done < live) {
         ibex_poll_step();
         scan(count, reqs, &live, &done);
@@ -291,9 +307,8 @@ int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Statu
 static int some(const char *call, int incount, MPI_Request reqs[], int *outcount, int indices[],
                 MPI_Status statuses[], bool wait)
 {
-    IBEX_CHECK(check_array(call, incount, reqs));
     int live, done, idle = 0;
-    scan(incount, reqs, &live, &done);
+    IBEX_CHECK(check_scan(call, incount, reqs, &live, &done));
     if (done == 0 && live > 0) {
         ibex_poll_step();
         scan(incount, reqs, &live, &done);

@@ -2,7 +2,9 @@
 /*
  * Invalid arguments under MPI_ERRORS_RETURN give the right error class, and a receive buffer
  * that is too small gives MPI_ERR_TRUNCATE, for eager and rendezvous messages, from MPI_Recv
- * and from MPI_Wait; the sender still completes; the program goes on afterwards.
+ * and from MPI_Wait; the sender still completes; the program goes on afterwards. An invalid
+ * handle anywhere in the array of an -all / -some call fails it before any request in it is
+ * completed or freed (the calls check and count the array in one pass).
  */
 #include "mpitest.h"
 
@@ -47,6 +49,33 @@ static void bad_arguments(int rank, int size)
     CHECK_RC(MPI_Error_string(MPI_ERR_TRUNCATE, s, &len));
     CHECK(len > 0 && (int)strlen(s) == len);
     (void)rank;
+}
+
+static void bad_handle_in_array(int rank)
+{
+    int v = 40 + rank, w = -1, flag = -1, outcount = -1, idx[3];
+    MPI_Request rq[3], keep[2];
+    MPI_Status st[3];
+    CHECK_RC(MPI_Irecv(&w, 1, MPI_INT, rank, 5, MPI_COMM_WORLD, &rq[0]));
+    CHECK_RC(MPI_Isend(&v, 1, MPI_INT, rank, 5, MPI_COMM_WORLD, &rq[1]));
+    keep[0] = rq[0], keep[1] = rq[1];
+    rq[2] = (MPI_Request)4242; /* last: the live ones before it may already be complete */
+    CHECK(err_class(MPI_Testall(3, rq, &flag, st)) == MPI_ERR_REQUEST);
+    CHECK(err_class(MPI_Waitall(3, rq, st)) == MPI_ERR_REQUEST);
+    CHECK(err_class(MPI_Testsome(3, rq, &outcount, idx, st)) == MPI_ERR_REQUEST);
+    CHECK(err_class(MPI_Waitsome(3, rq, &outcount, idx, st)) == MPI_ERR_REQUEST);
+    CHECK(rq[0] == keep[0] && rq[1] == keep[1]); /* nothing was freed */
+    rq[2] = MPI_REQUEST_NULL;
+    CHECK_RC(MPI_Waitall(3, rq, st));
+    CHECK(w == v);
+    CHECK(rq[0] == MPI_REQUEST_NULL && rq[1] == MPI_REQUEST_NULL);
+    CHECK(st[0].MPI_SOURCE == rank && st[0].MPI_TAG == 5 && st[0].MPI_ERROR == MPI_SUCCESS);
+    CHECK(st[2].MPI_SOURCE == MPI_ANY_SOURCE && st[2].MPI_TAG == MPI_ANY_TAG); /* empty */
+    flag = 0;
+    CHECK_RC(MPI_Testall(3, rq, &flag, st)); /* all null: true at once */
+    CHECK(flag == 1);
+    CHECK_RC(MPI_Testsome(3, rq, &outcount, idx, st));
+    CHECK(outcount == MPI_UNDEFINED);
 }
 
 static void truncation(int rank)
@@ -104,6 +133,7 @@ int main(int argc, char **argv)
     }
     CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     bad_arguments(rank, size);
+    bad_handle_in_array(rank);
     truncation(rank);
     mt_barrier(MPI_COMM_WORLD);
     mt_done("p2p_errors");

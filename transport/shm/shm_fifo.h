@@ -104,6 +104,12 @@ static inline bool ibex_shm_fifo_push(ibex_shm_fifo_ctl_t *fifo, uint32_t mask, 
     }
 }
 
+/* Whether the consumer's next take at pos would find an id (the same one load, no change). */
+static inline bool ibex_shm_fifo_ready(const ibex_shm_fifo_ctl_t *fifo, uint32_t mask, uint64_t pos)
+{
+    return atomic_load_explicit(&fifo->cells[pos & mask].seq, memory_order_acquire) == pos + 1;
+}
+
 /* The consumer's take at its position *pos_p: the id, or 0 when the queue is empty (one load). */
 static inline uint64_t ibex_shm_fifo_pop(ibex_shm_fifo_ctl_t *fifo, uint32_t mask, uint64_t *pos_p)
 {
