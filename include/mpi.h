@@ -524,6 +524,14 @@ typedef void MPI_File_errhandler_function(MPI_File *file, int *code, ...);
 #define MPI_SEEK_CUR             602
 #define MPI_SEEK_END             604
 #define MPI_DISPLACEMENT_CURRENT (-54278278)
+/* ROMIO's names of the requests of non-blocking file calls, which MPICH and Open MPI keep */
+#define MPIO_Request      MPI_Request
+#define MPIO_REQUEST_NULL MPI_REQUEST_NULL
+#define MPIO_Wait         MPI_Wait
+#define MPIO_Test         MPI_Test
+#define PMPIO_Wait        PMPI_Wait
+#define PMPIO_Test        PMPI_Test
+#define MPIO_USES_MPI_REQUEST
 /* end of MPI-IO */
 
 /* MPI_X and its profiling twin PMPI_X for every function Ibex implements: generated from

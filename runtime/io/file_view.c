@@ -95,6 +95,31 @@ static MPI_Datatype keep(MPI_Datatype t)
     return out;
 }
 
+/* MPI 4.1, 14.3: the displacements of an etype and a filetype are non-negative and
+ * monotonically non-decreasing, and those of a file that can be written do not overlap. The
+ * class is MPI_ERR_IO, as ROMIO's. */
+static int check_layout(ibex_file_t *f, const char *call, const ibex_dt_t *t, const char *what)
+{
+    if (t->true_lb < 0)
+        return IBEX_FILE_ERROR(f, MPI_ERR_IO, "the %s has a negative displacement", what);
+    ptrdiff_t prev = 0, end = 0;
+    for (int j = 0; !t->contiguous && j < t->nblocks; j++) {
+        const ibex_dt_block_t *b = &t->blocks[j];
+        if (b->len == 0)
+            continue;
+        if (b->disp < prev)
+            return IBEX_FILE_ERROR(f, MPI_ERR_IO, "the %s's displacements decrease (%td after %td)",
+                                   what, b->disp, prev);
+        if (b->disp < end && !(f->amode & MPI_MODE_RDONLY))
+            return IBEX_FILE_ERROR(
+                f, MPI_ERR_IO, "the %s's blocks overlap (at %td), in a file that can be written",
+                what, b->disp);
+        prev = b->disp;
+        end = b->disp + (ptrdiff_t)b->len > end ? b->disp + (ptrdiff_t)b->len : end;
+    }
+    return MPI_SUCCESS;
+}
+
 static int check_types(ibex_file_t *f, const char *call, MPI_Datatype etype, MPI_Datatype filetype)
 {
     ibex_dt_t *e = ibex_dt_get(etype), *t = ibex_dt_get(filetype);
@@ -109,9 +134,8 @@ static int check_types(ibex_file_t *f, const char *call, MPI_Datatype etype, MPI
                                "the filetype's size %zu is not a positive multiple of the "
                                "etype's size %zu",
                                t->size, e->size);
-    if (t->lb < 0 || t->true_lb < 0)
-        return IBEX_FILE_ERROR(f, MPI_ERR_ARG, "the filetype has a negative displacement");
-    return MPI_SUCCESS;
+    IBEX_CHECK(check_layout(f, call, e, "etype"));
+    return check_layout(f, call, t, "filetype");
 }
 
 static int check_datarep(ibex_file_t *f, const char *call, const char *datarep)
