@@ -156,6 +156,30 @@ static MPI_Offset move(ibex_file_t *f, bool write, char *data, MPI_Offset vpos, 
     return r.err ? -1 : r.done;
 }
 
+/* The stream of an access in the file's representation (native: packed; external32: big-endian
+ * at the same places) and back; a read cut short gives back its whole elements (external32). */
+static void to_stream(ibex_file_t *f, const void *buf, int count, MPI_Datatype datatype,
+                      const ibex_dt_t *dt, char *data, MPI_Offset len)
+{
+    MPI_Aint at = 0;
+    if (f->external32)
+        PMPI_Pack_external("external32", buf, count, datatype, data, (MPI_Aint)len, &at);
+    else
+        ibex_dt_pack(buf, count, dt, 0, data, (size_t)len);
+}
+
+static void from_stream(ibex_file_t *f, void *buf, int count, MPI_Datatype datatype,
+                        const ibex_dt_t *dt, const char *data, MPI_Offset got)
+{
+    MPI_Aint at = 0;
+    int whole = dt->size ? (int)(got / (MPI_Offset)dt->size) : 0;
+    if (f->external32)
+        PMPI_Unpack_external("external32", data, (MPI_Aint)got, &at, buf,
+                             whole < count ? whole : count, datatype);
+    else
+        ibex_dt_unpack(buf, count, dt, 0, data, (size_t)got);
+}
+
 int ibex_io_access(ibex_file_t *f, const char *call, bool write, bool shared, MPI_Offset pos,
                    void *buf, int count, MPI_Datatype datatype, MPI_Status *st,
                    MPI_Offset *etypes_done)
@@ -166,18 +190,20 @@ int ibex_io_access(ibex_file_t *f, const char *call, bool write, bool shared, MP
     IBEX_CHECK(check_type(f, call, datatype, &dt));
     if (pos < 0)
         return IBEX_FILE_ERROR(f, MPI_ERR_ARG, "negative offset %lld", (long long)pos);
+    if (f->external32)
+        IBEX_CHECK(ibex_io_x32_check(f, call, datatype, count));
     MPI_Offset es = (MPI_Offset)ibex_io_etype(f)->size, len = (MPI_Offset)dt->size * count;
-    bool contig = ibex_dt_is_contig(dt, count);
+    bool contig = ibex_dt_is_contig(dt, count) && !f->external32;
     char *data = contig ? (char *)buf + dt->true_lb : malloc(len > 0 ? (size_t)len : 1);
     if (!data)
         return IBEX_FILE_ERROR(f, MPI_ERR_NO_MEM, "cannot allocate %lld bytes: out of memory",
                                (long long)len);
     if (write && !contig)
-        ibex_dt_pack(buf, count, dt, 0, data, (size_t)len);
+        to_stream(f, buf, count, datatype, dt, data, len);
     int err = 0;
     MPI_Offset got = move(f, write, data, pos * es, len, &err);
     if (!write && !contig && got > 0)
-        ibex_dt_unpack(buf, count, dt, 0, data, (size_t)got);
+        from_stream(f, buf, count, datatype, dt, data, got);
     if (!contig)
         free(data);
     if (got < 0)

@@ -5,8 +5,10 @@
  * datatype: a list of (displacement, length) blocks of one copy, in type-map order (which the
  * standard requires to be monotonically non-decreasing for a filetype). A view position is
  * counted in etypes of the view's data; its file byte is found by the copy it falls in and
- * the block inside the copy. Only the "native" data representation is supported ("internal"
- * is the same here).
+ * the block inside the copy. Data representations: "native", "internal" (the same here) and
+ * "external32" for the types whose external32 size is their native size (every one but long,
+ * unsigned long, wchar and the long double family on LP64): the file then holds big-endian
+ * data at the same places, converted by MPI_Pack_external / Unpack_external on each access.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -82,6 +84,7 @@ void ibex_io_view_default(ibex_file_t *f)
     f->disp = 0;
     f->etype = f->filetype = MPI_BYTE;
     strcpy(f->datarep, "native");
+    f->external32 = false;
     f->fp = 0;
 }
 
@@ -138,12 +141,32 @@ static int check_types(ibex_file_t *f, const char *call, MPI_Datatype etype, MPI
     return check_layout(f, call, t, "filetype");
 }
 
-static int check_datarep(ibex_file_t *f, const char *call, const char *datarep)
+int ibex_io_x32_check(ibex_file_t *f, const char *call, MPI_Datatype t, MPI_Count count)
+{
+    MPI_Aint x = -1;
+    ibex_dt_t *dt = ibex_dt_get(t);
+    if (dt && PMPI_Pack_external_size("external32", (int)count, t, &x) == MPI_SUCCESS &&
+        x == (MPI_Aint)dt->size * count)
+        return MPI_SUCCESS;
+    return IBEX_FILE_ERROR(f, MPI_ERR_UNSUPPORTED_DATAREP,
+                           "\"external32\" is supported for types whose external32 size is "
+                           "their native size; this one's is %lld, native %lld",
+                           (long long)x, dt ? (long long)dt->size * count : -1LL);
+}
+
+static int check_datarep(ibex_file_t *f, const char *call, const char *datarep, MPI_Datatype etype,
+                         MPI_Datatype filetype)
 {
     if (!strcmp(datarep, "native") || !strcmp(datarep, "internal"))
         return MPI_SUCCESS;
+    if (!strcmp(datarep, "external32")) {
+        IBEX_CHECK(ibex_io_x32_check(f, call, etype, 1));
+        return ibex_io_x32_check(f, call, filetype, 1);
+    }
     return IBEX_FILE_ERROR(f, MPI_ERR_UNSUPPORTED_DATAREP,
-                           "data representation '%s' is not supported (only \"native\")", datarep);
+                           "data representation '%s' is not supported (\"native\", \"internal\" "
+                           "and \"external32\" are)",
+                           datarep);
 }
 
 int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
@@ -152,7 +175,7 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     IBEX_ENTER_FILE(File_set_view, fh, f);
     IBEX_ARGS(File_set_view, fh, datarep);
     IBEX_CHECK(check_types(f, call, etype, filetype));
-    IBEX_CHECK(check_datarep(f, call, datarep));
+    IBEX_CHECK(check_datarep(f, call, datarep, etype, filetype));
     if (disp == MPI_DISPLACEMENT_CURRENT) {
         if (!(f->amode & MPI_MODE_SEQUENTIAL))
             return IBEX_FILE_ERROR(f, MPI_ERR_ARG,
@@ -172,6 +195,7 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     f->etype = keep(etype);
     f->filetype = keep(filetype);
     snprintf(f->datarep, sizeof(f->datarep), "%s", datarep);
+    f->external32 = !strcmp(datarep, "external32");
     if (f->rank == 0)
         IBEX_CHECK(ibex_io_shared_set(f, 0));
     PMPI_Barrier(f->comm);

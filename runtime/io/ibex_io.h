@@ -28,9 +28,10 @@ typedef struct ibex_file {
     MPI_Offset disp;
     MPI_Datatype etype, filetype;
     char datarep[MPI_MAX_DATAREP_STRING];
-    MPI_Offset fp;  /* the individual file pointer, in etypes of the view */
-    MPI_Win shared; /* the shared file pointer: one MPI_Offset (etypes) at rank 0 */
-    bool split;     /* a split collective is in progress: its result */
+    bool external32; /* the file holds "external32" data (sizes as native: see file_view.c) */
+    MPI_Offset fp;   /* the individual file pointer, in etypes of the view */
+    MPI_Win shared;  /* the shared file pointer: one MPI_Offset (etypes) at rank 0 */
+    bool split;      /* a split collective is in progress: its result */
     MPI_Status split_status;
     int split_rc;
 } ibex_file_t;
@@ -66,6 +67,9 @@ int ibex_io_eof_etypes(ibex_file_t *f, const char *call, MPI_Offset *out);
 /* The position of a seek from cur (etypes) by offset and whence; MPI_ERR_ARG if negative. */
 int ibex_io_seek_target(ibex_file_t *f, const char *call, MPI_Offset cur, MPI_Offset offset,
                         int whence, MPI_Offset *out);
+/* For an "external32" view: the datatype's external32 size is its native one (else the
+ * representation is not supported for it: MPI_ERR_UNSUPPORTED_DATAREP, raised). */
+int ibex_io_x32_check(ibex_file_t *f, const char *call, MPI_Datatype t, MPI_Count count);
 /* Resets the view to the default (displacement 0, MPI_BYTE, "native"). */
 void ibex_io_view_default(ibex_file_t *f);
 void ibex_io_view_free(ibex_file_t *f);

@@ -6,7 +6,8 @@
  * then read contiguously and compared byte for byte. Also explicit offsets with an etype,
  * a filetype with holes and zero-length blocks, a non-contiguous memory type, the status
  * counts (MPI_Get_count / Get_elements) of a read cut short by the end of the file, seek /
- * get_position / get_byte_offset, get_view, non-blocking and split collective forms.
+ * get_position / get_byte_offset, get_view, non-blocking and split collective forms, the
+ * layout rules of etypes and filetypes and the "external32" representation.
  */
 #include <string.h>
 
@@ -126,7 +127,7 @@ static void holes(void)
         CHECK(file[i] == want[i]);
     OK(MPI_File_set_view(fh, 0, MPI_INT, ft, "native", MPI_INFO_NULL));
     memset(back, 0, sizeof(back));
-    MPI_Request req;
+    MPIO_Request req; /* ROMIO's name, kept by MPICH and Open MPI */
     OK(MPI_File_iread_at(fh, 2, back, 4, MPI_INT, &req)); /* etypes 2..5 */
     OK(MPI_Wait(&req, &st));
     MPI_Get_count(&st, MPI_INT, &n);
@@ -178,8 +179,49 @@ static void bad_views(void)
     MPI_Aint ext;
     OK(MPI_File_get_type_extent(fh, t, &ext));
     CHECK(ext == 3);
+    /* negative or decreasing displacements, and overlaps in a writable file (MPI_ERR_IO) */
+    int bl[2] = {1, 1}, neg[2] = {-2, 2}, dec[2] = {3, 0}, lap[2] = {0, 0};
+    MPI_Datatype bad;
+    int *cases[3] = {neg, dec, lap};
+    for (int c = 0; c < 3; c++) {
+        MPI_Type_indexed(2, bl, cases[c], MPI_INT, &bad);
+        MPI_Type_commit(&bad);
+        CHECK(io_class(MPI_File_set_view(fh, 0, MPI_INT, bad, "native", MPI_INFO_NULL)) ==
+              MPI_ERR_IO);
+        CHECK(io_class(MPI_File_set_view(fh, 0, bad, bad, "native", MPI_INFO_NULL)) == MPI_ERR_IO);
+        MPI_Type_free(&bad);
+    }
+    OK(MPI_File_close(&fh));
+    OK(MPI_File_open(MPI_COMM_WORLD, io_path("view"), MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+    MPI_Type_indexed(2, bl, lap, MPI_INT, &bad);
+    MPI_Type_commit(&bad);
+    OK(MPI_File_set_view(fh, 0, MPI_INT, bad, "native", MPI_INFO_NULL)); /* read-only: allowed */
+    MPI_Type_free(&bad);
     OK(MPI_File_close(&fh));
     MPI_Type_free(&t);
+}
+
+/* "external32": big-endian data in the file, the native values back through the same view */
+static void external32(void)
+{
+    MPI_File fh;
+    char name[64];
+    snprintf(name, sizeof(name), "x32.%d", rank);
+    OK(MPI_File_open(MPI_COMM_SELF, io_path(name),
+                     MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL,
+                     &fh));
+    OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "external32", MPI_INFO_NULL));
+    int v[2] = {0x01020304, -2}, back[2] = {0, 0};
+    MPI_Status st;
+    OK(MPI_File_write_at(fh, 0, v, 2, MPI_INT, &st));
+    OK(MPI_File_read_at(fh, 0, back, 2, MPI_INT, &st));
+    CHECK(back[0] == v[0] && back[1] == v[1]);
+    OK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+    unsigned char raw[8];
+    OK(MPI_File_read_at(fh, 0, raw, 8, MPI_BYTE, &st));
+    CHECK(raw[0] == 1 && raw[1] == 2 && raw[2] == 3 && raw[3] == 4);
+    CHECK(raw[4] == 0xff && raw[7] == 0xfe);
+    OK(MPI_File_close(&fh));
 }
 
 int main(int argc, char **argv)
@@ -190,6 +232,7 @@ int main(int argc, char **argv)
     interleaved();
     holes();
     bad_views();
+    external32();
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
         OK(MPI_File_delete(io_path("view"), MPI_INFO_NULL));
