@@ -495,7 +495,7 @@ typedef void MPI_User_function_c(void *invec, void *inoutvec, MPI_Count *len,
 #define MPI_BUFFER_AUTOMATIC ((void *)-2)
 
 /* Data representations (issue 12, fourth part): MPI_Register_datarep keeps a registry of names;
- * they would serve MPI-IO's file views, which Ibex does not have */
+ * MPI-IO's file views take "native", "internal" and "external32", not registered ones */
 #define MPI_MAX_DATAREP_STRING 128
 typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype, int count,
                                             void *filebuf, MPI_Offset position, void *extra_state);
