@@ -89,57 +89,32 @@ int ibex_io_ordered(ibex_file_t *f, const char *call, bool write, void *buf, int
     return ibex_io_access(f, call, write, true, base + before, buf, count, datatype, st, &done);
 }
 
-int PMPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
-                          MPI_Status *status)
-{
-    IBEX_ENTER_FILE(File_read_shared, fh, f);
-    IBEX_ARGS(File_read_shared, fh, count);
-    return shared_access(f, call, false, buf, count, datatype, status);
-}
+/* The bindings: shared pointer (blocking, non-blocking) and ordered. */
+#define BLOCKING(name, fn, wr, cbuf)                                                               \
+    int PMPI_File_##name(MPI_File fh, cbuf void *buf, int count, MPI_Datatype datatype,            \
+                         MPI_Status *status)                                                       \
+    {                                                                                              \
+        IBEX_ENTER_FILE(File_##name, fh, f);                                                       \
+        IBEX_ARGS(File_##name, fh, count);                                                         \
+        return fn(f, call, wr, (void *)buf, count, datatype, status);                              \
+    }
+#define NONBLOCKING(name, wr, cbuf)                                                                \
+    int PMPI_File_##name(MPI_File fh, cbuf void *buf, int count, MPI_Datatype datatype,            \
+                         MPI_Request *request)                                                     \
+    {                                                                                              \
+        IBEX_ENTER_FILE(File_##name, fh, f);                                                       \
+        IBEX_ARGS(File_##name, fh, count, request);                                                \
+        MPI_Status st;                                                                             \
+        int rc = shared_access(f, call, wr, (void *)buf, count, datatype, &st);                    \
+        return ibex_io_request(f, call, rc, &st, request);                                         \
+    }
 
-int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
-                           MPI_Status *status)
-{
-    IBEX_ENTER_FILE(File_write_shared, fh, f);
-    IBEX_ARGS(File_write_shared, fh, count);
-    return shared_access(f, call, true, (void *)buf, count, datatype, status);
-}
-
-int PMPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
-                           MPI_Request *request)
-{
-    IBEX_ENTER_FILE(File_iread_shared, fh, f);
-    IBEX_ARGS(File_iread_shared, fh, count, request);
-    MPI_Status st;
-    int rc = shared_access(f, call, false, buf, count, datatype, &st);
-    return ibex_io_request(f, call, rc, &st, request);
-}
-
-int PMPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
-                            MPI_Request *request)
-{
-    IBEX_ENTER_FILE(File_iwrite_shared, fh, f);
-    IBEX_ARGS(File_iwrite_shared, fh, count, request);
-    MPI_Status st;
-    int rc = shared_access(f, call, true, (void *)buf, count, datatype, &st);
-    return ibex_io_request(f, call, rc, &st, request);
-}
-
-int PMPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
-                           MPI_Status *status)
-{
-    IBEX_ENTER_FILE(File_read_ordered, fh, f);
-    IBEX_ARGS(File_read_ordered, fh, count);
-    return ibex_io_ordered(f, call, false, buf, count, datatype, status);
-}
-
-int PMPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
-                            MPI_Status *status)
-{
-    IBEX_ENTER_FILE(File_write_ordered, fh, f);
-    IBEX_ARGS(File_write_ordered, fh, count);
-    return ibex_io_ordered(f, call, true, (void *)buf, count, datatype, status);
-}
+BLOCKING(read_shared, shared_access, false, )
+BLOCKING(write_shared, shared_access, true, const)
+BLOCKING(read_ordered, ibex_io_ordered, false, )
+BLOCKING(write_ordered, ibex_io_ordered, true, const)
+NONBLOCKING(iread_shared, false, )
+NONBLOCKING(iwrite_shared, true, const)
 
 int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
