@@ -214,8 +214,15 @@ static void external32(void)
     int v[2] = {0x01020304, -2}, back[2] = {0, 0};
     MPI_Status st;
     OK(MPI_File_write_at(fh, 0, v, 2, MPI_INT, &st));
-    OK(MPI_File_read_at(fh, 0, back, 2, MPI_INT, &st));
+    OK(MPI_File_read_at_c(fh, 0, back, (MPI_Count)2, MPI_INT, &st)); /* the large-count form */
     CHECK(back[0] == v[0] && back[1] == v[1]);
+    MPI_Count c, x;
+    MPI_Get_count_c(&st, MPI_INT, &c);
+    CHECK(c == 2);
+    CHECK(io_class(MPI_File_read_at_c(fh, 0, back, (MPI_Count)1 << 33, MPI_INT, &st)) ==
+          MPI_ERR_COUNT);
+    OK(MPI_File_get_type_extent_c(fh, MPI_DOUBLE, &x));
+    CHECK(x == 8);
     OK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
     unsigned char raw[8];
     OK(MPI_File_read_at(fh, 0, raw, 8, MPI_BYTE, &st));
