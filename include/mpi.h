@@ -502,7 +502,7 @@ typedef void MPI_User_function_c(void *invec, void *inoutvec, MPI_Count *len,
 #define MPI_BUFFER_AUTOMATIC ((void *)-2)
 
 /* Data representations (issue 12, fourth part): MPI_Register_datarep keeps a registry of names;
- * they would serve MPI-IO's file views, which Ibex does not have */
+ * MPI-IO's file views take "native", "internal" and "external32", not registered ones */
 #define MPI_MAX_DATAREP_STRING 128
 typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype, int count,
                                             void *filebuf, MPI_Offset position, void *extra_state);
@@ -512,6 +512,34 @@ typedef int MPI_Datarep_conversion_function_c(void *userbuf, MPI_Datatype dataty
 typedef int MPI_Datarep_extent_function(MPI_Datatype datatype, MPI_Aint *extent, void *extra_state);
 #define MPI_CONVERSION_FN_NULL   ((MPI_Datarep_conversion_function *)0)
 #define MPI_CONVERSION_FN_NULL_C ((MPI_Datarep_conversion_function_c *)0)
+
+/* MPI-IO (runtime/io): files over POSIX, the MPI 4.1 interface (chapter 14) */
+typedef int MPI_File;
+#define IBEX_KIND_FILE 11
+#define MPI_FILE_NULL  ((MPI_File)IBEX_HANDLE(IBEX_KIND_FILE, 0))
+typedef void MPI_File_errhandler_function(MPI_File *file, int *code, ...);
+#define MPI_MODE_CREATE          1
+#define MPI_MODE_RDONLY          2
+#define MPI_MODE_WRONLY          4
+#define MPI_MODE_RDWR            8
+#define MPI_MODE_DELETE_ON_CLOSE 16
+#define MPI_MODE_UNIQUE_OPEN     32
+#define MPI_MODE_EXCL            64
+#define MPI_MODE_APPEND          128
+#define MPI_MODE_SEQUENTIAL      256
+#define MPI_SEEK_SET             600
+#define MPI_SEEK_CUR             602
+#define MPI_SEEK_END             604
+#define MPI_DISPLACEMENT_CURRENT (-54278278)
+/* ROMIO's names of the requests of non-blocking file calls, which MPICH and Open MPI keep */
+#define MPIO_Request      MPI_Request
+#define MPIO_REQUEST_NULL MPI_REQUEST_NULL
+#define MPIO_Wait         MPI_Wait
+#define MPIO_Test         MPI_Test
+#define PMPIO_Wait        PMPI_Wait
+#define PMPIO_Test        PMPI_Test
+#define MPIO_USES_MPI_REQUEST
+/* end of MPI-IO */
 
 /* MPI_X and its profiling twin PMPI_X for every function Ibex implements: generated from
  * runtime/mpi/bindings/mpi.def into the build tree and installed next to this file. */

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The house rules, checked over every #include "..." line of the product's sources:
 #   base < boot < transport (transport.h, the registry) < engine < collectives < comm, win
-#   < mpi < tools
+#   < mpi < io, tools
 # each layer may include only its own headers and those of the layers below it. Besides:
 #   - a backend (transport/<name>/) uses only base, boot's interface, transport.h and its own
 #     folder, never another backend's;
@@ -28,6 +28,7 @@ layer_of() {
     runtime/comm/*) echo 5 ;;
     runtime/win/*) echo 5 ;; # windows: MPI objects built on collectives, beside comm
     runtime/mpi/*) echo 6 ;;
+    runtime/io/*) echo 7 ;; # MPI-IO: files, on the entry points of runtime/mpi
     runtime/tools/*) echo 7 ;;
     include/*) echo 0 ;; # the public API: any layer may use mpi.h
     *) echo "" ;;

@@ -208,10 +208,12 @@ ibex_status_t ibex_dt_init(void)
 
 void ibex_dt_fini(void)
 {
-    /* Types the program never freed die with the table; nothing can use them after Finalize. */
+    /* Types the program never freed die with the table; nothing can use them after Finalize.
+     * The table's reference is dropped, not the type destroyed: a type another one was built
+     * from is also held by that one's construction record, and goes with the last holder. */
     for (int i = IBEX_DT_PREDEFINED_COUNT; i < ibex_dt_handles.capacity; i++) {
         if (ibex_handle_at(&ibex_dt_handles, i))
-            ibex_dt_destroy(ibex_handle_at(&ibex_dt_handles, i));
+            ibex_dt_release(ibex_handle_at(&ibex_dt_handles, i));
     }
     ibex_handle_table_fini(&ibex_dt_handles);
 }

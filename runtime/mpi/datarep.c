@@ -2,10 +2,10 @@
 /*
  * MPI_Register_datarep / Register_datarep_c (MPI 4.1 section 14.5.3): a process-wide registry
  * of data representation names with their conversion and extent functions. A representation
- * names how MPI-IO stores data in a file (MPI_File_set_view's datarep); Ibex has no MPI-IO, so
- * the registry is kept (names are unique, "native", "internal" and "external32" are taken:
- * MPI_ERR_DUP_DATAREP) but nothing calls the functions. Entries live as long as the process
- * (MPI has no call that removes one).
+ * names how MPI-IO stores data in a file (MPI_File_set_view's datarep); runtime/io takes only
+ * the predefined ones in a view, so the registry is kept (names are unique, "native", "internal"
+ * and "external32" are taken: MPI_ERR_DUP_DATAREP) but nothing calls the functions. Entries live as
+ * long as the process (MPI has no call that removes one).
  */
 #include <stdlib.h>
 #include <string.h>

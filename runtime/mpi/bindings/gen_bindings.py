@@ -157,6 +157,14 @@ KINDS = {
     "datarep_conv_fn": ("MPI_Datarep_conversion_function *{}", None),
     "datarep_conv_fn_c": ("MPI_Datarep_conversion_function_c *{}", None),
     "datarep_extent_fn": ("MPI_Datarep_extent_function *{}", None),
+    # MPI-IO (runtime/io): the checks of a File_ function raise on the file's handler
+    "file": ("MPI_File {}", None),
+    "file_out": ("MPI_File *{}", "null"),
+    "file_inout": ("MPI_File *{}", "null"),
+    "offset": ("MPI_Offset {}", None),
+    "offset_out": ("MPI_Offset *{}", "null"),
+    "fname": ("const char *{}", "null"),
+    "file_errhandler_fn": ("MPI_File_errhandler_function *{}", None),
     # issue 12, fifth part: Fortran status conversion (the bodies check their pointers)
     "fints": ("MPI_Fint *{}", None),
     "cfints": ("const MPI_Fint *{}", None),
@@ -192,6 +200,13 @@ class Func:
 
     def checked(self):
         return [(k, n) for k, n in self.params if KINDS[k][1]]
+
+    def file_handle(self):
+        """For an MPI-IO call (File_X), the handle whose error handler takes its errors: its
+        `file` parameter, else MPI_FILE_NULL (File_open, File_delete); None for the others."""
+        if not self.name.startswith("File_"):
+            return None
+        return next((n for k, n in self.params if k == "file"), "MPI_FILE_NULL")
 
 
 def fail(where, msg):
@@ -269,6 +284,14 @@ def proto_h(funcs):
 
 
 def check_lines(fn, kind, name):
+    fh = fn.file_handle()
+    if fh and KINDS[kind][1] == "null":
+        return ["    if (!%s)" % name,
+                "        return ibex_file_raise(%s, MPI_ERR_ARG, e->call, \"%s is NULL\");" % (fh, name)]
+    if fh:
+        return ["    if (%s < 0)" % name,
+                wrap("        return ibex_file_raise(%s, MPI_ERR_COUNT, e->call, \"invalid count %%d "
+                     "(negative)\", %s);" % (fh, name), "            ")]
     if KINDS[kind][1] == "null":
         return ["    if (!%s)" % name,
                 "        return ibex_mpi_error(e->comm, MPI_ERR_ARG, e->call, \"%s is NULL\");" % name]
@@ -278,7 +301,10 @@ def check_lines(fn, kind, name):
 
 def args_function(fn):
     checked = fn.checked()
-    params = ", ".join(["const ibex_entry_t *e"] + [KINDS[k][0].format(n) for k, n in checked])
+    first = ["const ibex_entry_t *e"]
+    if fn.file_handle() not in (None, "MPI_FILE_NULL"):
+        first.append("MPI_File " + fn.file_handle())  # IBEX_ARGS(File_X, fh, ...)
+    params = ", ".join(first + [KINDS[k][0].format(n) for k, n in checked])
     out = [wrap("static inline int ibex_args_%s(%s)" % (fn.name, params)), "{"]
     for kind, name in checked:
         out += check_lines(fn, kind, name)
@@ -302,6 +328,10 @@ def internal_h(funcs):
             if f.file == file and f.native:
                 pragmas.append('_Pragma("weak MPI_%s_c = PMPI_%s_c")' % (f.name, f.name))
         out.append("#define IBEX_MPI_ALIASES_%s \\\n    %s" % (stem, " \\\n    ".join(pragmas)))
+    out += ["", "/* MPI-IO (runtime/io/file_err.c): raises an error on the handler of file fh",
+            " * (MPI_FILE_NULL: the default file handler) and returns the class. */",
+            "int ibex_file_raise(MPI_File fh, int errclass, const char *call, const char *fmt, ...)",
+            "    __attribute__((format(printf, 4, 5)));"]
     out += ["", "/* Uniform argument checks by kind (mpi.def): MPI_SUCCESS or the raised class. */"]
     for fn in funcs:
         if fn.checked():
@@ -361,8 +391,14 @@ def large_function(fn):
     if comms:
         out.append("    ibex_e.comm = ibex_comm_get(%s); /* NULL if bad: the int call says so */"
                    % comms[0])
+    fh = fn.file_handle()
     for kind, name in fn.params:
-        if kind == "count":
+        if kind == "count" and fh:
+            out += ["    if (%s < INT_MIN || %s > INT_MAX)" % (name, name),
+                    wrap("        return ibex_file_raise(%s, MPI_ERR_COUNT, ibex_e.call, \"%s %%lld "
+                         "does not fit in an int: Ibex takes counts up to %%d\", (long long)%s, "
+                         "INT_MAX);" % (fh, name, name), "            ")]
+        elif kind == "count":
             out += ["    if (%s < INT_MIN || %s > INT_MAX)" % (name, name),
                     "        return large_count_error(&ibex_e, \"%s\", %s);" % (name, name)]
     arrays = [(k, n) for k, n in fn.params if k in ARRAY_KINDS]
