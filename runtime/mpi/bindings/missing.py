@@ -81,11 +81,15 @@ def reason_of(name, table):
 
 def print_groups(by_reason, table):
     order = [r for _, r in table] + ["NEW"]
+    printed = 0
     for reason in sorted(by_reason, key=order.index):
         if reason.startswith("removed"):
             continue
         names = by_reason[reason]
         print("- %s: %s" % (reason, ", ".join("`MPI_%s`" % n for n in names)))
+        printed += 1
+    if not printed:
+        print("- none: only the functions removed in MPI 3.0")
 
 
 def main(argv):
