@@ -26,52 +26,22 @@
 #   --only REGEX     run only the programs whose dir/name matches
 # A run passes when it exits 0 and prints "No Errors" (any case). Exit status: 0 when nothing
 # failed, 1 otherwise, 2 on usage.
-set -u
-SRC= ROMIO= PREFIX= MPI=ibex WORK= SOFTIB=0 NODES= MAXNP= T=120 ONLY=.
-usage() {
-    sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'
-    exit 2
-}
-while [ $# -gt 0 ]; do
+ME=mpich_io USAGE=28 NODES= ROMIO=
+. "$(dirname "$0")/mpich_lib.sh"
+runner_opt() {
     case $1 in
-    --src) SRC=$2; shift ;;
-    --romio) ROMIO=$2; shift ;;
-    --prefix) PREFIX=$2; shift ;;
-    --mpi) MPI=$2; shift ;;
-    --work) WORK=$2; shift ;;
-    --softib) SOFTIB=1 ;;
-    --nodes) NODES=$2; shift ;;
-    --max-np) MAXNP=$2; shift ;;
-    --timeout) T=$2; shift ;;
-    --only) ONLY=$2; shift ;;
-    -h | --help) usage ;;
-    *) echo "mpich_io: unknown option $1" >&2; usage ;;
+    --romio) ROMIO=$2; SHIFT=2 ;;
+    --nodes) NODES=$2; SHIFT=2 ;;
+    --max-np) MAXNP=$2; SHIFT=2 ;;
+    *) return 1 ;;
     esac
-    shift
-done
-[ -n "$SRC" ] && [ -f "$SRC/util/mtest.c" ] && [ -f "$SRC/include/mpitestconf.h" ] ||
-    { echo "mpich_io: --src DIR must hold util/mtest.c and include/mpitestconf.h" >&2; usage; }
-RUNOPT=
-case $MPI in
-ibex)
-    if [ -n "$PREFIX" ]; then
-        CC=$PREFIX/bin/ibexcc RUN=$PREFIX/bin/ibexrun
-    else
-        CC=$(command -v ibexcc) RUN=$(command -v ibexrun)
-    fi
-    [ "$SOFTIB" = 1 ] && { RUNOPT=--softib; export IBEX_TRANSPORTS=verbs; [ -n "$MAXNP" ] || MAXNP=3; }
-    [ -n "$NODES" ] && export IBEX_COLL_NODE_SIZE=$NODES
-    ;;
-mpich) CC=$(command -v mpicc.mpich) RUN=$(command -v mpiexec.mpich) ;;
-openmpi)
-    CC=$(command -v mpicc.openmpi) RUN=$(command -v mpirun.openmpi)
-    RUNOPT="--oversubscribe --allow-run-as-root"
-    ;;
-*) echo "mpich_io: --mpi ibex|mpich|openmpi" >&2; exit 2 ;;
-esac
-[ -x "${CC:-}" ] && [ -x "${RUN:-}" ] || { echo "mpich_io: no compiler / launcher for $MPI" >&2; exit 2; }
-[ -n "$WORK" ] || WORK=$(mktemp -d "${TMPDIR:-/tmp}/mpich_io.XXXXXX")
-mkdir -p "$WORK/bin" "$WORK/logs" "$WORK/files" || exit 2
+}
+mlib_options "$@"
+mlib_need util/mtest.c include/mpitestconf.h
+mlib_select
+[ "$MPI" = ibex ] && [ -n "$SOFTIB" ] && [ -z "$MAXNP" ] && MAXNP=3
+[ "$MPI" = ibex ] && [ -n "$NODES" ] && export IBEX_COLL_NODE_SIZE=$NODES
+mkdir -p "$WORK/files" || exit 2
 
 # The list: directory (io: MPICH's, romio: ROMIO's), program, ranks, then optional words:
 # tl=S (a time limit of its own), mem=X (ignored), arg=A (a program argument; @F is a file name
@@ -132,74 +102,46 @@ romio creat_excl 4 arg=-fname arg=@F
 romio big_extents 1 arg=@F
 '
 
-# The support objects, once.
-SUPPORT=
-for f in mtest mtest_common mtest_single dtypes; do
-    [ -f "$SRC/util/$f.c" ] || continue
-    if "$CC" -c -I"$SRC/include" -o "$WORK/bin/$f.o" "$SRC/util/$f.c" >"$WORK/logs/$f.build" 2>&1; then
-        SUPPORT="$SUPPORT $WORK/bin/$f.o"
-    else
-        echo "mpich_io: util/$f.c does not build (see $WORK/logs/$f.build)" >&2
-        exit 1
-    fi
-done
+LIB=$(mlib_util libmtest "-I$SRC/include" util/mtest.c util/mtest_common.c util/mtest_single.c \
+    util/dtypes.c) || exit 1
 
-npass=0 nfail=0 nbuild=0
 rm -f "$WORK/counts"
 printf '%-44s %-3s %s\n' program np result
 echo "$LIST" | while read -r dir prog np rest; do
     [ -n "$dir" ] || continue
     echo "$dir/$prog" | grep -Eq -- "$ONLY" || continue
-    expect=ok tl=$T args=
+    tl=$T args=
     srcdir=$SRC/$dir
     if [ "$dir" = romio ]; then
         [ -n "$ROMIO" ] || continue
         srcdir=$ROMIO
     fi
-    files="$WORK/files/$dir.$prog"
-    rm -rf "$files" && mkdir -p "$files"
+    # Each run in a fresh directory of its own (the programs' files), removed after it.
+    RUNDIR="$WORK/files/$dir.$prog"
+    rm -rf "$RUNDIR" && mkdir -p "$RUNDIR"
     for w in $rest; do
         case $w in
         tl=*) tl=${w#tl=} ;;
         mem=*) ;;
-        arg=@F) args="$args $files/testfile" ;;
+        arg=@F) args="$args $RUNDIR/testfile" ;;
         arg=*) args="$args ${w#arg=}" ;;
         esac
     done
     [ -n "$MAXNP" ] && [ "$np" -gt "$MAXNP" ] && np=$MAXNP
     name="$dir/$prog"
     log="$WORK/logs/$dir.$prog.$np"
-    bin="$WORK/bin/$dir.$prog"
-    if [ ! -x "$bin" ]; then
-        if ! "$CC" -I"$SRC/include" -o "$bin" "$srcdir/$prog.c" $SUPPORT -lm >"$log.build" 2>&1; then
-            printf '%-44s %-3s %s\n' "$name" "$np" "BUILD FAILED: $(grep -m1 -i error "$log.build")"
-            echo build >>"$WORK/counts"
-            continue
-        fi
+    if ! mlib_build "$dir.$prog" "$log.build" "-I$SRC/include" "$srcdir/$prog.c" "$LIB"; then
+        printf '%-44s %-3s %s\n' "$name" "$np" "BUILD FAILED: $(grep -m1 -i error "$log.build")"
+        echo build >>"$WORK/counts"
+        continue
     fi
-    case $MPI in
-    ibex) set -- "$RUN" $RUNOPT -n "$np" --timeout "$tl" "$bin" ;;
-    mpich) set -- timeout "$tl" "$RUN" -n "$np" "$bin" ;;
-    openmpi) set -- timeout "$tl" "$RUN" $RUNOPT -n "$np" "$bin" ;;
-    esac
     # shellcheck disable=SC2086
-    (cd "$files" && MPIEXEC_TIMEOUT=$tl "$@" $args) >"$log" 2>&1 </dev/null
+    mlib_launch "$np" "$tl" "$WORK/bin/$dir.$prog" $args >"$log" 2>&1
     rc=$?
-    rm -rf "$files"
-    case $expect in
-    ok) if [ $rc -eq 0 ] && grep -Eiq '^ *No Errors *$' "$log"; then res=pass; else res=FAIL; fi ;;
-    esac
-    if [ $res = pass ]; then
-        printf '%-44s %-3s %s\n' "$name" "$np" pass
-        echo pass >>"$WORK/counts"
-    else
-        why=$(grep -v '^ *$' "$log" | head -n 1 | cut -c1-100)
-        printf '%-44s %-3s %s\n' "$name" "$np" "FAIL (exit $rc) $why"
-        echo fail >>"$WORK/counts"
-    fi
+    rm -rf "$RUNDIR"
+    mlib_verdict "$rc" "$log" ok 44 "$name" "$np" "$WORK/counts" fail
 done
-npass=$(grep -c pass "$WORK/counts" 2>/dev/null)
-nfail=$(grep -c fail "$WORK/counts" 2>/dev/null)
-nbuild=$(grep -c build "$WORK/counts" 2>/dev/null)
-echo "mpich_io ($MPI): ${npass:-0} passed, ${nfail:-0} failed, ${nbuild:-0} did not build; logs in $WORK/logs"
-[ "${nfail:-0}" = 0 ] && [ "${nbuild:-0}" = 0 ]
+npass=$(mlib_count "$WORK/counts" pass) nfail=$(mlib_count "$WORK/counts" fail)
+nbuild=$(mlib_count "$WORK/counts" build)
+echo "mpich_io ($MPI): $npass passed, $nfail failed, $nbuild did not build; logs in $WORK/logs"
+[ "$nfail" = 0 ] && [ "$nbuild" = 0 ]

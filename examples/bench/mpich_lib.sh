@@ -96,7 +96,7 @@ mlib_build() {
 
 # mlib_launch NP TL PROGRAM ARGS...: one run in $WORK/bin under the chosen library with a time
 # limit of TL seconds (ibexrun's own, which writes a hang report, and an outer one), the
-# --env settings in the environment.
+# --env settings in the environment, in $RUNDIR when the runner sets it.
 mlib_launch() {
     _np=$1 _tl=$2
     shift 2
@@ -111,7 +111,7 @@ mlib_launch() {
     openmpi) set -- timeout -k 10 "$_tl" "$RUN" --oversubscribe --allow-run-as-root -n "$_np" "$@" ;;
     esac
     # shellcheck disable=SC2086
-    (cd "$WORK/bin" && env $ENVS MPIEXEC_TIMEOUT="$_tl" "$@") </dev/null
+    (cd "${RUNDIR:-$WORK/bin}" && env $ENVS MPIEXEC_TIMEOUT="$_tl" "$@") </dev/null
 }
 
 # mlib_check RC LOG [EXPECT]: 0 when the run is a pass. EXPECT: ok (the default: exit 0 and
