@@ -10,7 +10,7 @@
  * has a core, the slots are written in 8 KiB chunks and the root folds each as it lands
  * (coll_shm.h, pipelined slots), so the root's pass overlaps the contributors'.
  *
- * Two ranks with a core each past IBEX_COLL_SHM_PAIR_INLINE (push, below): the other rank
+ * Two ranks with a core each past the inline limit (push, below): the other rank
  * writes its input into the root's receive buffer and the root folds its own into it.
  *
  * Larger (single copy, shared chunks): every rank publishes its send buffer (the root also its
@@ -147,7 +147,11 @@ ibex_status_t ibex_coll_reduce_shm(const ibex_coll_args_t *args)
     bool root = seg->rank == args->root;
     char *out = root ? (char *)args->rbuf + d->true_lb : NULL;
     const char *in = args->sbuf == MPI_IN_PLACE ? out : (const char *)args->sbuf + d->true_lb;
-    if (bytes <= seg->slot_size && !ibex_coll_shm_pair_single(seg, bytes))
+    /* Not ibex_coll_shm_pair_single as Bcast: pushed in one process_vm_writev, a 64 KiB Reduce
+     * at two ranks took 13.3 us, through the pipelined slots 10.2 (Open MPI 4.6; quiet
+     * machine, 3 interleaved rounds each, README Speed); so the push starts past the inline
+     * limit. */
+    if (bytes <= seg->slot_size)
         return reduce_inline(seg, g, args, in, out, bytes);
     return reduce_single(seg, g, args, in, out);
 }

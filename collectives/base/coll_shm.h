@@ -182,7 +182,7 @@ static inline void *ibex_coll_shm_ring_slot(ibex_coll_shm_t *seg, int rank, uint
     return seg->ring + i * IBEX_COLL_SHM_RING_SLOT;
 }
 
-/* Two ranks with a core each (Bcast, Reduce): past IBEX_COLL_SHM_PAIR_INLINE bytes the payload
+/* Two ranks with a core each (Bcast): past IBEX_COLL_SHM_PAIR_INLINE bytes the payload
  * goes single copy even below the inline limit, so each rank copies it at most once (the
  * inline path copies it twice: into the slot and out), with one flag handshake; that is what
  * Open MPI 4.1 does there (strace -c at 64 KiB: one process_vm_readv per call at the Bcast's
