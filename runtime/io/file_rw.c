@@ -289,24 +289,6 @@ int ibex_io_request(ibex_file_t *f, const char *call, int rc, const MPI_Status *
         int rc = ibex_io_at(f, call, wr, offset, (void *)buf, count, datatype, &st);               \
         return ibex_io_request(f, call, rc, &st, request);                                         \
     }
-#define INDIV(name, wr, cbuf)                                                                      \
-    int PMPI_File_##name(MPI_File fh, cbuf void *buf, int count, MPI_Datatype datatype,            \
-                         MPI_Status *status)                                                       \
-    {                                                                                              \
-        IBEX_ENTER_FILE(File_##name, fh, f);                                                       \
-        IBEX_ARGS(File_##name, fh, count);                                                         \
-        return ibex_io_indiv(f, call, wr, (void *)buf, count, datatype, status);                   \
-    }
-#define IINDIV(name, wr, cbuf)                                                                     \
-    int PMPI_File_##name(MPI_File fh, cbuf void *buf, int count, MPI_Datatype datatype,            \
-                         MPI_Request *request)                                                     \
-    {                                                                                              \
-        IBEX_ENTER_FILE(File_##name, fh, f);                                                       \
-        IBEX_ARGS(File_##name, fh, count, request);                                                \
-        MPI_Status st;                                                                             \
-        int rc = ibex_io_indiv(f, call, wr, (void *)buf, count, datatype, &st);                    \
-        return ibex_io_request(f, call, rc, &st, request);                                         \
-    }
 
 AT(read_at, false, )
 AT(read_at_all, false, )
@@ -316,13 +298,13 @@ IAT(iread_at, false, )
 IAT(iread_at_all, false, )
 IAT(iwrite_at, true, const)
 IAT(iwrite_at_all, true, const)
-INDIV(read, false, )
-INDIV(read_all, false, )
-INDIV(write, true, const)
-INDIV(write_all, true, const)
-IINDIV(iread, false, )
-IINDIV(iread_all, false, )
-IINDIV(iwrite, true, const)
-IINDIV(iwrite_all, true, const)
+IBEX_IO_BLOCKING(read, ibex_io_indiv, false, )
+IBEX_IO_BLOCKING(read_all, ibex_io_indiv, false, )
+IBEX_IO_BLOCKING(write, ibex_io_indiv, true, const)
+IBEX_IO_BLOCKING(write_all, ibex_io_indiv, true, const)
+IBEX_IO_NONBLOCKING(iread, ibex_io_indiv, false, )
+IBEX_IO_NONBLOCKING(iread_all, ibex_io_indiv, false, )
+IBEX_IO_NONBLOCKING(iwrite, ibex_io_indiv, true, const)
+IBEX_IO_NONBLOCKING(iwrite_all, ibex_io_indiv, true, const)
 
 IBEX_MPI_ALIASES(file_rw)

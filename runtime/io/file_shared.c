@@ -90,31 +90,12 @@ int ibex_io_ordered(ibex_file_t *f, const char *call, bool write, void *buf, int
 }
 
 /* The bindings: shared pointer (blocking, non-blocking) and ordered. */
-#define BLOCKING(name, fn, wr, cbuf)                                                               \
-    int PMPI_File_##name(MPI_File fh, cbuf void *buf, int count, MPI_Datatype datatype,            \
-                         MPI_Status *status)                                                       \
-    {                                                                                              \
-        IBEX_ENTER_FILE(File_##name, fh, f);                                                       \
-        IBEX_ARGS(File_##name, fh, count);                                                         \
-        return fn(f, call, wr, (void *)buf, count, datatype, status);                              \
-    }
-#define NONBLOCKING(name, wr, cbuf)                                                                \
-    int PMPI_File_##name(MPI_File fh, cbuf void *buf, int count, MPI_Datatype datatype,            \
-                         MPI_Request *request)                                                     \
-    {                                                                                              \
-        IBEX_ENTER_FILE(File_##name, fh, f);                                                       \
-        IBEX_ARGS(File_##name, fh, count, request);                                                \
-        MPI_Status st;                                                                             \
-        int rc = shared_access(f, call, wr, (void *)buf, count, datatype, &st);                    \
-        return ibex_io_request(f, call, rc, &st, request);                                         \
-    }
-
-BLOCKING(read_shared, shared_access, false, )
-BLOCKING(write_shared, shared_access, true, const)
-BLOCKING(read_ordered, ibex_io_ordered, false, )
-BLOCKING(write_ordered, ibex_io_ordered, true, const)
-NONBLOCKING(iread_shared, false, )
-NONBLOCKING(iwrite_shared, true, const)
+IBEX_IO_BLOCKING(read_shared, shared_access, false, )
+IBEX_IO_BLOCKING(write_shared, shared_access, true, const)
+IBEX_IO_BLOCKING(read_ordered, ibex_io_ordered, false, )
+IBEX_IO_BLOCKING(write_ordered, ibex_io_ordered, true, const)
+IBEX_IO_NONBLOCKING(iread_shared, shared_access, false, )
+IBEX_IO_NONBLOCKING(iwrite_shared, shared_access, true, const)
 
 int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {

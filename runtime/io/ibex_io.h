@@ -93,6 +93,28 @@ int ibex_io_ordered(ibex_file_t *f, const char *call, bool write, void *buf, int
 int ibex_io_request(ibex_file_t *f, const char *call, int rc, const MPI_Status *st,
                     MPI_Request *request);
 
+/* The bindings of the calls without an offset (individual and shared pointer, ordered): one
+ * access function fn(f, call, write, buf, count, datatype, status), blocking or as a request
+ * complete at the call. cbuf is const for the writes. */
+#define IBEX_IO_BLOCKING(name, fn, wr, cbuf)                                                       \
+    int PMPI_File_##name(MPI_File fh, cbuf void *buf, int count, MPI_Datatype datatype,            \
+                         MPI_Status *status)                                                       \
+    {                                                                                              \
+        IBEX_ENTER_FILE(File_##name, fh, f);                                                       \
+        IBEX_ARGS(File_##name, fh, count);                                                         \
+        return fn(f, call, wr, (void *)buf, count, datatype, status);                              \
+    }
+#define IBEX_IO_NONBLOCKING(name, fn, wr, cbuf)                                                    \
+    int PMPI_File_##name(MPI_File fh, cbuf void *buf, int count, MPI_Datatype datatype,            \
+                         MPI_Request *request)                                                     \
+    {                                                                                              \
+        IBEX_ENTER_FILE(File_##name, fh, f);                                                       \
+        IBEX_ARGS(File_##name, fh, count, request);                                                \
+        MPI_Status st;                                                                             \
+        int rc = fn(f, call, wr, (void *)buf, count, datatype, &st);                               \
+        return ibex_io_request(f, call, rc, &st, request);                                         \
+    }
+
 /* The shared file pointer (file_shared.c): created at open, freed at close; fetch-and-add of
  * n etypes (n = 0 reads it); set (rank 0 only, followed by a barrier by the caller). */
 int ibex_io_shared_init(ibex_file_t *f, const char *call);
