@@ -162,15 +162,11 @@ echo "$LIST" | while read -r dir prog np rest; do
     name="$dir/$prog"
     log="$WORK/logs/$dir.$prog.$np"
     if ! mlib_build "$dir.$prog" "$log.build" "-I$SRC/include" "$SRC/$dir/$prog.c" "$LIB"; then
-        printf '%-44s %-3s %s\n' "$name" "$np" "BUILD FAILED: $(grep -m1 -i error "$log.build")"
-        echo build >>"$WORK/counts"
+        mlib_build_failed 44 "$name" "$np" "$log.build" "$WORK/counts" build
         continue
     fi
     # shellcheck disable=SC2086
     mlib_launch "$np" "$tl" "./$dir.$prog" $args >"$log" 2>&1
     mlib_verdict $? "$log" "$expect" 44 "$name" "$np" "$WORK/counts" fail
 done
-npass=$(mlib_count "$WORK/counts" pass) nfail=$(mlib_count "$WORK/counts" fail)
-nbuild=$(mlib_count "$WORK/counts" build)
-echo "mpich_comm ($MPI): $npass passed, $nfail failed, $nbuild did not build; logs in $WORK/logs"
-[ "$nfail" = 0 ] && [ "$nbuild" = 0 ]
+mlib_summary "$WORK/counts" pass fail build "$MPI"

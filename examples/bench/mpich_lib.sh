@@ -148,3 +148,18 @@ mlib_verdict() {
         echo "$8" >>"$7"
     fi
 }
+
+# mlib_build_failed WIDTH LABEL NP BUILDLOG FILE WORD: the table line of a program that did not
+# build (its first error line) and WORD appended to FILE.
+mlib_build_failed() {
+    printf "%-${1}s %-3s %s\n" "$2" "$3" "BUILD FAILED: $(grep -m1 -i -E 'error|undefined' "$4" | cut -c1-90)"
+    echo "$6" >>"$5"
+}
+
+# mlib_summary FILE PASS FAIL BUILD WHAT: the closing line "$ME (WHAT): N passed, N failed, N did
+# not build" from the words counted in FILE; 0 when nothing failed or went unbuilt.
+mlib_summary() {
+    _p=$(mlib_count "$1" "$2") _f=$(mlib_count "$1" "$3") _b=$(mlib_count "$1" "$4")
+    echo "$ME ($5): $_p passed, $_f failed, $_b did not build; logs in $WORK/logs"
+    [ "$_f" = 0 ] && [ "$_b" = 0 ]
+}

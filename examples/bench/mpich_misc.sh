@@ -313,15 +313,11 @@ echo "$LIST" | while read -r dir prog np rest; do
     log=$WORK/logs/$exe.$np$(echo "$args" | tr -d ' =' | tr -c 'A-Za-z0-9_.\n' _)
     # shellcheck disable=SC2086
     if ! mlib_build "$exe" "$WORK/logs/$exe.build" "$flags" $files $lib; then
-        printf '%-60s %-3s %s\n' "$label" "$np" "BUILD $(grep -m1 -E 'error|undefined' "$WORK/logs/$exe.build" | cut -c1-90)"
-        echo BUILD >>"$WORK/results"
+        mlib_build_failed 60 "$label" "$np" "$WORK/logs/$exe.build" "$WORK/results" BUILD
         continue
     fi
     # shellcheck disable=SC2086
     mlib_launch "$np" "$tl" "./$exe" $args >"$log" 2>&1
     mlib_verdict $? "$log" "$expect" 60 "$label" "$np" "$WORK/results" FAIL
 done
-p=$(mlib_count "$WORK/results" pass) f=$(mlib_count "$WORK/results" FAIL)
-b=$(mlib_count "$WORK/results" BUILD)
-echo "mpich_misc ($MPI${SOFTIB:+, verbs on softib}; $AREAS): $p passed, $f failed, $b did not build; logs in $WORK/logs"
-[ "$f" = 0 ] && [ "$b" = 0 ]
+mlib_summary "$WORK/results" pass FAIL BUILD "$MPI${SOFTIB:+, verbs on softib}; $AREAS"
