@@ -141,7 +141,9 @@ ibex_status_t ibex_coll_bcast_shm(const ibex_coll_args_t *args)
     if (!seg || (bytes > seg->slot_size && !seg->cma))
         return ibex_coll_fallback(IBEX_COLL_BCAST, args, bytes);
     uint64_t g = ibex_coll_shm_begin(seg);
-    if (bytes <= seg->slot_size && !ibex_coll_shm_pair_single(seg, bytes)) {
+    size_t single = ibex_coll_shm_bcast_single(); /* IBEX_COLL_SHM_BCAST_SINGLE, 0: none */
+    bool forced = single > 0 && bytes > single && seg->cma;
+    if (bytes <= seg->slot_size && !ibex_coll_shm_pair_single(seg, bytes) && !forced) {
         bcast_inline(seg, g, args, bytes);
         return IBEX_OK;
     }

@@ -110,6 +110,59 @@ static ibex_status_t push_leaf(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll
     return st;
 }
 
+/* Two ranks with a core each, pulled (IBEX_COLL_SHM_PAIR_REDUCE=pull; Open MPI 4.1's choice,
+ * strace -c: one process_vm_readv per call at the root, no copy at the other rank): the other
+ * rank publishes its input and waits for the root's done; the root reads it in one
+ * process_vm_readv straight into its receive buffer, says done (the other rank returns while
+ * the root folds) and folds its own input into it. n bytes cross once, one system call, one
+ * flag each way. The bytes land in the root's receive buffer when it is not in place and
+ * root op other is the rank-order result (commutative op, or root 0); otherwise in the
+ * segment's scratch, folded into the receive buffer from there (in place: with no copy unless
+ * the op is non-commutative at root 0). */
+static ibex_status_t pull_fold(ibex_coll_shm_t *seg, const ibex_coll_args_t *a, const char *in,
+                               char *out, size_t bytes)
+{
+    const ibex_dt_t *d = ibex_dt_get(a->rdt);
+    int n = (int)(bytes / d->size), other = 1 - seg->rank;
+    uint64_t src = seg->ctl[other].saddr;
+    bool root_first = a->op->commutative || a->root == 0;
+    ibex_status_t st;
+    if (in != out && root_first) {
+        st = ibex_coll_shm_read(seg, other, src, out, bytes);
+        ibex_coll_shm_set(&seg->ctl[seg->rank].done, seg->gen);
+        return st != IBEX_OK ? st
+                             : ibex_coll_apply(a->op, in - d->true_lb, out - d->true_lb, n, a->rdt);
+    }
+    char *tmp = ibex_coll_shm_scratch(seg, bytes);
+    st = tmp ? ibex_coll_shm_read(seg, other, src, tmp, bytes) : IBEX_ERR_NO_MEMORY;
+    ibex_coll_shm_set(&seg->ctl[seg->rank].done, seg->gen); /* even after a failure: it waits */
+    if (st != IBEX_OK)
+        return st;
+    if (!root_first || a->op->commutative) { /* other op root: the other is lower, or in place */
+        if (in != out)
+            memcpy(out, in, bytes);
+        return ibex_coll_apply(a->op, tmp - d->true_lb, out - d->true_lb, n, a->rdt);
+    }
+    /* in place at root 0, non-commutative: root op other, then back into out */
+    st = ibex_coll_apply(a->op, out - d->true_lb, tmp - d->true_lb, n, a->rdt);
+    if (st == IBEX_OK)
+        memcpy(out, tmp, bytes);
+    return st;
+}
+
+static ibex_status_t reduce_pull(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
+                                 const char *in, char *out, size_t bytes)
+{
+    seg->ctl[seg->rank].saddr = (uint64_t)(uintptr_t)in;
+    ibex_coll_shm_arrive(seg, g);
+    if (seg->rank != a->root) {
+        ibex_coll_shm_wait(&seg->ctl[a->root].done, g);
+        return IBEX_OK;
+    }
+    ibex_coll_shm_wait(&seg->ctl[1 - seg->rank].arrive, g);
+    return pull_fold(seg, a, in, out, bytes);
+}
+
 static ibex_status_t reduce_single(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
                                    const char *in, char *out)
 {
@@ -147,11 +200,16 @@ ibex_status_t ibex_coll_reduce_shm(const ibex_coll_args_t *args)
     bool root = seg->rank == args->root;
     char *out = root ? (char *)args->rbuf + d->true_lb : NULL;
     const char *in = args->sbuf == MPI_IN_PLACE ? out : (const char *)args->sbuf + d->true_lb;
-    /* Not ibex_coll_shm_pair_single as Bcast: pushed in one process_vm_writev, a 64 KiB Reduce
-     * at two ranks took 13.3 us, through the pipelined slots 10.2 (Open MPI 4.6; quiet
-     * machine, 3 interleaved rounds each, README Speed); so the push starts past the inline
-     * limit. */
-    if (bytes <= seg->slot_size)
+    /* Two ranks with a core each past IBEX_COLL_SHM_PAIR_INLINE: IBEX_COLL_SHM_PAIR_REDUCE
+     * picks the path (the same on every rank). Default slots: pushed in one
+     * process_vm_writev, a 64 KiB Reduce at two ranks took 13.3 us, through the pipelined
+     * slots 10.2 (Open MPI 4.6; quiet machine, 3 interleaved rounds each, README Speed); so
+     * the push starts past the inline limit. pull is Open MPI's algorithm, to time against. */
+    ibex_coll_pair_reduce_t mode =
+        ibex_coll_shm_pair_single(seg, bytes) ? ibex_coll_shm_pair_reduce() : IBEX_COLL_PAIR_SLOTS;
+    if (mode == IBEX_COLL_PAIR_PULL)
+        return reduce_pull(seg, g, args, in, out, bytes);
+    if (bytes <= seg->slot_size && mode == IBEX_COLL_PAIR_SLOTS)
         return reduce_inline(seg, g, args, in, out, bytes);
     return reduce_single(seg, g, args, in, out);
 }

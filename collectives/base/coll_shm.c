@@ -28,6 +28,9 @@
 
 static long long seg_inline = 65536;
 static long long seg_chunk = 65536;
+static long long pair_inline = 32768;
+static long long bcast_single;
+static int pair_reduce; /* ibex_coll_pair_reduce_t */
 static int node_size;
 static int node_level; /* index into level_types[] */
 
@@ -38,6 +41,20 @@ static const ibex_cfg_entry_t coll_shm_table[] = {
     {"COLL_SHM_CHUNK", IBEX_CFG_SIZE, "64k", NULL, &seg_chunk,
      "shared-memory collectives: bytes per step of the single-copy reductions (read, reduce, "
      "while the chunk is in cache)"},
+    {"COLL_SHM_PAIR_INLINE", IBEX_CFG_SIZE, "32k", NULL, &pair_inline,
+     "shared-memory Bcast and Reduce at two ranks with a core each: past this many bytes the "
+     "Bcast goes single copy (one process_vm_readv at the receiver) and the Reduce takes "
+     "IBEX_COLL_SHM_PAIR_REDUCE's path, even below the inline limit"},
+    {"COLL_SHM_PAIR_REDUCE", IBEX_CFG_ENUM, "slots", "slots|push|pull", &pair_reduce,
+     "shared-memory Reduce at two ranks with a core each past IBEX_COLL_SHM_PAIR_INLINE bytes: "
+     "slots (pipelined inline slots up to the inline limit, push past it), push (the other rank "
+     "process_vm_writev's its input into the root's buffer, the root folds its own into it), "
+     "pull (the root process_vm_readv's the other's input in one call, then folds: Open MPI "
+     "4.1's)"},
+    {"COLL_SHM_BCAST_SINGLE", IBEX_CFG_SIZE, "0", NULL, &bcast_single,
+     "shared-memory Bcast: past this many bytes every receiver reads the root's buffer itself "
+     "(process_vm_readv, single copy) even below the inline limit; 0: only past the inline "
+     "limit (and IBEX_COLL_SHM_PAIR_INLINE at two ranks with a core each)"},
     {"COLL_NODE_SIZE", IBEX_CFG_INT, "0", NULL, &node_size,
      "treat each block of this many consecutive world ranks as one node for the collectives (0: "
      "the real nodes); runs the multi-node paths on one machine"},
@@ -54,6 +71,21 @@ static const uint64_t probe_magic = 0x1bec011c0115aa55ull;
 size_t ibex_coll_shm_inline_max(void)
 {
     return (size_t)seg_inline;
+}
+
+size_t ibex_coll_shm_pair_inline(void)
+{
+    return (size_t)pair_inline;
+}
+
+ibex_coll_pair_reduce_t ibex_coll_shm_pair_reduce(void)
+{
+    return (ibex_coll_pair_reduce_t)pair_reduce;
+}
+
+size_t ibex_coll_shm_bcast_single(void)
+{
+    return (size_t)bcast_single;
 }
 
 size_t ibex_coll_shm_chunk(void)

@@ -136,6 +136,19 @@ int ibex_coll_node_of(const ibex_comm_t *comm, int rank);
 bool ibex_coll_shm_comm_local(const ibex_comm_t *comm);
 /* The largest payload of the inline path (IBEX_COLL_SHM_INLINE). */
 size_t ibex_coll_shm_inline_max(void);
+/* Two ranks with a core each: past this many bytes (IBEX_COLL_SHM_PAIR_INLINE, 32 KiB) Bcast
+ * goes single copy and Reduce takes the path of IBEX_COLL_SHM_PAIR_REDUCE. */
+size_t ibex_coll_shm_pair_inline(void);
+/* That Reduce path (IBEX_COLL_SHM_PAIR_REDUCE, reduce_shm.c). */
+typedef enum {
+    IBEX_COLL_PAIR_SLOTS, /* the pipelined inline slots up to the inline limit, push past it */
+    IBEX_COLL_PAIR_PUSH,  /* the other rank writes its input into the root's buffer */
+    IBEX_COLL_PAIR_PULL,  /* the root reads the other's input in one call, then folds */
+} ibex_coll_pair_reduce_t;
+ibex_coll_pair_reduce_t ibex_coll_shm_pair_reduce(void);
+/* Bcast: past this many bytes single copy even below the inline limit; 0: only past it
+ * (IBEX_COLL_SHM_BCAST_SINGLE). */
+size_t ibex_coll_shm_bcast_single(void);
 /* Bytes per chunk of the single-copy paths (IBEX_COLL_SHM_CHUNK). */
 size_t ibex_coll_shm_chunk(void);
 
@@ -182,18 +195,16 @@ static inline void *ibex_coll_shm_ring_slot(ibex_coll_shm_t *seg, int rank, uint
     return seg->ring + i * IBEX_COLL_SHM_RING_SLOT;
 }
 
-/* Two ranks with a core each (Bcast): past IBEX_COLL_SHM_PAIR_INLINE bytes the payload
+/* Two ranks with a core each (Bcast): past IBEX_COLL_SHM_PAIR_INLINE bytes (a tunable) the payload
  * goes single copy even below the inline limit, so each rank copies it at most once (the
  * inline path copies it twice: into the slot and out), with one flag handshake; that is what
  * Open MPI 4.1 does there (strace -c at 64 KiB: one process_vm_readv per call at the Bcast's
  * receiver and at the Reduce's root, no copy at the other rank). Chosen from those counts, not
  * timed (collectives/README.md, "Six points at 2, 4 and 8 ranks"). The same on every rank:
  * size, oversub and cma are facts of the segment. */
-#define IBEX_COLL_SHM_PAIR_INLINE 32768
-
 static inline bool ibex_coll_shm_pair_single(const ibex_coll_shm_t *seg, size_t bytes)
 {
-    return seg->size == 2 && !seg->oversub && seg->cma && bytes > IBEX_COLL_SHM_PAIR_INLINE;
+    return seg->size == 2 && !seg->oversub && seg->cma && bytes > ibex_coll_shm_pair_inline();
 }
 
 /* Pipelined inline slots: while every rank has a core (seg->oversub false, the same on every
@@ -299,6 +310,8 @@ ibex_status_t ibex_coll_shm_reduce_slice(ibex_coll_shm_t *seg, uint64_t g,
 ibex_status_t ibex_coll_shm_reduce_range(ibex_coll_shm_t *seg, uint64_t g,
                                          const ibex_coll_args_t *a, const char *own, char *dst,
                                          int lo, int n);
+/* A buffer of at least `bytes` kept in seg between calls (NULL when out of memory). */
+char *ibex_coll_shm_scratch(ibex_coll_shm_t *seg, size_t bytes);
 /* The whole reduction of every rank's published send buffer (ctl.saddr, dense) into the root's
  * result (out at the root, published in its ctl.raddr; NULL elsewhere), in chunks that go to
  * whichever ranks are running: each claims the next chunk (ibex_coll_shm_work_claim), folds it

@@ -100,7 +100,7 @@ void ibex_coll_shm_slice(int count, int p, int r, int *lo_p, int *n_p)
     *n_p = base + (r < rem);
 }
 
-static char *scratch(ibex_coll_shm_t *seg, size_t bytes)
+char *ibex_coll_shm_scratch(ibex_coll_shm_t *seg, size_t bytes)
 {
     if (seg->scratch_size < bytes) {
         free(seg->scratch);
@@ -162,7 +162,7 @@ ibex_status_t ibex_coll_shm_reduce_range(ibex_coll_shm_t *seg, uint64_t g,
      * starts as that input and is folded in place; for a non-commutative one (rank order) it
      * needs a chunk of its own, copied out once the chunk is folded */
     bool alias = dst == own, has_own = alias && a->op->commutative, copy = alias && !has_own;
-    char *tmp = scratch(seg, (size_t)ce * d->size * (copy ? 2 : 1));
+    char *tmp = ibex_coll_shm_scratch(seg, (size_t)ce * d->size * (copy ? 2 : 1));
     if (!tmp)
         return IBEX_ERR_NO_MEMORY;
     ibex_coll_shm_wait_all(seg, offsetof(ibex_coll_shm_ctl_t, arrive), g);
@@ -242,7 +242,7 @@ ibex_status_t ibex_coll_shm_reduce_shared(ibex_coll_shm_t *seg, uint64_t g,
 {
     size_t esz = ibex_dt_get(a->rdt)->size;
     int ce = chunk_elems(a), chunks = (int)(((int64_t)a->rcount + ce - 1) / ce);
-    char *tmp = scratch(seg, 2 * (size_t)ce * esz);
+    char *tmp = ibex_coll_shm_scratch(seg, 2 * (size_t)ce * esz);
     ibex_status_t st = tmp ? IBEX_OK : IBEX_ERR_NO_MEMORY;
     ibex_coll_shm_wait_all(seg, offsetof(ibex_coll_shm_ctl_t, arrive), g);
     seg->all_seen = g;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # The shared-memory collectives (tests/collectives/coll_shm.c) under ibexrun, at the rank counts
-# of COLL_SHM_RANKS (default 1 2 3 8: on this 2-core machine 3 and 8 are oversubscribed), and
+# of COLL_SHM_RANKS (default 1 2 3 8: on this 2-core machine 3 and 8 are oversubscribed), with
+# the two-rank Reduce paths and the early single-copy Bcast forced (tunables) at 2 and 4, and
 # coll_all (every algorithm) at COLL_ALL_RANKS (default 5 8: coll.sh runs it at 1-4; `make
 # check-coll-shm` runs 5-8 too), and both at COLL_HIER_RANKS (default 4 5) with
 # IBEX_COLL_NODE_SIZE=2 for the hierarchical algorithms. Fails if a segment name is left in
@@ -26,6 +27,12 @@ one() {
     fi
 }
 for n in ${COLL_SHM_RANKS:-1 2 3 8}; do one coll_shm "$n"; done
+# the two-rank Reduce paths other than the default slots (IBEX_COLL_SHM_PAIR_REDUCE: every
+# root, in place, odd counts, non-commutative ops), one from 4 KiB, and Bcast single copy
+# below the inline limit (IBEX_COLL_SHM_BCAST_SINGLE), with a core each and oversubscribed
+for m in pull push; do IBEX_COLL_SHM_PAIR_REDUCE=$m one coll_shm 2; done
+IBEX_COLL_SHM_PAIR_REDUCE=pull IBEX_COLL_SHM_PAIR_INLINE=4k one coll_shm 2
+for n in 2 4; do IBEX_COLL_SHM_BCAST_SINGLE=4k one coll_shm "$n"; done
 for n in ${COLL_ALL_RANKS-5 8}; do one coll_all "$n"; done
 # the hierarchy, with nodes of 2 ranks faked (5: the last node has one rank)
 for n in ${COLL_HIER_RANKS-4 5}; do
