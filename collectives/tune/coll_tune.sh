@@ -8,7 +8,11 @@
 # machine's cores). Not part of make check; run it on a quiet machine, from the build tree.
 # Settings (environment): COLL_TUNE_KINDS (default "bcast reduce allreduce gather scatter
 # allgather alltoall"), COLL_TUNE_RANKS ("2 4"), COLL_TUNE_MAX (largest size, 1m),
-# COLL_TUNE_ROUNDS (3), COLL_TUNE_ITERS (iterations per size, 200).
+# COLL_TUNE_ROUNDS (3), COLL_TUNE_ITERS (iterations per size, 200), COLL_TUNE_VARIANTS (a
+# tunable's setting measured as one more column, "kind/label/VAR=value[,VAR=value]" each, e.g.
+# "reduce/pull/IBEX_COLL_SHM_PAIR_REDUCE=pull bcast/single/IBEX_COLL_SHM_BCAST_SINGLE=32k": the
+# kind's shmem with those settings, column shmem+label; a row naming it sets the tunable, not
+# the table: see collectives/README.md, "Three points behind Open MPI").
 set -u
 top=${top_builddir:-.}
 run="$top/launcher/ibexrun"
@@ -41,6 +45,14 @@ measure() {
             env "IBEX_COLL_$K=$a" timeout 600 "$run" -n "$2" "$bench" "$1" -m "1:$MAX" \
                 -i "$ITERS" --format csv 2>/dev/null |
                 awk -F, -v a="$a" '$NF ~ /^[0-9.]+$/ { print a, $(NF - 1), $NF }'
+        done
+        for v in ${COLL_TUNE_VARIANTS:-}; do
+            [ "${v%%/*}" = "$1" ] || continue
+            rest=${v#*/} label=${rest%%/*} envs=$(echo "${rest#*/}" | tr ',' ' ')
+            # shellcheck disable=SC2086 # envs: one VAR=value per word
+            env "IBEX_COLL_$K=shmem" $envs timeout 600 "$run" -n "$2" "$bench" "$1" -m "1:$MAX" \
+                -i "$ITERS" --format csv 2>/dev/null |
+                awk -F, -v a="shmem+$label" '$NF ~ /^[0-9.]+$/ { print a, $(NF - 1), $NF }'
         done
     done
 }
