@@ -47,7 +47,12 @@ static const ibex_coll_tuned_t ibex_coll_tuned[] = {
      * point-to-point rendezvous pipe (IBEX_RNDV_PIPE_MAX, 256 KiB: fragments copied into the
      * node transport's ring and out again), 3 n bytes moved per rank plus the rendezvous handshake.
      * Open MPI 4.1 moves these with one CMA read per rank (btl/vader), as shmem does. Past 256 KiB
-     * the pipe gives way to the split rendezvous (both ranks copy, 2 n), so pairwise stays. */
+     * the pipe gives way to the split rendezvous (both ranks copy, 2 n), so pairwise stays;
+     * but at 1 MiB it makes one process_vm_readv and one process_vm_writev per rank and call
+     * where shmem and Open MPI make one process_vm_readv (perf tracepoints, coll 2026-12-02),
+     * and the quiet machine had it at 211 us against Open MPI's 205: the last row is the one to
+     * re-time with IBEX_COLL_ALLTOALL=shmem (collectives/README.md, "Three points behind Open
+     * MPI"). */
     {IBEX_COLL_ALLTOALL, IBEX_COLL_OVERSUB_NO, 2, 1024, "shmem"},
     {IBEX_COLL_ALLTOALL, IBEX_COLL_OVERSUB_NO, 2, 32768, "pairwise"},
     {IBEX_COLL_ALLTOALL, IBEX_COLL_OVERSUB_NO, 2, 262144, "shmem"},
