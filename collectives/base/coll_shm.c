@@ -49,8 +49,8 @@ static const ibex_cfg_entry_t coll_shm_table[] = {
      "shared-memory Reduce at two ranks with a core each past IBEX_COLL_SHM_PAIR_INLINE bytes: "
      "slots (pipelined inline slots up to the inline limit, push past it), push (the other rank "
      "process_vm_writev's its input into the root's buffer, the root folds its own into it), "
-     "pull (the root process_vm_readv's the other's input in one call, then folds: Open MPI "
-     "4.1's)"},
+     "pull (up to the inline limit the root process_vm_readv's the other's input in one call, "
+     "then folds: Open MPI 4.1's; push past it)"},
     {"COLL_SHM_BCAST_SINGLE", IBEX_CFG_SIZE, "0", NULL, &bcast_single,
      "shared-memory Bcast: past this many bytes every receiver reads the root's buffer itself "
      "(process_vm_readv, single copy) even below the inline limit; 0: only past the inline "

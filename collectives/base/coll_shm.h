@@ -143,7 +143,8 @@ size_t ibex_coll_shm_pair_inline(void);
 typedef enum {
     IBEX_COLL_PAIR_SLOTS, /* the pipelined inline slots up to the inline limit, push past it */
     IBEX_COLL_PAIR_PUSH,  /* the other rank writes its input into the root's buffer */
-    IBEX_COLL_PAIR_PULL,  /* the root reads the other's input in one call, then folds */
+    IBEX_COLL_PAIR_PULL,  /* up to the inline limit the root reads the other's input in one
+                           * call, then folds; push past it */
 } ibex_coll_pair_reduce_t;
 ibex_coll_pair_reduce_t ibex_coll_shm_pair_reduce(void);
 /* Bcast: past this many bytes single copy even below the inline limit; 0: only past it
