@@ -11,6 +11,7 @@
  * (MPI_DOUBLE_INT and the other padded pairs).
  */
 #include <complex.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -316,18 +317,59 @@ out:
     return rc;
 }
 
-int ibex_op_apply(const ibex_op_t *op, const void *in, void *inout, int count,
-                  MPI_Datatype datatype)
+void ibex_op_unwrap_type(MPI_Datatype contiguous)
 {
-    if (!op->predefined && op->user_fn_c) {
+    ibex_dt_t *dt = ibex_dt_get(contiguous);
+    ibex_dt_priv_t *p = dt ? ibex_dt_priv(dt) : NULL;
+    if (p && p->combiner == IBEX_DT_COMBINER_CONTIGUOUS && p->contents && p->contents->nc == 1)
+        p->op_unwrap = true;
+}
+
+/* A user op on count elements of datatype; a marked wrapping type becomes its member type. */
+static int user_apply(const ibex_op_t *op, const void *in, void *inout, int count,
+                      MPI_Datatype datatype)
+{
+    const ibex_dt_t *dt = ibex_dt_get(datatype);
+    if (dt && ibex_dt_priv(dt)->op_unwrap) {
+        const ibex_dt_contents_t *c = ibex_dt_priv(dt)->contents;
+        return ibex_op_apply_c(op, in, inout, (MPI_Count)count * c->counts[0], c->types[0]->handle);
+    }
+    if (op->user_fn_c) {
         MPI_Count len = count;
         op->user_fn_c((void *)in, inout, &len, &datatype);
         return MPI_SUCCESS;
     }
-    if (!op->predefined) {
-        op->user_fn((void *)in, inout, &count, &datatype);
+    op->user_fn((void *)in, inout, &count, &datatype);
+    return MPI_SUCCESS;
+}
+
+int ibex_op_apply_c(const ibex_op_t *op, const void *in, void *inout, MPI_Count count,
+                    MPI_Datatype datatype)
+{
+    if (!op->predefined && op->user_fn_c) {
+        op->user_fn_c((void *)in, inout, &count, &datatype);
         return MPI_SUCCESS;
     }
+    const ibex_dt_t *dt = ibex_dt_get(datatype);
+    if (!dt)
+        return MPI_ERR_TYPE;
+    MPI_Count at = 0;
+    do { /* count 0: one call, as the int form makes */
+        MPI_Count n = count - at < INT_MAX ? count - at : INT_MAX;
+        ptrdiff_t d = (ptrdiff_t)at * dt->extent;
+        int rc = ibex_op_apply(op, ibex_dt_addr(in, d), ibex_dt_addr(inout, d), (int)n, datatype);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        at += n;
+    } while (at < count);
+    return MPI_SUCCESS;
+}
+
+int ibex_op_apply(const ibex_op_t *op, const void *in, void *inout, int count,
+                  MPI_Datatype datatype)
+{
+    if (!op->predefined)
+        return user_apply(op, in, inout, count, datatype);
     const ibex_dt_t *dt = ibex_dt_get(datatype);
     int opi = IBEX_HANDLE_INDEX(op->handle);
     if (!dt)

@@ -15,8 +15,10 @@
  *   Intercommunicators have no per-peer form: a block past an int there is MPI_ERR_COUNT.
  * - Allgatherv and Reduce_scatter, whose arrays every rank knows, decide together: past an int
  *   they run as Gatherv + Bcast and Reduce + Scatterv (root 0) of these same pieces.
- * - Predefined ops reduce a wrapped type element by element; a user op would be given the
- *   wrapping type instead of its own, so a count past an int with a user op is MPI_ERR_COUNT.
+ * - Predefined ops reduce a wrapped type element by element. A user op must see its own type:
+ *   the wrapping type is marked (ibex_op_unwrap_type), so the engine calls an
+ *   MPI_User_function on pieces of at most INT_MAX elements of the program's type, in order at
+ *   their places, and an MPI_User_function_c (MPI_Op_create_c) once with the whole MPI_Count.
  * - What is not significant at a rank (a non-root's receive side, the send side beside
  *   MPI_IN_PLACE, a non-root's arrays) is not read.
  * The non-blocking and persistent `_c` forms (MPI_Ibcast_c .. MPI_Exscan_init_c) take the same
@@ -130,17 +132,8 @@ static int lc_one(lc_t *l, const char *what, MPI_Count count, MPI_Datatype dt, i
         return MPI_SUCCESS;
     }
     *count_p = 1;
-    return lc_keep(l, PMPI_Type_contiguous_c(count, dt, dt_p), dt_p, what, count);
-}
-
-static int user_op_check(lc_t *l, MPI_Op op, MPI_Count count)
-{
-    ibex_op_t *o = ibex_op_get(op);
-    if (count > INT_MAX && o && !o->predefined)
-        return ibex_mpi_error(l->comm, MPI_ERR_COUNT, l->e->call,
-                              "count %lld with a user op: Ibex's collectives give user ops int "
-                              "counts (predefined ops take any count)",
-                              (long long)count);
+    IBEX_CHECK(lc_keep(l, PMPI_Type_contiguous_c(count, dt, dt_p), dt_p, what, count));
+    ibex_op_unwrap_type(*dt_p); /* a user op sees pieces of dt (ibex_op.h) */
     return MPI_SUCCESS;
 }
 
@@ -247,7 +240,6 @@ static int reduce_like(lc_t *l, ibex_coll_kind_t kind, const void *sendbuf, void
                        MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
     ibex_coll_args_t a = {.sbuf = sendbuf, .rbuf = recvbuf, .root = root};
-    IBEX_CHECK(lc_fail(l, user_op_check(l, op, count)));
     IBEX_CHECK(lc_fail(l, lc_one(l, "count", count, datatype, &a.rcount, &a.rdt)));
     return lc_run(l, kind, comm, op, &a);
 }
@@ -611,7 +603,6 @@ static int reduce_scatter_sched(lc_t *l, const void *sendbuf, void *recvbuf,
         return lc_done(l, ibex_mpi_error(l->comm, MPI_ERR_ARG, l->e->call, "request is NULL"));
     ibex_coll_args_t r = {.sbuf = in_place ? (me == 0 ? MPI_IN_PLACE : recvbuf) : sendbuf,
                           .rbuf = recvbuf};
-    IBEX_CHECK(lc_fail(l, user_op_check(l, op, total)));
     IBEX_CHECK(lc_fail(l, lc_one(l, "recvcounts", total, datatype, &r.rcount, &r.rdt)));
     IBEX_CHECK(lc_fail(l, ibex_coll_prepare(IBEX_COLL_REDUCE, comm, op, l->e->call, &r, &bytes)));
     ibex_sched_t *s = ibex_sched_new(r.comm, r.op);
@@ -666,7 +657,6 @@ static int reduce_scatter_large(lc_t *l, const void *sendbuf, void *recvbuf,
     }
     if (l->req)
         return reduce_scatter_sched(l, sendbuf, recvbuf, recvcounts, datatype, op, total, comm);
-    IBEX_CHECK(lc_fail(l, user_op_check(l, op, total)));
     /* Reduce of the whole to rank 0, then Scatterv of its blocks (in place: the data is in
      * recvbuf, and rank 0 keeps its block where it is) */
     int me = l->comm->rank, n = l->comm->size;
