@@ -24,6 +24,11 @@ ibex_op_t *ibex_op_get(MPI_Op handle);
  * MPI_ERR_OP when op is not defined on the type. */
 int ibex_op_apply(const ibex_op_t *op, const void *in, void *inout, int count,
                   MPI_Datatype datatype);
+/* The same on the type itself (a schedule's step holds a reference to its type, whose handle
+ * the program, or the large-count collectives, may have freed since the call). */
+struct ibex_dt;
+int ibex_op_apply_dt(const ibex_op_t *op, const void *in, void *inout, int count,
+                     const struct ibex_dt *dt);
 /* The same for any count: one call of an MPI_User_function_c, pieces of at most INT_MAX
  * elements (at their extents) for the others. */
 int ibex_op_apply_c(const ibex_op_t *op, const void *in, void *inout, MPI_Count count,

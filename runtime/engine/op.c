@@ -325,39 +325,52 @@ void ibex_op_unwrap_type(MPI_Datatype contiguous)
         p->op_unwrap = true;
 }
 
-/* A user op on count elements of datatype; a marked wrapping type becomes its member type. */
-static int user_apply(const ibex_op_t *op, const void *in, void *inout, int count,
-                      MPI_Datatype datatype)
+/* The program's function on count elements of dt (handle h): once for an MPI_User_function_c,
+ * in pieces of at most INT_MAX elements, each at its place, for an MPI_User_function. */
+static void user_call(const ibex_op_t *op, const void *in, void *inout, MPI_Count count,
+                      const ibex_dt_t *dt, MPI_Datatype h)
 {
-    const ibex_dt_t *dt = ibex_dt_get(datatype);
+    if (op->user_fn_c) {
+        op->user_fn_c((void *)in, inout, &count, &h);
+        return;
+    }
+    MPI_Count at = 0;
+    do { /* count 0: one call, as before */
+        int n = count - at < INT_MAX ? (int)(count - at) : INT_MAX;
+        ptrdiff_t d = dt ? (ptrdiff_t)at * dt->extent : 0;
+        op->user_fn(ibex_dt_addr(in, d), ibex_dt_addr(inout, d), &n, &h);
+        at += n;
+    } while (at < count);
+}
+
+/* A user op; a marked wrapping type is its count elements of its member type. */
+static int user_apply(const ibex_op_t *op, const void *in, void *inout, MPI_Count count,
+                      const ibex_dt_t *dt, MPI_Datatype h)
+{
     if (dt && ibex_dt_priv(dt)->op_unwrap) {
         const ibex_dt_contents_t *c = ibex_dt_priv(dt)->contents;
-        return ibex_op_apply_c(op, in, inout, (MPI_Count)count * c->counts[0], c->types[0]->handle);
+        return user_apply(op, in, inout, count * c->counts[0], c->types[0], c->types[0]->handle);
     }
-    if (op->user_fn_c) {
-        MPI_Count len = count;
-        op->user_fn_c((void *)in, inout, &len, &datatype);
-        return MPI_SUCCESS;
-    }
-    op->user_fn((void *)in, inout, &count, &datatype);
+    user_call(op, in, inout, count, dt, h);
     return MPI_SUCCESS;
 }
+
+static int predef_apply(const ibex_op_t *op, const void *in, void *inout, int count,
+                        const ibex_dt_t *dt);
 
 int ibex_op_apply_c(const ibex_op_t *op, const void *in, void *inout, MPI_Count count,
                     MPI_Datatype datatype)
 {
-    if (!op->predefined && op->user_fn_c) {
-        op->user_fn_c((void *)in, inout, &count, &datatype);
-        return MPI_SUCCESS;
-    }
     const ibex_dt_t *dt = ibex_dt_get(datatype);
+    if (!op->predefined)
+        return user_apply(op, in, inout, count, dt, datatype);
     if (!dt)
         return MPI_ERR_TYPE;
     MPI_Count at = 0;
     do { /* count 0: one call, as the int form makes */
         MPI_Count n = count - at < INT_MAX ? count - at : INT_MAX;
         ptrdiff_t d = (ptrdiff_t)at * dt->extent;
-        int rc = ibex_op_apply(op, ibex_dt_addr(in, d), ibex_dt_addr(inout, d), (int)n, datatype);
+        int rc = predef_apply(op, ibex_dt_addr(in, d), ibex_dt_addr(inout, d), (int)n, dt);
         if (rc != MPI_SUCCESS)
             return rc;
         at += n;
@@ -368,12 +381,24 @@ int ibex_op_apply_c(const ibex_op_t *op, const void *in, void *inout, MPI_Count 
 int ibex_op_apply(const ibex_op_t *op, const void *in, void *inout, int count,
                   MPI_Datatype datatype)
 {
-    if (!op->predefined)
-        return user_apply(op, in, inout, count, datatype);
     const ibex_dt_t *dt = ibex_dt_get(datatype);
+    if (!op->predefined)
+        return user_apply(op, in, inout, count, dt, datatype);
+    return dt ? predef_apply(op, in, inout, count, dt) : MPI_ERR_TYPE;
+}
+
+int ibex_op_apply_dt(const ibex_op_t *op, const void *in, void *inout, int count,
+                     const ibex_dt_t *dt)
+{
+    if (!op->predefined)
+        return user_apply(op, in, inout, count, dt, dt->handle);
+    return predef_apply(op, in, inout, count, dt);
+}
+
+static int predef_apply(const ibex_op_t *op, const void *in, void *inout, int count,
+                        const ibex_dt_t *dt)
+{
     int opi = IBEX_HANDLE_INDEX(op->handle);
-    if (!dt)
-        return MPI_ERR_TYPE;
     if (op->handle == MPI_NO_OP)
         return MPI_SUCCESS;
     if (op->handle == MPI_REPLACE) {

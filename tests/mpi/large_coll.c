@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The blocking collectives' large-count forms with per-rank counts past INT_MAX (MPI 4.0):
- * MPI_Bcast_c, Reduce_c, Allreduce_c (predefined op), Gather_c (MPI_IN_PLACE at the root),
- * Gatherv_c, every byte against a reference computed here; the error of a user op with such
- * a count. Argument: the count in MiB (default: just past INT_MAX elements of one byte); a
+ * MPI_Bcast_c, Reduce_c, Allreduce_c (MPI_MAX, and user ops of both kinds), Reduce_local_c,
+ * Gather_c (MPI_IN_PLACE at the root), Gatherv_c, every byte against a reference computed
+ * here. Argument: the count in MiB (default: just past INT_MAX elements of one byte); a
  * small count runs the same-count calls through the int path (the make check slice).
  * Displacements past INT_MAX at any count: the v / w forms (Gatherv_c, Scatterv_c,
  * Allgatherv_c in place, Alltoallv_c, Alltoallw_c) on MPI_BOTTOM with the blocks' absolute
@@ -12,7 +12,9 @@
  * is MPI_ERR_BUFFER;
  * Reduce_scatter_c, Reduce_scatter_block_c, Scan_c and Exscan_c with MPI_MAX.
  * Each of these runs blocking, non-blocking (MPI_Ixxx_c) and persistent (MPI_Xxx_init_c, started
- * twice); counts past INT_MAX of an empty type (no memory) check that every form takes them.
+ * twice); counts past INT_MAX of an empty type (no memory) check that every form takes them,
+ * with predefined ops and with user ops (MPI_Op_create's given pieces of at most INT_MAX
+ * elements of the program's type, MPI_Op_create_c's the whole count).
  */
 #include <limits.h>
 #include <stdbool.h>
@@ -44,9 +46,44 @@ static const char *const mode_name[] = {"blocking", "non-blocking", "persistent"
         }                                                                                          \
     } while (0)
 
-static void my_max(void *in, void *inout, int *len, MPI_Datatype *dt)
+/* User ops: a MAX of unsigned char with int and MPI_Count lengths (non-commutative as
+ * created, so the algorithms keep rank order), recording what they are given. */
+static long long op_calls, op_total, op_max;
+static int op_bad_type;
+static MPI_Datatype op_want = MPI_UNSIGNED_CHAR;
+
+static void op_seen(long long len, MPI_Datatype dt)
 {
-    (void)in, (void)inout, (void)len, (void)dt;
+    op_calls++;
+    op_total += len;
+    op_max = len > op_max ? len : op_max;
+    op_bad_type += dt != op_want;
+}
+
+static void umax_bytes(const unsigned char *in, unsigned char *io, MPI_Count len, MPI_Datatype dt)
+{
+    if (dt == MPI_UNSIGNED_CHAR)
+        for (MPI_Count i = 0; i < len; i++)
+            io[i] = in[i] > io[i] ? in[i] : io[i];
+}
+
+static void umax(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    op_seen(*len, *dt);
+    umax_bytes(in, inout, *len, *dt);
+}
+
+static void umax_c(void *in, void *inout, MPI_Count *len, MPI_Datatype *dt)
+{
+    op_seen(*len, *dt);
+    umax_bytes(in, inout, *len, *dt);
+}
+
+static void op_reset(MPI_Datatype want)
+{
+    op_calls = op_total = op_max = 0;
+    op_bad_type = 0;
+    op_want = want;
 }
 
 static void bcast(MPI_Count n)
@@ -70,32 +107,55 @@ static unsigned char part(int r, size_t i)
     return mt_pattern(20 + r, i);
 }
 
-static void reductions(MPI_Count n)
+static unsigned char max_part(size_t i)
+{
+    unsigned char m = 0;
+    for (int k = 0; k < size; k++)
+        m = part(k, i) > m ? part(k, i) : m;
+    return m;
+}
+
+/* Allreduce_c and Reduce_c with MPI_MAX, then Allreduce_c with the int user op and Reduce_c
+ * with the MPI_Count one (past INT_MAX: called on pieces of at most INT_MAX bytes, and once
+ * with the whole count), then Reduce_local_c with both; user_only: the user ops' collectives. */
+static void reductions(MPI_Count n, bool user_only)
 {
     unsigned char *s = malloc((size_t)n), *r = malloc((size_t)n);
     CHECK(s && r);
+    MPI_Op ops[3] = {MPI_MAX, MPI_MAX, MPI_MAX};
+    CHECK_RC(MPI_Op_create(umax, 0, &ops[1]));
+    CHECK_RC(MPI_Op_create_c(umax_c, 0, &ops[2]));
     for (size_t i = 0; i < (size_t)n; i++)
         s[i] = part(rank, i);
-    COLL(MPI_Allreduce_c, MPI_Iallreduce_c, MPI_Allreduce_init_c, s, r, n, MPI_UNSIGNED_CHAR,
-         MPI_MAX, MPI_COMM_WORLD);
-    for (size_t i = 0; i < (size_t)n; i++) {
-        unsigned char m = 0;
-        for (int k = 0; k < size; k++)
-            m = part(k, i) > m ? part(k, i) : m;
-        if (r[i] != m)
-            CHECK(!"Allreduce_c: byte differs");
+    for (int u = user_only; u < 2; u++) { /* predefined, then user ops (int: Allreduce) */
+        op_reset(MPI_UNSIGNED_CHAR);
+        COLL(MPI_Allreduce_c, MPI_Iallreduce_c, MPI_Allreduce_init_c, s, r, n, MPI_UNSIGNED_CHAR,
+             ops[u], MPI_COMM_WORLD);
+        for (size_t i = 0; i < (size_t)n; i++)
+            if (r[i] != max_part(i))
+                CHECK(!"Allreduce_c: byte differs");
+        CHECK(op_bad_type == 0 && op_max <= INT_MAX);
+        memset(r, 0, (size_t)n);
+        COLL(MPI_Reduce_c, MPI_Ireduce_c, MPI_Reduce_init_c, s, r, n, MPI_UNSIGNED_CHAR, ops[2 * u],
+             size - 1, MPI_COMM_WORLD);
+        if (rank == size - 1)
+            for (size_t i = 0; i < (size_t)n; i++)
+                if (r[i] != max_part(i))
+                    CHECK(!"Reduce_c: byte differs");
+        CHECK(op_bad_type == 0);
     }
-    memset(r, 0, (size_t)n);
-    COLL(MPI_Reduce_c, MPI_Ireduce_c, MPI_Reduce_init_c, s, r, n, MPI_UNSIGNED_CHAR, MPI_MAX,
-         size - 1, MPI_COMM_WORLD);
-    if (rank == size - 1)
-        for (size_t i = 0; i < (size_t)n; i++) {
-            unsigned char m = 0;
-            for (int k = 0; k < size; k++)
-                m = part(k, i) > m ? part(k, i) : m;
-            if (r[i] != m)
-                CHECK(!"Reduce_c: byte differs");
+    if (rank == 0 && !user_only) /* Reduce_local_c: r = max(s, 0) = s, each kind of user op */
+        for (int o = 1; o < 3; o++) {
+            memset(r, 0, (size_t)n);
+            op_reset(MPI_UNSIGNED_CHAR);
+            CHECK_RC(MPI_Reduce_local_c(s, r, n, MPI_UNSIGNED_CHAR, ops[o]));
+            CHECK(op_total == n && op_bad_type == 0);
+            CHECK(o == 1 ? op_max <= INT_MAX : op_calls == 1);
+            if (memcmp(r, s, (size_t)n) != 0)
+                CHECK(!"Reduce_local_c: byte differs");
         }
+    CHECK_RC(MPI_Op_free(&ops[1]));
+    CHECK_RC(MPI_Op_free(&ops[2]));
     free(s);
     free(r);
 }
@@ -275,24 +335,61 @@ static void empty_counts(void)
     free(cs), free(ds);
 }
 
+/* User ops on counts past INT_MAX of an empty type: every reduction in this mode calls the int
+ * function on pieces of at most INT_MAX elements of the program's type, the MPI_Count one on
+ * whole multiples of the count (never MPI_ERR_COUNT); summed over the ranks, the lengths are
+ * whole multiples of the count. Reduce_local_c the same with a 1-byte type of extent 0. */
+static void user_op_counts(void)
+{
+    MPI_Datatype e, z;
+    CHECK_RC(MPI_Type_contiguous(0, MPI_INT, &e));
+    CHECK_RC(MPI_Type_commit(&e));
+    MPI_Count big = (MPI_Count)INT_MAX + 9, *cs = malloc(sizeof(*cs) * (size_t)size);
+    CHECK(cs);
+    for (int k = 0; k < size; k++)
+        cs[k] = big;
+    MPI_Op ops[2];
+    CHECK_RC(MPI_Op_create(umax, 0, &ops[0]));
+    CHECK_RC(MPI_Op_create_c(umax_c, 1, &ops[1]));
+    int x = 5, y = 7;
+    for (int u = 0; u < 2; u++) {
+        op_reset(e);
+        COLL(MPI_Allreduce_c, MPI_Iallreduce_c, MPI_Allreduce_init_c, &x, &y, big, e, ops[u],
+             MPI_COMM_WORLD);
+        COLL(MPI_Reduce_c, MPI_Ireduce_c, MPI_Reduce_init_c, &x, &y, big, e, ops[u], 0,
+             MPI_COMM_WORLD);
+        COLL(MPI_Reduce_scatter_block_c, MPI_Ireduce_scatter_block_c,
+             MPI_Reduce_scatter_block_init_c, &x, &y, big, e, ops[u], MPI_COMM_WORLD);
+        COLL(MPI_Reduce_scatter_c, MPI_Ireduce_scatter_c, MPI_Reduce_scatter_init_c, &x, &y, cs, e,
+             ops[u], MPI_COMM_WORLD);
+        COLL(MPI_Scan_c, MPI_Iscan_c, MPI_Scan_init_c, &x, &y, big, e, ops[u], MPI_COMM_WORLD);
+        COLL(MPI_Exscan_c, MPI_Iexscan_c, MPI_Exscan_init_c, &x, &y, big, e, ops[u],
+             MPI_COMM_WORLD);
+        long long total = 0;
+        CHECK_RC(MPI_Allreduce(&op_total, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+        /* the schedules skip a type of no bytes: the op is called in blocking mode only */
+        CHECK(op_bad_type == 0 && (total > 0 || mode > 0) && total % big == 0);
+        CHECK(u == 0 ? op_max <= INT_MAX : op_total % big == 0);
+    }
+    CHECK(x == 5 && y == 7);
+    CHECK_RC(MPI_Type_create_resized(MPI_UNSIGNED_CHAR, 0, 0, &z));
+    CHECK_RC(MPI_Type_commit(&z));
+    unsigned char a = 3, b = 1;
+    for (int u = 0; u < 2; u++) {
+        op_reset(z);
+        CHECK_RC(MPI_Reduce_local_c(&a, &b, big, z, ops[u]));
+        CHECK(op_bad_type == 0 && op_total == big && op_calls == (u == 0 ? 2 : 1));
+    }
+    CHECK_RC(MPI_Op_free(&ops[0]));
+    CHECK_RC(MPI_Op_free(&ops[1]));
+    CHECK_RC(MPI_Type_free(&e));
+    CHECK_RC(MPI_Type_free(&z));
+    free(cs);
+}
+
 static void errors(void)
 {
-    MPI_Op op;
-    char x = 0, y = 0;
-    CHECK_RC(MPI_Op_create(my_max, 1, &op));
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    /* refused before any buffer is read */
-    int rc = MPI_Allreduce_c(&x, &y, (MPI_Count)INT_MAX + 1, MPI_CHAR, op, MPI_COMM_WORLD), cls;
-    MPI_Error_class(rc, &cls);
-    CHECK(cls == MPI_ERR_COUNT);
-    MPI_Request q = MPI_REQUEST_NULL;
-    rc = MPI_Iallreduce_c(&x, &y, (MPI_Count)INT_MAX + 1, MPI_CHAR, op, MPI_COMM_WORLD, &q);
-    MPI_Error_class(rc, &cls);
-    CHECK(cls == MPI_ERR_COUNT && q == MPI_REQUEST_NULL);
-    rc = MPI_Reduce_init_c(&x, &y, (MPI_Count)INT_MAX + 1, MPI_CHAR, op, 0, MPI_COMM_WORLD,
-                           MPI_INFO_NULL, &q);
-    MPI_Error_class(rc, &cls);
-    CHECK(cls == MPI_ERR_COUNT && q == MPI_REQUEST_NULL);
+    int rc, cls;
     /* MPI_BOTTOM with a basic type: a block at displacement 0 would be at address 0 */
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     MPI_Count one = 1;
@@ -307,8 +404,6 @@ static void errors(void)
     MPI_Error_class(rc, &cls);
     CHECK(cls == MPI_ERR_BUFFER);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
-    CHECK_RC(MPI_Op_free(&op));
 }
 
 int main(int argc, char **argv)
@@ -317,16 +412,17 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Count n = argc > 1 ? (MPI_Count)atoll(argv[1]) << 20 : (MPI_Count)INT_MAX + 9;
-    /* past INT_MAX (make check-large): every form of Bcast_c and Gatherv_c, the rest blocking */
+    /* past INT_MAX (make check-large): every form of Bcast_c, Gatherv_c and the user ops'
+     * Allreduce_c / Reduce_c, the rest blocking */
     bool big = n > INT_MAX;
     errors();
     for (mode = 0; mode < 3; mode++) {
         empty_counts();
+        user_op_counts();
         bcast(n);
-        if (!big || mode == 0) {
-            reductions(n);
+        reductions(n, big && mode > 0);
+        if (!big || mode == 0)
             gathers(n);
-        }
         vforms(big ? (size_t)n : (size_t)n / 4, big);
         if (rank == 0)
             printf("large_coll: %s forms ok\n", mode_name[mode]);
