@@ -12,7 +12,9 @@
  *   side takes a type per peer (coll.h, "Per-peer types"; displacements in bytes): a block that
  *   does not fit becomes one element of an hindexed type of one block at its displacement,
  *   count 1 and displacement 0. Again each rank chooses alone; the messages are the same.
- *   Intercommunicators have no per-peer form: a block past an int there is MPI_ERR_COUNT.
+ *   Intercommunicators take per-peer types the same way (their schedules, sched_inter.c);
+ *   there Allgatherv is always that schedule, and a Reduce_scatter whose counts sum past an
+ *   int is MPI_ERR_COUNT (Reduce_scatter_block wraps its one count as the others do).
  * - Allgatherv and Reduce_scatter, whose arrays every rank knows, decide together: past an int
  *   they run as Gatherv + Bcast and Reduce + Scatterv (root 0) of these same pieces.
  * - Predefined ops reduce a wrapped type element by element. A user op must see its own type:
@@ -169,11 +171,6 @@ static int lc_side(lc_t *l, const char *what, const MPI_Count counts[], const MP
         }
         return MPI_SUCCESS;
     }
-    if (ibex_comm_is_inter(l->comm))
-        return ibex_mpi_error(l->comm, MPI_ERR_COUNT, l->e->call,
-                              "%s: a block past an int on an intercommunicator (Ibex takes "
-                              "those only on intracommunicators)",
-                              what);
     MPI_Count lb = 0, extent = 1;
     if (!dts && PMPI_Type_get_extent_c(dt, &lb, &extent) != MPI_SUCCESS)
         return MPI_ERR_TYPE; /* raised by the query */
@@ -466,8 +463,8 @@ int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
 static bool counts_fit(const lc_t *l, const MPI_Count counts[], MPI_Count *total_p)
 {
     *total_p = 0;
-    if (!l->comm || !counts || ibex_comm_is_inter(l->comm))
-        return true; /* the int call reports what is wrong; no large path across groups */
+    if (!l->comm || !counts)
+        return true; /* the int call reports what is wrong */
     bool ok = true;
     for (int i = 0; i < l->comm->size; i++) {
         ok = ok && counts[i] <= INT_MAX;
@@ -529,7 +526,7 @@ static int allgatherv_large(lc_t *l, const void *sendbuf, MPI_Count sendcount,
                             MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
                             const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (l->req)
+    if (l->req || (l->comm && ibex_comm_is_inter(l->comm))) /* inter: always a schedule */
         return allgatherv_sched(l, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                 recvtype, comm);
     MPI_Count total;
@@ -655,6 +652,11 @@ static int reduce_scatter_large(lc_t *l, const void *sendbuf, void *recvbuf,
         a.rcounts = c;
         return lc_run(l, IBEX_COLL_REDUCE_SCATTER, comm, op, &a);
     }
+    if (ibex_comm_is_inter(l->comm))
+        return lc_done(l, ibex_mpi_error(l->comm, MPI_ERR_COUNT, l->e->call,
+                                         "recvcounts: %lld elements in all, past an int, on an "
+                                         "intercommunicator (Ibex takes them within an int there)",
+                                         (long long)total));
     if (l->req)
         return reduce_scatter_sched(l, sendbuf, recvbuf, recvcounts, datatype, op, total, comm);
     /* Reduce of the whole to rank 0, then Scatterv of its blocks (in place: the data is in

@@ -192,13 +192,18 @@ static bool same(const unsigned char *b, size_t n, unsigned seed)
     return true;
 }
 
-/* Block k of n bytes of each side, as MPI_BOTTOM displacements. */
-static void blocks(unsigned char *buf, size_t n, MPI_Count *counts, MPI_Aint *displs)
+/* Block k of n bytes of each side (np of them), as MPI_BOTTOM displacements. */
+static void blocks_of(unsigned char *buf, size_t n, MPI_Count *counts, MPI_Aint *displs, int np)
 {
-    for (int k = 0; k < size; k++) {
+    for (int k = 0; k < np; k++) {
         counts[k] = (MPI_Count)n;
         displs[k] = addr(buf + (size_t)k * n);
     }
+}
+
+static void blocks(unsigned char *buf, size_t n, MPI_Count *counts, MPI_Aint *displs)
+{
+    blocks_of(buf, n, counts, displs, size);
 }
 
 /* The blocks at MPI_BOTTOM are of MPI_BYTE (a basic type at absolute displacements, MPI 4.1
@@ -387,6 +392,95 @@ static void user_op_counts(void)
     free(cs);
 }
 
+/* Intercommunicators (two groups of a split world, even and odd ranks): blocks past an int
+ * take per-peer types there too. Gatherv_c / Scatterv_c rooted at the first group's rank 0,
+ * Allgatherv_c and Alltoallv_c of MPI_BYTE at MPI_BOTTOM with absolute addresses (past an int)
+ * as displacements, every byte checked; counts past INT_MAX of an empty type through Gatherv_c,
+ * Allgatherv_c, Alltoallw_c and Reduce_scatter_block_c (with a user op); a Reduce_scatter_c
+ * whose counts sum past an int is MPI_ERR_COUNT there. */
+static void inter_counts(void)
+{
+    MPI_Comm half, inter;
+    int color = rank % 2, lrank, rsize;
+    CHECK_RC(MPI_Comm_split(MPI_COMM_WORLD, color, rank, &half));
+    CHECK_RC(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, !color, 33, &inter));
+    CHECK_RC(MPI_Comm_rank(half, &lrank));
+    CHECK_RC(MPI_Comm_remote_size(inter, &rsize));
+    const size_t n = 1000;
+    unsigned char *a = malloc(n * (size_t)rsize), *b = malloc(n * (size_t)rsize);
+    MPI_Count *cs = malloc(sizeof(*cs) * (size_t)rsize), *rs = malloc(sizeof(*rs) * (size_t)rsize);
+    MPI_Aint *sd = malloc(sizeof(*sd) * (size_t)rsize), *rd = malloc(sizeof(*rd) * (size_t)rsize);
+    CHECK(a && b && cs && rs && sd && rd && addr(a) > INT_MAX);
+    /* Gatherv_c: the second group's blocks to the first group's rank 0, at MPI_BOTTOM */
+    int root = color == 0 ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+    mt_fill(a, n, 90 + lrank);
+    if (root == MPI_ROOT)
+        blocks_of(a, n, rs, rd, rsize);
+    COLL(MPI_Gatherv_c, MPI_Igatherv_c, MPI_Gatherv_init_c, a, (MPI_Count)n, MPI_BYTE, MPI_BOTTOM,
+         rs, rd, MPI_BYTE, root, inter);
+    for (int k = 0; root == MPI_ROOT && k < rsize; k++)
+        CHECK(same(a + (size_t)k * n, n, 90 + k));
+    /* Scatterv_c back from there */
+    if (root == MPI_ROOT)
+        for (int k = 0; k < rsize; k++)
+            mt_fill(a + (size_t)k * n, n, 100 + k);
+    blocks_of(a, n, cs, sd, rsize);
+    memset(b, 0, n);
+    COLL(MPI_Scatterv_c, MPI_Iscatterv_c, MPI_Scatterv_init_c, MPI_BOTTOM, cs, sd, MPI_BYTE, b,
+         (MPI_Count)n, MPI_BYTE, root, inter);
+    if (color == 1)
+        CHECK(same(b, n, 100 + lrank));
+    /* Allgatherv_c: each remote process's block at its address */
+    mt_fill(b, n, 110 + 16 * color + lrank);
+    blocks_of(a, n, rs, rd, rsize);
+    COLL(MPI_Allgatherv_c, MPI_Iallgatherv_c, MPI_Allgatherv_init_c, b, (MPI_Count)n, MPI_BYTE,
+         MPI_BOTTOM, rs, rd, MPI_BYTE, inter);
+    for (int k = 0; k < rsize; k++)
+        CHECK(same(a + (size_t)k * n, n, 110 + 16 * !color + k));
+    /* Alltoallv_c: block k of local rank r, seeded 130 + 16 color + 4 r + k, to remote rank k */
+    for (int k = 0; k < rsize; k++)
+        mt_fill(a + (size_t)k * n, n, 130 + 16 * color + 4 * lrank + k);
+    blocks_of(a, n, cs, sd, rsize);
+    blocks_of(b, n, rs, rd, rsize);
+    COLL(MPI_Alltoallv_c, MPI_Ialltoallv_c, MPI_Alltoallv_init_c, MPI_BOTTOM, cs, sd, MPI_BYTE,
+         MPI_BOTTOM, rs, rd, MPI_BYTE, inter);
+    for (int k = 0; k < rsize; k++)
+        CHECK(same(b + (size_t)k * n, n, 130 + 16 * !color + 4 * k + lrank));
+    /* counts past INT_MAX of an empty type */
+    MPI_Datatype e, *ts = malloc(sizeof(*ts) * (size_t)rsize);
+    CHECK(ts);
+    CHECK_RC(MPI_Type_contiguous(0, MPI_INT, &e));
+    CHECK_RC(MPI_Type_commit(&e));
+    MPI_Count big = (MPI_Count)INT_MAX + 9;
+    for (int k = 0; k < rsize; k++)
+        cs[k] = big, sd[k] = 0, ts[k] = e;
+    int x = 5, y = 7;
+    COLL(MPI_Gatherv_c, MPI_Igatherv_c, MPI_Gatherv_init_c, &x, big, e, &y, cs, sd, e, root, inter);
+    COLL(MPI_Allgatherv_c, MPI_Iallgatherv_c, MPI_Allgatherv_init_c, &x, big, e, &y, cs, sd, e,
+         inter);
+    COLL(MPI_Alltoallw_c, MPI_Ialltoallw_c, MPI_Alltoallw_init_c, &x, cs, sd, ts, &y, cs, sd, ts,
+         inter);
+    MPI_Op op;
+    CHECK_RC(MPI_Op_create(umax, 0, &op));
+    COLL(MPI_Reduce_scatter_block_c, MPI_Ireduce_scatter_block_c, MPI_Reduce_scatter_block_init_c,
+         &x, &y, big, e, op, inter);
+    CHECK(x == 5 && y == 7);
+    MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+    int lsize, cls;
+    CHECK_RC(MPI_Comm_size(half, &lsize));
+    MPI_Count *ls = malloc(sizeof(*ls) * (size_t)lsize);
+    CHECK(ls);
+    for (int k = 0; k < lsize; k++)
+        ls[k] = big;
+    MPI_Error_class(MPI_Reduce_scatter_c(&x, &y, ls, e, MPI_SUM, inter), &cls);
+    CHECK(cls == MPI_ERR_COUNT);
+    CHECK_RC(MPI_Op_free(&op));
+    CHECK_RC(MPI_Type_free(&e));
+    CHECK_RC(MPI_Comm_free(&inter));
+    CHECK_RC(MPI_Comm_free(&half));
+    free(a), free(b), free(cs), free(rs), free(sd), free(rd), free(ts), free(ls);
+}
+
 static void errors(void)
 {
     int rc, cls;
@@ -419,6 +513,8 @@ int main(int argc, char **argv)
     for (mode = 0; mode < 3; mode++) {
         empty_counts();
         user_op_counts();
+        if (size > 1)
+            inter_counts();
         bcast(n);
         reductions(n, big && mode > 0);
         if (!big || mode == 0)
