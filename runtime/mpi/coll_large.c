@@ -224,6 +224,34 @@ static bool leaf_side(const lc_t *l, int root, const void *buf)
     return buf != MPI_IN_PLACE;
 }
 
+/* The three large-count forms of one collective, MPI_X_c, MPI_IX_c and MPI_X_init_c: the same
+ * parameters (plus the request, and the info, which no hint reads yet) and the same helper
+ * call on l, which lc_init or lc_init_req prepared for the form. */
+#define LC_PARAMS(...) __VA_ARGS__
+#define LC_FORMS(x, ix, params, call)                                                              \
+    int PMPI_##x##_c(LC_PARAMS params)                                                             \
+    {                                                                                              \
+        IBEX_ENTER(x##_c);                                                                         \
+        lc_t l;                                                                                    \
+        lc_init(&l, &ibex_e, comm);                                                                \
+        return call;                                                                               \
+    }                                                                                              \
+    int PMPI_##ix##_c(LC_PARAMS params, MPI_Request *request)                                      \
+    {                                                                                              \
+        IBEX_ENTER(ix##_c);                                                                        \
+        lc_t l;                                                                                    \
+        lc_init_req(&l, &ibex_e, comm, request, false);                                            \
+        return call;                                                                               \
+    }                                                                                              \
+    int PMPI_##x##_init_c(LC_PARAMS params, MPI_Info info, MPI_Request *request)                   \
+    {                                                                                              \
+        IBEX_ENTER(x##_init_c);                                                                    \
+        (void)info;                                                                                \
+        lc_t l;                                                                                    \
+        lc_init_req(&l, &ibex_e, comm, request, true);                                             \
+        return call;                                                                               \
+    }
+
 static int bcast_large(lc_t *l, void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
                        MPI_Comm comm)
 {
@@ -241,51 +269,31 @@ static int reduce_like(lc_t *l, ibex_coll_kind_t kind, const void *sendbuf, void
     return lc_run(l, kind, comm, op, &a);
 }
 
-int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                  MPI_Op op, int root, MPI_Comm comm)
-{
-    IBEX_ENTER(Reduce_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return reduce_like(&l, IBEX_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm);
-}
+LC_FORMS(Reduce, Ireduce,
+         (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+          int root, MPI_Comm comm),
+         reduce_like(&l, IBEX_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm))
 
-int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                     MPI_Op op, MPI_Comm comm)
-{
-    IBEX_ENTER(Allreduce_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return reduce_like(&l, IBEX_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm);
-}
+LC_FORMS(Allreduce, Iallreduce,
+         (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+          MPI_Comm comm),
+         reduce_like(&l, IBEX_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm))
 
-int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
-                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    IBEX_ENTER(Reduce_scatter_block_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return reduce_like(&l, IBEX_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype,
-                       op, 0, comm);
-}
+LC_FORMS(Reduce_scatter_block, Ireduce_scatter_block,
+         (const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op,
+          MPI_Comm comm),
+         reduce_like(&l, IBEX_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype, op,
+                     0, comm))
 
-int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                MPI_Op op, MPI_Comm comm)
-{
-    IBEX_ENTER(Scan_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return reduce_like(&l, IBEX_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm);
-}
+LC_FORMS(Scan, Iscan,
+         (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+          MPI_Comm comm),
+         reduce_like(&l, IBEX_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm))
 
-int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                  MPI_Op op, MPI_Comm comm)
-{
-    IBEX_ENTER(Exscan_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return reduce_like(&l, IBEX_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm);
-}
+LC_FORMS(Exscan, Iexscan,
+         (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+          MPI_Comm comm),
+         reduce_like(&l, IBEX_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm))
 
 /* Gather, Scatter, Allgather, Alltoall: both pairs, each wrapped where significant (a pair that
  * is not is passed as count 0 and never read). */
@@ -312,45 +320,29 @@ static int pair_like(lc_t *l, ibex_coll_kind_t kind, const void *sendbuf, MPI_Co
     return lc_run(l, kind, comm, MPI_OP_NULL, &a);
 }
 
-int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    IBEX_ENTER(Gather_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return pair_like(&l, IBEX_COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, root, comm);
-}
+LC_FORMS(Gather, Igather,
+         (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+          MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
+         pair_like(&l, IBEX_COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                   root, comm))
 
-int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    IBEX_ENTER(Scatter_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return pair_like(&l, IBEX_COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, root, comm);
-}
+LC_FORMS(Scatter, Iscatter,
+         (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+          MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
+         pair_like(&l, IBEX_COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                   recvtype, root, comm))
 
-int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    IBEX_ENTER(Allgather_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return pair_like(&l, IBEX_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, 0, comm);
-}
+LC_FORMS(Allgather, Iallgather,
+         (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+          MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+         pair_like(&l, IBEX_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                   recvtype, 0, comm))
 
-int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    IBEX_ENTER(Alltoall_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return pair_like(&l, IBEX_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, 0, comm);
-}
+LC_FORMS(Alltoall, Ialltoall,
+         (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+          MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+         pair_like(&l, IBEX_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                   recvtype, 0, comm))
 
 /* Gatherv with MPI_Count / MPI_Aint arrays (l set up by the caller, done here). */
 static int gatherv_large(lc_t *l, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -372,16 +364,12 @@ static int gatherv_large(lc_t *l, const void *sendbuf, MPI_Count sendcount, MPI_
     return lc_run(l, IBEX_COLL_GATHERV, comm, MPI_OP_NULL, &a);
 }
 
-int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
-                   int root, MPI_Comm comm)
-{
-    IBEX_ENTER(Gatherv_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return gatherv_large(&l, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                         root, comm);
-}
+LC_FORMS(Gatherv, Igatherv,
+         (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+          const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+          MPI_Comm comm),
+         gatherv_large(&l, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                       root, comm))
 
 static int scatterv_large(lc_t *l, const void *sendbuf, const MPI_Count sendcounts[],
                           const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
@@ -402,16 +390,12 @@ static int scatterv_large(lc_t *l, const void *sendbuf, const MPI_Count sendcoun
     return lc_run(l, IBEX_COLL_SCATTERV, comm, MPI_OP_NULL, &a);
 }
 
-int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
-                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
-                    MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    IBEX_ENTER(Scatterv_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return scatterv_large(&l, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-                          root, comm);
-}
+LC_FORMS(Scatterv, Iscatterv,
+         (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+          MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+          int root, MPI_Comm comm),
+         scatterv_large(&l, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                        root, comm))
 
 /* Alltoallv (dt, displacements in its extent) and Alltoallw (types, bytes). */
 static int alltoallvw(lc_t *l, ibex_coll_kind_t kind, const void *sendbuf,
@@ -436,27 +420,19 @@ static int alltoallvw(lc_t *l, ibex_coll_kind_t kind, const void *sendbuf,
     return lc_run(l, kind, comm, MPI_OP_NULL, &a);
 }
 
-int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
-                     MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
-                     const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
-{
-    IBEX_ENTER(Alltoallv_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return alltoallvw(&l, IBEX_COLL_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, NULL,
-                      recvbuf, recvcounts, rdispls, recvtype, NULL, comm);
-}
+LC_FORMS(Alltoallv, Ialltoallv,
+         (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+          MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+          const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm),
+         alltoallvw(&l, IBEX_COLL_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, NULL, recvbuf,
+                    recvcounts, rdispls, recvtype, NULL, comm))
 
-int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
-                     const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
-                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
-{
-    IBEX_ENTER(Alltoallw_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return alltoallvw(&l, IBEX_COLL_ALLTOALLW, sendbuf, sendcounts, sdispls, MPI_DATATYPE_NULL,
-                      sendtypes, recvbuf, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm);
-}
+LC_FORMS(Alltoallw, Ialltoallw,
+         (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+          const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+          const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),
+         alltoallvw(&l, IBEX_COLL_ALLTOALLW, sendbuf, sendcounts, sdispls, MPI_DATATYPE_NULL,
+                    sendtypes, recvbuf, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm))
 
 /* Whether the counts of an Allgatherv / Reduce_scatter fit the int call: every rank has the
  * same counts (MPI's rule), so all decide alike; *total_p: their sum. */
@@ -691,388 +667,22 @@ static int reduce_scatter_large(lc_t *l, const void *sendbuf, void *recvbuf,
     return lc_done(l, rc);
 }
 
-int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                      void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                      MPI_Datatype recvtype, MPI_Comm comm)
-{
-    IBEX_ENTER(Allgatherv_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return allgatherv_large(&l, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                            comm);
-}
+LC_FORMS(Allgatherv, Iallgatherv,
+         (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+          const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+          MPI_Comm comm),
+         allgatherv_large(&l, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                          comm))
 
-int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
-                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    IBEX_ENTER(Reduce_scatter_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return reduce_scatter_large(&l, sendbuf, recvbuf, recvcounts, datatype, op, comm);
-}
+LC_FORMS(Reduce_scatter, Ireduce_scatter,
+         (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
+          MPI_Op op, MPI_Comm comm),
+         reduce_scatter_large(&l, sendbuf, recvbuf, recvcounts, datatype, op, comm))
 
-int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
-{
-    IBEX_ENTER(Bcast_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return bcast_large(&l, buffer, count, datatype, root, comm);
-}
+LC_FORMS(Bcast, Ibcast,
+         (void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm),
+         bcast_large(&l, buffer, count, datatype, root, comm))
 
 /* ---- the non-blocking and persistent forms ---- */
-
-int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                  MPI_Request *request)
-{
-    IBEX_ENTER(Ibcast_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return bcast_large(&l, buffer, count, datatype, root, comm);
-}
-
-int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                      MPI_Info info, MPI_Request *request)
-{
-    IBEX_ENTER(Bcast_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return bcast_large(&l, buffer, count, datatype, root, comm);
-}
-
-int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                   MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
-{
-    IBEX_ENTER(Ireduce_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return reduce_like(&l, IBEX_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm);
-}
-
-int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                       MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    IBEX_ENTER(Reduce_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return reduce_like(&l, IBEX_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm);
-}
-
-int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                      MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    IBEX_ENTER(Iallreduce_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return reduce_like(&l, IBEX_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm);
-}
-
-int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-                          MPI_Request *request)
-{
-    IBEX_ENTER(Allreduce_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return reduce_like(&l, IBEX_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm);
-}
-
-int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                   MPI_Request *request)
-{
-    IBEX_ENTER(Igather_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return pair_like(&l, IBEX_COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, root, comm);
-}
-
-int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                       MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    IBEX_ENTER(Gather_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return pair_like(&l, IBEX_COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, root, comm);
-}
-
-int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                    MPI_Request *request)
-{
-    IBEX_ENTER(Iscatter_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return pair_like(&l, IBEX_COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, root, comm);
-}
-
-int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                        MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    IBEX_ENTER(Scatter_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return pair_like(&l, IBEX_COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, root, comm);
-}
-
-int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                      MPI_Request *request)
-{
-    IBEX_ENTER(Iallgather_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return pair_like(&l, IBEX_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, 0, comm);
-}
-
-int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                          void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                          MPI_Info info, MPI_Request *request)
-{
-    IBEX_ENTER(Allgather_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return pair_like(&l, IBEX_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, 0, comm);
-}
-
-int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                     MPI_Request *request)
-{
-    IBEX_ENTER(Ialltoall_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return pair_like(&l, IBEX_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, 0, comm);
-}
-
-int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                         MPI_Info info, MPI_Request *request)
-{
-    IBEX_ENTER(Alltoall_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return pair_like(&l, IBEX_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, 0, comm);
-}
-
-int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
-                    int root, MPI_Comm comm, MPI_Request *request)
-{
-    IBEX_ENTER(Igatherv_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return gatherv_large(&l, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                         root, comm);
-}
-
-int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                        void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                        MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
-                        MPI_Request *request)
-{
-    IBEX_ENTER(Gatherv_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return gatherv_large(&l, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                         root, comm);
-}
-
-int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
-                     MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
-                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
-{
-    IBEX_ENTER(Iscatterv_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return scatterv_large(&l, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-                          root, comm);
-}
-
-int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
-                         MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
-                         MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
-                         MPI_Request *request)
-{
-    IBEX_ENTER(Scatterv_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return scatterv_large(&l, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-                          root, comm);
-}
-
-int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                       void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    IBEX_ENTER(Iallgatherv_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return allgatherv_large(&l, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                            comm);
-}
-
-int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                           void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                           MPI_Request *request)
-{
-    IBEX_ENTER(Allgatherv_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return allgatherv_large(&l, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                            comm);
-}
-
-int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
-                      MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
-                      const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                      MPI_Request *request)
-{
-    IBEX_ENTER(Ialltoallv_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return alltoallvw(&l, IBEX_COLL_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, NULL,
-                      recvbuf, recvcounts, rdispls, recvtype, NULL, comm);
-}
-
-int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
-                          const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                          const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    IBEX_ENTER(Alltoallv_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return alltoallvw(&l, IBEX_COLL_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, NULL,
-                      recvbuf, recvcounts, rdispls, recvtype, NULL, comm);
-}
-
-int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
-                      const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
-                      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-                      MPI_Request *request)
-{
-    IBEX_ENTER(Ialltoallw_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return alltoallvw(&l, IBEX_COLL_ALLTOALLW, sendbuf, sendcounts, sdispls, MPI_DATATYPE_NULL,
-                      sendtypes, recvbuf, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm);
-}
-
-int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
-                          const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
-                          const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                          const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
-                          MPI_Request *request)
-{
-    IBEX_ENTER(Alltoallw_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return alltoallvw(&l, IBEX_COLL_ALLTOALLW, sendbuf, sendcounts, sdispls, MPI_DATATYPE_NULL,
-                      sendtypes, recvbuf, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm);
-}
-
-int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
-                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    IBEX_ENTER(Ireduce_scatter_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return reduce_scatter_large(&l, sendbuf, recvbuf, recvcounts, datatype, op, comm);
-}
-
-int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
-                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-                               MPI_Request *request)
-{
-    IBEX_ENTER(Reduce_scatter_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return reduce_scatter_large(&l, sendbuf, recvbuf, recvcounts, datatype, op, comm);
-}
-
-int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
-                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                 MPI_Request *request)
-{
-    IBEX_ENTER(Ireduce_scatter_block_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return reduce_like(&l, IBEX_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype,
-                       op, 0, comm);
-}
-
-int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
-                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-                                     MPI_Request *request)
-{
-    IBEX_ENTER(Reduce_scatter_block_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return reduce_like(&l, IBEX_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype,
-                       op, 0, comm);
-}
-
-int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                 MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    IBEX_ENTER(Iscan_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return reduce_like(&l, IBEX_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm);
-}
-
-int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    IBEX_ENTER(Scan_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return reduce_like(&l, IBEX_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm);
-}
-
-int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                   MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    IBEX_ENTER(Iexscan_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return reduce_like(&l, IBEX_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm);
-}
-
-int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                       MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    IBEX_ENTER(Exscan_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return reduce_like(&l, IBEX_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm);
-}
 
 IBEX_MPI_ALIASES(coll_large)
