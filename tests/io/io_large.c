@@ -130,6 +130,7 @@ static void full(unsigned char *m)
 {
     MPI_File fh = open_own("full");
     int n = (int)(sizeof(marks) / sizeof(marks[0]));
+    memset(m, 0, 8); /* short_reads' bytes */
     for (int i = 0; i < n; i++)
         m[marks[i]] = mark(i);
     MPI_Status st;
