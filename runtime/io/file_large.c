@@ -32,6 +32,13 @@ int ibex_file_large_type(MPI_File fh, const char *call, MPI_Count count, MPI_Dat
                                "count %lld of a %zu-byte datatype is more bytes than an "
                                "MPI_Offset holds",
                                (long long)count, dt->size);
+    /* count elements must merge into one block: the datatype engine keeps types flattened and
+     * refuses one of more than 2^26 separate blocks (on the default handler: check first) */
+    if (dt->size != 0 && !(dt->nblocks == 1 && (MPI_Count)dt->blocks[0].len == dt->extent))
+        return ibex_file_raise(fh, MPI_ERR_UNSUPPORTED_OPERATION, call,
+                               "count %lld of a datatype with gaps or several blocks: past %d "
+                               "elements Ibex takes dense datatypes only (one block, no gap)",
+                               (long long)count, INT_MAX);
     if (PMPI_Type_contiguous_c(count, datatype, dt_p) != MPI_SUCCESS ||
         PMPI_Type_commit(dt_p) != MPI_SUCCESS)
         return ibex_file_raise(fh, MPI_ERR_INTERN, call,

@@ -10,6 +10,7 @@
  * - with argument "full" (make check-large): MPI_File_write_at_c of INT_MAX + 9 bytes (marks at
  *   the ends and around INT_MAX, zeros elsewhere), the file's size, MPI_File_read_at_c of them
  *   back (about 2 GiB of memory and of disk).
+ * - a datatype with gaps past INT_MAX: MPI_ERR_UNSUPPORTED_OPERATION on the file's handler.
  * Before, each of these was MPI_ERR_COUNT.
  */
 #include <limits.h>
@@ -153,12 +154,31 @@ static void full(unsigned char *m)
     OK(MPI_File_close(&fh));
 }
 
+/* Past INT_MAX a datatype with gaps (a byte resized to extent 2) is refused on the file's
+ * handler (MPI_ERRORS_RETURN), not on the world's: its elements cannot be one type's blocks. */
+static void gapped_type(void)
+{
+    MPI_File fh = open_own("gapped");
+    MPI_Datatype g;
+    OK(MPI_Type_create_resized(MPI_BYTE, 0, 2, &g));
+    OK(MPI_Type_commit(&g));
+    unsigned char x[2] = {0};
+    int cls;
+    MPI_Error_class(MPI_File_write_at_c(fh, 0, x, big, g, MPI_STATUS_IGNORE), &cls);
+    CHECK(cls == MPI_ERR_UNSUPPORTED_OPERATION);
+    MPI_Error_class(MPI_File_read_c(fh, x, big, g, MPI_STATUS_IGNORE), &cls);
+    CHECK(cls == MPI_ERR_UNSUPPORTED_OPERATION);
+    OK(MPI_Type_free(&g));
+    OK(MPI_File_close(&fh));
+}
+
 int main(int argc, char **argv)
 {
     io_init(&argc, &argv);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     empty_type();
+    gapped_type();
     unsigned char *m = reserve();
     short_reads(m);
     if (argc > 2 && strcmp(argv[2], "full") == 0)
