@@ -124,6 +124,22 @@ static int lc_keep(lc_t *l, int rc, MPI_Datatype *t, const char *what, MPI_Count
     return MPI_SUCCESS;
 }
 
+/* Whether count (past an int) elements of dt can be one block of a new type: the datatype
+ * engine keeps types flattened, at most 2^26 separate blocks, and a constructor's refusal would
+ * go to the default handler, not the communicator's. */
+static int lc_dense(lc_t *l, const char *what, MPI_Count count, MPI_Datatype dt)
+{
+    const ibex_dt_t *d = ibex_dt_get(dt);
+    if (!d)
+        return ibex_mpi_error(l->comm, MPI_ERR_TYPE, l->e->call, "%s: invalid datatype", what);
+    if (d->size == 0 || (d->nblocks == 1 && (MPI_Count)d->blocks[0].len == d->extent))
+        return MPI_SUCCESS;
+    return ibex_mpi_error(l->comm, MPI_ERR_UNSUPPORTED_OPERATION, l->e->call,
+                          "%s %lld of a datatype with gaps or several blocks: past %d elements "
+                          "Ibex takes dense datatypes only (one block, no gap)",
+                          what, (long long)count, INT_MAX);
+}
+
 /* One (count, type) pair as the int call takes it: as is, or one element of a wrapping type. */
 static int lc_one(lc_t *l, const char *what, MPI_Count count, MPI_Datatype dt, int *count_p,
                   MPI_Datatype *dt_p)
@@ -134,6 +150,7 @@ static int lc_one(lc_t *l, const char *what, MPI_Count count, MPI_Datatype dt, i
         return MPI_SUCCESS;
     }
     *count_p = 1;
+    IBEX_CHECK(lc_dense(l, what, count, dt));
     IBEX_CHECK(lc_keep(l, PMPI_Type_contiguous_c(count, dt, dt_p), dt_p, what, count));
     ibex_op_unwrap_type(*dt_p); /* a user op sees pieces of dt (ibex_op.h) */
     return MPI_SUCCESS;
@@ -188,6 +205,7 @@ static int lc_side(lc_t *l, const char *what, const MPI_Count counts[], const MP
             continue;
         }
         MPI_Count at = bytes;
+        IBEX_CHECK(c > INT_MAX ? lc_dense(l, what, c, pt[i]) : MPI_SUCCESS);
         int rc = PMPI_Type_create_hindexed_c(1, &c, &at, pt[i], &pt[i]);
         IBEX_CHECK(lc_keep(l, rc, &pt[i], what, c));
         ic[i] = 1;
@@ -546,6 +564,7 @@ static int allgatherv_large(lc_t *l, const void *sendbuf, MPI_Count sendcount,
     for (int i = 0; i < n; i++)
         bytes[i] = displs[i] * extent;
     MPI_Datatype all;
+    IBEX_CHECK(lc_fail(l, lc_dense(l, "recvcounts", total, recvtype)));
     rc = PMPI_Type_create_hindexed_c(n, recvcounts, bytes, recvtype, &all);
     IBEX_CHECK(lc_fail(l, lc_keep(l, rc, &all, "recvcounts", total)));
     ibex_coll_args_t a = {.rbuf = recvbuf, .rcount = 1, .rdt = all, .root = 0};
