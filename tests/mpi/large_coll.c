@@ -482,6 +482,26 @@ static void inter_counts(void)
     free(a), free(b), free(cs), free(rs), free(sd), free(rd), free(ts), free(ls);
 }
 
+/* A derived type freed while its non-blocking reduction runs (MPI allows it): the schedule's
+ * step keeps its own reference and applies the op on it, not on the freed handle (which the
+ * next type may take). Before, the reduction failed or used the other type. */
+static void freed_type(void)
+{
+    MPI_Datatype t, other;
+    CHECK_RC(MPI_Type_contiguous(2, MPI_INT, &t));
+    CHECK_RC(MPI_Type_commit(&t));
+    int s[4] = {rank, 1, rank + 2, 3}, r[4] = {0};
+    MPI_Request q;
+    CHECK_RC(MPI_Iallreduce(s, r, 2, t, MPI_SUM, MPI_COMM_WORLD, &q));
+    CHECK_RC(MPI_Type_free(&t));
+    CHECK_RC(MPI_Type_contiguous(3, MPI_CHAR, &other)); /* may take the freed handle */
+    CHECK_RC(MPI_Type_commit(&other));
+    CHECK_RC(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    int ranks = size * (size - 1) / 2;
+    CHECK(r[0] == ranks && r[1] == size && r[2] == ranks + 2 * size && r[3] == 3 * size);
+    CHECK_RC(MPI_Type_free(&other));
+}
+
 static void errors(void)
 {
     int rc, cls;
@@ -524,6 +544,7 @@ int main(int argc, char **argv)
      * Allreduce_c / Reduce_c, the rest blocking */
     bool big = n > INT_MAX;
     errors();
+    freed_type();
     for (mode = 0; mode < 3; mode++) {
         empty_counts();
         user_op_counts();
