@@ -44,11 +44,6 @@ static void xrecv(ibex_sched_t *s, void *buf, int count, MPI_Datatype dt, int pe
         ibex_sched_recv(s, buf, count, dt, peer);
 }
 
-static void *vblock(const void *buf, MPI_Datatype dt, const int *displs, int i)
-{
-    return ibex_coll_disp(buf, dt, displs[i]);
-}
-
 static bool is_leader(const ibex_coll_args_t *a)
 {
     return a->comm->rank == 0;
@@ -171,8 +166,11 @@ void ibex_sched_inter_gatherv(const ibex_coll_args_t *a, ibex_sched_t *s)
         xsend(s, a->sbuf, a->scount, a->sdt, a->root);
         return;
     }
-    for (int i = 0; i < a->comm->peer_size; i++)
-        xrecv(s, vblock(a->rbuf, a->rdt, a->rdispls, i), a->rcounts[i], a->rdt, i);
+    for (int i = 0; i < a->comm->peer_size; i++) {
+        MPI_Datatype t;
+        void *b = ibex_coll_vblock(a->rbuf, a->rdt, a->rdts, a->rdispls, i, &t);
+        xrecv(s, b, a->rcounts[i], t, i);
+    }
 }
 
 void ibex_sched_inter_scatterv(const ibex_coll_args_t *a, ibex_sched_t *s)
@@ -183,8 +181,11 @@ void ibex_sched_inter_scatterv(const ibex_coll_args_t *a, ibex_sched_t *s)
         xrecv(s, a->rbuf, a->rcount, a->rdt, a->root);
         return;
     }
-    for (int i = 0; i < a->comm->peer_size; i++)
-        xsend(s, vblock(a->sbuf, a->sdt, a->sdispls, i), a->scounts[i], a->sdt, i);
+    for (int i = 0; i < a->comm->peer_size; i++) {
+        MPI_Datatype t;
+        void *b = ibex_coll_vblock(a->sbuf, a->sdt, a->sdts, a->sdispls, i, &t);
+        xsend(s, b, a->scounts[i], t, i);
+    }
 }
 
 void ibex_sched_inter_allgather(const ibex_coll_args_t *a, ibex_sched_t *s)
@@ -199,8 +200,10 @@ void ibex_sched_inter_allgather(const ibex_coll_args_t *a, ibex_sched_t *s)
 void ibex_sched_inter_allgatherv(const ibex_coll_args_t *a, ibex_sched_t *s)
 {
     for (int i = 0; i < a->comm->peer_size; i++) {
+        MPI_Datatype t;
+        void *b = ibex_coll_vblock(a->rbuf, a->rdt, a->rdts, a->rdispls, i, &t);
         xsend(s, a->sbuf, a->scount, a->sdt, i);
-        xrecv(s, vblock(a->rbuf, a->rdt, a->rdispls, i), a->rcounts[i], a->rdt, i);
+        xrecv(s, b, a->rcounts[i], t, i);
     }
 }
 
@@ -215,17 +218,15 @@ void ibex_sched_inter_alltoall(const ibex_coll_args_t *a, ibex_sched_t *s)
 }
 
 /* Alltoallv (displacements in extents of sdt / rdt) and Alltoallw (per-peer types, byte
- * displacements). */
+ * displacements), each side alone. */
 void ibex_sched_inter_alltoallv(const ibex_coll_args_t *a, ibex_sched_t *s)
 {
     for (int i = 0; i < a->comm->peer_size; i++) {
-        if (a->sdts) {
-            xsend(s, (const char *)a->sbuf + a->sdispls[i], a->scounts[i], a->sdts[i], i);
-            xrecv(s, (char *)a->rbuf + a->rdispls[i], a->rcounts[i], a->rdts[i], i);
-            continue;
-        }
-        xsend(s, vblock(a->sbuf, a->sdt, a->sdispls, i), a->scounts[i], a->sdt, i);
-        xrecv(s, vblock(a->rbuf, a->rdt, a->rdispls, i), a->rcounts[i], a->rdt, i);
+        MPI_Datatype st, rt;
+        const void *sb = ibex_coll_vblock(a->sbuf, a->sdt, a->sdts, a->sdispls, i, &st);
+        void *rb = ibex_coll_vblock(a->rbuf, a->rdt, a->rdts, a->rdispls, i, &rt);
+        xsend(s, sb, a->scounts[i], st, i);
+        xrecv(s, rb, a->rcounts[i], rt, i);
     }
 }
 

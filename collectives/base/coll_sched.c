@@ -190,7 +190,7 @@ static ibex_status_t step_copy(const ibex_sched_step_t *st)
 
 static ibex_status_t step_reduce(const ibex_sched_t *s, const ibex_sched_step_t *st)
 {
-    int rc = ibex_op_apply(s->op, st->src, st->dst, st->dcount, st->ddt->handle);
+    int rc = ibex_op_apply_dt(s->op, st->src, st->dst, st->dcount, st->ddt);
     if (rc == MPI_SUCCESS)
         return IBEX_OK;
     ibex_error(COLL, "reduction op 0x%x failed on datatype %s (class %d)", s->op->handle,

@@ -36,11 +36,12 @@ typedef struct ibex_dt_priv {
     size_t *prefix;      /* nblocks + 1 prefix sums of block lengths: packed offset of a block */
     ibex_dt_run_t *runs; /* basic-element layout of one element (Get_elements on mixed types) */
     int nruns;
-    size_t nelems;                /* basic elements in one element */
-    int op_type;                  /* predefined type handle the type is built of (for ops), or -1 */
-    size_t align;                 /* largest alignment of its basic types (struct padding rule) */
-    bool sticky;                  /* lb / ub are explicit markers (from create_resized) */
-    int combiner;                 /* IBEX_DT_COMBINER_* */
+    size_t nelems;  /* basic elements in one element */
+    int op_type;    /* predefined type handle the type is built of (for ops), or -1 */
+    size_t align;   /* largest alignment of its basic types (struct padding rule) */
+    bool sticky;    /* lb / ub are explicit markers (from create_resized) */
+    bool op_unwrap; /* user ops see its contiguous record's count elements of its member type */
+    int combiner;   /* IBEX_DT_COMBINER_* */
     ibex_dt_contents_t *contents; /* NULL for named types */
 } ibex_dt_priv_t;
 

@@ -24,5 +24,19 @@ ibex_op_t *ibex_op_get(MPI_Op handle);
  * MPI_ERR_OP when op is not defined on the type. */
 int ibex_op_apply(const ibex_op_t *op, const void *in, void *inout, int count,
                   MPI_Datatype datatype);
+/* The same on the type itself (a schedule's step holds a reference to its type, whose handle
+ * the program, or the large-count collectives, may have freed since the call). */
+struct ibex_dt;
+int ibex_op_apply_dt(const ibex_op_t *op, const void *in, void *inout, int count,
+                     const struct ibex_dt *dt);
+/* The same for any count: one call of an MPI_User_function_c, pieces of at most INT_MAX
+ * elements (at their extents) for the others. */
+int ibex_op_apply_c(const ibex_op_t *op, const void *in, void *inout, MPI_Count count,
+                    MPI_Datatype datatype);
+/* Marks a contiguous type made by MPI_Type_contiguous_c (the large-count collectives' wrapping
+ * of a count past an int) so that a user op applied to n elements of it is called on n times
+ * its count elements of its member type instead, by ibex_op_apply_c: the program's function
+ * sees its own type. Predefined ops need no mark (they reduce the wrapped type elementwise). */
+void ibex_op_unwrap_type(MPI_Datatype contiguous);
 
 #endif

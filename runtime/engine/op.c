@@ -11,6 +11,7 @@
  * (MPI_DOUBLE_INT and the other padded pairs).
  */
 #include <complex.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -316,22 +317,88 @@ out:
     return rc;
 }
 
+void ibex_op_unwrap_type(MPI_Datatype contiguous)
+{
+    ibex_dt_t *dt = ibex_dt_get(contiguous);
+    ibex_dt_priv_t *p = dt ? ibex_dt_priv(dt) : NULL;
+    if (p && p->combiner == IBEX_DT_COMBINER_CONTIGUOUS && p->contents && p->contents->nc == 1)
+        p->op_unwrap = true;
+}
+
+/* The program's function on count elements of dt (handle h): once for an MPI_User_function_c,
+ * in pieces of at most INT_MAX elements, each at its place, for an MPI_User_function. */
+static void user_call(const ibex_op_t *op, const void *in, void *inout, MPI_Count count,
+                      const ibex_dt_t *dt, MPI_Datatype h)
+{
+    if (op->user_fn_c) {
+        op->user_fn_c((void *)in, inout, &count, &h);
+        return;
+    }
+    MPI_Count at = 0;
+    do { /* count 0: one call, as before */
+        int n = count - at < INT_MAX ? (int)(count - at) : INT_MAX;
+        ptrdiff_t d = dt ? (ptrdiff_t)at * dt->extent : 0;
+        op->user_fn(ibex_dt_addr(in, d), ibex_dt_addr(inout, d), &n, &h);
+        at += n;
+    } while (at < count);
+}
+
+/* A user op; a marked wrapping type is its count elements of its member type. */
+static int user_apply(const ibex_op_t *op, const void *in, void *inout, MPI_Count count,
+                      const ibex_dt_t *dt, MPI_Datatype h)
+{
+    if (dt && ibex_dt_priv(dt)->op_unwrap) {
+        const ibex_dt_contents_t *c = ibex_dt_priv(dt)->contents;
+        return user_apply(op, in, inout, count * c->counts[0], c->types[0], c->types[0]->handle);
+    }
+    user_call(op, in, inout, count, dt, h);
+    return MPI_SUCCESS;
+}
+
+static int predef_apply(const ibex_op_t *op, const void *in, void *inout, int count,
+                        const ibex_dt_t *dt);
+
+int ibex_op_apply_c(const ibex_op_t *op, const void *in, void *inout, MPI_Count count,
+                    MPI_Datatype datatype)
+{
+    const ibex_dt_t *dt = ibex_dt_get(datatype);
+    if (!op->predefined)
+        return user_apply(op, in, inout, count, dt, datatype);
+    if (!dt)
+        return MPI_ERR_TYPE;
+    MPI_Count at = 0;
+    do { /* count 0: one call, as the int form makes */
+        MPI_Count n = count - at < INT_MAX ? count - at : INT_MAX;
+        ptrdiff_t d = (ptrdiff_t)at * dt->extent;
+        int rc = predef_apply(op, ibex_dt_addr(in, d), ibex_dt_addr(inout, d), (int)n, dt);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        at += n;
+    } while (at < count);
+    return MPI_SUCCESS;
+}
+
 int ibex_op_apply(const ibex_op_t *op, const void *in, void *inout, int count,
                   MPI_Datatype datatype)
 {
-    if (!op->predefined && op->user_fn_c) {
-        MPI_Count len = count;
-        op->user_fn_c((void *)in, inout, &len, &datatype);
-        return MPI_SUCCESS;
-    }
-    if (!op->predefined) {
-        op->user_fn((void *)in, inout, &count, &datatype);
-        return MPI_SUCCESS;
-    }
     const ibex_dt_t *dt = ibex_dt_get(datatype);
+    if (!op->predefined)
+        return user_apply(op, in, inout, count, dt, datatype);
+    return dt ? predef_apply(op, in, inout, count, dt) : MPI_ERR_TYPE;
+}
+
+int ibex_op_apply_dt(const ibex_op_t *op, const void *in, void *inout, int count,
+                     const ibex_dt_t *dt)
+{
+    if (!op->predefined)
+        return user_apply(op, in, inout, count, dt, dt->handle);
+    return predef_apply(op, in, inout, count, dt);
+}
+
+static int predef_apply(const ibex_op_t *op, const void *in, void *inout, int count,
+                        const ibex_dt_t *dt)
+{
     int opi = IBEX_HANDLE_INDEX(op->handle);
-    if (!dt)
-        return MPI_ERR_TYPE;
     if (op->handle == MPI_NO_OP)
         return MPI_SUCCESS;
     if (op->handle == MPI_REPLACE) {

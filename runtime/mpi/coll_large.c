@@ -12,11 +12,15 @@
  *   side takes a type per peer (coll.h, "Per-peer types"; displacements in bytes): a block that
  *   does not fit becomes one element of an hindexed type of one block at its displacement,
  *   count 1 and displacement 0. Again each rank chooses alone; the messages are the same.
- *   Intercommunicators have no per-peer form: a block past an int there is MPI_ERR_COUNT.
+ *   Intercommunicators take per-peer types the same way (their schedules, sched_inter.c);
+ *   there Allgatherv is always that schedule, and a Reduce_scatter whose counts sum past an
+ *   int is MPI_ERR_COUNT (Reduce_scatter_block wraps its one count as the others do).
  * - Allgatherv and Reduce_scatter, whose arrays every rank knows, decide together: past an int
  *   they run as Gatherv + Bcast and Reduce + Scatterv (root 0) of these same pieces.
- * - Predefined ops reduce a wrapped type element by element; a user op would be given the
- *   wrapping type instead of its own, so a count past an int with a user op is MPI_ERR_COUNT.
+ * - Predefined ops reduce a wrapped type element by element. A user op must see its own type:
+ *   the wrapping type is marked (ibex_op_unwrap_type), so the engine calls an
+ *   MPI_User_function on pieces of at most INT_MAX elements of the program's type, in order at
+ *   their places, and an MPI_User_function_c (MPI_Op_create_c) once with the whole MPI_Count.
  * - What is not significant at a rank (a non-root's receive side, the send side beside
  *   MPI_IN_PLACE, a non-root's arrays) is not read.
  * The non-blocking and persistent `_c` forms (MPI_Ibcast_c .. MPI_Exscan_init_c) take the same
@@ -120,6 +124,22 @@ static int lc_keep(lc_t *l, int rc, MPI_Datatype *t, const char *what, MPI_Count
     return MPI_SUCCESS;
 }
 
+/* Whether count (past an int) elements of dt can be one block of a new type: the datatype
+ * engine keeps types flattened, at most 2^26 separate blocks, and a constructor's refusal would
+ * go to the default handler, not the communicator's. */
+static int lc_dense(lc_t *l, const char *what, MPI_Count count, MPI_Datatype dt)
+{
+    const ibex_dt_t *d = ibex_dt_get(dt);
+    if (!d)
+        return ibex_mpi_error(l->comm, MPI_ERR_TYPE, l->e->call, "%s: invalid datatype", what);
+    if (d->size == 0 || (d->nblocks == 1 && (MPI_Count)d->blocks[0].len == d->extent))
+        return MPI_SUCCESS;
+    return ibex_mpi_error(l->comm, MPI_ERR_UNSUPPORTED_OPERATION, l->e->call,
+                          "%s %lld of a datatype with gaps or several blocks: past %d elements "
+                          "Ibex takes dense datatypes only (one block, no gap)",
+                          what, (long long)count, INT_MAX);
+}
+
 /* One (count, type) pair as the int call takes it: as is, or one element of a wrapping type. */
 static int lc_one(lc_t *l, const char *what, MPI_Count count, MPI_Datatype dt, int *count_p,
                   MPI_Datatype *dt_p)
@@ -130,17 +150,9 @@ static int lc_one(lc_t *l, const char *what, MPI_Count count, MPI_Datatype dt, i
         return MPI_SUCCESS;
     }
     *count_p = 1;
-    return lc_keep(l, PMPI_Type_contiguous_c(count, dt, dt_p), dt_p, what, count);
-}
-
-static int user_op_check(lc_t *l, MPI_Op op, MPI_Count count)
-{
-    ibex_op_t *o = ibex_op_get(op);
-    if (count > INT_MAX && o && !o->predefined)
-        return ibex_mpi_error(l->comm, MPI_ERR_COUNT, l->e->call,
-                              "count %lld with a user op: Ibex's collectives give user ops int "
-                              "counts (predefined ops take any count)",
-                              (long long)count);
+    IBEX_CHECK(lc_dense(l, what, count, dt));
+    IBEX_CHECK(lc_keep(l, PMPI_Type_contiguous_c(count, dt, dt_p), dt_p, what, count));
+    ibex_op_unwrap_type(*dt_p); /* a user op sees pieces of dt (ibex_op.h) */
     return MPI_SUCCESS;
 }
 
@@ -176,11 +188,6 @@ static int lc_side(lc_t *l, const char *what, const MPI_Count counts[], const MP
         }
         return MPI_SUCCESS;
     }
-    if (ibex_comm_is_inter(l->comm))
-        return ibex_mpi_error(l->comm, MPI_ERR_COUNT, l->e->call,
-                              "%s: a block past an int on an intercommunicator (Ibex takes "
-                              "those only on intracommunicators)",
-                              what);
     MPI_Count lb = 0, extent = 1;
     if (!dts && PMPI_Type_get_extent_c(dt, &lb, &extent) != MPI_SUCCESS)
         return MPI_ERR_TYPE; /* raised by the query */
@@ -198,6 +205,7 @@ static int lc_side(lc_t *l, const char *what, const MPI_Count counts[], const MP
             continue;
         }
         MPI_Count at = bytes;
+        IBEX_CHECK(c > INT_MAX ? lc_dense(l, what, c, pt[i]) : MPI_SUCCESS);
         int rc = PMPI_Type_create_hindexed_c(1, &c, &at, pt[i], &pt[i]);
         IBEX_CHECK(lc_keep(l, rc, &pt[i], what, c));
         ic[i] = 1;
@@ -234,6 +242,34 @@ static bool leaf_side(const lc_t *l, int root, const void *buf)
     return buf != MPI_IN_PLACE;
 }
 
+/* The three large-count forms of one collective, MPI_X_c, MPI_IX_c and MPI_X_init_c: the same
+ * parameters (plus the request, and the info, which no hint reads yet) and the same helper
+ * call on l, which lc_init or lc_init_req prepared for the form. */
+#define LC_PARAMS(...) __VA_ARGS__
+#define LC_FORMS(x, ix, params, call)                                                              \
+    int PMPI_##x##_c(LC_PARAMS params)                                                             \
+    {                                                                                              \
+        IBEX_ENTER(x##_c);                                                                         \
+        lc_t l;                                                                                    \
+        lc_init(&l, &ibex_e, comm);                                                                \
+        return call;                                                                               \
+    }                                                                                              \
+    int PMPI_##ix##_c(LC_PARAMS params, MPI_Request *request)                                      \
+    {                                                                                              \
+        IBEX_ENTER(ix##_c);                                                                        \
+        lc_t l;                                                                                    \
+        lc_init_req(&l, &ibex_e, comm, request, false);                                            \
+        return call;                                                                               \
+    }                                                                                              \
+    int PMPI_##x##_init_c(LC_PARAMS params, MPI_Info info, MPI_Request *request)                   \
+    {                                                                                              \
+        IBEX_ENTER(x##_init_c);                                                                    \
+        (void)info;                                                                                \
+        lc_t l;                                                                                    \
+        lc_init_req(&l, &ibex_e, comm, request, true);                                             \
+        return call;                                                                               \
+    }
+
 static int bcast_large(lc_t *l, void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
                        MPI_Comm comm)
 {
@@ -247,56 +283,35 @@ static int reduce_like(lc_t *l, ibex_coll_kind_t kind, const void *sendbuf, void
                        MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
     ibex_coll_args_t a = {.sbuf = sendbuf, .rbuf = recvbuf, .root = root};
-    IBEX_CHECK(lc_fail(l, user_op_check(l, op, count)));
     IBEX_CHECK(lc_fail(l, lc_one(l, "count", count, datatype, &a.rcount, &a.rdt)));
     return lc_run(l, kind, comm, op, &a);
 }
 
-int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                  MPI_Op op, int root, MPI_Comm comm)
-{
-    IBEX_ENTER(Reduce_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return reduce_like(&l, IBEX_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm);
-}
+LC_FORMS(Reduce, Ireduce,
+         (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+          int root, MPI_Comm comm),
+         reduce_like(&l, IBEX_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm))
 
-int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                     MPI_Op op, MPI_Comm comm)
-{
-    IBEX_ENTER(Allreduce_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return reduce_like(&l, IBEX_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm);
-}
+LC_FORMS(Allreduce, Iallreduce,
+         (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+          MPI_Comm comm),
+         reduce_like(&l, IBEX_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm))
 
-int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
-                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    IBEX_ENTER(Reduce_scatter_block_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return reduce_like(&l, IBEX_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype,
-                       op, 0, comm);
-}
+LC_FORMS(Reduce_scatter_block, Ireduce_scatter_block,
+         (const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op,
+          MPI_Comm comm),
+         reduce_like(&l, IBEX_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype, op,
+                     0, comm))
 
-int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                MPI_Op op, MPI_Comm comm)
-{
-    IBEX_ENTER(Scan_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return reduce_like(&l, IBEX_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm);
-}
+LC_FORMS(Scan, Iscan,
+         (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+          MPI_Comm comm),
+         reduce_like(&l, IBEX_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm))
 
-int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                  MPI_Op op, MPI_Comm comm)
-{
-    IBEX_ENTER(Exscan_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return reduce_like(&l, IBEX_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm);
-}
+LC_FORMS(Exscan, Iexscan,
+         (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+          MPI_Comm comm),
+         reduce_like(&l, IBEX_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm))
 
 /* Gather, Scatter, Allgather, Alltoall: both pairs, each wrapped where significant (a pair that
  * is not is passed as count 0 and never read). */
@@ -323,45 +338,29 @@ static int pair_like(lc_t *l, ibex_coll_kind_t kind, const void *sendbuf, MPI_Co
     return lc_run(l, kind, comm, MPI_OP_NULL, &a);
 }
 
-int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    IBEX_ENTER(Gather_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return pair_like(&l, IBEX_COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, root, comm);
-}
+LC_FORMS(Gather, Igather,
+         (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+          MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
+         pair_like(&l, IBEX_COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                   root, comm))
 
-int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    IBEX_ENTER(Scatter_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return pair_like(&l, IBEX_COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, root, comm);
-}
+LC_FORMS(Scatter, Iscatter,
+         (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+          MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
+         pair_like(&l, IBEX_COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                   recvtype, root, comm))
 
-int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    IBEX_ENTER(Allgather_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return pair_like(&l, IBEX_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, 0, comm);
-}
+LC_FORMS(Allgather, Iallgather,
+         (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+          MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+         pair_like(&l, IBEX_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                   recvtype, 0, comm))
 
-int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    IBEX_ENTER(Alltoall_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return pair_like(&l, IBEX_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, 0, comm);
-}
+LC_FORMS(Alltoall, Ialltoall,
+         (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+          MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+         pair_like(&l, IBEX_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                   recvtype, 0, comm))
 
 /* Gatherv with MPI_Count / MPI_Aint arrays (l set up by the caller, done here). */
 static int gatherv_large(lc_t *l, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -383,16 +382,12 @@ static int gatherv_large(lc_t *l, const void *sendbuf, MPI_Count sendcount, MPI_
     return lc_run(l, IBEX_COLL_GATHERV, comm, MPI_OP_NULL, &a);
 }
 
-int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
-                   int root, MPI_Comm comm)
-{
-    IBEX_ENTER(Gatherv_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return gatherv_large(&l, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                         root, comm);
-}
+LC_FORMS(Gatherv, Igatherv,
+         (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+          const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+          MPI_Comm comm),
+         gatherv_large(&l, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                       root, comm))
 
 static int scatterv_large(lc_t *l, const void *sendbuf, const MPI_Count sendcounts[],
                           const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
@@ -413,16 +408,12 @@ static int scatterv_large(lc_t *l, const void *sendbuf, const MPI_Count sendcoun
     return lc_run(l, IBEX_COLL_SCATTERV, comm, MPI_OP_NULL, &a);
 }
 
-int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
-                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
-                    MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    IBEX_ENTER(Scatterv_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return scatterv_large(&l, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-                          root, comm);
-}
+LC_FORMS(Scatterv, Iscatterv,
+         (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+          MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+          int root, MPI_Comm comm),
+         scatterv_large(&l, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                        root, comm))
 
 /* Alltoallv (dt, displacements in its extent) and Alltoallw (types, bytes). */
 static int alltoallvw(lc_t *l, ibex_coll_kind_t kind, const void *sendbuf,
@@ -447,35 +438,27 @@ static int alltoallvw(lc_t *l, ibex_coll_kind_t kind, const void *sendbuf,
     return lc_run(l, kind, comm, MPI_OP_NULL, &a);
 }
 
-int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
-                     MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
-                     const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
-{
-    IBEX_ENTER(Alltoallv_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return alltoallvw(&l, IBEX_COLL_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, NULL,
-                      recvbuf, recvcounts, rdispls, recvtype, NULL, comm);
-}
+LC_FORMS(Alltoallv, Ialltoallv,
+         (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+          MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+          const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm),
+         alltoallvw(&l, IBEX_COLL_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, NULL, recvbuf,
+                    recvcounts, rdispls, recvtype, NULL, comm))
 
-int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
-                     const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
-                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
-{
-    IBEX_ENTER(Alltoallw_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return alltoallvw(&l, IBEX_COLL_ALLTOALLW, sendbuf, sendcounts, sdispls, MPI_DATATYPE_NULL,
-                      sendtypes, recvbuf, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm);
-}
+LC_FORMS(Alltoallw, Ialltoallw,
+         (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+          const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+          const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),
+         alltoallvw(&l, IBEX_COLL_ALLTOALLW, sendbuf, sendcounts, sdispls, MPI_DATATYPE_NULL,
+                    sendtypes, recvbuf, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm))
 
 /* Whether the counts of an Allgatherv / Reduce_scatter fit the int call: every rank has the
  * same counts (MPI's rule), so all decide alike; *total_p: their sum. */
 static bool counts_fit(const lc_t *l, const MPI_Count counts[], MPI_Count *total_p)
 {
     *total_p = 0;
-    if (!l->comm || !counts || ibex_comm_is_inter(l->comm))
-        return true; /* the int call reports what is wrong; no large path across groups */
+    if (!l->comm || !counts)
+        return true; /* the int call reports what is wrong */
     bool ok = true;
     for (int i = 0; i < l->comm->size; i++) {
         ok = ok && counts[i] <= INT_MAX;
@@ -537,7 +520,7 @@ static int allgatherv_large(lc_t *l, const void *sendbuf, MPI_Count sendcount,
                             MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
                             const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (l->req)
+    if (l->req || (l->comm && ibex_comm_is_inter(l->comm))) /* inter: always a schedule */
         return allgatherv_sched(l, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                 recvtype, comm);
     MPI_Count total;
@@ -581,6 +564,7 @@ static int allgatherv_large(lc_t *l, const void *sendbuf, MPI_Count sendcount,
     for (int i = 0; i < n; i++)
         bytes[i] = displs[i] * extent;
     MPI_Datatype all;
+    IBEX_CHECK(lc_fail(l, lc_dense(l, "recvcounts", total, recvtype)));
     rc = PMPI_Type_create_hindexed_c(n, recvcounts, bytes, recvtype, &all);
     IBEX_CHECK(lc_fail(l, lc_keep(l, rc, &all, "recvcounts", total)));
     ibex_coll_args_t a = {.rbuf = recvbuf, .rcount = 1, .rdt = all, .root = 0};
@@ -611,7 +595,6 @@ static int reduce_scatter_sched(lc_t *l, const void *sendbuf, void *recvbuf,
         return lc_done(l, ibex_mpi_error(l->comm, MPI_ERR_ARG, l->e->call, "request is NULL"));
     ibex_coll_args_t r = {.sbuf = in_place ? (me == 0 ? MPI_IN_PLACE : recvbuf) : sendbuf,
                           .rbuf = recvbuf};
-    IBEX_CHECK(lc_fail(l, user_op_check(l, op, total)));
     IBEX_CHECK(lc_fail(l, lc_one(l, "recvcounts", total, datatype, &r.rcount, &r.rdt)));
     IBEX_CHECK(lc_fail(l, ibex_coll_prepare(IBEX_COLL_REDUCE, comm, op, l->e->call, &r, &bytes)));
     ibex_sched_t *s = ibex_sched_new(r.comm, r.op);
@@ -664,9 +647,13 @@ static int reduce_scatter_large(lc_t *l, const void *sendbuf, void *recvbuf,
         a.rcounts = c;
         return lc_run(l, IBEX_COLL_REDUCE_SCATTER, comm, op, &a);
     }
+    if (ibex_comm_is_inter(l->comm))
+        return lc_done(l, ibex_mpi_error(l->comm, MPI_ERR_COUNT, l->e->call,
+                                         "recvcounts: %lld elements in all, past an int, on an "
+                                         "intercommunicator (Ibex takes them within an int there)",
+                                         (long long)total));
     if (l->req)
         return reduce_scatter_sched(l, sendbuf, recvbuf, recvcounts, datatype, op, total, comm);
-    IBEX_CHECK(lc_fail(l, user_op_check(l, op, total)));
     /* Reduce of the whole to rank 0, then Scatterv of its blocks (in place: the data is in
      * recvbuf, and rank 0 keeps its block where it is) */
     int me = l->comm->rank, n = l->comm->size;
@@ -699,388 +686,22 @@ static int reduce_scatter_large(lc_t *l, const void *sendbuf, void *recvbuf,
     return lc_done(l, rc);
 }
 
-int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                      void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                      MPI_Datatype recvtype, MPI_Comm comm)
-{
-    IBEX_ENTER(Allgatherv_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return allgatherv_large(&l, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                            comm);
-}
+LC_FORMS(Allgatherv, Iallgatherv,
+         (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+          const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+          MPI_Comm comm),
+         allgatherv_large(&l, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                          comm))
 
-int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
-                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    IBEX_ENTER(Reduce_scatter_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return reduce_scatter_large(&l, sendbuf, recvbuf, recvcounts, datatype, op, comm);
-}
+LC_FORMS(Reduce_scatter, Ireduce_scatter,
+         (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
+          MPI_Op op, MPI_Comm comm),
+         reduce_scatter_large(&l, sendbuf, recvbuf, recvcounts, datatype, op, comm))
 
-int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
-{
-    IBEX_ENTER(Bcast_c);
-    lc_t l;
-    lc_init(&l, &ibex_e, comm);
-    return bcast_large(&l, buffer, count, datatype, root, comm);
-}
+LC_FORMS(Bcast, Ibcast,
+         (void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm),
+         bcast_large(&l, buffer, count, datatype, root, comm))
 
 /* ---- the non-blocking and persistent forms ---- */
-
-int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                  MPI_Request *request)
-{
-    IBEX_ENTER(Ibcast_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return bcast_large(&l, buffer, count, datatype, root, comm);
-}
-
-int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                      MPI_Info info, MPI_Request *request)
-{
-    IBEX_ENTER(Bcast_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return bcast_large(&l, buffer, count, datatype, root, comm);
-}
-
-int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                   MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
-{
-    IBEX_ENTER(Ireduce_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return reduce_like(&l, IBEX_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm);
-}
-
-int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                       MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    IBEX_ENTER(Reduce_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return reduce_like(&l, IBEX_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm);
-}
-
-int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                      MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    IBEX_ENTER(Iallreduce_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return reduce_like(&l, IBEX_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm);
-}
-
-int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-                          MPI_Request *request)
-{
-    IBEX_ENTER(Allreduce_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return reduce_like(&l, IBEX_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm);
-}
-
-int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                   MPI_Request *request)
-{
-    IBEX_ENTER(Igather_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return pair_like(&l, IBEX_COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, root, comm);
-}
-
-int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                       MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    IBEX_ENTER(Gather_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return pair_like(&l, IBEX_COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, root, comm);
-}
-
-int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                    MPI_Request *request)
-{
-    IBEX_ENTER(Iscatter_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return pair_like(&l, IBEX_COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, root, comm);
-}
-
-int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                        MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    IBEX_ENTER(Scatter_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return pair_like(&l, IBEX_COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, root, comm);
-}
-
-int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                      MPI_Request *request)
-{
-    IBEX_ENTER(Iallgather_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return pair_like(&l, IBEX_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, 0, comm);
-}
-
-int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                          void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                          MPI_Info info, MPI_Request *request)
-{
-    IBEX_ENTER(Allgather_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return pair_like(&l, IBEX_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, 0, comm);
-}
-
-int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                     MPI_Request *request)
-{
-    IBEX_ENTER(Ialltoall_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return pair_like(&l, IBEX_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, 0, comm);
-}
-
-int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                         MPI_Info info, MPI_Request *request)
-{
-    IBEX_ENTER(Alltoall_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return pair_like(&l, IBEX_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, 0, comm);
-}
-
-int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
-                    int root, MPI_Comm comm, MPI_Request *request)
-{
-    IBEX_ENTER(Igatherv_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return gatherv_large(&l, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                         root, comm);
-}
-
-int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                        void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                        MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
-                        MPI_Request *request)
-{
-    IBEX_ENTER(Gatherv_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return gatherv_large(&l, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                         root, comm);
-}
-
-int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
-                     MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
-                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
-{
-    IBEX_ENTER(Iscatterv_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return scatterv_large(&l, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-                          root, comm);
-}
-
-int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
-                         MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
-                         MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
-                         MPI_Request *request)
-{
-    IBEX_ENTER(Scatterv_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return scatterv_large(&l, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-                          root, comm);
-}
-
-int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                       void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    IBEX_ENTER(Iallgatherv_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return allgatherv_large(&l, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                            comm);
-}
-
-int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                           void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                           MPI_Request *request)
-{
-    IBEX_ENTER(Allgatherv_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return allgatherv_large(&l, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                            comm);
-}
-
-int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
-                      MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
-                      const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                      MPI_Request *request)
-{
-    IBEX_ENTER(Ialltoallv_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return alltoallvw(&l, IBEX_COLL_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, NULL,
-                      recvbuf, recvcounts, rdispls, recvtype, NULL, comm);
-}
-
-int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
-                          const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                          const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    IBEX_ENTER(Alltoallv_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return alltoallvw(&l, IBEX_COLL_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, NULL,
-                      recvbuf, recvcounts, rdispls, recvtype, NULL, comm);
-}
-
-int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
-                      const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
-                      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-                      MPI_Request *request)
-{
-    IBEX_ENTER(Ialltoallw_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return alltoallvw(&l, IBEX_COLL_ALLTOALLW, sendbuf, sendcounts, sdispls, MPI_DATATYPE_NULL,
-                      sendtypes, recvbuf, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm);
-}
-
-int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
-                          const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
-                          const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                          const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
-                          MPI_Request *request)
-{
-    IBEX_ENTER(Alltoallw_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return alltoallvw(&l, IBEX_COLL_ALLTOALLW, sendbuf, sendcounts, sdispls, MPI_DATATYPE_NULL,
-                      sendtypes, recvbuf, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm);
-}
-
-int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
-                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    IBEX_ENTER(Ireduce_scatter_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return reduce_scatter_large(&l, sendbuf, recvbuf, recvcounts, datatype, op, comm);
-}
-
-int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
-                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-                               MPI_Request *request)
-{
-    IBEX_ENTER(Reduce_scatter_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return reduce_scatter_large(&l, sendbuf, recvbuf, recvcounts, datatype, op, comm);
-}
-
-int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
-                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                 MPI_Request *request)
-{
-    IBEX_ENTER(Ireduce_scatter_block_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return reduce_like(&l, IBEX_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype,
-                       op, 0, comm);
-}
-
-int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
-                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-                                     MPI_Request *request)
-{
-    IBEX_ENTER(Reduce_scatter_block_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return reduce_like(&l, IBEX_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype,
-                       op, 0, comm);
-}
-
-int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                 MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    IBEX_ENTER(Iscan_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return reduce_like(&l, IBEX_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm);
-}
-
-int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    IBEX_ENTER(Scan_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return reduce_like(&l, IBEX_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm);
-}
-
-int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                   MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    IBEX_ENTER(Iexscan_c);
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, false);
-    return reduce_like(&l, IBEX_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm);
-}
-
-int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                       MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    IBEX_ENTER(Exscan_init_c);
-    (void)info; /* no hints are used yet */
-    lc_t l;
-    lc_init_req(&l, &ibex_e, comm, request, true);
-    return reduce_like(&l, IBEX_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm);
-}
 
 IBEX_MPI_ALIASES(coll_large)

@@ -55,15 +55,15 @@ int PMPI_Op_commutative(MPI_Op op, int *commute)
     return MPI_SUCCESS;
 }
 
-int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
-                      MPI_Op op)
+/* MPI_Reduce_local and its _c form: any count (ibex_op_apply_c cuts it for the int functions). */
+static int reduce_local(const char *call, const void *inbuf, void *inoutbuf, MPI_Count count,
+                        MPI_Datatype datatype, MPI_Op op)
 {
-    IBEX_ENTER_ANYTIME(Reduce_local);
     ibex_op_t *o = NULL;
     ibex_dt_t *dt = NULL;
     int rc;
     if (count < 0)
-        return ibex_mpi_error(NULL, MPI_ERR_COUNT, call, "negative count %d", count);
+        return ibex_mpi_error(NULL, MPI_ERR_COUNT, call, "negative count %lld", (long long)count);
     /* MPI_Reduce_local has no in-place form, and its two buffers may not be aliased */
     if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)
         return ibex_mpi_error(NULL, MPI_ERR_BUFFER, call, "%s is MPI_IN_PLACE",
@@ -72,11 +72,25 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
         return ibex_mpi_error(NULL, MPI_ERR_BUFFER, call, "inbuf and inoutbuf are the same buffer");
     if ((rc = op_lookup(op, call, &o)) || (rc = ibex_dt_lookup(datatype, call, true, &dt)))
         return rc;
-    rc = ibex_op_apply(o, inbuf, inoutbuf, count, datatype);
+    rc = ibex_op_apply_c(o, inbuf, inoutbuf, count, datatype);
     if (rc != MPI_SUCCESS)
         return ibex_mpi_error(NULL, rc, call, "op 0x%x is not defined on datatype %s", op,
                               dt->name[0] ? dt->name : "(derived)");
     return MPI_SUCCESS;
+}
+
+int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op)
+{
+    IBEX_ENTER_ANYTIME(Reduce_local);
+    return reduce_local(call, inbuf, inoutbuf, count, datatype, op);
+}
+
+int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype,
+                        MPI_Op op)
+{
+    IBEX_ENTER_ANYTIME(Reduce_local_c);
+    return reduce_local(call, inbuf, inoutbuf, count, datatype, op);
 }
 
 IBEX_MPI_ALIASES(op_api)

@@ -16,7 +16,9 @@ internal (runtime/mpi, included through ibex_entry.h):
     lookups. Each takes the checked parameters in declaration order.
 large (runtime/mpi, compiled into libibex): the MPI 4.0 large-count variants PMPI_X_c (MPI_X_c
   their weak aliases) of the functions marked `large`, whose `count` parameters are MPI_Count.
-  A call whose counts fit is the int call; a larger count is MPI_ERR_COUNT, saying so.
+  A call whose counts fit is the int call; a larger count is MPI_ERR_COUNT, saying so, but
+  in MPI-IO calls (File_X), where it is one element of a contiguous type of that many
+  (runtime/io/file_large.c): their accesses complete at the call, so the type is freed then.
   A function marked `large_native` instead has its PMPI_X_c written by hand in its own file
   (the engine carries MPI_Count there: point-to-point), with its alias in that file's macro.
 """
@@ -331,7 +333,11 @@ def internal_h(funcs):
     out += ["", "/* MPI-IO (runtime/io/file_err.c): raises an error on the handler of file fh",
             " * (MPI_FILE_NULL: the default file handler) and returns the class. */",
             "int ibex_file_raise(MPI_File fh, int errclass, const char *call, const char *fmt, ...)",
-            "    __attribute__((format(printf, 4, 5)));"]
+            "    __attribute__((format(printf, 4, 5)));",
+            "/* MPI-IO large counts (runtime/io/file_large.c): count as the int call takes it, or",
+            " * 1 of a new committed contiguous type in *dt_p (free it when it is not datatype). */",
+            "int ibex_file_large_type(MPI_File fh, const char *call, MPI_Count count,",
+            "                         MPI_Datatype datatype, int *count_p, MPI_Datatype *dt_p);"]
     out += ["", "/* Uniform argument checks by kind (mpi.def): MPI_SUCCESS or the raised class. */"]
     for fn in funcs:
         if fn.checked():
@@ -392,13 +398,10 @@ def large_function(fn):
         out.append("    ibex_e.comm = ibex_comm_get(%s); /* NULL if bad: the int call says so */"
                    % comms[0])
     fh = fn.file_handle()
+    if fh:
+        return out + large_file_call(fn, fh)
     for kind, name in fn.params:
-        if kind == "count" and fh:
-            out += ["    if (%s < INT_MIN || %s > INT_MAX)" % (name, name),
-                    wrap("        return ibex_file_raise(%s, MPI_ERR_COUNT, ibex_e.call, \"%s %%lld "
-                         "does not fit in an int: Ibex takes counts up to %%d\", (long long)%s, "
-                         "INT_MAX);" % (fh, name, name), "            ")]
-        elif kind == "count":
+        if kind == "count":
             out += ["    if (%s < INT_MIN || %s > INT_MAX)" % (name, name),
                     "        return large_count_error(&ibex_e, \"%s\", %s);" % (name, name)]
     arrays = [(k, n) for k, n in fn.params if k in ARRAY_KINDS]
@@ -408,6 +411,21 @@ def large_function(fn):
     out += [wrap("    return PMPI_%s(%s);" % (fn.name, args), "        "), "}", "",
             "#pragma weak MPI_%s_c = PMPI_%s_c" % (fn.name, fn.name), ""]
     return out
+
+
+def large_file_call(fn, fh):
+    """The rest of an MPI-IO _c body: a count past an int becomes one element of a contiguous
+    type of them (ibex_file_large_type, runtime/io/file_large.c), freed after the int call (every
+    access, non-blocking ones too, completes at its call)."""
+    count = next(n for k, n in fn.params if k == "count")
+    dt = next(n for k, n in fn.params if k == "datatype")
+    args = ", ".join(n + "_i" if n in (count, dt) else n for _, n in fn.params)
+    return ["    int %s_i;" % count, "    MPI_Datatype %s_i;" % dt,
+            wrap("    IBEX_CHECK(ibex_file_large_type(%s, ibex_e.call, %s, %s, &%s_i, &%s_i));"
+                 % (fh, count, dt, count, dt), "        "),
+            wrap("    int rc = PMPI_%s(%s);" % (fn.name, args), "        "),
+            "    if (%s_i != %s)" % (dt, dt), "        PMPI_Type_free(&%s_i);" % dt,
+            "    return rc;", "}", "", "#pragma weak MPI_%s_c = PMPI_%s_c" % (fn.name, fn.name), ""]
 
 
 def large_array_skip(fn, name):
