@@ -127,7 +127,8 @@ static ibex_status_t inter_agree(ibex_comm_t *local, int leader, const ibex_inte
                                  const int *extra, int n, int **theirs_p, int *m_p, uint32_t *ctx_p)
 {
     inter_round_t r = {local, leader, l, extra, n, NULL, 0};
-    ibex_status_t st = ibex_comm_ctx_agree_by(local->context_id, inter_exchange, &r, ctx_p);
+    ibex_status_t st =
+        ibex_comm_ctx_agree_by(ibex_comm_ctx_prio(local, 0), inter_exchange, &r, ctx_p);
     if (st != IBEX_OK) {
         free(r.theirs);
         return st;
