@@ -16,7 +16,8 @@
  *          once (context-id agreements from several threads)
  * ctxmix   each thread, in a loop, duplicates MPI_COMM_SELF under a process-wide mutex (as MPI
  *          requires of collectives on one communicator) and then builds communicators of its
- *          own parent with Comm_dup, Comm_split and Comm_create_group, one thread per rank
+ *          own parent with Comm_dup, Comm_split, Comm_create_group and Intercomm_create
+ *          (between its halves), one thread per rank
  *          late (MPICH's threads/comm/comm_dup_deadlock and comm_create_group_threads: an
  *          agreement on MPI_COMM_SELF that waited for another thread's round in flight closed a
  *          cycle across ranks)
@@ -237,6 +238,22 @@ static void ctxmix_check(MPI_Comm c, long members)
     CHECK(MPI_Comm_free(&c) == MPI_SUCCESS);
 }
 
+/* an intercommunicator between the low and the high half of the thread's parent: the two
+ * halves' local communicators have different ids (the agreement's priority must not) */
+static void ctxmix_inter(int t)
+{
+    MPI_Comm half, inter;
+    int low = rank < size / 2, rsize;
+    if (size < 2)
+        return;
+    CHECK(MPI_Comm_split(thread_comm[t], low, rank, &half) == MPI_SUCCESS);
+    CHECK(MPI_Intercomm_create(half, 0, thread_comm[t], low ? size / 2 : 0, t, &inter) ==
+          MPI_SUCCESS);
+    CHECK(MPI_Comm_remote_size(inter, &rsize) == MPI_SUCCESS);
+    CHECK(rsize == (low ? size - size / 2 : size / 2));
+    CHECK(MPI_Comm_free(&inter) == MPI_SUCCESS && MPI_Comm_free(&half) == MPI_SUCCESS);
+}
+
 static void *ctxmix_thread(void *arg)
 {
     int t = (int)(intptr_t)arg;
@@ -253,6 +270,7 @@ static void *ctxmix_thread(void *arg)
         ctxmix_check(c, (size + (rank % 2 == 0)) / 2);
         CHECK(MPI_Comm_create_group(thread_comm[t], g, t, &c) == MPI_SUCCESS);
         ctxmix_check(c, size);
+        ctxmix_inter(t);
     }
     CHECK(MPI_Group_free(&g) == MPI_SUCCESS);
     return NULL;
