@@ -24,6 +24,7 @@
 #include "comm_impl.h"
 #include "ibex_log.h"
 #include "ibex_op.h"
+#include "ibex_thread.h"
 
 static uint64_t ctx_free[IBEX_CTX_WORDS];
 /* MPI_Comm_idup agrees in the progress engine, so blocking agreements may run while one is in
@@ -112,23 +113,37 @@ int ibex_comm_split_members(const int *all, int n, int colour, int *ranks_out)
 
 /* MPI_THREAD_MULTIPLE: threads of one process may build communicators on different parents at
  * once. Two agreements reading the free bitmap at the same time could pick the same pair, so
- * one round at a time holds the bitmap (MPICH's scheme): the others contribute an empty mask
- * with the "every member's own" word at 0, every member then sees that word at 0 and the
- * round is repeated. Among the agreements waiting in this process the one on the parent with
- * the lowest context id gets the bitmap, so the lowest one in the whole job completes first
- * and nobody waits forever. Single-threaded, the only waiter always gets it. */
-enum { CTX_WAITERS = 64 };
-static uint32_t ctx_waiting[CTX_WAITERS];
+ * a round offers only a region of the bitmap that no other round in flight here offers
+ * (MPICH's scheme), in two steps:
+ *  - the first round offers the small eager region (CTX_EAGER_WORDS) if no other round here
+ *    holds it, else nothing; a round that leaves a pair takes it;
+ *  - later rounds offer the main region, with the "every member's own" word at all ones, when
+ *    no other round here holds it and no agreement waiting here has a lower priority (the
+ *    parent's context id, then the tag of Comm_create_group); the others offer nothing, with
+ *    that word at 0, every member sees it at 0 and the round is repeated. So the lowest
+ *    agreement waiting in the whole job completes first and nobody waits forever.
+ * A round in flight blocks on its peers while it holds its region, so one region is not
+ * enough: a thread whose agreement could not start (MPI_Comm_dup of MPI_COMM_SELF while
+ * another thread's round holds the main region) would keep that thread from the agreement
+ * that the peers of the holder wait for, a cycle across processes (MPICH's
+ * threads/comm/comm_dup_deadlock). The eager region lets it through. An agreement waits (is
+ * listed for the main region) only after its first round, as in MPICH: listed at once it would
+ * keep the main region from the others here while its own eager round waits for a peer busy
+ * in one of theirs. Single-threaded, the first round takes the lowest free eager pair; once
+ * the eager region is used up somewhere, two rounds. Between two rounds that got nothing the
+ * thread lets the others in (a round over this process alone waits for nobody). */
+enum { CTX_WAITERS = 64, CTX_EAGER_WORDS = 2 };
+static uint64_t ctx_waiting[CTX_WAITERS];
 static int ctx_nwaiting;
-static bool ctx_mask_held;
+static bool ctx_eager_held, ctx_main_held;
 
-static void ctx_waiter_add(uint32_t prio)
+static void ctx_waiter_add(uint64_t prio)
 {
     if (ctx_nwaiting < CTX_WAITERS)
         ctx_waiting[ctx_nwaiting++] = prio;
 }
 
-static void ctx_waiter_remove(uint32_t prio)
+static void ctx_waiter_remove(uint64_t prio)
 {
     for (int i = 0; i < ctx_nwaiting; i++)
         if (ctx_waiting[i] == prio) {
@@ -137,39 +152,56 @@ static void ctx_waiter_remove(uint32_t prio)
         }
 }
 
-/* Fills mask (IBEX_CTX_MASK_WORDS): this process's free bitmap and an all-ones last word when
- * this round may hold the bitmap, else all zeros; returns whether it holds it. */
-static bool ctx_mask_claim(uint32_t prio, uint64_t *mask)
+/* Fills mask (IBEX_CTX_MASK_WORDS) for one round: this process's free pairs of the eager
+ * (first round) or the main region and an all-ones last word when the round may hold that
+ * region, else all zeros; returns whether it holds it. */
+static bool ctx_mask_claim(bool eager, uint64_t prio, uint64_t *mask)
 {
-    bool first = !ctx_mask_held;
-    for (int i = 0; first && i < ctx_nwaiting; i++)
+    bool *held = eager ? &ctx_eager_held : &ctx_main_held;
+    bool first = !*held;
+    for (int i = 0; first && !eager && i < ctx_nwaiting; i++)
         first = ctx_waiting[i] >= prio;
     memset(mask, 0, IBEX_CTX_MASK_WORDS * sizeof(uint64_t));
     if (!first)
         return false;
-    ctx_mask_held = true;
-    for (int w = 0; w < IBEX_CTX_IDUP_WORD0; w++) /* the idup words are comm_idup.c's */
+    *held = true;
+    /* the idup words are comm_idup.c's */
+    int w0 = eager ? 0 : CTX_EAGER_WORDS, w1 = eager ? CTX_EAGER_WORDS : IBEX_CTX_IDUP_WORD0;
+    for (int w = w0; w < w1; w++)
         mask[w] = ctx_free[w];
     mask[IBEX_CTX_WORDS] = ~(uint64_t)0;
     return true;
 }
 
-ibex_status_t ibex_comm_ctx_agree_by(uint32_t prio, ibex_comm_ctx_exchange_fn exchange, void *arg,
+static bool ctx_mask_empty(const uint64_t *mask)
+{
+    return ibex_comm_ctx_lowest(mask, IBEX_CTX_WORDS) < 0;
+}
+
+ibex_status_t ibex_comm_ctx_agree_by(uint64_t prio, ibex_comm_ctx_exchange_fn exchange, void *arg,
                                      uint32_t *context_id_p)
 {
     uint64_t mask[IBEX_CTX_MASK_WORDS];
-    ibex_status_t st;
-    bool contested;
+    bool held = ctx_mask_claim(true, prio, mask), again;
+    ibex_status_t st = exchange(arg, mask);
+    /* the eager round: any pair it left is free and held for this round on every member */
+    again = st == IBEX_OK && ctx_mask_empty(mask);
+    if (st == IBEX_OK && !again)
+        st = ibex_comm_ctx_take(mask, context_id_p);
+    ctx_eager_held = held ? false : ctx_eager_held;
+    if (!again)
+        return st;
     ctx_waiter_add(prio);
     do {
-        bool held = ctx_mask_claim(prio, mask);
+        ibex_thread_pause(); /* let a holder in: a round over this process alone waits for
+                              * nobody */
+        held = ctx_mask_claim(false, prio, mask);
         st = exchange(arg, mask);
-        contested = st == IBEX_OK && mask[IBEX_CTX_WORDS] == 0;
-        if (st == IBEX_OK && !contested)
+        again = st == IBEX_OK && mask[IBEX_CTX_WORDS] == 0;
+        if (st == IBEX_OK && !again)
             st = ibex_comm_ctx_take(mask, context_id_p);
-        if (held)
-            ctx_mask_held = false;
-    } while (contested);
+        ctx_main_held = held ? false : ctx_main_held;
+    } while (again);
     ctx_waiter_remove(prio);
     return st;
 }
@@ -233,5 +265,5 @@ static ibex_status_t ctx_band(void *parent, uint64_t *mask)
 
 ibex_status_t ibex_comm_ctx_agree(ibex_comm_t *parent, uint32_t *context_id_p)
 {
-    return ibex_comm_ctx_agree_by(parent->context_id, ctx_band, parent, context_id_p);
+    return ibex_comm_ctx_agree_by(ibex_comm_ctx_prio(parent, 0), ctx_band, parent, context_id_p);
 }

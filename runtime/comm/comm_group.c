@@ -79,7 +79,8 @@ ibex_status_t ibex_comm_create_tagged(ibex_comm_t *parent, ibex_group_t *group, 
 {
     group_band_t b = {group_view(parent, group), raw_tag};
     uint32_t ctx;
-    ibex_status_t st = ibex_comm_ctx_agree_by(parent->context_id, group_band_exchange, &b, &ctx);
+    ibex_status_t st =
+        ibex_comm_ctx_agree_by(ibex_comm_ctx_prio(parent, raw_tag), group_band_exchange, &b, &ctx);
     if (st != IBEX_OK) {
         ibex_error(CORE, "context agreement over a group of %d failed: %s", group->size,
                    ibex_status_str(st));

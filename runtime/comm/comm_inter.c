@@ -121,13 +121,15 @@ static ibex_status_t inter_exchange(void *arg, uint64_t *mask)
     return IBEX_OK;
 }
 
-/* One agreement over both sides: a context pair free on every process of both groups
- * (reserved here), and the other side's `extra` block in *theirs_p (*m_p ints). */
-static ibex_status_t inter_agree(ibex_comm_t *local, int leader, const ibex_inter_link_t *l,
-                                 const int *extra, int n, int **theirs_p, int *m_p, uint32_t *ctx_p)
+/* One agreement over both sides at priority prio (the same on both: comm_ctx.c): a context
+ * pair free on every process of both groups (reserved here), and the other side's `extra`
+ * block in *theirs_p (*m_p ints). */
+static ibex_status_t inter_agree_at(uint64_t prio, ibex_comm_t *local, int leader,
+                                    const ibex_inter_link_t *l, const int *extra, int n,
+                                    int **theirs_p, int *m_p, uint32_t *ctx_p)
 {
     inter_round_t r = {local, leader, l, extra, n, NULL, 0};
-    ibex_status_t st = ibex_comm_ctx_agree_by(local->context_id, inter_exchange, &r, ctx_p);
+    ibex_status_t st = ibex_comm_ctx_agree_by(prio, inter_exchange, &r, ctx_p);
     if (st != IBEX_OK) {
         free(r.theirs);
         return st;
@@ -136,6 +138,33 @@ static ibex_status_t inter_agree(ibex_comm_t *local, int leader, const ibex_inte
     *theirs_p = r.theirs;
     *m_p = r.m - CTX_INTS;
     return IBEX_OK;
+}
+
+/* An intercommunicator's local intracommunicator has the same context id on both sides. */
+static ibex_status_t inter_agree(ibex_comm_t *local, int leader, const ibex_inter_link_t *l,
+                                 const int *extra, int n, int **theirs_p, int *m_p, uint32_t *ctx_p)
+{
+    return inter_agree_at(ibex_comm_ctx_prio(local, 0), local, leader, l, extra, n, theirs_p, m_p,
+                          ctx_p);
+}
+
+/* Intercomm_create's two local communicators have ids of their own: the priority of its
+ * agreement is made of both (the leaders swap them), so both sides give it the same. Two
+ * sides that ranked it differently against another agreement of theirs could each wait for
+ * the other forever (MPICH's threads/comm/idup_comm_gen, 1 run in 4). */
+static ibex_status_t inter_create_prio(ibex_comm_t *local, int leader, const ibex_inter_link_t *l,
+                                       uint64_t *prio_p)
+{
+    int mine = (int)local->context_id, *theirs = NULL, m = 0;
+    ibex_status_t st = inter_swap(local, leader, l, &mine, 1, &theirs, &m);
+    if (st == IBEX_OK && m != 1)
+        st = IBEX_ERR_INTERNAL;
+    if (st == IBEX_OK) {
+        uint32_t a = (uint32_t)mine, b = (uint32_t)theirs[0];
+        *prio_p = (uint64_t)(a < b ? a : b) << 32 | (a < b ? b : a);
+    }
+    free(theirs);
+    return st;
 }
 
 /* An internal intracommunicator (no handle) over group, agreed over parent; NULL group: this
@@ -219,8 +248,15 @@ ibex_status_t ibex_comm_inter_create(ibex_comm_t *local_comm, int local_leader,
         return st;
     int *remote = NULL, m = 0;
     uint32_t ctx;
-    st = inter_agree(local, local_leader, link, local->group->world_ranks, local->size, &remote, &m,
-                     &ctx);
+    uint64_t prio = 0;
+    st = inter_create_prio(local, local_leader, link, &prio);
+    if (st == IBEX_OK)
+        st = inter_agree_at(prio, local, local_leader, link, local->group->world_ranks, local->size,
+                            &remote, &m, &ctx);
+    if (st != IBEX_OK && !remote) {
+        ibex_comm_release(local);
+        return st;
+    }
     if (st == IBEX_OK && (m == 0 || groups_overlap(local->group, remote, m))) {
         ibex_error(CORE, "intercommunicator groups overlap or the remote group is empty");
         ibex_comm_ctx_release(ctx);

@@ -46,10 +46,16 @@ void ibex_comm_ctx_release(uint32_t context_id);
 /* A context-id agreement over any set of processes (intercommunicators, Comm_create_group):
  * exchange ANDs mask (IBEX_CTX_MASK_WORDS words) in place with the masks of every other
  * process involved; ibex_comm_ctx_agree_by repeats it until the round was uncontested
- * (MPI_THREAD_MULTIPLE, see comm_ctx.c), then reserves the lowest pair left. prio: the parent's
- * context id (the lowest waiting agreement goes first). */
+ * (MPI_THREAD_MULTIPLE, see comm_ctx.c), then reserves the lowest pair left. prio: from
+ * ibex_comm_ctx_prio (the lowest waiting agreement goes first). */
+/* An agreement's priority, the same on every member: the parent's context id, then tag (the
+ * tag of Comm_create_group, whose concurrent calls on one parent differ in it; else 0). */
+static inline uint64_t ibex_comm_ctx_prio(const ibex_comm_t *parent, int tag)
+{
+    return (uint64_t)parent->context_id << 32 | (uint32_t)tag;
+}
 typedef ibex_status_t (*ibex_comm_ctx_exchange_fn)(void *arg, uint64_t *mask);
-ibex_status_t ibex_comm_ctx_agree_by(uint32_t prio, ibex_comm_ctx_exchange_fn exchange, void *arg,
+ibex_status_t ibex_comm_ctx_agree_by(uint64_t prio, ibex_comm_ctx_exchange_fn exchange, void *arg,
                                      uint32_t *context_id_p);
 /* Reserves the lowest pair set in mask (IBEX_CTX_WORDS words). */
 ibex_status_t ibex_comm_ctx_take(const uint64_t *mask, uint32_t *context_id_p);

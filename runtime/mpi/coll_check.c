@@ -542,19 +542,45 @@ static const prep_fn_t inter_preps[IBEX_COLL_KIND_COUNT] = {
     [IBEX_COLL_REDUCE_SCATTER_BLOCK] = iprep_reduce_scatter_block,
 };
 
+/* MPI forbids aliasing a buffer the call writes with another argument (MPI 4.1 section 2.3):
+ * a send buffer that is the receive buffer, where both are significant on this rank, is
+ * MPI_ERR_BUFFER (MPI_IN_PLACE is the in-place form; MPI_BOTTOM, absolute addresses in the
+ * types, is left alone). MPICH's errors/coll noalias*. */
+static int check_alias(ibex_coll_kind_t kind, const ibex_coll_args_t *a, const char *call)
+{
+    bool root = a->comm->rank == a->root;
+    bool rooted_recv =
+        kind == IBEX_COLL_REDUCE || kind == IBEX_COLL_GATHER || kind == IBEX_COLL_GATHERV;
+    bool rooted_send = kind == IBEX_COLL_SCATTER || kind == IBEX_COLL_SCATTERV;
+    /* on an intercommunicator a rooted collective's ranks either send or receive */
+    bool inter = ibex_comm_is_inter(a->comm);
+    bool both = kind != IBEX_COLL_BARRIER && kind != IBEX_COLL_BCAST &&
+                ((root && !inter) || (!rooted_recv && !rooted_send)) &&
+                !(kind == IBEX_COLL_EXSCAN && a->comm->rank == 0);
+    if (!both || !a->sbuf || a->sbuf == MPI_IN_PLACE || a->sbuf != a->rbuf)
+        return MPI_SUCCESS;
+    return ibex_mpi_error(a->comm, MPI_ERR_BUFFER, call,
+                          "sendbuf and recvbuf are the same buffer %p (aliased arguments; the "
+                          "in-place form is sendbuf = MPI_IN_PLACE)",
+                          a->sbuf);
+}
+
 int ibex_coll_prepare(ibex_coll_kind_t kind, MPI_Comm comm, MPI_Op op, const char *call,
                       ibex_coll_args_t *a, size_t *bytes_p)
 {
     ibex_assert((unsigned)kind < IBEX_COLL_KIND_COUNT && preps[kind]);
     IBEX_CHECK(ibex_comm_enter(comm, call, &a->comm));
-    if (!ibex_comm_is_inter(a->comm))
-        return preps[kind](a, op, call, bytes_p);
+    if (!ibex_comm_is_inter(a->comm)) {
+        IBEX_CHECK(preps[kind](a, op, call, bytes_p));
+        return check_alias(kind, a, call);
+    }
     if (!inter_preps[kind])
         return ibex_mpi_error(a->comm, MPI_ERR_COMM, call,
                               "%s is not defined on an"
                               " intercommunicator",
                               ibex_coll_kind_name(kind));
-    return inter_preps[kind](a, op, call, bytes_p);
+    IBEX_CHECK(inter_preps[kind](a, op, call, bytes_p));
+    return check_alias(kind, a, call);
 }
 
 int ibex_coll_check_intra(ibex_comm_t *c, const char *call)

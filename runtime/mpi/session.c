@@ -72,11 +72,14 @@ static const char *const thread_names[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNN
                                            "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"};
 
 /* The "thread_level" hint (MPI 4.1 section 11.3.1): every level is provided (the engine runs
- * at the highest one any instance asked for, runtime/mpi/init.c). */
+ * at the highest one any instance asked for, runtime/mpi/init.c). Without the hint (or with a
+ * value that names no level) MPI_THREAD_MULTIPLE: MPI leaves the default to the
+ * implementation and advises against MPI_THREAD_SINGLE, which would conflict with any other
+ * component of the program that asks for more (MPICH does the same). */
 static int session_thread_level(MPI_Info info)
 {
     char value[MPI_MAX_INFO_VAL + 1];
-    int len = sizeof(value), flag = 0, level = MPI_THREAD_SINGLE;
+    int len = sizeof(value), flag = 0, level = MPI_THREAD_MULTIPLE;
     if (info != MPI_INFO_NULL)
         PMPI_Info_get_string(info, "thread_level", &len, value, &flag);
     for (int i = 0; flag && i < 4; i++)

@@ -3,7 +3,8 @@
  * Error classes under MPI_ERRORS_RETURN and user error handlers (runtime/errhandler*.c): a bad
  * MPI_Send returns MPI_ERR_RANK / TAG / COUNT / COMM / BUFFER and the job goes on; a user
  * handler is called with the communicator and the class; MPI_Reduce_local with MPI_IN_PLACE or
- * aliased buffers is MPI_ERR_BUFFER; a program's own MPI_Error_class
+ * aliased buffers is MPI_ERR_BUFFER, and so are a collective's aliased send and receive
+ * buffers; a program's own MPI_Error_class
  * replaces the library's (profiling interface). Prints "base_errors: ok" per rank.
  */
 #include <mpi.h>
@@ -58,6 +59,16 @@ static void check_returned_classes(int size)
     CHECK(MPI_Reduce_local(io, io, 2, MPI_INT, MPI_SUM) == MPI_ERR_BUFFER);
     CHECK(io[0] == 10 && io[1] == 20);
     CHECK(MPI_Reduce_local(in, io, 2, MPI_INT, MPI_SUM) == MPI_SUCCESS);
+    CHECK(io[0] == 11 && io[1] == 22);
+    /* a collective's send buffer that is its receive buffer (not MPI_IN_PLACE) where both are
+     * significant (runtime/mpi/coll_check.c; MPICH's errors/coll noalias): MPI_ERR_BUFFER on
+     * every rank, nothing sent, so the correct calls after it still match */
+    MPI_Request req;
+    CHECK(MPI_Allreduce(io, io, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_ERR_BUFFER);
+    CHECK(MPI_Iallreduce(io, io, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req) == MPI_ERR_BUFFER);
+    CHECK(MPI_Allgather(io, 1, MPI_INT, io, 1, MPI_INT, MPI_COMM_WORLD) == MPI_ERR_BUFFER);
+    CHECK(MPI_Scan(io, io, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_ERR_BUFFER);
+    CHECK(MPI_Allreduce(MPI_IN_PLACE, io, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD) == MPI_SUCCESS);
     CHECK(io[0] == 11 && io[1] == 22);
     CHECK(MPI_Error_class(MPI_ERR_RANK, &cls) == MPI_SUCCESS && cls == MPI_ERR_RANK);
     CHECK(MPI_Error_class(1000, &cls) == MPI_ERR_ARG);

@@ -150,6 +150,18 @@ static void inter_from_groups(MPI_Session s, MPI_Comm c, int size)
     SCHECK_RC(MPI_Group_free(&odd));
 }
 
+/* The session's "thread_level" in its info is want. */
+static void check_level(MPI_Session s, const char *want)
+{
+    MPI_Info info;
+    char value[MPI_MAX_INFO_VAL + 1];
+    int len = sizeof(value), flag = 0;
+    SCHECK_RC(MPI_Session_get_info(s, &info));
+    SCHECK_RC(MPI_Info_get_string(info, "thread_level", &len, value, &flag));
+    SCHECK(flag && strcmp(value, want) == 0);
+    SCHECK_RC(MPI_Info_free(&info));
+}
+
 static void check_info_and_errors(MPI_Session s)
 {
     MPI_Info info;
@@ -218,6 +230,7 @@ int main(int argc, char **argv)
         return start_fails();
     /* 1. a session alone: the engine starts and stops again */
     SCHECK_RC(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s0));
+    check_level(s0, "MPI_THREAD_MULTIPLE"); /* no hint: MULTIPLE, as MPI advises (session.c) */
     MPI_Comm c0 = world_comm(s0, "phase one", &size);
     SCHECK_RC(MPI_Comm_free(&c0));
     SCHECK_RC(MPI_Session_finalize(&s0));

@@ -14,6 +14,13 @@
  *          MPI_COMM_WORLD, all threads at once
  * dup      each thread duplicates and frees communicators of its own parent in a loop, all at
  *          once (context-id agreements from several threads)
+ * ctxmix   each thread, in a loop, duplicates MPI_COMM_SELF under a process-wide mutex (as MPI
+ *          requires of collectives on one communicator) and then builds communicators of its
+ *          own parent with Comm_dup, Comm_split, Comm_create_group and Intercomm_create
+ *          (between its halves), one thread per rank
+ *          late (MPICH's threads/comm/comm_dup_deadlock and comm_create_group_threads: an
+ *          agreement on MPI_COMM_SELF that waited for another thread's round in flight closed a
+ *          cycle across ranks)
  * persist  each thread starts and completes its persistent send / receive pair in a loop
  * self     threads of one rank pair up (t with t ^ 1) and exchange many small messages through
  *          the rank itself, so that they meet in the same queues at the same time
@@ -209,6 +216,66 @@ static void *dup_thread(void *arg)
     return NULL;
 }
 
+static pthread_mutex_t self_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void ctxmix_self(void)
+{
+    MPI_Comm d;
+    int s;
+    CHECK(pthread_mutex_lock(&self_lock) == 0);
+    CHECK(MPI_Comm_dup(MPI_COMM_SELF, &d) == MPI_SUCCESS);
+    CHECK(pthread_mutex_unlock(&self_lock) == 0);
+    CHECK(MPI_Comm_size(d, &s) == MPI_SUCCESS && s == 1);
+    CHECK(MPI_Barrier(d) == MPI_SUCCESS && MPI_Comm_free(&d) == MPI_SUCCESS);
+}
+
+/* a communicator of the parent's, checked by an Allreduce on it and freed */
+static void ctxmix_check(MPI_Comm c, long members)
+{
+    long one = 1, n = 0;
+    CHECK(c != MPI_COMM_NULL);
+    CHECK(MPI_Allreduce(&one, &n, 1, MPI_LONG, MPI_SUM, c) == MPI_SUCCESS && n == members);
+    CHECK(MPI_Comm_free(&c) == MPI_SUCCESS);
+}
+
+/* an intercommunicator between the low and the high half of the thread's parent: the two
+ * halves' local communicators have different ids (the agreement's priority must not) */
+static void ctxmix_inter(int t)
+{
+    MPI_Comm half, inter;
+    int low = rank < size / 2, rsize;
+    if (size < 2)
+        return;
+    CHECK(MPI_Comm_split(thread_comm[t], low, rank, &half) == MPI_SUCCESS);
+    CHECK(MPI_Intercomm_create(half, 0, thread_comm[t], low ? size / 2 : 0, t, &inter) ==
+          MPI_SUCCESS);
+    CHECK(MPI_Comm_remote_size(inter, &rsize) == MPI_SUCCESS);
+    CHECK(rsize == (low ? size - size / 2 : size / 2));
+    CHECK(MPI_Comm_free(&inter) == MPI_SUCCESS && MPI_Comm_free(&half) == MPI_SUCCESS);
+}
+
+static void *ctxmix_thread(void *arg)
+{
+    int t = (int)(intptr_t)arg;
+    MPI_Group g;
+    MPI_Comm c;
+    CHECK(MPI_Comm_group(thread_comm[t], &g) == MPI_SUCCESS);
+    for (int it = 0; it < ITERS / 4; it++) {
+        if (t == rank % nthreads)
+            nanosleep(&(struct timespec){0, 2000000}, NULL);
+        ctxmix_self();
+        CHECK(MPI_Comm_dup(thread_comm[t], &c) == MPI_SUCCESS);
+        ctxmix_check(c, size);
+        CHECK(MPI_Comm_split(thread_comm[t], rank % 2, -rank, &c) == MPI_SUCCESS);
+        ctxmix_check(c, (size + (rank % 2 == 0)) / 2);
+        CHECK(MPI_Comm_create_group(thread_comm[t], g, t, &c) == MPI_SUCCESS);
+        ctxmix_check(c, size);
+        ctxmix_inter(t);
+    }
+    CHECK(MPI_Group_free(&g) == MPI_SUCCESS);
+    return NULL;
+}
+
 static void *persist_thread(void *arg)
 {
     int t = (int)(intptr_t)arg, peer = rank ^ 1;
@@ -395,6 +462,8 @@ int main(int argc, char **argv)
         run_phase("coll", coll_thread);
     if (wanted(phases, "dup"))
         run_phase("dup", dup_thread);
+    if (wanted(phases, "ctxmix"))
+        run_phase("ctxmix", ctxmix_thread);
     if (even && wanted(phases, "persist"))
         run_phase("persist", persist_thread);
     if (wanted(phases, "self"))

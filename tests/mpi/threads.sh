@@ -14,6 +14,9 @@ MT_ARGS=4 run_case 2 thread_multi
 MT_ARGS=2 run_case 4 thread_multi
 MT_ARGS=3 run_case 3 thread_multi
 MT_ARGS=8 run_case 2 thread_multi
+# concurrent context-id agreements with MPI_COMM_SELF dups between them (comm_ctx.c)
+MT_ARGS="2 ctxmix" run_case 4 thread_multi
+MT_ARGS="3 ctxmix" run_case 3 thread_multi
 MT_ARGS="2 p2p,anysrc,coll,dup" run_case 4 thread_multi IBEX_TRANSPORTS=self,shm IBEX_EAGER_LIMIT=1k
 if [ -f "$SOFTIB" ]; then
     MT_ARGS=4 run_case 2 thread_multi IBEX_TRANSPORTS=self,verbs LD_PRELOAD="$SOFTIB"
