@@ -156,6 +156,40 @@ static void cancel(int rank)
     }
 }
 
+/* An MPI_Isend the transport takes at once has a request born complete: Test, get_status,
+ * Cancel (no effect on a completed send) and the status of a send behave as for any other. */
+static void isend_now(int rank)
+{
+    if (rank > 1)
+        return;
+    int peer = 1 - rank, out[2] = {rank, 7}, in[2] = {-1, -1}, flag = 0;
+    MPI_Request r;
+    MPI_Status st;
+    CHECK_RC(MPI_Isend(out, 2, MPI_INT, peer, 90, MPI_COMM_WORLD, &r));
+    CHECK(r != MPI_REQUEST_NULL);
+    while (!flag)
+        CHECK_RC(MPI_Request_get_status(r, &flag, &st));
+    CHECK_RC(MPI_Cancel(&r));
+    CHECK_RC(MPI_Wait(&r, &st));
+    CHECK(r == MPI_REQUEST_NULL);
+    CHECK_RC(MPI_Test_cancelled(&st, &flag));
+    CHECK(flag == 0);
+    CHECK_RC(MPI_Recv(in, 2, MPI_INT, peer, 90, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK(in[0] == peer && in[1] == 7);
+    /* many at once, in order, then the same tag blocking */
+    MPI_Request rs[64];
+    int v[64], w[64];
+    for (int i = 0; i < 64; i++) {
+        v[i] = i;
+        CHECK_RC(MPI_Isend(&v[i], 1, MPI_INT, peer, 91, MPI_COMM_WORLD, &rs[i]));
+    }
+    for (int i = 0; i < 64; i++)
+        CHECK_RC(MPI_Recv(&w[i], 1, MPI_INT, peer, 91, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK_RC(MPI_Waitall(64, rs, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < 64; i++)
+        CHECK(w[i] == i);
+}
+
 /* Rank 1's blocking receives are posted before rank 0 sends (rank 0 waits for a token and a
  * pause first): the expected case, the one without a pool request. */
 static void recv_local_one(int rank, size_t n, size_t cap, int src, int tag, unsigned seed)
@@ -180,8 +214,8 @@ static void recv_local_one(int rank, size_t n, size_t cap, int src, int tag, uns
     CHECK(n > cap ? cls == MPI_ERR_TRUNCATE : rc == MPI_SUCCESS);
     CHECK(st.MPI_SOURCE == 0 && st.MPI_TAG == 71 + (int)(seed % 4) && st.MPI_ERROR == 12345);
     MPI_Get_count(&st, MPI_BYTE, &count);
-    size_t got = n < cap ? n : cap;
-    CHECK(count == (int)got && mt_verify(b, got, seed) == (size_t)-1);
+    /* truncated: MPI leaves the count and the buffer unspecified (Ibex: the part that fits) */
+    CHECK(n > cap || (count == (int)n && mt_verify(b, n, seed) == (size_t)-1));
     free(b);
 }
 
@@ -238,6 +272,7 @@ int main(int argc, char **argv)
     ready_and_buffered(rank);
     cancel(rank);
     recv_local(rank);
+    isend_now(rank);
     mt_barrier(MPI_COMM_WORLD);
     mt_done("p2p_special");
     MPI_Finalize();
