@@ -163,8 +163,10 @@ static void isend_now(int rank)
     if (rank > 1)
         return;
     int peer = 1 - rank, out[2] = {rank, 7}, in[2] = {-1, -1}, flag = 0;
-    MPI_Request r;
+    MPI_Request r, rr;
     MPI_Status st;
+    /* the receive first: a rendezvous send (IBEX_EAGER_LIMIT=0) completes only once matched */
+    CHECK_RC(MPI_Irecv(in, 2, MPI_INT, peer, 90, MPI_COMM_WORLD, &rr));
     CHECK_RC(MPI_Isend(out, 2, MPI_INT, peer, 90, MPI_COMM_WORLD, &r));
     CHECK(r != MPI_REQUEST_NULL);
     while (!flag)
@@ -174,7 +176,7 @@ static void isend_now(int rank)
     CHECK(r == MPI_REQUEST_NULL);
     CHECK_RC(MPI_Test_cancelled(&st, &flag));
     CHECK(flag == 0);
-    CHECK_RC(MPI_Recv(in, 2, MPI_INT, peer, 90, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK_RC(MPI_Wait(&rr, MPI_STATUS_IGNORE));
     CHECK(in[0] == peer && in[1] == 7);
     /* many at once, in order, then the same tag blocking */
     MPI_Request rs[64];
