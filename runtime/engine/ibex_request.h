@@ -16,6 +16,7 @@
 
 #include "ibex_comm.h"
 #include "ibex_datatype.h"
+#include "ibex_dt_ref.h"
 #include "ibex_match.h"
 #include "ibex_p2p.h"
 #include "ibex_proto.h"
@@ -104,6 +105,65 @@ static inline void ibex_req_rndv_clear(ibex_req_t *req)
 {
     memset(&req->pending, 0, sizeof(*req) - offsetof(ibex_req_t, pending));
 }
+static inline void ibex_status_empty(MPI_Status *st)
+{
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->MPI_ERROR = MPI_SUCCESS;
+    st->ibex_cancelled = 0;
+    st->ibex_count = 0;
+}
+
+/* A request on its caller's stack (the blocking MPI_Recv: runtime/mpi/p2p_api.c), with no pool
+ * slot and no handle: ibex_req_init_local sets what ibex_req_take sets (the caller sets the
+ * message fields) and slot = IBEX_REQ_LOCAL; ibex_req_release then drops only its references.
+ * It lives until its caller has seen it complete, and no peer ever learns its address: a
+ * rendezvous that matches it first moves it into the pool (ibex_req_adopt: the pool copy
+ * completes the local one with its status and goes back to the pool by itself), so every id on
+ * the wire is still a pool request (issue 16). */
+enum { IBEX_REQ_LOCAL = -1 };
+extern long ibex_req_active_count;
+/* Everything ibex_req_take sets but the pool link (every caller sets the message fields). */
+static inline void ibex_req_head_init(ibex_req_t *req, ibex_req_kind_t kind)
+{
+    req->match.next = req->match.prev = NULL;
+    req->match.src = req->match.tag = 0;
+    req->pnext = req->inext = req->iprev = NULL;
+    req->inflight_ep = NULL;
+    req->handle = MPI_REQUEST_NULL;
+    req->kind = (uint8_t)kind;
+    req->mode = req->proto = 0;
+    req->complete = req->persistent = req->active = req->freed = false;
+    req->coll = req->in_posted = false;
+    ibex_status_empty(&req->status);
+    req->error = IBEX_OK;
+    req->ep = NULL;
+    req->seq = 0;
+    req->on_complete = NULL;
+    req->hook_arg = NULL;
+    req->on_release = NULL;
+    req->ext = NULL;
+    ibex_req_active_count++;
+}
+static inline void ibex_req_init_local(ibex_req_t *req, ibex_req_kind_t kind)
+{
+    ibex_req_head_init(req, kind);
+    req->slot = IBEX_REQ_LOCAL;
+}
+/* What ibex_req_release does for a local request that completed without hooks: its
+ * references (a local request has no slot, handle or hooks). */
+static inline void ibex_req_release_local(ibex_req_t *req)
+{
+    ibex_comm_release(req->comm);
+    if (!req->dt->predefined)
+        ibex_dt_release(req->dt);
+}
+static inline bool ibex_req_is_local(const ibex_req_t *req)
+{
+    return req->slot == IBEX_REQ_LOCAL;
+}
+/* The pool copy of a local request (taken out of every queue), or NULL when out of memory. */
+ibex_req_t *ibex_req_adopt(ibex_req_t *local);
 /* The pool request a peer's message names by id, or NULL if the id is none (request.c). */
 ibex_req_t *ibex_req_from_wire(uint64_t id);
 
@@ -139,18 +199,9 @@ void ibex_req_release(ibex_req_t *req);
 /* The inactive persistent requests the program holds on comm (each keeps a reference to it:
  * MPI_Comm_disconnect does not wait for those). */
 int ibex_req_count_idle(const ibex_comm_t *comm);
-/* Requests not yet complete (MPI_Finalize waits for the internal ones). */
-extern long ibex_req_active_count;
+/* Requests not yet complete (MPI_Finalize waits for the internal ones): ibex_req_active_count,
+ * declared above. */
 void ibex_req_pool_fini(void);
-
-static inline void ibex_status_empty(MPI_Status *st)
-{
-    st->MPI_SOURCE = MPI_ANY_SOURCE;
-    st->MPI_TAG = MPI_ANY_TAG;
-    st->MPI_ERROR = MPI_SUCCESS;
-    st->ibex_cancelled = 0;
-    st->ibex_count = 0;
-}
 
 /* Waits until req completes, driving progress with the waiting policy. */
 void ibex_req_wait_complete(ibex_req_t *req);

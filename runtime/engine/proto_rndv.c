@@ -244,6 +244,11 @@ static bool rndv_send_cts(ibex_req_t *req, const ibex_umsg_t *msg, size_t half)
 
 void ibex_proto_rndv_recv_start(ibex_req_t *req, ibex_umsg_t *msg)
 {
+    /* a local (blocking) receive: the sender will name it by id, so it moves into the pool */
+    ibex_req_t *pool = ibex_req_is_local(req) ? ibex_req_adopt(req) : req;
+    bool no_mem = pool == NULL;
+    if (pool)
+        req = pool;
     ibex_req_rndv_clear(req);
     req->status.MPI_SOURCE = msg->match.src;
     req->status.MPI_TAG = msg->match.tag;
@@ -251,7 +256,7 @@ void ibex_proto_rndv_recv_start(ibex_req_t *req, ibex_umsg_t *msg)
     req->status.ibex_count = (MPI_Count)n;
     req->rma_status = msg->len > req->bytes ? IBEX_ERR_TRUNCATE : IBEX_OK;
     req->peer_req = msg->sreq;
-    ibex_status_t st = ibex_ep_get(msg->world_src, &req->ep);
+    ibex_status_t st = no_mem ? IBEX_ERR_NO_MEMORY : ibex_ep_get(msg->world_src, &req->ep);
     if (st == IBEX_OK && (msg->flags & IBEX_HDR_FLAG_PIPE)) {
         ibex_proto_pipe_recv_start(req, msg, n);
         return;

@@ -102,24 +102,31 @@ ibex_req_t *ibex_req_take(ibex_req_kind_t kind)
         return NULL;
     ibex_req_t *req = req_free_list;
     req_free_list = req->pnext;
+    ibex_req_head_init(req, kind);
+    return req;
+}
+
+/* The pool copy of a local receive completed: so does the local one, with its status. */
+static void local_done(ibex_req_t *pool)
+{
+    ibex_req_t *local = pool->hook_arg;
+    local->status = pool->status;
+    ibex_req_complete(local, pool->error);
+}
+
+ibex_req_t *ibex_req_adopt(ibex_req_t *local)
+{
+    ibex_req_t *req = ibex_req_take((ibex_req_kind_t)local->kind);
+    if (!req)
+        return NULL;
+    memcpy(req, local, offsetof(ibex_req_t, slot)); /* its own slot stays */
     req->match.next = req->match.prev = NULL;
-    req->match.src = req->match.tag = 0;
-    req->pnext = req->inext = req->iprev = NULL;
-    req->inflight_ep = NULL;
-    req->handle = MPI_REQUEST_NULL;
-    req->kind = (uint8_t)kind;
-    req->mode = req->proto = 0;
-    req->complete = req->persistent = req->active = req->freed = false;
-    req->coll = req->in_posted = false;
-    ibex_status_empty(&req->status);
-    req->error = IBEX_OK;
-    req->ep = NULL;
-    req->seq = 0;
-    req->on_complete = NULL;
-    req->hook_arg = NULL;
-    req->on_release = NULL;
-    req->ext = NULL;
-    ibex_req_active_count++;
+    req->in_posted = false;
+    ibex_comm_retain(req->comm); /* the copy holds its own references, dropped at its release */
+    ibex_dt_retain(req->dt);
+    req->on_complete = local_done;
+    req->hook_arg = local;
+    req->freed = true; /* back to the pool as it completes; counted active, as the local one */
     return req;
 }
 
@@ -164,6 +171,8 @@ void ibex_req_release(ibex_req_t *req)
         ibex_dt_release(req->dt);
     if (!req->complete)
         ibex_req_active_count--;
+    if (__builtin_expect(req->slot == IBEX_REQ_LOCAL, 0))
+        return; /* on its caller's stack: no pool slot, no handle */
     __atomic_store_n(&req->handle, MPI_REQUEST_NULL, __ATOMIC_RELAXED);
     req->pnext = req_free_list;
     req_free_list = req;

@@ -45,7 +45,11 @@ static int send_nonblocking(const char *call, const void *buf, MPI_Count count, 
     int rc = ibex_p2p_args(call, buf, count, dt, dest, tag, comm, false, &c, &t);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = ibex_p2p_send_req_on(call, buf, count, t, dest, tag, c, mode, true, &req);
+    /* as the blocking send: an eager message the transport takes needs no protocol state */
+    bool now = mode == IBEX_SEND_STANDARD || mode == IBEX_SEND_READY;
+    rc = now ? ibex_p2p_send_now_req(call, buf, count, t, dest, tag, c, &req) : MPI_ERR_PENDING;
+    if (rc == MPI_ERR_PENDING)
+        rc = ibex_p2p_send_req_on(call, buf, count, t, dest, tag, c, mode, true, &req);
     if (rc != MPI_SUCCESS)
         return rc;
     if (ibex_req_publish(req, request) != 0)
@@ -57,9 +61,14 @@ static int send_nonblocking(const char *call, const void *buf, MPI_Count count, 
 static int recv_blocking(const char *call, void *buf, MPI_Count count, MPI_Datatype dt, int source,
                          int tag, MPI_Comm comm, MPI_Status *status)
 {
-    ibex_req_t *req;
-    IBEX_CHECK(ibex_p2p_recv_req(call, buf, count, dt, source, tag, comm, true, &req));
-    return wait_finish(req, status, call);
+    ibex_req_t req; /* no pool request for a blocking receive (runtime/engine/README.md) */
+    IBEX_CHECK(ibex_p2p_recv_local(call, buf, count, dt, source, tag, comm, &req));
+    ibex_req_wait_complete(&req);
+    if (__builtin_expect(req.error != IBEX_OK, 0))
+        return ibex_p2p_finish(&req, NULL, status, call, true);
+    ibex_p2p_status_out(&req, status);
+    ibex_req_release_local(&req);
+    return MPI_SUCCESS;
 }
 
 static int recv_nonblocking(const char *call, void *buf, MPI_Count count, MPI_Datatype dt,

@@ -32,12 +32,10 @@ int ibex_p2p_check_args(const char *call, const void *buf, MPI_Count count, MPI_
     return MPI_SUCCESS;
 }
 
-static ibex_req_t *req_fill(ibex_req_kind_t kind, const void *buf, MPI_Count count, ibex_dt_t *dt,
-                            int peer, int tag, ibex_comm_t *comm, bool coll)
+/* The message's fields, which ibex_req_take / ibex_req_init_local leave to the caller. */
+static inline void req_set(ibex_req_t *req, const void *buf, MPI_Count count, ibex_dt_t *dt,
+                           int peer, int tag, ibex_comm_t *comm, bool coll)
 {
-    ibex_req_t *req = ibex_req_take(kind); /* sets all but what follows */
-    if (!req)
-        return NULL;
     req->buf = (void *)buf;
     req->count = count;
     req->dt = dt;
@@ -48,7 +46,16 @@ static ibex_req_t *req_fill(ibex_req_kind_t kind, const void *buf, MPI_Count cou
     req->coll = coll;
     /* a request keeps its communicator and datatype alive until it is released */
     ibex_comm_retain(comm);
-    ibex_dt_retain(dt);
+    if (!dt->predefined)
+        ibex_dt_retain(dt);
+}
+
+static ibex_req_t *req_fill(ibex_req_kind_t kind, const void *buf, MPI_Count count, ibex_dt_t *dt,
+                            int peer, int tag, ibex_comm_t *comm, bool coll)
+{
+    ibex_req_t *req = ibex_req_take(kind); /* sets all but the message's fields */
+    if (req)
+        req_set(req, buf, count, dt, peer, tag, comm, coll);
     return req;
 }
 
@@ -155,6 +162,21 @@ int ibex_p2p_send_req_on(const char *call, const void *buf, MPI_Count count, ibe
     return MPI_SUCCESS;
 }
 
+int ibex_p2p_send_now_req(const char *call, const void *buf, MPI_Count count, ibex_dt_t *dt,
+                          int dest, int tag, ibex_comm_t *c, ibex_req_t **req_p)
+{
+    if (ibex_proto_send_now(buf, count, dt, dest, tag, c) != IBEX_OK)
+        return MPI_ERR_PENDING; /* nothing done: the caller takes the request path */
+    ibex_req_t *req = req_fill(IBEX_REQ_SEND, buf, count, dt, dest, tag, c, false);
+    if (!req) /* the message is out: only the handle is missing */
+        return ibex_mpi_error(c, MPI_ERR_NO_MEM, call, "out of memory for a request");
+    req->proto = IBEX_PROTO_EAGER;
+    req->complete = true; /* ibex_req_complete, for a request with no hook and nothing in flight */
+    ibex_req_active_count--;
+    *req_p = req;
+    return MPI_SUCCESS;
+}
+
 int ibex_p2p_recv_req(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype, int src,
                       int tag, MPI_Comm comm, bool start, ibex_req_t **req_p)
 {
@@ -169,6 +191,23 @@ int ibex_p2p_recv_req(const char *call, void *buf, MPI_Count count, MPI_Datatype
     *req_p = req;
     if (start)
         ibex_p2p_start(req);
+    return MPI_SUCCESS;
+}
+
+int ibex_p2p_recv_local(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
+                        int src, int tag, MPI_Comm comm, ibex_req_t *req)
+{
+    ibex_comm_t *c;
+    ibex_dt_t *dt;
+    int rc = ibex_p2p_args(call, buf, count, datatype, src, tag, comm, true, &c, &dt);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    ibex_req_init_local(req, IBEX_REQ_RECV);
+    req_set(req, buf, count, dt, src, tag, c, false);
+    if (src == MPI_PROC_NULL) /* what ibex_p2p_start does for a fresh receive */
+        req_proc_null(req);
+    else
+        recv_start(req);
     return MPI_SUCCESS;
 }
 
