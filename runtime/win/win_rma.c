@@ -656,6 +656,8 @@ static int op_am(ibex_win_t *win, const ibex_win_op_t *op, win_hdr_t *h, char *m
         rc = am_piece(win, op, *h, first, n - first < k ? n - first : k, pieces, msg, len, &posted);
     if (pieces) { /* the sender's own count and the pieces never posted (after an error) */
         pieces->left -= npieces - posted;
+        if (rc != MPI_SUCCESS) /* the caller releases the request of a failed call */
+            pieces->user_req = NULL;
         pieces_done(pieces, rc == MPI_SUCCESS ? IBEX_OK : IBEX_ERR_INTERNAL);
     } else if (!reply && op->user_req)
         ibex_req_complete(op->user_req, IBEX_OK);

@@ -16,8 +16,8 @@
  * with Put_c, gets it back with Get_c, then Accumulate_c (MPI_BXOR on MPI_UNSIGNED_CHAR, one
  * element a byte: a count past INT_MAX) and Get_accumulate_c (MPI_NO_OP), each checked, into
  * an allocated window, or with MT_LARGE_CREATE=1 a created one; then the same two with a
- * non-contiguous target type past INT_MAX bytes (7 bytes of every 8: the 8th keeps what the
- * Put wrote). Also on the active-message path (IBEX_WIN_DIRECT=0 IBEX_WIN_RDMA=0), which
+ * non-contiguous target type past INT_MAX bytes (4,095 bytes of every 4,096: the last keeps
+ * what the Put wrote). Also on the active-message path (IBEX_WIN_DIRECT=0 IBEX_WIN_RDMA=0), which
  * sends such an operation in pieces of whole target elements (it was MPI_ERR_COUNT).
  */
 #include <limits.h>
@@ -174,30 +174,34 @@ static void xor_then_fetch(MPI_Win win, unsigned char *buf, MPI_Count n, MPI_Cou
     MPI_Win_flush(1, win);
 }
 
-/* After large_mode's four: Accumulate_c (BXOR 0x33) and Get_accumulate_c (NO_OP) of n / 8
- * elements of 7 bytes at a stride of 8 (a non-contiguous target past INT_MAX bytes). The
- * window holds pattern ^ 0x5a; the 8th bytes must keep it. buf: n bytes of the origin. */
+/* After large_mode's four: Accumulate_c (BXOR 0x33) and Get_accumulate_c (NO_OP) of n /
+ * STRIDE elements of BLOCK bytes at a stride of STRIDE (a non-contiguous target past INT_MAX
+ * bytes; blocks of a page, so that cross-memory attach's 64 blocks a call stay few calls).
+ * The window holds pattern ^ 0x5a; the last byte of every stride must keep it. buf: n bytes
+ * of the origin. */
+#define STRIDE 4096
+#define BLOCK  (STRIDE - 1)
 static void large_strided(MPI_Win win, unsigned char *buf, MPI_Count n)
 {
-    MPI_Datatype seven, t;
-    MPI_Type_contiguous(7, MPI_UNSIGNED_CHAR, &seven);
-    MPI_Type_create_resized(seven, 0, 8, &t);
+    MPI_Datatype block, t;
+    MPI_Type_contiguous(BLOCK, MPI_UNSIGNED_CHAR, &block);
+    MPI_Type_create_resized(block, 0, STRIDE, &t);
     MPI_Type_commit(&t);
-    MPI_Count c = n / 8, bytes = 7 * c;
+    MPI_Count c = n / STRIDE, bytes = BLOCK * c;
     MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
     xor_then_fetch(win, buf, n, bytes, 0x33, c, t);
     MPI_Count bad = 0;
     for (MPI_Count i = 0; i < bytes; i++)
-        bad += buf[i] != (unsigned char)(pattern(i / 7 * 8 + i % 7) ^ 0x5a ^ 0x33);
+        bad += buf[i] != (unsigned char)(pattern(i / BLOCK * STRIDE + i % BLOCK) ^ 0x5a ^ 0x33);
     memset(buf, 0, (size_t)n);
     EXPECT(MPI_Get_c(buf, n, MPI_BYTE, 1, 0, n, MPI_BYTE, win), MPI_SUCCESS);
     MPI_Win_unlock(1, win);
-    for (MPI_Count i = 7; i < n; i += 8)
+    for (MPI_Count i = BLOCK; i < n; i += STRIDE)
         bad += buf[i] != (unsigned char)(pattern(i) ^ 0x5a);
     CHECK(bad == 0, "strided Accumulate_c / Get_accumulate_c of %lld bytes: %lld differ",
           (long long)bytes, (long long)bad);
     MPI_Type_free(&t);
-    MPI_Type_free(&seven);
+    MPI_Type_free(&block);
 }
 
 /* Rank 0 at rank 1's window of n bytes: Put_c, Get_c, Accumulate_c, Get_accumulate_c. */
