@@ -146,6 +146,7 @@ typedef struct ibex_win {
 extern int ibex_win_cfg_direct;
 /* IBEX_WIN_RDMA (win_cfg.c): 0 keeps windows off the network direct path (win_rdma.c). */
 extern int ibex_win_cfg_rdma;
+extern int ibex_win_cfg_am_piece; /* data bytes per active-message request (win_cfg.c) */
 
 /* ---- creation and destruction (win.c) ---- */
 /* Collective over comm. base / size / disp_unit: this rank's memory (MPI_Win_create), or

@@ -5,6 +5,7 @@
 
 int ibex_win_cfg_direct = 1;
 int ibex_win_cfg_rdma = 1;
+int ibex_win_cfg_am_piece = 1 << 30;
 
 static const ibex_cfg_entry_t win_table[] = {
     {"WIN_DIRECT", IBEX_CFG_BOOL, "1", NULL, &ibex_win_cfg_direct,
@@ -17,5 +18,9 @@ static const ibex_cfg_entry_t win_table[] = {
      "or IBEX_WIN_DIRECT=0), when a transport with remote atomics reaches every member: "
      "contiguous put / get as RDMA WRITE / READ, locks and 8-byte atomics by remote atomics, "
      "no target CPU; 0 keeps them on the active-message path"},
+    {"WIN_AM_PIECE", IBEX_CFG_INT, "1073741824", NULL, &ibex_win_cfg_am_piece,
+     "an operation on the active-message path of more data bytes than this (1 to 2^30) travels as "
+     "several requests of whole target elements (the port counts its bodies in int); set small it "
+     "exercises the splitting"},
 };
 IBEX_CFG_MODULE(win, "win", IBEX_CFG_LAYER_COLL, win_table);

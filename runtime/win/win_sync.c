@@ -85,11 +85,9 @@ static int assert_check(int assert, char *msg, size_t len)
 /* Flushes every target in touched[] (or just rank: one look, not a walk over the window's
  * ranks), then waits for the answers. On the shared segment every operation completed when it
  * returned: only the processor's order is left. */
-static int flush_targets(ibex_win_t *win, int rank, char *msg, size_t len)
+static __attribute__((noinline)) int flush_targets(ibex_win_t *win, int rank, char *msg, size_t len)
 {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (rank != IBEX_WIN_ALL && !win->touched[rank] && win->pending[rank] == 0)
-        return MPI_SUCCESS; /* the shared mapping's put + flush loop: nothing in flight */
     int first = rank == IBEX_WIN_ALL ? 0 : rank;
     int last = rank == IBEX_WIN_ALL ? win->comm->size : rank + 1;
     for (int t = first; t < last; t++) {
@@ -304,6 +302,13 @@ int ibex_win_flush(ibex_win_t *win, int rank, bool local, char *msg, size_t len)
     (void)local; /* local completion is no cheaper here: the data went with the request */
     if (rank == MPI_PROC_NULL)
         return MPI_SUCCESS;
+    if (rank != IBEX_WIN_ALL && (win->locked[rank] || (win->epoch & IBEX_WIN_EPOCH_LOCK_ALL)) &&
+        !win->touched[rank] && win->pending[rank] == 0) {
+        /* the shared mapping's put + flush loop: nothing in flight, only the processor's
+           order is left (no frame of the general flush) */
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        return MPI_SUCCESS;
+    }
     bool passive = (win->epoch & IBEX_WIN_EPOCH_LOCK_ALL) ||
                    (rank == IBEX_WIN_ALL ? win->nlocked > 0 : win->locked[rank] != 0);
     if (!passive)

@@ -30,4 +30,7 @@ run_case 3 win_rdma IBEX_WIN_DIRECT=0
 # faked nodes: Win_create's allgather on a communicator spanning them (it once hung there)
 run_case 3 win_sync IBEX_WIN_DIRECT=0 MT_WIN_AM=1 IBEX_COLL_NODE_SIZE=2
 run_case 3 win_ops IBEX_WIN_DIRECT=0 IBEX_EAGER_LIMIT=1k
+# operations in pieces of whole target elements (derived types on both sides, replies into a
+# strided result): IBEX_WIN_AM_PIECE small, as past 1 GiB (make check-large: win_large.sh)
+run_case 2 win_ops IBEX_WIN_DIRECT=0 MT_WIN_AM=1 IBEX_WIN_AM_PIECE=64
 mt_finish

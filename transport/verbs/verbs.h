@@ -208,6 +208,8 @@ struct ibex_tl {
     uint32_t cm_send_head, cm_send_out; /* next send slot, sends not yet completed */
     ibex_tl_ep_t *cm_wait;              /* eps in REQ_SENT or WAIT_RTU: retransmission timers */
     int rma_out;                        /* RMA requests not yet completed, for close */
+    verbs_rma_req_t *rma_free;          /* finished RMA requests kept for reuse (verbs_rma.c) */
+    int rma_nfree;
     verbs_rcache_t rcache;
     /* receive data path (verbs_send.c): eager buffers lie rbuf_stride bytes apart (buf_size
      * plus a cache line, so their first lines do not all fall in the same cache sets); accepted
@@ -274,6 +276,7 @@ ibex_status_t ibex_verbs_put(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc);
 ibex_status_t ibex_verbs_get(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc);
 ibex_status_t ibex_verbs_atomic(ibex_tl_ep_t *ep, const ibex_tl_atomic_t *desc);
 const char *ibex_verbs_rma_opname(const verbs_rma_req_t *req);
+void ibex_verbs_rma_free_all(ibex_tl_t *tl);
 void ibex_verbs_rma_done(ibex_tl_ep_t *ep, verbs_rma_req_t *req, enum ibv_wc_status st);
 /* Posts queued fragments; returns the fragments posted. */
 int ibex_verbs_ep_work_rma(ibex_tl_ep_t *ep);

@@ -123,6 +123,7 @@ static void resources_destroy(ibex_tl_t *tl)
 {
     ibex_verbs_cm_close(tl);
     ibex_verbs_eps_destroy(tl);
+    ibex_verbs_rma_free_all(tl);
     if (tl->rcache.pd)
         ibex_verbs_rcache_fini(&tl->rcache);
     if (tl->srq)

@@ -143,6 +143,44 @@ static void bounce_copy(verbs_rma_req_t *req, bool to_pieces)
     }
 }
 
+/* Requests are kept on the transport's free list (at most VERBS_RMA_FREE_MAX) instead of a
+ * calloc / free per put, get and atomic: the latency loop's one request comes back each time.
+ * The list is the transport's state like rma_out, under the same serialisation. */
+#define VERBS_RMA_FREE_MAX 64
+
+static verbs_rma_req_t *req_alloc(ibex_tl_t *tl)
+{
+    verbs_rma_req_t *req = tl->rma_free;
+    if (!req)
+        return calloc(1, sizeof(*req));
+    tl->rma_free = req->next;
+    tl->rma_nfree--;
+    memset(req, 0, sizeof(*req));
+    return req;
+}
+
+static void req_release(ibex_tl_t *tl, verbs_rma_req_t *req)
+{
+    free(req->bounce);
+    if (tl->rma_nfree >= VERBS_RMA_FREE_MAX) {
+        free(req);
+        return;
+    }
+    req->next = tl->rma_free;
+    tl->rma_free = req;
+    tl->rma_nfree++;
+}
+
+void ibex_verbs_rma_free_all(ibex_tl_t *tl)
+{
+    while (tl->rma_free) {
+        verbs_rma_req_t *next = tl->rma_free->next;
+        free(tl->rma_free);
+        tl->rma_free = next;
+    }
+    tl->rma_nfree = 0;
+}
+
 static void rma_finish(ibex_tl_ep_t *ep, verbs_rma_req_t *req)
 {
     ibex_tl_t *tl = ep->tl;
@@ -150,11 +188,10 @@ static void rma_finish(ibex_tl_ep_t *ep, verbs_rma_req_t *req)
         ibex_verbs_rcache_put(&tl->rcache, req->own_mem);
     if (req->bounce && req->is_read && req->status == IBEX_OK)
         bounce_copy(req, true);
-    free(req->bounce);
     tl->rma_out--;
     ibex_tl_comp_t *comp = req->comp;
     ibex_status_t st = req->status;
-    free(req);
+    req_release(tl, req);
     comp->cb(comp, st);
 }
 
@@ -183,8 +220,10 @@ static ibex_status_t iov_prepare(ibex_tl_t *tl, const ibex_tl_rma_t *desc, bool 
         bounce_copy(req, false);
     req->local = req->bounce; /* from here on one contiguous local side; iov for the copy */
     ibex_status_t st = ibex_verbs_rcache_get(&tl->rcache, req->bounce, desc->len, mem_p);
-    if (st != IBEX_OK)
+    if (st != IBEX_OK) {
         free(req->bounce);
+        req->bounce = NULL;
+    }
     return st;
 }
 
@@ -192,7 +231,7 @@ static ibex_status_t iov_prepare(ibex_tl_t *tl, const ibex_tl_rma_t *desc, bool 
 static verbs_rma_req_t *rma_req_new(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc, bool is_read,
                                     ibex_status_t *st_p)
 {
-    verbs_rma_req_t *req = calloc(1, sizeof(*req));
+    verbs_rma_req_t *req = req_alloc(ep->tl);
     *st_p = IBEX_ERR_NO_MEMORY;
     if (!req)
         return NULL;
@@ -203,7 +242,7 @@ static verbs_rma_req_t *rma_req_new(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc,
     else if (!mem)
         *st_p = ibex_verbs_rcache_get(&ep->tl->rcache, desc->local, desc->len, &mem);
     if ((desc->local_iov || !desc->local_mem) && *st_p != IBEX_OK) {
-        free(req);
+        req_release(ep->tl, req);
         return NULL;
     }
     if (desc->local_iov || !desc->local_mem)
@@ -233,8 +272,7 @@ static ibex_status_t rma_post(ibex_tl_ep_t *ep, verbs_rma_req_t *req)
         if (req->own_mem)
             ibex_verbs_rcache_put(&ep->tl->rcache, req->own_mem);
         ep->tl->rma_out--;
-        free(req->bounce);
-        free(req);
+        req_release(ep->tl, req);
         return ep->fail_status;
     }
     if (req->off < req->len) {
