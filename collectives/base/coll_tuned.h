@@ -50,13 +50,13 @@ static const ibex_coll_tuned_t ibex_coll_tuned[] = {
      * the pipe gives way to the split rendezvous (both ranks copy, 2 n), so pairwise stays;
      * but at 1 MiB it makes one process_vm_readv and one process_vm_writev per rank and call
      * where shmem and Open MPI make one process_vm_readv (perf tracepoints, coll 2026-12-02),
-     * and the quiet machine had it at 211 us against Open MPI's 205: the last row is the one to
-     * re-time with IBEX_COLL_ALLTOALL=shmem (collectives/README.md, "Three points behind Open
-     * MPI"). */
+     * and the quiet machine had it at 211 us against Open MPI's 205. Timed against shmem there
+     * (lead, 2026-12-02, 5 interleaved rounds, medians, us, pairwise / shmem / Open MPI): 256 KiB
+     * 32.6 / 32.9 / 31-32, 512 KiB 70.4 / 67.3 / 61-62, 1 MiB 226 / 132 / 123-124: shmem from
+     * 32 KiB up (collectives/README.md, "Three points behind Open MPI"). */
     {IBEX_COLL_ALLTOALL, IBEX_COLL_OVERSUB_NO, 2, 1024, "shmem"},
     {IBEX_COLL_ALLTOALL, IBEX_COLL_OVERSUB_NO, 2, 32768, "pairwise"},
-    {IBEX_COLL_ALLTOALL, IBEX_COLL_OVERSUB_NO, 2, 262144, "shmem"},
-    {IBEX_COLL_ALLTOALL, IBEX_COLL_OVERSUB_NO, 2, SIZE_MAX, "pairwise"},
+    {IBEX_COLL_ALLTOALL, IBEX_COLL_OVERSUB_NO, 2, SIZE_MAX, "shmem"},
     /* alltoall, 4 ranks on 2 cores: shmem 4.2-55 us against pairwise 10-1211 and bruck 8-602
      * up to 16 KiB (no rounds that each wait for a peer without a core); above, too noisy to
      * call, so the defaults decide */

@@ -31,9 +31,9 @@ static const ibex_cfg_entry_t shm_table[] = {
     {"SHM_SLOT_SIZE", IBEX_CFG_SIZE, "8k", NULL, &shm_cfg.slot_size,
      "bytes per shared-memory box slot and pool fragment, header included (the largest eager "
      "message is 8 bytes less); a multiple of 64"},
-    {"SHM_STREAM_MIN", IBEX_CFG_SIZE, "4k", NULL, &shm_cfg.stream_min,
+    {"SHM_STREAM_MIN", IBEX_CFG_SIZE, "0", NULL, &shm_cfg.stream_min,
      "eager payloads of at least this many bytes go into shared memory with non-temporal "
-     "stores (0: never); faster when sender and receiver share no cache"},
+     "stores (0: never, the default); can be faster when sender and receiver share no cache"},
     {"SHM_FAST_BOXES", IBEX_CFG_INT, "4", NULL, &shm_cfg.boxes,
      "fast boxes per rank: its first senders past IBEX_SHM_FAST_BOX_AFTER messages get one "
      "each, the others share its queue (0: every message through the queue)"},
