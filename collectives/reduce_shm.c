@@ -71,7 +71,7 @@ static bool push_fits(const ibex_coll_shm_t *seg, const ibex_coll_args_t *a)
 static size_t push_step(const ibex_coll_args_t *a)
 {
     size_t size = ibex_dt_get(a->rdt)->size;
-    size_t n = ibex_coll_shm_chunk() / size;
+    size_t n = ibex_coll_shm_pair_chunk() / size;
     return (n ? n : 1) * size;
 }
 
@@ -112,41 +112,57 @@ static ibex_status_t push_leaf(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll
 
 /* Two ranks with a core each, pulled (IBEX_COLL_SHM_PAIR_REDUCE=pull; Open MPI 4.1's choice,
  * strace -c: one process_vm_readv per call at the root, no copy at the other rank): the other
- * rank publishes its input and waits for the root's done; the root reads it in one
- * process_vm_readv straight into its receive buffer, says done (the other rank returns while
- * the root folds) and folds its own input into it. n bytes cross once, one system call, one
- * flag each way. The bytes land in the root's receive buffer when it is not in place and
- * root op other is the rank-order result (commutative op, or root 0); otherwise in the
- * segment's scratch, folded into the receive buffer from there (in place: with no copy unless
- * the op is non-commutative at root 0). */
-static ibex_status_t pull_fold(ibex_coll_shm_t *seg, const ibex_coll_args_t *a, const char *in,
-                               char *out, size_t bytes)
+ * rank publishes its input and waits for the root's done; the root reads it and folds (below).
+ * Timed against the push on the quiet machine it lost (collectives/README.md, "Timed"), so it
+ * is a switch, not a default. */
+/* One chunk of the other rank's input, read into the receive buffer (tmp NULL) or into `tmp`,
+ * folded while it is still in the root's cache. */
+static ibex_status_t pull_chunk(const ibex_coll_args_t *a, const char *in, char *out, char *tmp,
+                                size_t len)
 {
     const ibex_dt_t *d = ibex_dt_get(a->rdt);
-    int n = (int)(bytes / d->size), other = 1 - seg->rank;
-    uint64_t src = seg->ctl[other].saddr;
-    bool root_first = a->op->commutative || a->root == 0;
-    ibex_status_t st;
-    if (in != out && root_first) {
-        st = ibex_coll_shm_read(seg, other, src, out, bytes);
-        ibex_coll_shm_set(&seg->ctl[seg->rank].done, seg->gen);
-        return st != IBEX_OK ? st
-                             : ibex_coll_apply(a->op, in - d->true_lb, out - d->true_lb, n, a->rdt);
-    }
-    char *tmp = ibex_coll_shm_scratch(seg, bytes);
-    st = tmp ? ibex_coll_shm_read(seg, other, src, tmp, bytes) : IBEX_ERR_NO_MEMORY;
-    ibex_coll_shm_set(&seg->ctl[seg->rank].done, seg->gen); /* even after a failure: it waits */
-    if (st != IBEX_OK)
-        return st;
-    if (!root_first || a->op->commutative) { /* other op root: the other is lower, or in place */
+    int n = (int)(len / d->size);
+    if (!tmp) /* not in place, root op other */
+        return ibex_coll_apply(a->op, in - d->true_lb, out - d->true_lb, n, a->rdt);
+    if (a->root != 0 || a->op->commutative) { /* other op root: the other is lower, or in place */
         if (in != out)
-            memcpy(out, in, bytes);
+            memcpy(out, in, len);
         return ibex_coll_apply(a->op, tmp - d->true_lb, out - d->true_lb, n, a->rdt);
     }
     /* in place at root 0, non-commutative: root op other, then back into out */
-    st = ibex_coll_apply(a->op, out - d->true_lb, tmp - d->true_lb, n, a->rdt);
+    ibex_status_t st = ibex_coll_apply(a->op, out - d->true_lb, tmp - d->true_lb, n, a->rdt);
     if (st == IBEX_OK)
-        memcpy(out, tmp, bytes);
+        memcpy(out, tmp, len);
+    return st;
+}
+
+/* The root reads the other rank's input in pieces of IBEX_COLL_SHM_PAIR_CHUNK bytes (one
+ * process_vm_readv each), each folded as soon as it is read: straight into the receive buffer
+ * when it is not in place and root op other is the rank-order result (commutative op, or root
+ * 0), otherwise into a piece of the segment's scratch, folded into the receive buffer from
+ * there. n bytes cross once, into the cache of the rank that folds them; the other rank returns
+ * once the last piece is read. */
+static ibex_status_t pull_fold(ibex_coll_shm_t *seg, const ibex_coll_args_t *a, const char *in,
+                               char *out, size_t bytes)
+{
+    int other = 1 - seg->rank;
+    uint64_t src = seg->ctl[other].saddr;
+    size_t step = push_step(a);
+    bool direct = in != out && (a->op->commutative || a->root == 0), said = false;
+    char *tmp = direct ? NULL : ibex_coll_shm_scratch(seg, step < bytes ? step : bytes);
+    ibex_status_t st = direct || tmp ? IBEX_OK : IBEX_ERR_NO_MEMORY;
+    for (size_t off = 0; off < bytes && st == IBEX_OK; off += step) {
+        size_t len = bytes - off < step ? bytes - off : step;
+        st = ibex_coll_shm_read(seg, other, src + off, direct ? out + off : tmp, len);
+        if (off + len >= bytes || st != IBEX_OK) { /* the last read: the other rank may go */
+            ibex_coll_shm_set(&seg->ctl[seg->rank].done, seg->gen);
+            said = true;
+        }
+        if (st == IBEX_OK)
+            st = pull_chunk(a, in + off, out + off, tmp, len);
+    }
+    if (!said) /* after a failure too: the other rank waits for it */
+        ibex_coll_shm_set(&seg->ctl[seg->rank].done, seg->gen);
     return st;
 }
 
@@ -204,12 +220,10 @@ ibex_status_t ibex_coll_reduce_shm(const ibex_coll_args_t *args)
      * picks the path (the same on every rank). Default slots: pushed in one
      * process_vm_writev, a 64 KiB Reduce at two ranks took 13.3 us, through the pipelined
      * slots 10.2 (Open MPI 4.6; quiet machine, 3 interleaved rounds each, README Speed); so
-     * the push starts past the inline limit. pull is Open MPI's algorithm, to time against,
-     * up to the inline limit; past it the push, which was ahead of Open MPI's pull at 1 MiB
-     * (96.5 us against 148, the same run). */
+     * the push starts past the inline limit. pull is Open MPI's algorithm, at any size. */
     ibex_coll_pair_reduce_t mode =
         ibex_coll_shm_pair_single(seg, bytes) ? ibex_coll_shm_pair_reduce() : IBEX_COLL_PAIR_SLOTS;
-    if (bytes <= seg->slot_size && mode == IBEX_COLL_PAIR_PULL)
+    if (mode == IBEX_COLL_PAIR_PULL)
         return reduce_pull(seg, g, args, in, out, bytes);
     if (bytes <= seg->slot_size && mode == IBEX_COLL_PAIR_SLOTS)
         return reduce_inline(seg, g, args, in, out, bytes);

@@ -29,6 +29,7 @@
 static long long seg_inline = 65536;
 static long long seg_chunk = 65536;
 static long long pair_inline = 32768;
+static long long pair_chunk = 1048576;
 static long long bcast_single;
 static int pair_reduce; /* ibex_coll_pair_reduce_t */
 static int node_size;
@@ -45,12 +46,15 @@ static const ibex_cfg_entry_t coll_shm_table[] = {
      "shared-memory Bcast and Reduce at two ranks with a core each: past this many bytes the "
      "Bcast goes single copy (one process_vm_readv at the receiver) and the Reduce takes "
      "IBEX_COLL_SHM_PAIR_REDUCE's path, even below the inline limit"},
+    {"COLL_SHM_PAIR_CHUNK", IBEX_CFG_SIZE, "1m", NULL, &pair_chunk,
+     "shared-memory Reduce at two ranks with a core each, pushed: bytes per process_vm_writev "
+     "of the other rank's input into the root's buffer (the root folds each as it lands)"},
     {"COLL_SHM_PAIR_REDUCE", IBEX_CFG_ENUM, "slots", "slots|push|pull", &pair_reduce,
      "shared-memory Reduce at two ranks with a core each past IBEX_COLL_SHM_PAIR_INLINE bytes: "
      "slots (pipelined inline slots up to the inline limit, push past it), push (the other rank "
      "process_vm_writev's its input into the root's buffer, the root folds its own into it), "
-     "pull (up to the inline limit the root process_vm_readv's the other's input in one call, "
-     "then folds: Open MPI 4.1's; push past it)"},
+     "pull (the root process_vm_readv's the other's input in pieces of "
+     "IBEX_COLL_SHM_PAIR_CHUNK and folds each: Open MPI 4.1's scheme)"},
     {"COLL_SHM_BCAST_SINGLE", IBEX_CFG_SIZE, "0", NULL, &bcast_single,
      "shared-memory Bcast: past this many bytes every receiver reads the root's buffer itself "
      "(process_vm_readv, single copy) even below the inline limit; 0: only past the inline "
@@ -86,6 +90,11 @@ ibex_coll_pair_reduce_t ibex_coll_shm_pair_reduce(void)
 size_t ibex_coll_shm_bcast_single(void)
 {
     return (size_t)bcast_single;
+}
+
+size_t ibex_coll_shm_pair_chunk(void)
+{
+    return pair_chunk >= 4096 ? (size_t)pair_chunk : 4096;
 }
 
 size_t ibex_coll_shm_chunk(void)

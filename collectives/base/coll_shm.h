@@ -152,6 +152,8 @@ ibex_coll_pair_reduce_t ibex_coll_shm_pair_reduce(void);
 size_t ibex_coll_shm_bcast_single(void);
 /* Bytes per chunk of the single-copy paths (IBEX_COLL_SHM_CHUNK). */
 size_t ibex_coll_shm_chunk(void);
+/* Bytes per write of the two-rank pushed Reduce (IBEX_COLL_SHM_PAIR_CHUNK). */
+size_t ibex_coll_shm_pair_chunk(void);
 
 /* Starts a generation on this rank: g, which the caller publishes with ibex_coll_shm_arrive
  * once its slot / addresses for g are written. */

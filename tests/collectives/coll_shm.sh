@@ -28,10 +28,14 @@ one() {
 }
 for n in ${COLL_SHM_RANKS:-1 2 3 8}; do one coll_shm "$n"; done
 # the two-rank Reduce paths other than the default slots (IBEX_COLL_SHM_PAIR_REDUCE: every
-# root, in place, odd counts, non-commutative ops), one from 4 KiB, and Bcast single copy
+# root, in place, odd counts, non-commutative ops), from 4 KiB, in pieces, and Bcast single copy
 # below the inline limit (IBEX_COLL_SHM_BCAST_SINGLE), with a core each and oversubscribed
 for m in pull push; do IBEX_COLL_SHM_PAIR_REDUCE=$m one coll_shm 2; done
 IBEX_COLL_SHM_PAIR_REDUCE=pull IBEX_COLL_SHM_PAIR_INLINE=4k one coll_shm 2
+# the pull and the push in pieces of 4 KiB (IBEX_COLL_SHM_PAIR_CHUNK): many pieces per call
+for m in pull push; do
+    IBEX_COLL_SHM_PAIR_REDUCE=$m IBEX_COLL_SHM_PAIR_INLINE=4k IBEX_COLL_SHM_PAIR_CHUNK=4k one coll_shm 2
+done
 for n in 2 4; do IBEX_COLL_SHM_BCAST_SINGLE=4k one coll_shm "$n"; done
 for n in ${COLL_ALL_RANKS-5 8}; do one coll_all "$n"; done
 # the hierarchy, with nodes of 2 ranks faked (5: the last node has one rank)
