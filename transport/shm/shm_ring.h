@@ -17,7 +17,7 @@
  * says the ring is full, so the consumer's tail line moves between cores once per ring lap at
  * most. No locks, no syscalls; C11 acquire / release only.
  *
- * Payloads of at least `stream_min` bytes (IBEX_SHM_STREAM_MIN, 4 KiB) are written with
+ * Payloads of at least `stream_min` bytes (IBEX_SHM_STREAM_MIN, off by default) are written with
  * non-temporal stores: whole cache lines straight to memory, then a store fence before the
  * sequence word, and the consumer prefetches every line of a message before taking it. With
  * ordinary stores every line moves from the producer's cache to the consumer's, and the sequence
