@@ -4,19 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-static int errs = 0, rank, size;
-#define CHECK(c, ...)                                                                              \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            errs++;                                                                                \
-            if (errs < 15) {                                                                       \
-                printf("[%d] line %d: ", rank, __LINE__);                                          \
-                printf(__VA_ARGS__);                                                               \
-                printf("\n");                                                                      \
-                fflush(stdout);                                                                    \
-            }                                                                                      \
-        }                                                                                          \
-    } while (0)
+#define CHECK_RANK rank
+#include "std_check.h"
+static int rank, size;
 static char order[64];
 static int nord = 0;
 struct ex {
@@ -479,11 +469,5 @@ int main(int argc, char **argv)
         printf("[%d] self attr delete order %.*s\n", rank, nself, self_order);
         tot++;
     }
-    if (rank == 0) {
-        if (tot)
-            printf("std_api: %d errors\n", tot);
-        else
-            printf("std_api: ok\n");
-    }
-    return tot != 0;
+    return std_report("std_api", tot, rank);
 }

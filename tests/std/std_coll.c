@@ -4,18 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-static int errs = 0;
-#define CHECK(c, ...)                                                                              \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            errs++;                                                                                \
-            if (errs < 10) {                                                                       \
-                printf("[%d] line %d: ", wrank, __LINE__);                                         \
-                printf(__VA_ARGS__);                                                               \
-                printf("\n");                                                                      \
-            }                                                                                      \
-        }                                                                                          \
-    } while (0)
+#define CHECK_RANK wrank
+#include "std_check.h"
+;
 static int wrank;
 /* non-commutative: 2x2 matrix multiply, stored as 4 ints */
 static void matmul(void *in, void *inout, int *len, MPI_Datatype *dt)
@@ -519,12 +510,6 @@ int main(int argc, char **argv)
     MPI_Comm_free(&half);
     int tot;
     MPI_Allreduce(&errs, &tot, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (wrank == 0) {
-        if (tot)
-            printf("std_coll: %d errors\n", tot);
-        else
-            printf("std_coll: ok\n");
-    }
     MPI_Finalize();
-    return tot != 0;
+    return std_report("std_coll", tot, wrank);
 }

@@ -5,19 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-static int errs = 0, rank, size;
-#define CHECK(c, ...)                                                                              \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            errs++;                                                                                \
-            if (errs < 15) {                                                                       \
-                printf("[%d] line %d: ", rank, __LINE__);                                          \
-                printf(__VA_ARGS__);                                                               \
-                printf("\n");                                                                      \
-                fflush(stdout);                                                                    \
-            }                                                                                      \
-        }                                                                                          \
-    } while (0)
+#define CHECK_RANK rank
+#include "std_check.h"
+static int rank, size;
 /* non-commutative, associative: composition of affine maps x -> m x + c (m, c) mod 2^32 */
 static void ncop(void *in, void *io, int *n, MPI_Datatype *t)
 {
@@ -206,12 +196,6 @@ int main(int argc, char **argv)
     free(rc);
     int tot;
     MPI_Allreduce(&errs, &tot, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0) {
-        if (tot)
-            printf("std_extra: %d errors\n", tot);
-        else
-            printf("std_extra: ok\n");
-    }
     MPI_Finalize();
-    return tot != 0;
+    return std_report("std_extra", tot, rank);
 }

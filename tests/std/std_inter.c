@@ -4,19 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-static int errs = 0, wrank, wsize;
-#define CHECK(c, ...)                                                                              \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            errs++;                                                                                \
-            if (errs < 10) {                                                                       \
-                printf("[%d] line %d: ", wrank, __LINE__);                                         \
-                printf(__VA_ARGS__);                                                               \
-                printf("\n");                                                                      \
-                fflush(stdout);                                                                    \
-            }                                                                                      \
-        }                                                                                          \
-    } while (0)
+#define CHECK_RANK wrank
+#include "std_check.h"
+static int wrank, wsize;
 static void colls(MPI_Comm ic, int blocking)
 {
     int rank, lsize, rsize, low;
@@ -93,7 +83,7 @@ static void colls(MPI_Comm ic, int blocking)
     for (int i = 0; i < rsize; i++)
         CHECK(b[i] == g[i] * 100 + rank, "inter alltoall");
     /* Reduce_scatter_block: remote group contributes lsize ints each */
-    int *rs = malloc(rsize > lsize ? rsize * 2 : lsize * 2 * sizeof(int));
+    int *rs = malloc((size_t)(rsize > lsize ? rsize : lsize) * 2 * sizeof(int));
     /* recvcount = remote size on both sides keeps recvcount * group size equal */
     int *rsb = malloc(rsize * lsize * sizeof(int)), *one = malloc(rsize * sizeof(int));
     for (int i = 0; i < rsize * lsize; i++)
@@ -181,12 +171,6 @@ int main(int argc, char **argv)
     free(all);
     int tot;
     MPI_Allreduce(&errs, &tot, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (wrank == 0) {
-        if (tot)
-            printf("std_inter: %d errors\n", tot);
-        else
-            printf("std_inter: ok\n");
-    }
     MPI_Finalize();
-    return tot != 0;
+    return std_report("std_inter", tot, wrank);
 }

@@ -5,19 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-static int errs = 0, rank, size;
-#define CHECK(c, ...)                                                                              \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            errs++;                                                                                \
-            if (errs < 10) {                                                                       \
-                printf("[%d] line %d: ", rank, __LINE__);                                          \
-                printf(__VA_ARGS__);                                                               \
-                printf("\n");                                                                      \
-                fflush(stdout);                                                                    \
-            }                                                                                      \
-        }                                                                                          \
-    } while (0)
+#define CHECK_RANK rank
+#include "std_check.h"
+static int rank, size;
 static void cas_lock(void)
 {
     /* contended spin lock on rank 0's word 0 by Compare_and_swap, guarding a counter at word 1 */
@@ -315,12 +305,6 @@ int main(int argc, char **argv)
     create_user();
     int tot;
     MPI_Allreduce(&errs, &tot, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0) {
-        if (tot)
-            printf("std_rma: %d errors\n", tot);
-        else
-            printf("std_rma: ok\n");
-    }
     MPI_Finalize();
-    return tot != 0;
+    return std_report("std_rma", tot, rank);
 }
