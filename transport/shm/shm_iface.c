@@ -28,7 +28,7 @@ static const ibex_cfg_entry_t shm_table[] = {
     {"SHM_RING_SLOTS", IBEX_CFG_INT, "64", NULL, &shm_cfg.ring_slots,
      "slots in each shared-memory fast box (a receiver's ring for one of its most active "
      "senders); a power of two"},
-    {"SHM_SLOT_SIZE", IBEX_CFG_SIZE, "8k", NULL, &shm_cfg.slot_size,
+    {"SHM_SLOT_SIZE", IBEX_CFG_SIZE, "16k", NULL, &shm_cfg.slot_size,
      "bytes per shared-memory box slot and pool fragment, header included (the largest eager "
      "message is 8 bytes less); a multiple of 64"},
     {"SHM_STREAM_MIN", IBEX_CFG_SIZE, "0", NULL, &shm_cfg.stream_min,
