@@ -110,11 +110,6 @@ static ibex_status_t push_leaf(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll
     return st;
 }
 
-/* Two ranks with a core each, pulled (IBEX_COLL_SHM_PAIR_REDUCE=pull; Open MPI 4.1's choice,
- * strace -c: one process_vm_readv per call at the root, no copy at the other rank): the other
- * rank publishes its input and waits for the root's done; the root reads it and folds (below).
- * Timed against the push on the quiet machine it lost (collectives/README.md, "Timed"), so it
- * is a switch, not a default. */
 /* One chunk of the other rank's input, read into the receive buffer (tmp NULL) or into `tmp`,
  * folded while it is still in the root's cache. */
 static ibex_status_t pull_chunk(const ibex_coll_args_t *a, const char *in, char *out, char *tmp,
@@ -166,6 +161,12 @@ static ibex_status_t pull_fold(ibex_coll_shm_t *seg, const ibex_coll_args_t *a, 
     return st;
 }
 
+/* Two ranks with a core each, pulled (IBEX_COLL_SHM_PAIR_REDUCE=pull; Open MPI 4.1's choice,
+ * strace -c: one process_vm_readv per call at the root, no copy at the other rank): the other
+ * rank publishes its input and waits for the root's done; the root reads it and folds
+ * (pull_fold).
+ * Timed against the push on the quiet machine it lost (collectives/README.md, "Timed"), so it
+ * is a switch, not a default. */
 static ibex_status_t reduce_pull(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
                                  const char *in, char *out, size_t bytes)
 {
