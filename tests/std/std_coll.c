@@ -47,6 +47,17 @@ static void mat_ref(int lo, int hi, int *m)
     memcpy(m, acc, sizeof acc);
 }
 enum { BLK, NB, PERS };
+/* The blocking, non-blocking or persistent form of one collective (by `mode`), completed. */
+#define BY_MODE(blk, nb, init)                                                                     \
+    do {                                                                                           \
+        if (mode == BLK)                                                                           \
+            blk;                                                                                   \
+        else if (mode == NB)                                                                       \
+            nb;                                                                                    \
+        else                                                                                       \
+            init;                                                                                  \
+        wait_or(mode, &rq);                                                                        \
+    } while (0)
 static void wait_or(int mode, MPI_Request *r)
 {
     if (mode == BLK)
@@ -77,46 +88,27 @@ static void run(MPI_Comm comm, int mode)
     int m[4], out[4], ref[4];
     /* Allreduce non-commutative */
     mat_of(rank, m);
-    if (mode == BLK)
-        MPI_Allreduce(m, out, 1, mat, op, comm);
-    else if (mode == NB)
-        MPI_Iallreduce(m, out, 1, mat, op, comm, &rq);
-    else
-        MPI_Allreduce_init(m, out, 1, mat, op, comm, MPI_INFO_NULL, &rq);
-    wait_or(mode, &rq);
+    BY_MODE(MPI_Allreduce(m, out, 1, mat, op, comm), MPI_Iallreduce(m, out, 1, mat, op, comm, &rq),
+            MPI_Allreduce_init(m, out, 1, mat, op, comm, MPI_INFO_NULL, &rq));
     mat_ref(0, size - 1, ref);
     CHECK(!memcmp(out, ref, sizeof ref), "allreduce noncomm mode %d", mode);
     /* Reduce noncomm, each root */
     for (int root = 0; root < size; root++) {
         memset(out, 0, sizeof out);
-        if (mode == BLK)
-            MPI_Reduce(m, out, 1, mat, op, root, comm);
-        else if (mode == NB)
-            MPI_Ireduce(m, out, 1, mat, op, root, comm, &rq);
-        else
-            MPI_Reduce_init(m, out, 1, mat, op, root, comm, MPI_INFO_NULL, &rq);
-        wait_or(mode, &rq);
+        BY_MODE(MPI_Reduce(m, out, 1, mat, op, root, comm),
+                MPI_Ireduce(m, out, 1, mat, op, root, comm, &rq),
+                MPI_Reduce_init(m, out, 1, mat, op, root, comm, MPI_INFO_NULL, &rq));
         if (rank == root)
             CHECK(!memcmp(out, ref, sizeof ref), "reduce noncomm root %d mode %d", root, mode);
     }
     /* Scan / Exscan noncomm */
-    if (mode == BLK)
-        MPI_Scan(m, out, 1, mat, op, comm);
-    else if (mode == NB)
-        MPI_Iscan(m, out, 1, mat, op, comm, &rq);
-    else
-        MPI_Scan_init(m, out, 1, mat, op, comm, MPI_INFO_NULL, &rq);
-    wait_or(mode, &rq);
+    BY_MODE(MPI_Scan(m, out, 1, mat, op, comm), MPI_Iscan(m, out, 1, mat, op, comm, &rq),
+            MPI_Scan_init(m, out, 1, mat, op, comm, MPI_INFO_NULL, &rq));
     mat_ref(0, rank, ref);
     CHECK(!memcmp(out, ref, sizeof ref), "scan mode %d got %d %d %d %d", mode, out[0], out[1],
           out[2], out[3]);
-    if (mode == BLK)
-        MPI_Exscan(m, out, 1, mat, op, comm);
-    else if (mode == NB)
-        MPI_Iexscan(m, out, 1, mat, op, comm, &rq);
-    else
-        MPI_Exscan_init(m, out, 1, mat, op, comm, MPI_INFO_NULL, &rq);
-    wait_or(mode, &rq);
+    BY_MODE(MPI_Exscan(m, out, 1, mat, op, comm), MPI_Iexscan(m, out, 1, mat, op, comm, &rq),
+            MPI_Exscan_init(m, out, 1, mat, op, comm, MPI_INFO_NULL, &rq));
     if (rank > 0) {
         mat_ref(0, rank - 1, ref);
         CHECK(!memcmp(out, ref, sizeof ref), "exscan mode %d", mode);
@@ -131,13 +123,9 @@ static void run(MPI_Comm comm, int mode)
         int *sb = malloc(tot * 4 * sizeof(int)), rb[8];
         for (int i = 0; i < tot; i++)
             mat_of(rank, sb + 4 * i);
-        if (mode == BLK)
-            MPI_Reduce_scatter(sb, rb, rc, mat, op, comm);
-        else if (mode == NB)
-            MPI_Ireduce_scatter(sb, rb, rc, mat, op, comm, &rq);
-        else
-            MPI_Reduce_scatter_init(sb, rb, rc, mat, op, comm, MPI_INFO_NULL, &rq);
-        wait_or(mode, &rq);
+        BY_MODE(MPI_Reduce_scatter(sb, rb, rc, mat, op, comm),
+                MPI_Ireduce_scatter(sb, rb, rc, mat, op, comm, &rq),
+                MPI_Reduce_scatter_init(sb, rb, rc, mat, op, comm, MPI_INFO_NULL, &rq));
         mat_ref(0, size - 1, ref);
         for (int i = 0; i < rc[rank]; i++)
             CHECK(!memcmp(rb + 4 * i, ref, sizeof ref), "reduce_scatter mode %d", mode);
@@ -183,14 +171,10 @@ static void run(MPI_Comm comm, int mode)
         for (int root = 0; root < size; root++) {
             for (int i = 0; i < 2 * tot; i++)
                 rb[i] = -1;
-            if (mode == BLK)
-                MPI_Gatherv(sb, rank + 1, MPI_INT, rb, rcnt, disp, str, root, comm);
-            else if (mode == NB)
-                MPI_Igatherv(sb, rank + 1, MPI_INT, rb, rcnt, disp, str, root, comm, &rq);
-            else
-                MPI_Gatherv_init(sb, rank + 1, MPI_INT, rb, rcnt, disp, str, root, comm,
-                                 MPI_INFO_NULL, &rq);
-            wait_or(mode, &rq);
+            BY_MODE(MPI_Gatherv(sb, rank + 1, MPI_INT, rb, rcnt, disp, str, root, comm),
+                    MPI_Igatherv(sb, rank + 1, MPI_INT, rb, rcnt, disp, str, root, comm, &rq),
+                    MPI_Gatherv_init(sb, rank + 1, MPI_INT, rb, rcnt, disp, str, root, comm,
+                                     MPI_INFO_NULL, &rq));
             if (rank == root)
                 for (int r = 0; r < size; r++)
                     for (int i = 0; i <= r; i++)
@@ -232,14 +216,11 @@ static void run(MPI_Comm comm, int mode)
             b[i] = -1;
         for (int i = 0; i < rcnt[rank]; i++)
             b[disp[rank] + i] = rank * 10 + i;
-        if (mode == BLK)
-            MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b, rcnt, disp, MPI_INT, comm);
-        else if (mode == NB)
-            MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b, rcnt, disp, MPI_INT, comm, &rq);
-        else
+        BY_MODE(
+            MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b, rcnt, disp, MPI_INT, comm),
+            MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b, rcnt, disp, MPI_INT, comm, &rq),
             MPI_Allgatherv_init(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b, rcnt, disp, MPI_INT, comm,
-                                MPI_INFO_NULL, &rq);
-        wait_or(mode, &rq);
+                                MPI_INFO_NULL, &rq));
         for (int r = 0; r < size; r++)
             for (int i = 0; i < rcnt[r]; i++)
                 CHECK(b[disp[r] + i] == r * 10 + i, "allgatherv inplace mode %d", mode);
@@ -264,13 +245,9 @@ static void run(MPI_Comm comm, int mode)
         for (int j = 0, k = 0; j < size; j++)
             for (int i = 0; i < sc[j]; i++)
                 sb[k++] = rank * 1000 + j * 10 + i;
-        if (mode == BLK)
-            MPI_Alltoallw(sb, sc, sd, st, rb, rcn, rd, rt, comm);
-        else if (mode == NB)
-            MPI_Ialltoallw(sb, sc, sd, st, rb, rcn, rd, rt, comm, &rq);
-        else
-            MPI_Alltoallw_init(sb, sc, sd, st, rb, rcn, rd, rt, comm, MPI_INFO_NULL, &rq);
-        wait_or(mode, &rq);
+        BY_MODE(MPI_Alltoallw(sb, sc, sd, st, rb, rcn, rd, rt, comm),
+                MPI_Ialltoallw(sb, sc, sd, st, rb, rcn, rd, rt, comm, &rq),
+                MPI_Alltoallw_init(sb, sc, sd, st, rb, rcn, rd, rt, comm, MPI_INFO_NULL, &rq));
         for (int j = 0, k = 0; j < size; j++)
             for (int i = 0; i < rcn[j]; i++, k++)
                 CHECK(rb[k] == j * 1000 + rank * 10 + i, "alltoallw mode %d", mode);
@@ -333,13 +310,8 @@ static void run(MPI_Comm comm, int mode)
             s[i].i = rank == root ? i : -1;
             s[i].c = rank == root ? 'a' + i % 26 : 0;
         }
-        if (mode == BLK)
-            MPI_Bcast(s, 3000, ts, root, comm);
-        else if (mode == NB)
-            MPI_Ibcast(s, 3000, ts, root, comm, &rq);
-        else
-            MPI_Bcast_init(s, 3000, ts, root, comm, MPI_INFO_NULL, &rq);
-        wait_or(mode, &rq);
+        BY_MODE(MPI_Bcast(s, 3000, ts, root, comm), MPI_Ibcast(s, 3000, ts, root, comm, &rq),
+                MPI_Bcast_init(s, 3000, ts, root, comm, MPI_INFO_NULL, &rq));
         for (int i = 0; i < 3000; i++)
             if (s[i].d != i * 0.5 || s[i].i != i || s[i].c != 'a' + i % 26) {
                 CHECK(0, "bcast struct mode %d at %d", mode, i);
@@ -355,35 +327,24 @@ static void run(MPI_Comm comm, int mode)
         in[0].i = rank;
         in[1].v = 5;
         in[1].i = size - rank;
-        if (mode == BLK)
-            MPI_Allreduce(in, res, 2, MPI_DOUBLE_INT, MPI_MINLOC, comm);
-        else if (mode == NB)
-            MPI_Iallreduce(in, res, 2, MPI_DOUBLE_INT, MPI_MINLOC, comm, &rq);
-        else
-            MPI_Allreduce_init(in, res, 2, MPI_DOUBLE_INT, MPI_MINLOC, comm, MPI_INFO_NULL, &rq);
-        wait_or(mode, &rq);
+        BY_MODE(
+            MPI_Allreduce(in, res, 2, MPI_DOUBLE_INT, MPI_MINLOC, comm),
+            MPI_Iallreduce(in, res, 2, MPI_DOUBLE_INT, MPI_MINLOC, comm, &rq),
+            MPI_Allreduce_init(in, res, 2, MPI_DOUBLE_INT, MPI_MINLOC, comm, MPI_INFO_NULL, &rq));
         CHECK(res[0].v == 0 && res[0].i == 0 && res[1].v == 5 && res[1].i == 1, "minloc mode %d",
               mode);
         int *ag = malloc(size * 2 * sizeof(int)), mine[2] = {rank, -rank};
-        if (mode == BLK)
-            MPI_Allgather(mine, 2, MPI_INT, ag, 2, MPI_INT, comm);
-        else if (mode == NB)
-            MPI_Iallgather(mine, 2, MPI_INT, ag, 2, MPI_INT, comm, &rq);
-        else
-            MPI_Allgather_init(mine, 2, MPI_INT, ag, 2, MPI_INT, comm, MPI_INFO_NULL, &rq);
-        wait_or(mode, &rq);
+        BY_MODE(MPI_Allgather(mine, 2, MPI_INT, ag, 2, MPI_INT, comm),
+                MPI_Iallgather(mine, 2, MPI_INT, ag, 2, MPI_INT, comm, &rq),
+                MPI_Allgather_init(mine, 2, MPI_INT, ag, 2, MPI_INT, comm, MPI_INFO_NULL, &rq));
         for (int r = 0; r < size; r++)
             CHECK(ag[2 * r] == r && ag[2 * r + 1] == -r, "allgather mode %d", mode);
         int *a2 = malloc(size * sizeof(int)), *a3 = malloc(size * sizeof(int));
         for (int j = 0; j < size; j++)
             a2[j] = rank * 100 + j;
-        if (mode == BLK)
-            MPI_Alltoall(a2, 1, MPI_INT, a3, 1, MPI_INT, comm);
-        else if (mode == NB)
-            MPI_Ialltoall(a2, 1, MPI_INT, a3, 1, MPI_INT, comm, &rq);
-        else
-            MPI_Alltoall_init(a2, 1, MPI_INT, a3, 1, MPI_INT, comm, MPI_INFO_NULL, &rq);
-        wait_or(mode, &rq);
+        BY_MODE(MPI_Alltoall(a2, 1, MPI_INT, a3, 1, MPI_INT, comm),
+                MPI_Ialltoall(a2, 1, MPI_INT, a3, 1, MPI_INT, comm, &rq),
+                MPI_Alltoall_init(a2, 1, MPI_INT, a3, 1, MPI_INT, comm, MPI_INFO_NULL, &rq));
         for (int j = 0; j < size; j++)
             CHECK(a3[j] == j * 100 + rank, "alltoall mode %d", mode);
         /* zero-count bcast / reduce / gather */
