@@ -164,6 +164,7 @@ static const coll_rule_t rules[] = {
 #define RULE_COUNT ((int)(sizeof(rules) / sizeof(rules[0])))
 
 static const ibex_coll_algo_t *forced[IBEX_COLL_KIND_COUNT];
+static void compile_rules(void);
 
 const char *ibex_coll_kind_name(ibex_coll_kind_t kind)
 {
@@ -226,6 +227,7 @@ ibex_status_t ibex_coll_force(ibex_coll_kind_t kind, const char *name)
 /* Applies IBEX_COLL_<KIND> (coll_algo[], loaded by ibex_config_load). */
 ibex_status_t ibex_coll_init(void)
 {
+    compile_rules();
     ibex_status_t result = IBEX_OK;
     for (int k = 0; k < IBEX_COLL_KIND_COUNT; k++) {
         const char *name = coll_algo[k];
@@ -246,42 +248,69 @@ ibex_status_t ibex_coll_init(void)
     return result;
 }
 
-static bool span_fits(const ibex_coll_algo_t *algo, ibex_coll_span_t span)
-{
-    return algo && (algo->span == IBEX_COLL_SPAN_ANY || algo->span == span);
-}
+/* The selection compiled once (names resolved, per collective): its measured rows
+ * (coll_tuned.h) then its default rules, in table order. Looking an algorithm up by name on
+ * every call cost more than the small collectives it chose (339 instructions of an 8-byte
+ * Allreduce in strcasecmp and table walks). */
+typedef struct compiled_rule {
+    int max_comm_size;
+    int oversub; /* -1: any; else 1 for oversubscribed communicators only, 0 for the others */
+    size_t max_bytes;
+    const ibex_coll_algo_t *algo;
+} compiled_rule_t;
 
-/* The first measured row (coll_tuned.h) that fits, or NULL. */
-static const ibex_coll_algo_t *select_tuned(ibex_coll_kind_t kind, int comm_size, size_t bytes,
-                                            ibex_coll_span_t span, bool oversub)
+#define TUNED_COUNT ((int)(sizeof(ibex_coll_tuned) / sizeof(ibex_coll_tuned[0])))
+static compiled_rule_t compiled[TUNED_COUNT + RULE_COUNT];
+static int compiled_first[IBEX_COLL_KIND_COUNT], compiled_count[IBEX_COLL_KIND_COUNT];
+static int compiled_done; /* read and written with atomics: a lazy first call may race */
+
+static int compile_kind(ibex_coll_kind_t kind, int n)
 {
-    int n = (int)(sizeof(ibex_coll_tuned) / sizeof(ibex_coll_tuned[0]));
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < TUNED_COUNT; i++) {
         const ibex_coll_tuned_t *t = &ibex_coll_tuned[i];
-        if (t->kind != kind || (t->oversub == IBEX_COLL_OVERSUB_YES) != oversub ||
-            comm_size > t->max_comm_size || bytes > t->max_bytes)
-            continue;
-        const ibex_coll_algo_t *algo = algo_find(kind, t->algo);
-        if (span_fits(algo, span))
-            return algo;
+        const ibex_coll_algo_t *algo = t->kind == kind ? algo_find(kind, t->algo) : NULL;
+        if (algo)
+            compiled[n++] = (compiled_rule_t){t->max_comm_size, t->oversub == IBEX_COLL_OVERSUB_YES,
+                                              t->max_bytes, algo};
     }
-    return NULL;
+    for (int i = 0; i < RULE_COUNT; i++) {
+        const coll_rule_t *r = &rules[i];
+        if (r->kind != kind)
+            continue;
+        const ibex_coll_algo_t *algo = algo_find(kind, r->algo);
+        ibex_assert(algo && "every rule names an algorithm of its collective");
+        compiled[n++] = (compiled_rule_t){r->max_comm_size, -1, r->max_bytes, algo};
+    }
+    return n;
 }
 
-/* The first rule that fits a communicator of that span: the measured rows, then the defaults. */
+/* Idempotent: two threads compiling at once write the same values. */
+static void compile_rules(void)
+{
+    if (__atomic_load_n(&compiled_done, __ATOMIC_ACQUIRE))
+        return;
+    int n = 0;
+    for (int k = 0; k < IBEX_COLL_KIND_COUNT; k++) {
+        compiled_first[k] = n;
+        n = compile_kind((ibex_coll_kind_t)k, n);
+        compiled_count[k] = n - compiled_first[k];
+    }
+    __atomic_store_n(&compiled_done, 1, __ATOMIC_RELEASE);
+}
+
+/* The first row that fits: the measured rows, then the defaults; a row naming an algorithm of
+ * a span (ibex_coll_span_t) applies only to a communicator of that span. */
 static const ibex_coll_algo_t *select_rule(ibex_coll_kind_t kind, int comm_size, size_t bytes,
                                            ibex_coll_span_t span, bool oversub)
 {
-    const ibex_coll_algo_t *tuned = select_tuned(kind, comm_size, bytes, span, oversub);
-    if (tuned)
-        return tuned;
-    for (int i = 0; i < RULE_COUNT; i++) {
-        const coll_rule_t *r = &rules[i];
-        if (r->kind != kind || comm_size > r->max_comm_size || bytes > r->max_bytes)
+    compile_rules();
+    const compiled_rule_t *r = &compiled[compiled_first[kind]];
+    for (int i = 0; i < compiled_count[kind]; i++, r++) {
+        if (comm_size > r->max_comm_size || bytes > r->max_bytes ||
+            (r->oversub >= 0 && r->oversub != (int)oversub))
             continue;
-        const ibex_coll_algo_t *algo = algo_find(kind, r->algo);
-        if (algo->span == IBEX_COLL_SPAN_ANY || algo->span == span)
-            return algo;
+        if (r->algo->span == IBEX_COLL_SPAN_ANY || r->algo->span == span)
+            return r->algo;
     }
     ibex_assert(!"every collective has a catch-all rule");
     return NULL;

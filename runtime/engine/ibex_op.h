@@ -29,6 +29,9 @@ int ibex_op_apply(const ibex_op_t *op, const void *in, void *inout, int count,
 struct ibex_dt;
 int ibex_op_apply_dt(const ibex_op_t *op, const void *in, void *inout, int count,
                      const struct ibex_dt *dt);
+/* Whether op may be applied to dt (user ops: on whatever the program says), without applying
+ * it: the collectives' argument check. */
+bool ibex_op_defined_on(const ibex_op_t *op, const struct ibex_dt *dt);
 /* The same for any count: one call of an MPI_User_function_c, pieces of at most INT_MAX
  * elements (at their extents) for the others. */
 int ibex_op_apply_c(const ibex_op_t *op, const void *in, void *inout, MPI_Count count,

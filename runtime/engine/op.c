@@ -395,6 +395,14 @@ int ibex_op_apply_dt(const ibex_op_t *op, const void *in, void *inout, int count
     return predef_apply(op, in, inout, count, dt);
 }
 
+bool ibex_op_defined_on(const ibex_op_t *op, const ibex_dt_t *dt)
+{
+    if (!op->predefined || op->handle == MPI_NO_OP || op->handle == MPI_REPLACE)
+        return true;
+    int t = ibex_dt_priv(dt)->op_type;
+    return t >= 0 && op_fns[IBEX_HANDLE_INDEX(op->handle)][IBEX_HANDLE_INDEX(t)] != NULL;
+}
+
 static int predef_apply(const ibex_op_t *op, const void *in, void *inout, int count,
                         const ibex_dt_t *dt)
 {

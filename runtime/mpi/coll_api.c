@@ -11,12 +11,14 @@
 #include "ibex_runtime.h"
 #include "ibex_entry.h"
 
-/* A call that moves no data anywhere: the collectives whose count is the same on every rank,
- * at count 0, and Allgather / Alltoall with nothing to send or receive here (type signatures
- * must match, so then every rank has nothing). MPI asks no synchronisation of them (Barrier
- * aside), so every rank returns at once, as Open MPI and MPICH do. */
-static bool coll_nothing_to_do(ibex_coll_kind_t kind, const ibex_coll_args_t *a)
+/* A call that moves no data anywhere: a collective whose per-rank block (bytes, from the
+ * checks: the count times the type's size, the same on every rank since type signatures must
+ * match) is empty, Barrier and the per-rank-count kinds aside. MPI asks no synchronisation of
+ * them, so every rank returns at once, as Open MPI and MPICH do. On an intercommunicator, where
+ * a root side has no block of its own, only counts of 0 say it. */
+static bool coll_nothing_to_do(ibex_coll_kind_t kind, const ibex_coll_args_t *a, size_t bytes)
 {
+    bool inter = ibex_comm_is_inter(a->comm);
     switch (kind) {
     case IBEX_COLL_BCAST:
     case IBEX_COLL_REDUCE:
@@ -24,10 +26,13 @@ static bool coll_nothing_to_do(ibex_coll_kind_t kind, const ibex_coll_args_t *a)
     case IBEX_COLL_SCAN:
     case IBEX_COLL_EXSCAN:
     case IBEX_COLL_REDUCE_SCATTER_BLOCK:
-        return a->rcount == 0;
+        return inter ? a->rcount == 0 : bytes == 0;
     case IBEX_COLL_ALLGATHER:
     case IBEX_COLL_ALLTOALL:
-        return a->rcount == 0 && (a->sbuf == MPI_IN_PLACE || a->scount == 0);
+        return inter ? a->rcount == 0 && (a->sbuf == MPI_IN_PLACE || a->scount == 0) : bytes == 0;
+    case IBEX_COLL_GATHER:
+    case IBEX_COLL_SCATTER:
+        return !inter && bytes == 0;
     default:
         return false;
     }
@@ -38,7 +43,7 @@ int ibex_coll_call(ibex_coll_kind_t kind, MPI_Comm comm, MPI_Op op, const char *
 {
     size_t bytes = 0;
     IBEX_CHECK(ibex_coll_prepare(kind, comm, op, call, a, &bytes));
-    if (coll_nothing_to_do(kind, a))
+    if (coll_nothing_to_do(kind, a, bytes))
         return MPI_SUCCESS;
     ibex_status_t st =
         ibex_comm_is_inter(a->comm) ? ibex_nbc_run(kind, a, bytes) : ibex_coll_run(kind, a, bytes);

@@ -13,12 +13,14 @@ for n in 1 2 3 4 5; do
     run_case "$n" coll_v
     run_case "$n" coll_red
 done
+run_case 3 coll_zero
+run_case 4 coll_zero IBEX_COLL_NODE_SIZE=2
 
 # over the verbs transport alone (no shared memory, no self), on softib
 SOFTIB="$top_builddir/softib/.libs/libsoftib.so"
 [ -f "$SOFTIB" ] || { echo "softib not built at $SOFTIB"; exit 1; }
 V="IBEX_TRANSPORTS=verbs LD_PRELOAD=$SOFTIB"
-for prog in coll_all coll_v coll_red; do
+for prog in coll_all coll_v coll_red coll_zero; do
     run_case 3 "$prog" $V
 done
 run_case 4 coll_v $V
