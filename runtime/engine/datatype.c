@@ -97,11 +97,6 @@ typedef struct dt_predef {
 static dt_predef_t dt_predef[IBEX_DT_PREDEFINED_COUNT];
 ibex_handle_table_t ibex_dt_handles;
 
-ibex_dt_t *ibex_dt_get(MPI_Datatype handle)
-{
-    return ibex_handle_get(&ibex_dt_handles, handle);
-}
-
 static dt_predef_t *predef_begin(int index, const char *name, size_t align)
 {
     dt_predef_t *p = &dt_predef[index];

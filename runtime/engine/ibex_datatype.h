@@ -44,10 +44,14 @@ typedef struct ibex_dt {
     void *priv;
 } ibex_dt_t;
 
-/* The datatype of a handle, or NULL if it is not a live datatype. */
-ibex_dt_t *ibex_dt_get(MPI_Datatype handle);
-/* The datatype handle table behind ibex_dt_get, read inline by the p2p fast path. */
+/* The datatype handle table behind ibex_dt_get. */
 extern ibex_handle_table_t ibex_dt_handles;
+/* The datatype of a handle, or NULL if it is not a live datatype. Inline: an 8-byte
+ * collective looked its type up five times through a call (98 instructions of its 1,150). */
+static inline ibex_dt_t *ibex_dt_get(MPI_Datatype handle)
+{
+    return (ibex_dt_t *)ibex_handle_get(&ibex_dt_handles, handle);
+}
 
 struct ibex_comm;
 /* Checks a datatype handle at the MPI boundary (live, and committed when need_commit); raises
