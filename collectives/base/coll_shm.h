@@ -350,5 +350,8 @@ ibex_status_t ibex_coll_shm_fetch(ibex_coll_shm_t *seg, int src, void *buf, int 
 /* The same from `off` bytes into what src published. */
 ibex_status_t ibex_coll_shm_fetch_at(ibex_coll_shm_t *seg, int src, size_t off, void *buf,
                                      int count, MPI_Datatype dt);
+/* The same from `addr` in src's address space (an address src published some other way). */
+ibex_status_t ibex_coll_shm_fetch_addr(ibex_coll_shm_t *seg, int src, uint64_t addr, void *buf,
+                                       int count, MPI_Datatype dt);
 
 #endif

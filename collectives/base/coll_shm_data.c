@@ -63,9 +63,15 @@ ibex_status_t ibex_coll_shm_fetch(ibex_coll_shm_t *seg, int src, void *buf, int 
 ibex_status_t ibex_coll_shm_fetch_at(ibex_coll_shm_t *seg, int src, size_t off, void *buf,
                                      int count, MPI_Datatype dt)
 {
+    return ibex_coll_shm_fetch_addr(seg, src, ibex_coll_shm_load(&seg->ctl[src].saddr) + off, buf,
+                                    count, dt);
+}
+
+ibex_status_t ibex_coll_shm_fetch_addr(ibex_coll_shm_t *seg, int src, uint64_t addr, void *buf,
+                                       int count, MPI_Datatype dt)
+{
     const ibex_dt_t *d = ibex_dt_get(dt);
     size_t bytes = (size_t)count * d->size;
-    uint64_t addr = ibex_coll_shm_load(&seg->ctl[src].saddr) + off;
     if (ibex_dt_is_contig(d, count))
         return ibex_coll_shm_read(seg, src, addr, (char *)buf + d->true_lb, bytes);
     char *tmp = malloc(bytes ? bytes : 1);
