@@ -292,6 +292,33 @@ static const ibex_coll_algo_t *select_rule(ibex_coll_kind_t kind, int comm_size,
     return NULL;
 }
 
+/* The last choice of each kind on this thread. The rules are a pure function of (kind, size,
+ * bytes, span, oversubscribed), and a program calls the same collective on the same kind of
+ * communicator with the same bytes again and again, while walking the rows (names compared
+ * with strcasecmp) costs about 500 instructions a call (callgrind, a 2-rank 8-byte Allreduce:
+ * about a third of everything outside the wait). Per thread, so concurrent collectives of
+ * MPI_THREAD_MULTIPLE never read a half-written entry. */
+typedef struct select_memo {
+    const ibex_coll_algo_t *algo;
+    size_t bytes;
+    int comm_size;
+    ibex_coll_span_t span;
+    bool oversub;
+} select_memo_t;
+static __thread select_memo_t memo[IBEX_COLL_KIND_COUNT] __attribute__((tls_model("initial-exec")));
+
+static const ibex_coll_algo_t *select_memo(ibex_coll_kind_t kind, int comm_size, size_t bytes,
+                                           ibex_coll_span_t span, bool oversub)
+{
+    select_memo_t *m = &memo[kind];
+    if (m->algo && m->comm_size == comm_size && m->bytes == bytes && m->span == span &&
+        m->oversub == oversub)
+        return m->algo;
+    const ibex_coll_algo_t *algo = select_rule(kind, comm_size, bytes, span, oversub);
+    *m = (select_memo_t){algo, bytes, comm_size, span, oversub};
+    return algo;
+}
+
 /* Without a communicator: the rules for any span. */
 const ibex_coll_algo_t *ibex_coll_select(ibex_coll_kind_t kind, int comm_size, size_t bytes)
 {
@@ -310,7 +337,7 @@ ibex_status_t ibex_coll_run(ibex_coll_kind_t kind, const ibex_coll_args_t *args,
 {
     const ibex_coll_algo_t *algo =
         forced[kind] ? forced[kind]
-                     : select_rule(kind, args->comm->size, bytes, ibex_coll_comm_span(args->comm),
+                     : select_memo(kind, args->comm->size, bytes, ibex_coll_comm_span(args->comm),
                                    ibex_coll_comm_oversub(args->comm));
     ibex_trace(COLL, "%s %s: %d ranks, %zu bytes", ibex_coll_kind_name(kind), algo->name,
                args->comm->size, bytes);
