@@ -37,24 +37,20 @@ static char *root_slot(ibex_coll_shm_t *seg, int root, uint64_t g)
     return ibex_coll_shm_slot(seg, root, g, SIZE_MAX);
 }
 
-/* Block r of the root's send side: its address and type, and its packed bytes. */
-static char *block(const ibex_coll_args_t *a, int r, MPI_Datatype *dt_p, size_t *bytes_p)
+/* The type of block r of the root's send side (per peer, or the one). */
+static const ibex_dt_t *block_dt(const ibex_coll_args_t *a, int r, const ibex_dt_t *d0)
 {
-    char *blk = ibex_coll_vblock(a->sbuf, a->sdt, a->sdts, a->sdispls, r, dt_p);
-    *bytes_p = (size_t)a->scounts[r] * ibex_dt_get(*dt_p)->size;
-    return blk;
+    return a->sdts ? ibex_dt_get(a->sdts[r]) : d0;
 }
 
 /* Bytes of the packed copies of the read (too large) blocks whose type is not dense. */
-static size_t packed_bytes(ibex_coll_shm_t *seg, const ibex_coll_args_t *a)
+static size_t packed_bytes(ibex_coll_shm_t *seg, const ibex_coll_args_t *a, const ibex_dt_t *d0)
 {
-    size_t total = 0, n;
-    MPI_Datatype dt;
+    size_t total = 0, sh = share(seg);
     for (int r = 0; r < seg->size; r++) {
-        if (r == seg->rank)
-            continue;
-        block(a, r, &dt, &n);
-        if (n > share(seg) && !ibex_dt_is_contig(ibex_dt_get(dt), a->scounts[r]))
+        const ibex_dt_t *d = block_dt(a, r, d0);
+        size_t n = (size_t)a->scounts[r] * d->size;
+        if (r != seg->rank && n > sh && !ibex_dt_is_contig(d, a->scounts[r]))
             total += n;
     }
     return total;
@@ -63,15 +59,16 @@ static size_t packed_bytes(ibex_coll_shm_t *seg, const ibex_coll_args_t *a)
 /* Writes every other rank's share: its block, or the address of it; true if any is read. */
 static bool fill_shares(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a, char *tmp)
 {
-    size_t sh = share(seg), n;
+    size_t sh = share(seg);
     char *slot = root_slot(seg, seg->rank, g);
-    MPI_Datatype dt;
     bool readers = false;
     for (int r = 0; r < seg->size; r++) {
         if (r == seg->rank)
             continue;
-        char *blk = block(a, r, &dt, &n);
+        MPI_Datatype dt;
+        char *blk = ibex_coll_vblock(a->sbuf, a->sdt, a->sdts, a->sdispls, r, &dt);
         const ibex_dt_t *d = ibex_dt_get(dt);
+        size_t n = (size_t)a->scounts[r] * d->size;
         if (n <= sh) {
             ibex_dt_pack(blk, a->scounts[r], d, 0, slot + (size_t)r * sh, n);
             continue;
@@ -88,22 +85,18 @@ static bool fill_shares(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t
     return readers;
 }
 
-static void wait_readers(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a)
+static void wait_readers(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
+                         const ibex_dt_t *d0)
 {
-    size_t n;
-    MPI_Datatype dt;
-    for (int r = 0; r < seg->size; r++) {
-        if (r == seg->rank)
-            continue;
-        block(a, r, &dt, &n);
-        if (n > share(seg))
+    for (int r = 0; r < seg->size; r++)
+        if (r != seg->rank && (size_t)a->scounts[r] * block_dt(a, r, d0)->size > share(seg))
             ibex_coll_shm_wait(&seg->ctl[r].done, g);
-    }
 }
 
 static ibex_status_t scatterv_root(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a)
 {
-    size_t tmp_bytes = packed_bytes(seg, a);
+    const ibex_dt_t *d0 = ibex_dt_get(a->sdt);
+    size_t tmp_bytes = packed_bytes(seg, a, d0);
     char *tmp = tmp_bytes ? malloc(tmp_bytes) : NULL;
     if (tmp_bytes && !tmp)
         return IBEX_ERR_NO_MEMORY; /* fatal for the job: the leaves wait for the blocks */
@@ -113,12 +106,11 @@ static ibex_status_t scatterv_root(ibex_coll_shm_t *seg, uint64_t g, const ibex_
     ibex_status_t st = IBEX_OK;
     if (a->rbuf != MPI_IN_PLACE) {
         MPI_Datatype dt;
-        size_t n;
-        char *mine = block(a, seg->rank, &dt, &n);
+        char *mine = ibex_coll_vblock(a->sbuf, a->sdt, a->sdts, a->sdispls, seg->rank, &dt);
         st = ibex_coll_copy(mine, a->scounts[seg->rank], dt, a->rbuf, a->rcount, a->rdt);
     }
     if (readers)
-        wait_readers(seg, g, a);
+        wait_readers(seg, g, a, d0);
     free(tmp);
     return st;
 }
