@@ -524,8 +524,9 @@ static void allreduce_ints(MPI_Comm comm, int *a, int *b, int n)
 
 /* The table's choice as it moves between communicators and sizes (coll_select.c keeps the last
  * choice of each kind and must not hand it to a call with other arguments): on MPI_COMM_SELF
- * Allreduce is recursive doubling up to 2 KiB and Rabenseifner past it; on the world (one node)
- * shmem; the barrier of an oversubscribed node the fan-in (coll_tuned.h). */
+ * Allreduce is recursive doubling up to 2 KiB and Rabenseifner past it; on the world shmem on
+ * one node (hier over faked nodes); the barrier of an oversubscribed node the fan-in
+ * (coll_tuned.h). */
 static void check_auto_choice(int *a, int *b)
 {
     force_all("auto");
@@ -537,13 +538,19 @@ static void check_auto_choice(int *a, int *b)
     CHECK(strcmp(last_algo(IBEX_COLL_ALLREDUCE), "recursive_doubling") == 0);
     if (wsize < 2)
         return;
+    ibex_comm_t *world = ibex_comm_get(MPI_COMM_WORLD);
+    ibex_coll_span_t span = ibex_coll_comm_span(world);
+    bool node = span == IBEX_COLL_SPAN_NODE;
+    if (span == IBEX_COLL_SPAN_ANY)
+        return; /* no shared memory among the transports: the point-to-point table */
     allreduce_ints(MPI_COMM_WORLD, a, b, 1);
-    CHECK(strcmp(last_algo(IBEX_COLL_ALLREDUCE), "shmem") == 0);
+    CHECK(strcmp(last_algo(IBEX_COLL_ALLREDUCE), node ? "shmem" : "hier") == 0);
     allreduce_ints(MPI_COMM_SELF, a, b, 1);
     CHECK(strcmp(last_algo(IBEX_COLL_ALLREDUCE), "recursive_doubling") == 0);
+    allreduce_ints(MPI_COMM_WORLD, a, b, 1);
+    CHECK(strcmp(last_algo(IBEX_COLL_ALLREDUCE), node ? "shmem" : "hier") == 0);
     CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
-    const char *want =
-        ibex_coll_comm_oversub(ibex_comm_get(MPI_COMM_WORLD)) ? "shmem_fanin" : "shmem";
+    const char *want = !node ? "hier" : ibex_coll_comm_oversub(world) ? "shmem_fanin" : "shmem";
     CHECK(strcmp(last_algo(IBEX_COLL_BARRIER), want) == 0);
 }
 
