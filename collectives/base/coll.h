@@ -184,6 +184,8 @@ ibex_status_t ibex_coll_scatter_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_alltoall_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_gatherv_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_scatterv_shm(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_scan_shm(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_exscan_shm(const ibex_coll_args_t *args);
 /* hierarchical: shared memory within each node, the classic algorithms between node leaders
  * (collectives/<kind>_hier.c, base/coll_hier.c) */
 ibex_status_t ibex_coll_barrier_hier(const ibex_coll_args_t *args);

@@ -80,6 +80,8 @@ static const ibex_coll_algo_t algorithms[] = {
     /* the v forms in shared memory: each block's way fixed by its own size (coll, issue 10) */
     {"shmem", IBEX_COLL_GATHERV, ibex_coll_gatherv_shm, IBEX_COLL_SPAN_NODE},
     {"shmem", IBEX_COLL_SCATTERV, ibex_coll_scatterv_shm, IBEX_COLL_SPAN_NODE},
+    {"shmem", IBEX_COLL_SCAN, ibex_coll_scan_shm, IBEX_COLL_SPAN_NODE},
+    {"shmem", IBEX_COLL_EXSCAN, ibex_coll_exscan_shm, IBEX_COLL_SPAN_NODE},
 };
 #define ALGO_COUNT ((int)(sizeof(algorithms) / sizeof(algorithms[0])))
 
@@ -124,6 +126,8 @@ static const coll_rule_t rules[] = {
     {IBEX_COLL_REDUCE_SCATTER_BLOCK, 64, SIZE_MAX, "shmem"},
     {IBEX_COLL_GATHERV, 64, SIZE_MAX, "shmem"},  /* (coll, issue 10: the root of a small */
     {IBEX_COLL_SCATTERV, 64, SIZE_MAX, "shmem"}, /* Scatterv / leaves of a Gatherv never wait) */
+    {IBEX_COLL_SCAN, 64, SIZE_MAX, "shmem"},     /* (coll: rank r waits only for ranks < r; */
+    {IBEX_COLL_EXSCAN, 64, SIZE_MAX, "shmem"},   /* past the inline limit recursive doubling) */
     /* several nodes, more than one rank on some: shared memory inside, leaders between */
     {IBEX_COLL_BARRIER, INT_MAX, SIZE_MAX, "hier"},
     {IBEX_COLL_BCAST, INT_MAX, SIZE_MAX, "hier"},
