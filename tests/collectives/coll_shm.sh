@@ -42,6 +42,8 @@ for n in 2 4; do IBEX_COLL_SHM_BCAST_SINGLE=4k one coll_shm "$n"; done
 # shares of the root's slot are 64 bytes at 3 ranks)
 one coll_v 8
 IBEX_COLL_SHM_INLINE=256 one coll_v 3
+# Scan / Exscan in shared memory past the inline limit (3001 ints: recursive doubling instead)
+IBEX_COLL_SHM_INLINE=256 one coll_red 3
 # the waits' spin before the first yield (IBEX_COLL_SHM_SPIN), oversubscribed
 IBEX_COLL_SHM_SPIN=1000 one coll_shm 3
 for n in ${COLL_ALL_RANKS-5 8}; do one coll_all "$n"; done
