@@ -46,25 +46,6 @@ static ibex_status_t gatherv_root(ibex_coll_shm_t *seg, uint64_t g, const ibex_c
     return st;
 }
 
-static ibex_status_t gatherv_leaf(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a)
-{
-    size_t n = (size_t)a->scount * ibex_dt_get(a->sdt)->size;
-    if (n <= seg->slot_size) {
-        ibex_coll_shm_claim(seg, g);
-        ibex_coll_shm_put_inline(seg, g, a->sbuf, a->scount, a->sdt);
-        ibex_coll_shm_arrive(seg, g);
-        return IBEX_OK;
-    }
-    void *tmp;
-    ibex_status_t st = ibex_coll_shm_publish(seg, a->sbuf, a->scount, a->sdt, &tmp);
-    if (st != IBEX_OK)
-        return st; /* fatal for the job: the root waits for this block */
-    ibex_coll_shm_arrive(seg, g);
-    ibex_coll_shm_wait(&seg->ctl[a->root].done, g);
-    free(tmp);
-    return IBEX_OK;
-}
-
 ibex_status_t ibex_coll_gatherv_shm(const ibex_coll_args_t *args)
 {
     ibex_coll_shm_t *seg;
@@ -74,5 +55,8 @@ ibex_status_t ibex_coll_gatherv_shm(const ibex_coll_args_t *args)
     if (!seg || !seg->cma)
         return ibex_coll_fallback(IBEX_COLL_GATHERV, args, 0);
     uint64_t g = ibex_coll_shm_begin(seg);
-    return args->comm->rank == args->root ? gatherv_root(seg, g, args) : gatherv_leaf(seg, g, args);
+    if (args->comm->rank == args->root)
+        return gatherv_root(seg, g, args);
+    size_t n = (size_t)args->scount * ibex_dt_get(args->sdt)->size;
+    return ibex_coll_shm_gather_leaf(seg, g, args, n <= seg->slot_size);
 }

@@ -355,6 +355,11 @@ ibex_status_t ibex_coll_shm_fetch(ibex_coll_shm_t *seg, int src, void *buf, int 
 /* The same from `off` bytes into what src published. */
 ibex_status_t ibex_coll_shm_fetch_at(ibex_coll_shm_t *seg, int src, size_t off, void *buf,
                                      int count, MPI_Datatype dt);
+/* A Gather(v) leaf's part: its block (sbuf, scount, sdt) packed into its slot of generation g
+ * when inline_ (it returns at once), else published for the root to read, returning once the
+ * root says done = g. */
+ibex_status_t ibex_coll_shm_gather_leaf(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
+                                        bool inline_);
 /* The same from `addr` in src's address space (an address src published some other way). */
 ibex_status_t ibex_coll_shm_fetch_addr(ibex_coll_shm_t *seg, int src, uint64_t addr, void *buf,
                                        int count, MPI_Datatype dt);

@@ -83,3 +83,22 @@ ibex_status_t ibex_coll_shm_fetch_addr(ibex_coll_shm_t *seg, int src, uint64_t a
     free(tmp);
     return st;
 }
+
+ibex_status_t ibex_coll_shm_gather_leaf(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
+                                        bool inline_)
+{
+    if (inline_) {
+        ibex_coll_shm_claim(seg, g);
+        ibex_coll_shm_put_inline(seg, g, a->sbuf, a->scount, a->sdt);
+        ibex_coll_shm_arrive(seg, g);
+        return IBEX_OK;
+    }
+    void *tmp;
+    ibex_status_t st = ibex_coll_shm_publish(seg, a->sbuf, a->scount, a->sdt, &tmp);
+    if (st != IBEX_OK)
+        return st; /* fatal for the job: the root waits for this block */
+    ibex_coll_shm_arrive(seg, g);
+    ibex_coll_shm_wait(&seg->ctl[a->root].done, g);
+    free(tmp);
+    return IBEX_OK;
+}
