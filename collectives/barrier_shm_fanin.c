@@ -31,5 +31,6 @@ ibex_status_t ibex_coll_barrier_shm_fanin(const ibex_coll_args_t *args)
         return IBEX_OK;
     }
     ibex_coll_shm_wait(&seg->ctl[0].done, g);
+    seg->all_seen = g; /* rank 0 saw every rank arrive: the next claim reads no flag */
     return IBEX_OK;
 }

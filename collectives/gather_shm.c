@@ -41,25 +41,6 @@ static ibex_status_t gather_root(ibex_coll_shm_t *seg, uint64_t g, const ibex_co
     return st;
 }
 
-static ibex_status_t gather_leaf(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
-                                 bool inline_)
-{
-    if (inline_) {
-        ibex_coll_shm_claim(seg, g);
-        ibex_coll_shm_put_inline(seg, g, a->sbuf, a->scount, a->sdt);
-        ibex_coll_shm_arrive(seg, g);
-        return IBEX_OK;
-    }
-    void *tmp;
-    ibex_status_t st = ibex_coll_shm_publish(seg, a->sbuf, a->scount, a->sdt, &tmp);
-    if (st != IBEX_OK)
-        return st; /* fatal for the job: the root waits for this block */
-    ibex_coll_shm_arrive(seg, g);
-    ibex_coll_shm_wait(&seg->ctl[a->root].done, g);
-    free(tmp);
-    return IBEX_OK;
-}
-
 ibex_status_t ibex_coll_gather_shm(const ibex_coll_args_t *args)
 {
     bool root = args->comm->rank == args->root;
@@ -73,5 +54,6 @@ ibex_status_t ibex_coll_gather_shm(const ibex_coll_args_t *args)
         return ibex_coll_fallback(IBEX_COLL_GATHER, args, bytes);
     uint64_t g = ibex_coll_shm_begin(seg);
     bool inline_ = bytes <= seg->slot_size;
-    return root ? gather_root(seg, g, args, inline_) : gather_leaf(seg, g, args, inline_);
+    return root ? gather_root(seg, g, args, inline_)
+                : ibex_coll_shm_gather_leaf(seg, g, args, inline_);
 }

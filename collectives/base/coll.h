@@ -182,6 +182,10 @@ ibex_status_t ibex_coll_gather_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_allgather_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_scatter_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_alltoall_shm(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_gatherv_shm(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_scatterv_shm(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_scan_shm(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_exscan_shm(const ibex_coll_args_t *args);
 /* hierarchical: shared memory within each node, the classic algorithms between node leaders
  * (collectives/<kind>_hier.c, base/coll_hier.c) */
 ibex_status_t ibex_coll_barrier_hier(const ibex_coll_args_t *args);

@@ -77,6 +77,11 @@ static const ibex_coll_algo_t algorithms[] = {
     {"shmem", IBEX_COLL_REDUCE_SCATTER, ibex_coll_reduce_scatter_shm, IBEX_COLL_SPAN_NODE},
     {"shmem", IBEX_COLL_REDUCE_SCATTER_BLOCK, ibex_coll_reduce_scatter_block_shm,
      IBEX_COLL_SPAN_NODE},
+    /* the v forms in shared memory: each block's way fixed by its own size (coll, issue 10) */
+    {"shmem", IBEX_COLL_GATHERV, ibex_coll_gatherv_shm, IBEX_COLL_SPAN_NODE},
+    {"shmem", IBEX_COLL_SCATTERV, ibex_coll_scatterv_shm, IBEX_COLL_SPAN_NODE},
+    {"shmem", IBEX_COLL_SCAN, ibex_coll_scan_shm, IBEX_COLL_SPAN_NODE},
+    {"shmem", IBEX_COLL_EXSCAN, ibex_coll_exscan_shm, IBEX_COLL_SPAN_NODE},
 };
 #define ALGO_COUNT ((int)(sizeof(algorithms) / sizeof(algorithms[0])))
 
@@ -119,6 +124,10 @@ static const coll_rule_t rules[] = {
     {IBEX_COLL_ALLTOALL, 64, SIZE_MAX, "shmem"},
     {IBEX_COLL_REDUCE_SCATTER, 64, SIZE_MAX, "shmem"}, /* (coll10) */
     {IBEX_COLL_REDUCE_SCATTER_BLOCK, 64, SIZE_MAX, "shmem"},
+    {IBEX_COLL_GATHERV, 64, SIZE_MAX, "shmem"},  /* (coll, issue 10: the root of a small */
+    {IBEX_COLL_SCATTERV, 64, SIZE_MAX, "shmem"}, /* Scatterv / leaves of a Gatherv never wait) */
+    {IBEX_COLL_SCAN, 64, SIZE_MAX, "shmem"},     /* (coll: rank r waits only for ranks < r; */
+    {IBEX_COLL_EXSCAN, 64, SIZE_MAX, "shmem"},   /* past the inline limit recursive doubling) */
     /* several nodes, more than one rank on some: shared memory inside, leaders between */
     {IBEX_COLL_BARRIER, INT_MAX, SIZE_MAX, "hier"},
     {IBEX_COLL_BCAST, INT_MAX, SIZE_MAX, "hier"},
@@ -316,6 +325,33 @@ static const ibex_coll_algo_t *select_rule(ibex_coll_kind_t kind, int comm_size,
     return NULL;
 }
 
+/* The last choice of each kind on this thread. The rules are a pure function of (kind, size,
+ * bytes, span, oversubscribed), and a program calls the same collective on the same kind of
+ * communicator with the same bytes again and again, while walking the rows (names compared
+ * with strcasecmp) costs about 500 instructions a call (callgrind, a 2-rank 8-byte Allreduce:
+ * about a third of everything outside the wait). Per thread, so concurrent collectives of
+ * MPI_THREAD_MULTIPLE never read a half-written entry. */
+typedef struct select_memo {
+    const ibex_coll_algo_t *algo;
+    size_t bytes;
+    int comm_size;
+    ibex_coll_span_t span;
+    bool oversub;
+} select_memo_t;
+static __thread select_memo_t memo[IBEX_COLL_KIND_COUNT] __attribute__((tls_model("initial-exec")));
+
+static const ibex_coll_algo_t *select_memo(ibex_coll_kind_t kind, int comm_size, size_t bytes,
+                                           ibex_coll_span_t span, bool oversub)
+{
+    select_memo_t *m = &memo[kind];
+    if (m->algo && m->comm_size == comm_size && m->bytes == bytes && m->span == span &&
+        m->oversub == oversub)
+        return m->algo;
+    const ibex_coll_algo_t *algo = select_rule(kind, comm_size, bytes, span, oversub);
+    *m = (select_memo_t){algo, bytes, comm_size, span, oversub};
+    return algo;
+}
+
 /* Without a communicator: the rules for any span. */
 const ibex_coll_algo_t *ibex_coll_select(ibex_coll_kind_t kind, int comm_size, size_t bytes)
 {
@@ -334,7 +370,7 @@ ibex_status_t ibex_coll_run(ibex_coll_kind_t kind, const ibex_coll_args_t *args,
 {
     const ibex_coll_algo_t *algo =
         forced[kind] ? forced[kind]
-                     : select_rule(kind, args->comm->size, bytes, ibex_coll_comm_span(args->comm),
+                     : select_memo(kind, args->comm->size, bytes, ibex_coll_comm_span(args->comm),
                                    ibex_coll_comm_oversub(args->comm));
     ibex_trace(COLL, "%s %s: %d ranks, %zu bytes", ibex_coll_kind_name(kind), algo->name,
                args->comm->size, bytes);

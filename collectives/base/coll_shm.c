@@ -34,6 +34,7 @@ static long long bcast_single;
 static int pair_reduce; /* ibex_coll_pair_reduce_t */
 static int node_size;
 static int node_level; /* index into level_types[] */
+static int wait_spin;
 
 static const ibex_cfg_entry_t coll_shm_table[] = {
     {"COLL_SHM_INLINE", IBEX_CFG_SIZE, "64k", NULL, &seg_inline,
@@ -59,6 +60,10 @@ static const ibex_cfg_entry_t coll_shm_table[] = {
      "shared-memory Bcast: past this many bytes every receiver reads the root's buffer itself "
      "(process_vm_readv, single copy) even below the inline limit; 0: only past the inline "
      "limit (and IBEX_COLL_SHM_PAIR_INLINE at two ranks with a core each)"},
+    {"COLL_SHM_SPIN", IBEX_CFG_INT, "0", NULL, &wait_spin,
+     "shared-memory collectives: loads of a flag before a wait's first progress call and yield "
+     "(the rank that sets it may be running on another core and about to; 0: none, the "
+     "engine's rule from the first empty poll)"},
     {"COLL_NODE_SIZE", IBEX_CFG_INT, "0", NULL, &node_size,
      "treat each block of this many consecutive world ranks as one node for the collectives (0: "
      "the real nodes); runs the multi-node paths on one machine"},
@@ -168,6 +173,9 @@ void ibex_coll_shm_pipe_wait(const ibex_coll_shm_ctl_t *c, uint64_t g, size_t ne
 
 void ibex_coll_shm_wait(const uint64_t *flag, uint64_t g)
 {
+    for (int i = 0; i < wait_spin; i++)
+        if (ibex_coll_shm_load(flag) >= g)
+            return;
     int idle = 0;
     bool rec = false;
     int spins = 0;

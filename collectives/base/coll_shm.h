@@ -295,6 +295,11 @@ int ibex_coll_hier_node_rank(const ibex_coll_shm_t *seg, int r);
  * is not NULL and not dst (its slot is then not read). */
 ibex_status_t ibex_coll_shm_combine(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
                                     const char *own, char *dst);
+/* The same fold over the slots of ranks 0 .. last only (Scan, Exscan); every rank's slot need
+ * not be written yet, so nothing is recorded in all_seen. */
+ibex_status_t ibex_coll_shm_combine_prefix(ibex_coll_shm_t *seg, uint64_t g,
+                                           const ibex_coll_args_t *a, const char *own, char *dst,
+                                           int last);
 /* The same fold (a Reduce root's) over slots written chunk by chunk (ibex_coll_shm_use_pipe):
  * each chunk of the result is folded once every contributor has published it, so the fold
  * overlaps the contributors' copies into their slots. */
@@ -350,5 +355,13 @@ ibex_status_t ibex_coll_shm_fetch(ibex_coll_shm_t *seg, int src, void *buf, int 
 /* The same from `off` bytes into what src published. */
 ibex_status_t ibex_coll_shm_fetch_at(ibex_coll_shm_t *seg, int src, size_t off, void *buf,
                                      int count, MPI_Datatype dt);
+/* A Gather(v) leaf's part: its block (sbuf, scount, sdt) packed into its slot of generation g
+ * when inline_ (it returns at once), else published for the root to read, returning once the
+ * root says done = g. */
+ibex_status_t ibex_coll_shm_gather_leaf(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
+                                        bool inline_);
+/* The same from `addr` in src's address space (an address src published some other way). */
+ibex_status_t ibex_coll_shm_fetch_addr(ibex_coll_shm_t *seg, int src, uint64_t addr, void *buf,
+                                       int count, MPI_Datatype dt);
 
 #endif

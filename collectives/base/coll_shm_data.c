@@ -63,9 +63,15 @@ ibex_status_t ibex_coll_shm_fetch(ibex_coll_shm_t *seg, int src, void *buf, int 
 ibex_status_t ibex_coll_shm_fetch_at(ibex_coll_shm_t *seg, int src, size_t off, void *buf,
                                      int count, MPI_Datatype dt)
 {
+    return ibex_coll_shm_fetch_addr(seg, src, ibex_coll_shm_load(&seg->ctl[src].saddr) + off, buf,
+                                    count, dt);
+}
+
+ibex_status_t ibex_coll_shm_fetch_addr(ibex_coll_shm_t *seg, int src, uint64_t addr, void *buf,
+                                       int count, MPI_Datatype dt)
+{
     const ibex_dt_t *d = ibex_dt_get(dt);
     size_t bytes = (size_t)count * d->size;
-    uint64_t addr = ibex_coll_shm_load(&seg->ctl[src].saddr) + off;
     if (ibex_dt_is_contig(d, count))
         return ibex_coll_shm_read(seg, src, addr, (char *)buf + d->true_lb, bytes);
     char *tmp = malloc(bytes ? bytes : 1);
@@ -76,4 +82,23 @@ ibex_status_t ibex_coll_shm_fetch_at(ibex_coll_shm_t *seg, int src, size_t off, 
         ibex_dt_unpack(buf, count, d, 0, tmp, bytes);
     free(tmp);
     return st;
+}
+
+ibex_status_t ibex_coll_shm_gather_leaf(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
+                                        bool inline_)
+{
+    if (inline_) {
+        ibex_coll_shm_claim(seg, g);
+        ibex_coll_shm_put_inline(seg, g, a->sbuf, a->scount, a->sdt);
+        ibex_coll_shm_arrive(seg, g);
+        return IBEX_OK;
+    }
+    void *tmp;
+    ibex_status_t st = ibex_coll_shm_publish(seg, a->sbuf, a->scount, a->sdt, &tmp);
+    if (st != IBEX_OK)
+        return st; /* fatal for the job: the root waits for this block */
+    ibex_coll_shm_arrive(seg, g);
+    ibex_coll_shm_wait(&seg->ctl[a->root].done, g);
+    free(tmp);
+    return IBEX_OK;
 }

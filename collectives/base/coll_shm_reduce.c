@@ -27,17 +27,17 @@ static const char *input(ibex_coll_shm_t *seg, uint64_t g, int i, size_t bytes, 
     return i == seg->rank && own ? own : ibex_coll_shm_slot(seg, i, g, bytes);
 }
 
-ibex_status_t ibex_coll_shm_combine(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
-                                    const char *own, char *dst)
+ibex_status_t ibex_coll_shm_combine_prefix(ibex_coll_shm_t *seg, uint64_t g,
+                                           const ibex_coll_args_t *a, const char *own, char *dst,
+                                           int last)
 {
     const ibex_dt_t *d = ibex_dt_get(a->rdt);
     size_t bytes = (size_t)a->rcount * d->size;
-    int p = seg->size;
     own = own == dst ? NULL : own; /* in place: dst is overwritten first, so use the slot */
-    if (p - 1 != seg->rank)
-        ibex_coll_shm_wait(&seg->ctl[p - 1].arrive, g);
-    memcpy(dst, input(seg, g, p - 1, bytes, own), bytes);
-    for (int i = p - 2; i >= 0; i--) {
+    if (last != seg->rank)
+        ibex_coll_shm_wait(&seg->ctl[last].arrive, g);
+    memcpy(dst, input(seg, g, last, bytes, own), bytes);
+    for (int i = last - 1; i >= 0; i--) {
         if (i != seg->rank)
             ibex_coll_shm_wait(&seg->ctl[i].arrive, g);
         const char *in = input(seg, g, i, bytes, own);
@@ -46,8 +46,15 @@ ibex_status_t ibex_coll_shm_combine(ibex_coll_shm_t *seg, uint64_t g, const ibex
         if (st != IBEX_OK)
             return st;
     }
-    seg->all_seen = g;
     return IBEX_OK;
+}
+
+ibex_status_t ibex_coll_shm_combine(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
+                                    const char *own, char *dst)
+{
+    ibex_status_t st = ibex_coll_shm_combine_prefix(seg, g, a, own, dst, seg->size - 1);
+    seg->all_seen = st == IBEX_OK ? g : seg->all_seen;
+    return st;
 }
 
 /* Folds elements [lo, lo + n) of the result: the slots from the top, each chunk waited for

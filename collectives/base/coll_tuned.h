@@ -61,6 +61,17 @@ static const ibex_coll_tuned_t ibex_coll_tuned[] = {
      * up to 16 KiB (no rounds that each wait for a peer without a core); above, too noisy to
      * call, so the defaults decide */
     {IBEX_COLL_ALLTOALL, IBEX_COLL_OVERSUB_YES, 4, 16384, "shmem"},
+    /* barrier, more ranks than cores (coll, 2026-12-02, from counts, not timed): the fan-in to
+     * rank 0 and its one release flag, so rank 0 leaves first and a rooted collective from rank
+     * 0 right after the barrier (every benchmark loop; programs that hand out work from rank 0)
+     * finds its root ahead of the leaves. 16-byte Bcast / Scatter / Scatterv at 4 ranks in that
+     * loop: context switches per call and leaf 0.96-8.8 with the flat barrier (`shmem`: the
+     * last to arrive leaves first, rank 0 is then behind), 0.02-0.04 with this one; Open MPI
+     * 4.1's leaves 0.000, because its barrier at 4 ranks is the same fan-in (forced to
+     * recursive doubling its Scatter leaves wait as Ibex's did: 0.79 per call).
+     * IBEX_COLL_BARRIER=shmem puts the flat barrier back (collectives/README.md, "Rooted
+     * collectives after a barrier"). */
+    {IBEX_COLL_BARRIER, IBEX_COLL_OVERSUB_YES, 64, SIZE_MAX, "shmem_fanin"},
     /* bcast, 4 ranks on 2 cores: shmem 2.0-5.5 us against binomial 2.5-35 at every size to
      * 64 KiB */
     {IBEX_COLL_BCAST, IBEX_COLL_OVERSUB_YES, 4, 65536, "shmem"},

@@ -9,7 +9,8 @@
  * to back on a send buffer poisoned as each returns, one rank late, communicators freed
  * and made again, and no segment name left in /dev/shm once a communicator has run one. Results
  * against references computed here. Runs the "shmem" algorithms forced, then the table's choice
- * ("auto"), then the root-only Reduce ("shmem_root"). Any rank count >= 1. Prints "coll_shm: ok" on
+ * ("auto"), then the root-only Reduce ("shmem_root"), then which algorithm the table chose
+ * as the communicator and size change between calls. Any rank count >= 1. Prints "coll_shm: ok" on
  * rank 0.
  */
 #include <dirent.h>
@@ -17,7 +18,9 @@
 #include <unistd.h>
 
 #include "coll.h"
+#include "coll_shm.h"
 #include "comm_check.h"
+#include "ibex_engine_stats.h"
 
 static int wrank, wsize;
 /* Around the tiny limit (24 bytes), the default inline limit (64 KiB = 16384 ints) and past
@@ -507,6 +510,50 @@ static void check_reduce_root(int *a, int *b)
     CHECK_OK(MPI_Comm_free(&sub));
 }
 
+/* The name of the algorithm the last collective of kind ran (MPI_T's record of it). */
+static const char *last_algo(ibex_coll_kind_t kind)
+{
+    const ibex_coll_algo_t *algo = ibex_engine_stats.coll_algo[kind];
+    return algo ? algo->name : "";
+}
+
+static void allreduce_ints(MPI_Comm comm, int *a, int *b, int n)
+{
+    CHECK_OK(MPI_Allreduce(a, b, n, MPI_INT, MPI_SUM, comm));
+}
+
+/* The table's choice as it moves between communicators and sizes (coll_select.c keeps the last
+ * choice of each kind and must not hand it to a call with other arguments): on MPI_COMM_SELF
+ * Allreduce is recursive doubling up to 2 KiB and Rabenseifner past it; on the world shmem on
+ * one node (hier over faked nodes); the barrier of an oversubscribed node the fan-in
+ * (coll_tuned.h). */
+static void check_auto_choice(int *a, int *b)
+{
+    force_all("auto");
+    allreduce_ints(MPI_COMM_SELF, a, b, 1);
+    CHECK(strcmp(last_algo(IBEX_COLL_ALLREDUCE), "recursive_doubling") == 0);
+    allreduce_ints(MPI_COMM_SELF, a, b, 1024);
+    CHECK(strcmp(last_algo(IBEX_COLL_ALLREDUCE), "rabenseifner") == 0);
+    allreduce_ints(MPI_COMM_SELF, a, b, 1);
+    CHECK(strcmp(last_algo(IBEX_COLL_ALLREDUCE), "recursive_doubling") == 0);
+    if (wsize < 2)
+        return;
+    ibex_comm_t *world = ibex_comm_get(MPI_COMM_WORLD);
+    ibex_coll_span_t span = ibex_coll_comm_span(world);
+    bool node = span == IBEX_COLL_SPAN_NODE;
+    if (span == IBEX_COLL_SPAN_ANY)
+        return; /* no shared memory among the transports: the point-to-point table */
+    allreduce_ints(MPI_COMM_WORLD, a, b, 1);
+    CHECK(strcmp(last_algo(IBEX_COLL_ALLREDUCE), node ? "shmem" : "hier") == 0);
+    allreduce_ints(MPI_COMM_SELF, a, b, 1);
+    CHECK(strcmp(last_algo(IBEX_COLL_ALLREDUCE), "recursive_doubling") == 0);
+    allreduce_ints(MPI_COMM_WORLD, a, b, 1);
+    CHECK(strcmp(last_algo(IBEX_COLL_ALLREDUCE), node ? "shmem" : "hier") == 0);
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+    const char *want = !node ? "hier" : ibex_coll_comm_oversub(world) ? "shmem_fanin" : "shmem";
+    CHECK(strcmp(last_algo(IBEX_COLL_BARRIER), want) == 0);
+}
+
 int main(int argc, char **argv)
 {
     alarm(170);
@@ -523,6 +570,7 @@ int main(int argc, char **argv)
         check_split(a, b);
     }
     check_reduce_root(a, b);
+    check_auto_choice(a, b);
     free(a);
     free(b);
     CHECK_OK(MPI_Finalize());

@@ -37,6 +37,15 @@ for m in pull push; do
     IBEX_COLL_SHM_PAIR_REDUCE=$m IBEX_COLL_SHM_PAIR_INLINE=4k IBEX_COLL_SHM_PAIR_CHUNK=4k one coll_shm 2
 done
 for n in 2 4; do IBEX_COLL_SHM_BCAST_SINGLE=4k one coll_shm "$n"; done
+# Gatherv / Scatterv in shared memory (every algorithm forced by coll_v): at 8 ranks, and with
+# 256-byte slots so that one call mixes inline blocks and blocks read by address (Scatterv's
+# shares of the root's slot are 64 bytes at 3 ranks)
+one coll_v 8
+IBEX_COLL_SHM_INLINE=256 one coll_v 3
+# Scan / Exscan in shared memory past the inline limit (3001 ints: recursive doubling instead)
+IBEX_COLL_SHM_INLINE=256 one coll_red 3
+# the waits' spin before the first yield (IBEX_COLL_SHM_SPIN), oversubscribed
+IBEX_COLL_SHM_SPIN=1000 one coll_shm 3
 for n in ${COLL_ALL_RANKS-5 8}; do one coll_all "$n"; done
 # the hierarchy, with nodes of 2 ranks faked (5: the last node has one rank)
 for n in ${COLL_HIER_RANKS-4 5}; do
