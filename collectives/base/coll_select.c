@@ -327,9 +327,9 @@ static const ibex_coll_algo_t *select_rule(ibex_coll_kind_t kind, int comm_size,
 
 /* The last choice of each kind on this thread. The rules are a pure function of (kind, size,
  * bytes, span, oversubscribed), and a program calls the same collective on the same kind of
- * communicator with the same bytes again and again, while walking the rows (names compared
- * with strcasecmp) costs about 500 instructions a call (callgrind, a 2-rank 8-byte Allreduce:
- * about a third of everything outside the wait). Per thread, so concurrent collectives of
+ * communicator with the same bytes again and again, and a hit costs a handful of loads where
+ * even the compiled rows cost about 50 instructions (walking them with names compared by
+ * strcasecmp, before they were compiled, cost about 500). Per thread, so concurrent collectives of
  * MPI_THREAD_MULTIPLE never read a half-written entry. */
 typedef struct select_memo {
     const ibex_coll_algo_t *algo;
