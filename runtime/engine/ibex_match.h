@@ -34,6 +34,18 @@ typedef struct ibex_match_queue {
 } ibex_match_queue_t;
 
 void ibex_match_list_append(ibex_match_list_t *list, ibex_match_entry_t *entry);
+/* The same, inline (a receive posted on the short path). */
+static inline void ibex_match_list_append_inline(ibex_match_list_t *list, ibex_match_entry_t *entry)
+{
+    entry->next = NULL;
+    entry->prev = list->tail;
+    if (list->tail)
+        list->tail->next = entry;
+    else
+        list->head = entry;
+    list->tail = entry;
+    list->length++;
+}
 void ibex_match_list_remove(ibex_match_list_t *list, ibex_match_entry_t *entry);
 /* True when a receive (src, tag) — wildcards allowed — takes a message (msg_src, msg_tag). */
 static inline bool ibex_match_fits(int src, int tag, int msg_src, int msg_tag)
@@ -42,6 +54,23 @@ static inline bool ibex_match_fits(int src, int tag, int msg_src, int msg_tag)
 }
 /* First posted receive that takes message (src, tag); removed from the queue. */
 ibex_match_entry_t *ibex_match_take_posted(ibex_match_queue_t *q, int src, int tag);
+/* ibex_match_take_posted with its common case inline: the oldest posted receive takes the
+ * message (then it is the first that does); otherwise the search of match.c. */
+static inline ibex_match_entry_t *ibex_match_take_posted_inline(ibex_match_queue_t *q, int src,
+                                                                int tag)
+{
+    ibex_match_entry_t *e = q->posted.head;
+    if (!e || !ibex_match_fits(e->src, e->tag, src, tag))
+        return e ? ibex_match_take_posted(q, src, tag) : NULL;
+    q->posted.head = e->next;
+    if (e->next)
+        e->next->prev = NULL;
+    else
+        q->posted.tail = NULL;
+    q->posted.length--;
+    e->next = e->prev = NULL;
+    return e;
+}
 /* First unexpected message that receive (src, tag) takes; removed if remove is true. */
 ibex_match_entry_t *ibex_match_find_unexpected(ibex_match_queue_t *q, int src, int tag,
                                                bool remove);

@@ -194,6 +194,18 @@ static inline int ibex_req_publish(ibex_req_t *req, MPI_Request *handle_p)
 }
 /* Marks the request complete with a status (IBEX_OK, IBEX_ERR_TRUNCATE, ...). */
 void ibex_req_complete(ibex_req_t *req, ibex_status_t error);
+/* ibex_req_complete, with its common case inline: nothing in flight, no hook, not freed (an
+ * eager receive, matched in the transport's callback). */
+static inline void ibex_req_complete_inline(ibex_req_t *req, ibex_status_t error)
+{
+    if (__builtin_expect(req->inflight_ep || req->on_complete || req->freed, 0)) {
+        ibex_req_complete(req, error);
+        return;
+    }
+    req->error = error;
+    req->complete = true;
+    ibex_req_active_count--;
+}
 /* Returns the request to the pool (and its handle, if any). */
 void ibex_req_release(ibex_req_t *req);
 /* The inactive persistent requests the program holds on comm (each keeps a reference to it:

@@ -6,14 +6,7 @@
 
 void ibex_match_list_append(ibex_match_list_t *list, ibex_match_entry_t *entry)
 {
-    entry->next = NULL;
-    entry->prev = list->tail;
-    if (list->tail)
-        list->tail->next = entry;
-    else
-        list->head = entry;
-    list->tail = entry;
-    list->length++;
+    ibex_match_list_append_inline(list, entry);
 }
 
 /* Static, so that the searches below inline it (exported functions cannot be, in a library). */

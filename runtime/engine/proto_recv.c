@@ -31,7 +31,8 @@ static inline void copy_small(char *d, const char *s, size_t n)
 }
 
 /* Copies len bytes of message data into a receive's buffer, reporting truncation. */
-static ibex_status_t recv_copy_out(ibex_req_t *req, const void *data, size_t len)
+static inline __attribute__((always_inline)) ibex_status_t
+recv_copy_out(ibex_req_t *req, const void *data, size_t len)
 {
     size_t n = len < req->bytes ? len : req->bytes;
     if (n > 0) {
@@ -56,15 +57,15 @@ static void send_ack(int world_src, uint64_t sreq)
 }
 
 /* A matched eager message: data in place (from the transport) or in an unexpected copy. */
-static void recv_eager(ibex_req_t *req, int world_src, const ibex_match_hdr_t *h, const void *data,
-                       size_t len)
+static inline __attribute__((always_inline)) void
+recv_eager(ibex_req_t *req, int world_src, const ibex_match_hdr_t *h, const void *data, size_t len)
 {
     req->status.MPI_SOURCE = h->src;
     req->status.MPI_TAG = h->tag;
     ibex_status_t st = recv_copy_out(req, data, len);
     if (h->flags & IBEX_HDR_FLAG_SYNC)
         send_ack(world_src, h->sreq);
-    ibex_req_complete(req, st);
+    ibex_req_complete_inline(req, st);
 }
 
 static ibex_umsg_t *umsg_new(int world_src, const void *data, size_t len)
@@ -121,7 +122,7 @@ static ibex_status_t recv_match_now(int world_src, const void *data, size_t len)
     ibex_umsg_t *rts = h->type == IBEX_HDR_EAGER ? NULL : umsg_new(world_src, data, len);
     if (h->type != IBEX_HDR_EAGER && !rts)
         return IBEX_ERR_AGAIN;
-    ibex_req_t *req = (ibex_req_t *)ibex_match_take_posted(q, h->src, h->tag);
+    ibex_req_t *req = (ibex_req_t *)ibex_match_take_posted_inline(q, h->src, h->tag);
     if (req) {
         req->in_posted = false;
         if (rts)
@@ -187,6 +188,19 @@ static void release_early(ibex_ep_t *ep)
     }
 }
 
+/* A match message in its turn: matched, then whatever arrived early behind it. */
+static inline ibex_status_t recv_match_in_turn(ibex_ep_t *ep, int world_src, const void *data,
+                                               size_t len)
+{
+    ibex_status_t st = recv_match_now(world_src, data, len);
+    if (st != IBEX_OK)
+        return st;
+    ep->recv_seq++;
+    if (ep->early)
+        release_early(ep);
+    return IBEX_OK;
+}
+
 static ibex_status_t recv_match(int world_src, const void *data, size_t len)
 {
     const ibex_match_hdr_t *h = data;
@@ -197,13 +211,7 @@ static ibex_status_t recv_match(int world_src, const void *data, size_t len)
                    ep->recv_seq);
         return hold_early(ep, world_src, data, len);
     }
-    ibex_status_t st = recv_match_now(world_src, data, len);
-    if (st != IBEX_OK)
-        return st;
-    ep->recv_seq++;
-    if (ep->early)
-        release_early(ep);
-    return IBEX_OK;
+    return recv_match_in_turn(ep, world_src, data, len);
 }
 
 /* A peer that sends garbage is failed like one that died: nothing waits for it forever. */
@@ -215,14 +223,12 @@ static ibex_status_t recv_reject(int src_world, const char *why)
     return IBEX_OK;
 }
 
-ibex_status_t ibex_proto_recv_cb(void *arg, int src_world, const void *data, size_t len)
+/* Every message but an eager one in its turn: the wire checks, then by type. */
+static __attribute__((noinline)) ibex_status_t recv_cb_full(int src_world, const void *data,
+                                                            size_t len)
 {
-    (void)arg;
     const ibex_ctl_hdr_t *ctl = data;
     char why[96];
-    ibex_ep_t *ep = ibex_ep_peek(src_world);
-    if (ep && ep->failed)
-        return IBEX_OK; /* what a failed peer still had in flight is dropped */
     if (ibex_proto_wire_check(data, len, why, sizeof(why)) != IBEX_OK)
         return recv_reject(src_world, why);
     if (ctl->type != IBEX_HDR_EAGER && ctl->type != IBEX_HDR_RTS && !ibex_req_from_wire(ctl->req))
@@ -244,4 +250,38 @@ ibex_status_t ibex_proto_recv_cb(void *arg, int src_world, const void *data, siz
         ibex_req_complete(ibex_req_by_id(ctl->req), IBEX_OK);
         return IBEX_OK;
     }
+}
+
+/* An eager message in its turn with a posted receive waiting for it, all inline; anything else
+ * (unexpected, out of memory for the queue) the general way. */
+static inline __attribute__((always_inline)) ibex_status_t
+recv_eager_in_turn(ibex_ep_t *ep, int world_src, const void *data, size_t len)
+{
+    const ibex_match_hdr_t *h = data;
+    ibex_match_queue_t *q = ibex_match_queue_get(h->ctx);
+    ibex_req_t *req = q ? (ibex_req_t *)ibex_match_take_posted_inline(q, h->src, h->tag) : NULL;
+    if (!req)
+        return recv_match_in_turn(ep, world_src, data, len);
+    req->in_posted = false;
+    recv_eager(req, world_src, h, h + 1, len - sizeof(*h));
+    ep->recv_seq++;
+    if (ep->early) /* as in recv_match_in_turn */
+        release_early(ep);
+    return IBEX_OK;
+}
+
+ibex_status_t ibex_proto_recv_cb(void *arg, int src_world, const void *data, size_t len)
+{
+    (void)arg;
+    const ibex_match_hdr_t *h = data;
+    ibex_ep_t *ep = ibex_ep_peek(src_world);
+    if (ep && ep->failed)
+        return IBEX_OK; /* what a failed peer still had in flight is dropped */
+    /* The common message, inline: an eager one (whose one wire check is that it holds its
+     * header: ibex_proto_wire_check) from a known peer, in its turn, nothing early behind it. */
+    if (__builtin_expect(len >= sizeof(*h) && h->type == IBEX_HDR_EAGER && ep != NULL &&
+                             h->seq == ep->recv_seq && !ep->early,
+                         1))
+        return recv_eager_in_turn(ep, src_world, data, len);
+    return recv_cb_full(src_world, data, len);
 }

@@ -9,38 +9,24 @@
 #include "ibex_config.h"
 #include "ibex_engine.h"
 #include "ibex_log.h"
+#include "ibex_send_now.h"
 
 /* A non-contiguous eager payload is packed into the caller's frame when it fits, else into a
  * buffer of its own freed after the send (owned): no static scratch, so nothing is shared
  * between threads or held across a wait. The transport copies an eager payload, and a
- * backlogged send packs again when it is retried. */
-enum { EAGER_STACK_PACK = 512 };
-
-typedef struct eager_pack {
-    char stack[EAGER_STACK_PACK];
-    char *owned; /* freed by the caller after the send */
-} eager_pack_t;
-
-static __attribute__((noinline)) const void *
-eager_pack(const void *buf, MPI_Count count, ibex_dt_t *dt, size_t bytes, eager_pack_t *pk)
+ * backlogged send packs again when it is retried. The contiguous test is inline
+ * (ibex_proto_eager_payload, ibex_send_now.h). */
+__attribute__((noinline)) const void *ibex_proto_eager_pack(const void *buf, MPI_Count count,
+                                                            ibex_dt_t *dt, size_t bytes,
+                                                            ibex_eager_pack_t *pk)
 {
-    char *p = bytes <= EAGER_STACK_PACK ? pk->stack : (pk->owned = malloc(bytes));
+    char *p = bytes <= IBEX_EAGER_STACK_PACK ? pk->stack : (pk->owned = malloc(bytes));
     if (!p) {
         ibex_error(PROTO, "out of memory packing a %zu-byte eager message", bytes);
         return NULL;
     }
     ibex_dt_pack(buf, count, dt, 0, p, bytes);
     return p;
-}
-
-/* Inline: a contiguous payload is the common case and costs a test (gcc had stopped inlining
- * the whole function into ibex_proto_send_now, 8 instructions a send). */
-static inline const void *eager_payload(const void *buf, MPI_Count count, ibex_dt_t *dt,
-                                        size_t bytes, eager_pack_t *pk)
-{
-    if (ibex_dt_is_contig(dt, count))
-        return (const char *)buf + dt->true_lb;
-    return eager_pack(buf, count, dt, bytes, pk);
 }
 
 static void match_hdr_fill(ibex_req_t *req, ibex_match_hdr_t *h, int type)
@@ -62,10 +48,11 @@ static ibex_status_t send_eager(ibex_req_t *req)
     match_hdr_fill(req, &h, IBEX_HDR_EAGER);
     if (req->mode == IBEX_SEND_SYNC)
         h.flags |= IBEX_HDR_FLAG_SYNC;
-    eager_pack_t pk;
+    ibex_eager_pack_t pk;
     pk.owned = NULL;
     const void *payload =
-        req->bytes ? eager_payload(req->buf, req->count, req->dt, req->bytes, &pk) : NULL;
+        req->bytes ? ibex_proto_eager_payload(req->buf, req->count, req->dt, req->bytes, &pk)
+                   : NULL;
     if (req->bytes && !payload) {
         ibex_req_complete(req, IBEX_ERR_NO_MEMORY);
         return IBEX_OK;
@@ -159,34 +146,11 @@ ibex_status_t ibex_proto_send_start(ibex_req_t *req)
  * transport no longer needs the buffer. Open MPI's ob1 does the same ("sendi"). Anything else
  * (MPI_PROC_NULL, a peer not yet connected or failed, a backlog, rendezvous size, a full
  * transport, an error) returns IBEX_ERR_AGAIN having done nothing: the caller then takes the
- * request path, which handles and reports every case.
+ * request path, which handles and reports every case. The MPI send calls use the inline form
+ * (ibex_send_now.h).
  */
 ibex_status_t ibex_proto_send_now(const void *buf, MPI_Count count, ibex_dt_t *dt, int dest,
                                   int tag, ibex_comm_t *comm)
 {
-    if (dest < 0)
-        return IBEX_ERR_AGAIN;
-    ibex_ep_t *ep = &ibex_ep_table[ibex_comm_world_rank(comm, dest)];
-    size_t bytes = (size_t)count * dt->size;
-    if (!ep->connected || ep->failed || ibex_ep_has_backlog(ep) || bytes > ep->tl->eager_limit)
-        return IBEX_ERR_AGAIN;
-    ibex_match_hdr_t h = {.type = IBEX_HDR_EAGER,
-                          .ctx = comm->context_id,
-                          .src = comm->rank,
-                          .tag = tag,
-                          .seq = ep->send_seq};
-    eager_pack_t pk;
-    pk.owned = NULL;
-    const void *payload = bytes ? eager_payload(buf, count, dt, bytes, &pk) : NULL;
-    ibex_status_t st =
-        payload || !bytes ? ibex_ep_tl_send(ep, &h, sizeof(h), payload, bytes) : IBEX_ERR_NO_MEMORY;
-    if (pk.owned) /* only a large non-contiguous payload */
-        free(pk.owned);
-    if (st != IBEX_OK)
-        return IBEX_ERR_AGAIN; /* the request path retries, and reports what fails there */
-    ep->send_seq++;
-    ibex_engine_stats.eager++; /* MPI_T: ibex_eager_sends */
-    ibex_trace(PROTO, "send %zu bytes to rank %d tag %d seq %u eager, no request", bytes,
-               ep->world_rank, tag, h.seq);
-    return IBEX_OK;
+    return ibex_proto_send_now_inline(buf, count, dt, dest, tag, comm);
 }

@@ -47,6 +47,18 @@ void ibex_p2p_status_out(const ibex_req_t *req, MPI_Status *st);
  * MPI error class, raised through the communicator's handler when raise is true. */
 int ibex_p2p_finish(ibex_req_t *req, MPI_Request *handle, MPI_Status *st, const char *call,
                     bool raise);
+/* ibex_p2p_finish, its common case inline (no status wanted, no error, not persistent): the
+ * -all and -some calls finish many requests in one loop. */
+static inline int ibex_p2p_finish_inline(ibex_req_t *req, MPI_Request *handle, MPI_Status *st,
+                                         const char *call, bool raise)
+{
+    if (__builtin_expect(st == MPI_STATUS_IGNORE && req->error == IBEX_OK && !req->persistent, 1)) {
+        ibex_req_release(req);
+        *handle = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+    }
+    return ibex_p2p_finish(req, handle, st, call, raise);
+}
 /* The send half shared by MPI_Isend and friends; with start false the request is made but not
  * started (persistent requests). */
 int ibex_p2p_send_req(const char *call, const void *buf, MPI_Count count, MPI_Datatype datatype,

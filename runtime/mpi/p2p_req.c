@@ -11,6 +11,7 @@
 #include "ibex_dt_ref.h"
 #include "ibex_log.h"
 #include "ibex_runtime.h"
+#include "ibex_send_now.h"
 
 int ibex_p2p_check_args(const char *call, const void *buf, MPI_Count count, MPI_Datatype datatype,
                         int peer, int tag, MPI_Comm comm, bool is_recv, ibex_comm_t **comm_p,
@@ -68,16 +69,23 @@ static void req_proc_null(ibex_req_t *req)
     ibex_req_complete(req, IBEX_OK);
 }
 
-static void recv_start(ibex_req_t *req)
+/* Inline into both callers, with the tests of the usual case (nothing unexpected, no peer
+ * failed) before the calls that handle the others: 31 + 4 + 9 + 9 instructions a receive
+ * before (callgrind, MPI_Irecv of 8 B). */
+static inline __attribute__((always_inline)) void recv_start(ibex_req_t *req)
 {
     ibex_match_queue_t *q = req->coll ? req->comm->coll : req->comm->pt2pt;
-    ibex_umsg_t *u = (ibex_umsg_t *)ibex_match_find_unexpected(q, req->peer, req->tag, true);
+    ibex_umsg_t *u = q->unexpected.head
+                         ? (ibex_umsg_t *)ibex_match_find_unexpected(q, req->peer, req->tag, true)
+                         : NULL;
     if (u) {
         ibex_proto_recv_matched(req, u);
         return;
     }
     ibex_status_t why;
-    int dead = ibex_proto_src_failed(req->comm, req->peer, &why);
+    int dead = __builtin_expect(ibex_ep_failed_count == 0, 1)
+                   ? -1
+                   : ibex_proto_src_failed(req->comm, req->peer, &why);
     if (dead >= 0) { /* it could only wait in vain (runtime/engine/peer_fail.c) */
         req->status.MPI_SOURCE = dead;
         ibex_req_complete(req, why);
@@ -86,7 +94,7 @@ static void recv_start(ibex_req_t *req)
     req->match.src = req->peer;
     req->match.tag = req->tag;
     req->in_posted = true;
-    ibex_match_list_append(&q->posted, &req->match);
+    ibex_match_list_append_inline(&q->posted, &req->match);
 }
 
 /* Starts a fresh or persistent request: the one place where sends and receives begin. */
@@ -165,7 +173,7 @@ int ibex_p2p_send_req_on(const char *call, const void *buf, MPI_Count count, ibe
 int ibex_p2p_send_now_req(const char *call, const void *buf, MPI_Count count, ibex_dt_t *dt,
                           int dest, int tag, ibex_comm_t *c, ibex_req_t **req_p)
 {
-    if (ibex_proto_send_now(buf, count, dt, dest, tag, c) != IBEX_OK)
+    if (ibex_proto_send_now_inline(buf, count, dt, dest, tag, c) != IBEX_OK)
         return MPI_ERR_PENDING; /* nothing done: the caller takes the request path */
     ibex_req_t *req = req_fill(IBEX_REQ_SEND, buf, count, dt, dest, tag, c, false);
     if (!req) /* the message is out: only the handle is missing */

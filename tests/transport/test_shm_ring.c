@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests for the SPSC ring of the shm transport (transport/shm/shm_ring.[ch]). */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -25,14 +26,20 @@ typedef struct ring_fixture {
     ibex_shm_ring_rx_t rx;
 } ring_fixture_t;
 
-/* A ring in shared anonymous memory, so that a forked producer can use it too. */
-static void ring_setup(ring_fixture_t *f, uint32_t nslots, size_t slot_size)
+/* A ring in shared anonymous memory, so that a forked producer can use it too; slots `stride`
+ * bytes apart. */
+static void ring_setup_stride(ring_fixture_t *f, uint32_t nslots, size_t slot_size, size_t stride)
 {
-    f->bytes = ibex_shm_ring_bytes(nslots, slot_size, 4096);
+    f->bytes = ibex_shm_ring_bytes(nslots, stride, 4096);
     f->mem = mmap(NULL, f->bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     assert_true(f->mem != MAP_FAILED);
-    ibex_shm_ring_tx_init(&f->tx, f->mem, nslots, slot_size);
-    ibex_shm_ring_rx_init(&f->rx, f->mem, nslots, slot_size);
+    ibex_shm_ring_tx_init(&f->tx, f->mem, nslots, slot_size, stride);
+    ibex_shm_ring_rx_init(&f->rx, f->mem, nslots, slot_size, stride);
+}
+
+static void ring_setup(ring_fixture_t *f, uint32_t nslots, size_t slot_size)
+{
+    ring_setup_stride(f, nslots, slot_size, slot_size);
 }
 
 static void ring_teardown(ring_fixture_t *f)
@@ -150,8 +157,96 @@ static void test_hold_keeps_order(void **state)
     assert_null(ibex_shm_ring_peek(&f.rx));
     /* a re-attached consumer view resumes at the shared tail */
     ibex_shm_ring_rx_t again;
-    ibex_shm_ring_rx_init(&again, f.mem, 8, 128);
+    ibex_shm_ring_rx_init(&again, f.mem, 8, 128, 128);
     assert_int_equal(again.tail, 6);
+    ring_teardown(&f);
+}
+
+/* Slots one line more than their size apart (IBEX_SHM_SLOT_SKEW): 64 slots of 16 KiB put their
+ * first lines in 64 different sets of a 64-set L1 (and fill every slot to the brim without one
+ * touching the next). Without the skew they would all fall in one set. */
+static void test_skew_layout(void **state)
+{
+    (void)state;
+    enum { N = 64, SIZE = 16384, STRIDE = SIZE + IBEX_SHM_CACHE_LINE };
+    ring_fixture_t f;
+    ring_setup_stride(&f, N, SIZE, STRIDE);
+    assert_true(f.bytes >= sizeof(ibex_shm_ring_ctl_t) + (size_t)N * STRIDE);
+    static unsigned char payload[SIZE];
+    bool set_used[64] = {false};
+    for (uint64_t i = 0; i < N; i++) {
+        memset(payload, (int)i, sizeof(payload));
+        size_t len = ibex_shm_ring_max_data(&f.tx) - sizeof(i);
+        assert_int_equal(ibex_shm_ring_push(&f.tx, &i, sizeof(i), payload, len), IBEX_OK);
+        uintptr_t slot = (uintptr_t)f.tx.slots + (uintptr_t)i * STRIDE;
+        size_t set = (slot / IBEX_SHM_CACHE_LINE) % 64;
+        assert_false(set_used[set]);
+        set_used[set] = true;
+    }
+    for (uint64_t i = 0; i < N; i++) {
+        const ibex_shm_slot_t *slot = ibex_shm_ring_peek(&f.rx);
+        assert_non_null(slot);
+        assert_int_equal((uintptr_t)slot, (uintptr_t)f.rx.slots + i * STRIDE);
+        uint64_t got;
+        memcpy(&got, slot->data, sizeof(got));
+        assert_int_equal(got, i);
+        assert_int_equal(slot->data[slot->len - 1], (unsigned char)i); /* not overwritten */
+        ibex_shm_ring_pop(&f.rx);
+    }
+    ring_teardown(&f);
+}
+
+/* The consumer's tail published every 4 slots and at release (IBEX_SHM_TAIL_EVERY): the
+ * producer sees the room only then, never before; order and content hold over many laps. */
+static void test_batched_tail(void **state)
+{
+    (void)state;
+    ring_fixture_t f;
+    ring_setup(&f, 8, 128);
+    ibex_shm_ring_rx_batch(&f.rx, 4);
+    assert_int_equal(f.rx.release_every, 4);
+    uint64_t v;
+    for (v = 0; v < 8; v++)
+        assert_int_equal(ibex_shm_ring_push(&f.tx, &v, sizeof(v), NULL, 0), IBEX_OK);
+    for (int i = 0; i < 3; i++)
+        ibex_shm_ring_pop(&f.rx);
+    assert_int_equal(atomic_load(&f.rx.ctl->tail), 0); /* not yet shown */
+    assert_int_equal(ibex_shm_ring_push(&f.tx, &v, sizeof(v), NULL, 0), IBEX_ERR_AGAIN);
+    ibex_shm_ring_pop(&f.rx); /* the fourth: shown */
+    assert_int_equal(atomic_load(&f.rx.ctl->tail), 4);
+    ibex_shm_ring_pop(&f.rx);
+    ibex_shm_ring_release(&f.rx); /* the end of a pass shows the fifth */
+    assert_int_equal(atomic_load(&f.rx.ctl->tail), 5);
+    ibex_shm_ring_release(&f.rx); /* nothing new: no store, same value */
+    assert_int_equal(atomic_load(&f.rx.ctl->tail), 5);
+    for (int i = 0; i < 5; i++, v++)
+        assert_int_equal(ibex_shm_ring_push(&f.tx, &v, sizeof(v), NULL, 0), IBEX_OK);
+    assert_int_equal(ibex_shm_ring_push(&f.tx, &v, sizeof(v), NULL, 0), IBEX_ERR_AGAIN);
+    /* laps in uneven bites: everything once, in order */
+    uint64_t want = 5, got, sent = v;
+    for (int lap = 0; lap < 200; lap++) {
+        int take = 1 + lap % 7;
+        for (int i = 0; i < take; i++) {
+            const ibex_shm_slot_t *slot = ibex_shm_ring_peek(&f.rx);
+            if (!slot)
+                break;
+            memcpy(&got, slot->data, sizeof(got));
+            assert_int_equal(got, want);
+            want++;
+            ibex_shm_ring_pop(&f.rx);
+        }
+        if (lap % 3 == 0)
+            ibex_shm_ring_release(&f.rx);
+        while (ibex_shm_ring_push(&f.tx, &sent, sizeof(sent), NULL, 0) == IBEX_OK)
+            sent++;
+    }
+    ibex_shm_ring_release(&f.rx);
+    assert_true(want > 500);
+    assert_int_equal(ibex_shm_ring_used(f.tx.ctl), sent - want);
+    ibex_shm_ring_rx_batch(&f.rx, 0); /* 0: half the ring */
+    assert_int_equal(f.rx.release_every, 4);
+    ibex_shm_ring_rx_batch(&f.rx, 100); /* at most the ring */
+    assert_int_equal(f.rx.release_every, 8);
     ring_teardown(&f);
 }
 
@@ -197,16 +292,19 @@ static void stream_produce(ring_fixture_t *f, size_t stream_min)
         memset(payload, (int)(i * 13), len);
         if (ibex_shm_ring_push(&f->tx, &i, sizeof(i), payload, len) == IBEX_OK)
             i++;
+        else
+            sched_yield(); /* a loaded machine may run both sides on one core */
     }
     _exit(0);
 }
 
 /* stream_min: from which payload size the producer uses non-temporal stores (SIZE_MAX: never);
  * with them, the consumer must still never see the sequence word before the data. */
-static void concurrent_stream(size_t stream_min)
+static void concurrent_stream(size_t stream_min, size_t skew, uint32_t tail_every)
 {
     ring_fixture_t f;
-    ring_setup(&f, 16, 320);
+    ring_setup_stride(&f, 16, 320, 320 + skew);
+    ibex_shm_ring_rx_batch(&f.rx, tail_every);
     fflush(NULL);
     pid_t pid = fork();
     assert_true(pid >= 0);
@@ -216,8 +314,10 @@ static void concurrent_stream(size_t stream_min)
     uint64_t got, errors = 0;
     for (uint64_t want = 0; want < STREAM_COUNT;) {
         const ibex_shm_slot_t *slot = ibex_shm_ring_peek(&f.rx);
-        if (!slot)
+        if (!slot) {
+            sched_yield();
             continue;
+        }
         memcpy(&got, slot->data, sizeof(got));
         size_t len = (want * 7) % (256 - sizeof(want));
         errors += got != want || slot->len != sizeof(got) + len;
@@ -238,22 +338,37 @@ static void concurrent_stream(size_t stream_min)
 static void test_concurrent_stream(void **state)
 {
     (void)state;
-    concurrent_stream(SIZE_MAX);
+    concurrent_stream(SIZE_MAX, 0, 1);
+}
+
+/* The transport's defaults: a skewed stride, the tail shown every half ring only (the consumer
+ * here never calls release: the producer must still always find room again). */
+static void test_concurrent_batched(void **state)
+{
+    (void)state;
+    concurrent_stream(SIZE_MAX, IBEX_SHM_CACHE_LINE, 0);
 }
 
 static void test_concurrent_stream_nt(void **state)
 {
     (void)state;
-    concurrent_stream(64);
+    concurrent_stream(64, 0, 1);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_layout),           cmocka_unit_test(test_geometry_check),
-        cmocka_unit_test(test_wraparound),       cmocka_unit_test(test_full_gives_again),
-        cmocka_unit_test(test_hold_keeps_order), cmocka_unit_test(test_concurrent_stream),
-        cmocka_unit_test(test_stream_copy),      cmocka_unit_test(test_concurrent_stream_nt),
+        cmocka_unit_test(test_layout),
+        cmocka_unit_test(test_geometry_check),
+        cmocka_unit_test(test_wraparound),
+        cmocka_unit_test(test_full_gives_again),
+        cmocka_unit_test(test_hold_keeps_order),
+        cmocka_unit_test(test_concurrent_stream),
+        cmocka_unit_test(test_stream_copy),
+        cmocka_unit_test(test_concurrent_stream_nt),
+        cmocka_unit_test(test_skew_layout),
+        cmocka_unit_test(test_batched_tail),
+        cmocka_unit_test(test_concurrent_batched),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

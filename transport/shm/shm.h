@@ -104,7 +104,10 @@ struct ibex_tl {
     uint32_t nslots, nboxes, ncells;
     uint32_t box_after; /* queue sends to a peer before it asks for a box */
     size_t slot_size;
-    size_t stream_min; /* IBEX_SHM_STREAM_MIN, SIZE_MAX when 0 (never stream) */
+    size_t slot_stride;  /* slot_size + IBEX_SHM_SLOT_SKEW: box slots and fragments apart */
+    size_t stream_min;   /* IBEX_SHM_STREAM_MIN, SIZE_MAX when 0 (never stream) */
+    uint32_t tail_every; /* IBEX_SHM_TAIL_EVERY (0: half a box) */
+    bool prefetch_next;  /* IBEX_SHM_PREFETCH_NEXT */
     bool cma_ok;
 };
 

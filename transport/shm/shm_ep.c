@@ -83,7 +83,7 @@ static ibex_shm_frag_t *shm_pool_take(struct ibex_tl *tl, uint32_t *idx_p)
     for (uint32_t i = 0; i < tl->nfrags; i++) {
         uint32_t idx = tl->frag_cursor + i < tl->nfrags ? tl->frag_cursor + i
                                                         : tl->frag_cursor + i - tl->nfrags;
-        ibex_shm_frag_t *f = (ibex_shm_frag_t *)(tl->pool + (size_t)idx * tl->slot_size);
+        ibex_shm_frag_t *f = (ibex_shm_frag_t *)(tl->pool + (size_t)idx * tl->slot_stride);
         if (atomic_load_explicit(&f->busy, memory_order_acquire) == 0) {
             atomic_store_explicit(&f->busy, 1, memory_order_relaxed);
             tl->frag_cursor = idx + 1 < tl->nfrags ? idx + 1 : 0;
@@ -160,7 +160,7 @@ static void shm_ep_claim_box(ibex_tl_ep_t *ep)
     if (!ibex_shm_fifo_push(ep->fifo, tl->fifo_mask, id))
         return; /* the queue is full: announced on a later send */
     void *ring = shm_ep_map_box(ep, (uint32_t)ep->box_pending);
-    ibex_shm_ring_tx_init(&ep->tx, ring, tl->nslots, tl->slot_size);
+    ibex_shm_ring_tx_init(&ep->tx, ring, tl->nslots, tl->slot_size, tl->slot_stride);
     ep->tx.stream_min = tl->stream_min;
     ep->has_box = true;
     ep->box_pending = -1;

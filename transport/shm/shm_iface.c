@@ -18,6 +18,9 @@ static struct {
     int ring_slots;       /* slots per fast box */
     long long slot_size;  /* bytes per slot and fragment, header included */
     long long stream_min; /* payload bytes from which copies stream, 0: never */
+    long long slot_skew;  /* bytes between slots beyond slot_size */
+    int tail_every;       /* box slots a receiver consumes before it publishes its tail */
+    int prefetch_next;    /* prefetch the next box slot while handling one */
     int boxes;            /* fast boxes per receiver */
     int box_after;        /* queued messages to a peer before asking it for a box */
     int frags;            /* fragments in each process's pool */
@@ -34,6 +37,15 @@ static const ibex_cfg_entry_t shm_table[] = {
     {"SHM_STREAM_MIN", IBEX_CFG_SIZE, "0", NULL, &shm_cfg.stream_min,
      "eager payloads of at least this many bytes go into shared memory with non-temporal "
      "stores (0: never, the default); can be faster when sender and receiver share no cache"},
+    {"SHM_SLOT_SKEW", IBEX_CFG_SIZE, "64", NULL, &shm_cfg.slot_skew,
+     "bytes between consecutive box slots and pool fragments beyond IBEX_SHM_SLOT_SIZE (a "
+     "multiple of 64): one cache line keeps the slots' first lines out of one cache set (0: "
+     "slots exactly IBEX_SHM_SLOT_SIZE apart, as before)"},
+    {"SHM_TAIL_EVERY", IBEX_CFG_INT, "0", NULL, &shm_cfg.tail_every,
+     "a receiver publishes how far it has read a fast box once per poll pass and at least every "
+     "this many slots (0: half the box, the default; 1: after every message, as before)"},
+    {"SHM_PREFETCH_NEXT", IBEX_CFG_INT, "1", NULL, &shm_cfg.prefetch_next,
+     "1: a receiver prefetches a fast box's next slot while it handles the current one (0: no)"},
     {"SHM_FAST_BOXES", IBEX_CFG_INT, "4", NULL, &shm_cfg.boxes,
      "fast boxes per rank: its first senders past IBEX_SHM_FAST_BOX_AFTER messages get one "
      "each, the others share its queue (0: every message through the queue)"},
@@ -68,12 +80,15 @@ static ibex_status_t shm_check_counts(const ibex_tl_t *tl)
 {
     if (tl->ncells < 2 || (tl->ncells & (tl->ncells - 1)) != 0 || tl->ncells > (1u << 20) ||
         tl->nfrags < 1 || tl->nfrags > (1u << 20) || tl->nboxes > 1024 || shm_cfg.boxes < 0 ||
-        shm_cfg.box_after < 0) {
+        shm_cfg.box_after < 0 || shm_cfg.slot_skew < 0 || shm_cfg.slot_skew > (1 << 20) ||
+        shm_cfg.slot_skew % IBEX_SHM_CACHE_LINE != 0 || shm_cfg.tail_every < 0) {
         ibex_error(TL,
                    "shm: IBEX_SHM_QUEUE_CELLS=%u (a power of two >= 2), IBEX_SHM_FRAGS=%u "
                    "(1 to 1m), IBEX_SHM_FAST_BOXES=%d (0 to 1024), IBEX_SHM_FAST_BOX_AFTER=%d "
-                   "(>= 0): one is out of range",
-                   tl->ncells, tl->nfrags, shm_cfg.boxes, shm_cfg.box_after);
+                   "(>= 0), IBEX_SHM_SLOT_SKEW=%lld (a multiple of 64 up to 1m), "
+                   "IBEX_SHM_TAIL_EVERY=%d (>= 0): one is out of range",
+                   tl->ncells, tl->nfrags, shm_cfg.boxes, shm_cfg.box_after, shm_cfg.slot_skew,
+                   shm_cfg.tail_every);
         return IBEX_ERR_INVALID;
     }
     return IBEX_OK;
@@ -90,6 +105,9 @@ static ibex_status_t shm_open_params(ibex_tl_t *tl, const ibex_tl_params_t *para
     tl->memfd = -1;
     tl->nslots = (uint32_t)shm_cfg.ring_slots;
     tl->slot_size = (size_t)shm_cfg.slot_size;
+    tl->slot_stride = tl->slot_size + (size_t)shm_cfg.slot_skew;
+    tl->tail_every = (uint32_t)shm_cfg.tail_every;
+    tl->prefetch_next = shm_cfg.prefetch_next != 0;
     tl->stream_min = shm_cfg.stream_min > 0 ? (size_t)shm_cfg.stream_min : (size_t)SIZE_MAX;
     tl->nboxes = (uint32_t)shm_cfg.boxes;
     tl->box_after = (uint32_t)shm_cfg.box_after;

@@ -26,13 +26,14 @@ ibex_status_t ibex_shm_ring_check(uint32_t nslots, size_t slot_size)
     return IBEX_OK;
 }
 
-size_t ibex_shm_ring_bytes(uint32_t nslots, size_t slot_size, size_t align)
+size_t ibex_shm_ring_bytes(uint32_t nslots, size_t stride, size_t align)
 {
-    size_t bytes = sizeof(ibex_shm_ring_ctl_t) + (size_t)nslots * slot_size;
+    size_t bytes = sizeof(ibex_shm_ring_ctl_t) + (size_t)nslots * stride;
     return (bytes + align - 1) / align * align;
 }
 
-void ibex_shm_ring_tx_init(ibex_shm_ring_tx_t *tx, void *mem, uint32_t nslots, size_t slot_size)
+void ibex_shm_ring_tx_init(ibex_shm_ring_tx_t *tx, void *mem, uint32_t nslots, size_t slot_size,
+                           size_t stride)
 {
     tx->ctl = mem;
     tx->slots = (unsigned char *)mem + sizeof(ibex_shm_ring_ctl_t);
@@ -42,16 +43,29 @@ void ibex_shm_ring_tx_init(ibex_shm_ring_tx_t *tx, void *mem, uint32_t nslots, s
     tx->nslots = nslots;
     tx->mask = nslots - 1;
     tx->slot_size = slot_size;
+    tx->stride = stride;
     tx->stream_min = SIZE_MAX;
 }
 
-void ibex_shm_ring_rx_init(ibex_shm_ring_rx_t *rx, void *mem, uint32_t nslots, size_t slot_size)
+void ibex_shm_ring_rx_init(ibex_shm_ring_rx_t *rx, void *mem, uint32_t nslots, size_t slot_size,
+                           size_t stride)
 {
     rx->ctl = mem;
     rx->slots = (unsigned char *)mem + sizeof(ibex_shm_ring_ctl_t);
     rx->tail = atomic_load_explicit(&rx->ctl->tail, memory_order_relaxed);
+    rx->tail_shown = rx->tail;
+    rx->release_every = 1;
     rx->mask = nslots - 1;
     rx->slot_size = slot_size;
+    rx->stride = stride;
+}
+
+void ibex_shm_ring_rx_batch(ibex_shm_ring_rx_t *rx, uint32_t every)
+{
+    uint32_t nslots = rx->mask + 1;
+    rx->release_every = every == 0       ? (nslots / 2 ? nslots / 2 : 1)
+                        : every < nslots ? every
+                                         : nslots;
 }
 
 uint64_t ibex_shm_ring_used(const ibex_shm_ring_ctl_t *ctl)

@@ -7,7 +7,13 @@
  *
  *   ctl line 0   head: positions published by the producer (written only by the producer)
  *   ctl line 1   tail: positions released by the consumer (written only by the consumer)
- *   slot[0..n)   slot_size bytes each: { seq, len } header, then header + payload of one message
+ *   slot[0..n)   slot_size bytes each, `stride` bytes apart: { seq, len } header, then header +
+ *                payload of one message
+ *
+ * The stride is slot_size + IBEX_SHM_SLOT_SKEW (one cache line by default): with slots a power
+ * of two apart (16 KiB), every slot's first line falls in the same set of the L1 (and in a few of
+ * the L2), so a window of 64 small messages in flight fought over 8 ways; one line more per slot
+ * spreads them over consecutive sets.
  *
  * The consumer does not poll `head`: it polls the sequence word of the slot it expects next
  * (seq == position + 1, stored with release after the data). For a small message the sequence,
@@ -15,7 +21,11 @@
  * transfer instead of two (head, then slot). `head` is still published, for occupancy reports.
  * The producer keeps a private copy of the tail and reloads the shared one only when its copy
  * says the ring is full, so the consumer's tail line moves between cores once per ring lap at
- * most. No locks, no syscalls; C11 acquire / release only.
+ * most. The consumer in turn publishes its tail once per poll pass (ibex_shm_ring_release) and
+ * whenever `release_every` slots (half the ring by default: IBEX_SHM_TAIL_EVERY) are consumed
+ * since the last publication, not after every message: the producer may see the ring full a
+ * little earlier, never later, and the pass that consumed the slots always ends by publishing,
+ * so no slot is lost. No locks, no syscalls; C11 acquire / release only.
  *
  * Payloads of at least `stream_min` bytes (IBEX_SHM_STREAM_MIN, off by default) are written with
  * non-temporal stores: whole cache lines straight to memory, then a store fence before the
@@ -67,6 +77,7 @@ typedef struct ibex_shm_ring_tx {
     uint32_t nslots;
     uint32_t mask;
     size_t slot_size;
+    size_t stride;     /* bytes from one slot to the next (slot_size + skew) */
     size_t stream_min; /* payload bytes from which the copy streams (SIZE_MAX: never) */
 } ibex_shm_ring_tx_t;
 
@@ -74,19 +85,28 @@ typedef struct ibex_shm_ring_tx {
 typedef struct ibex_shm_ring_rx {
     ibex_shm_ring_ctl_t *ctl;
     unsigned char *slots;
-    uint64_t tail; /* next position to read */
+    uint64_t tail;          /* next position to read */
+    uint64_t tail_shown;    /* last tail published to the producer */
+    uint32_t release_every; /* publish the tail at least every this many slots (1: each) */
     uint32_t mask;
     size_t slot_size;
+    size_t stride; /* bytes from one slot to the next */
 } ibex_shm_ring_rx_t;
 
 /* Checks a geometry (slots a power of two, slot size a multiple of the cache line and large
  * enough for a header); logs and returns IBEX_ERR_INVALID otherwise. */
 ibex_status_t ibex_shm_ring_check(uint32_t nslots, size_t slot_size);
-/* Bytes of one ring (control lines + slots), rounded up to a multiple of `align`. */
-size_t ibex_shm_ring_bytes(uint32_t nslots, size_t slot_size, size_t align);
-/* Attach views to a ring at `mem` (cache-line aligned, zero-filled when new). */
-void ibex_shm_ring_tx_init(ibex_shm_ring_tx_t *tx, void *mem, uint32_t nslots, size_t slot_size);
-void ibex_shm_ring_rx_init(ibex_shm_ring_rx_t *rx, void *mem, uint32_t nslots, size_t slot_size);
+/* Bytes of one ring (control lines + slots `stride` apart), rounded up to a multiple of `align`. */
+size_t ibex_shm_ring_bytes(uint32_t nslots, size_t stride, size_t align);
+/* Attach views to a ring at `mem` (cache-line aligned, zero-filled when new), slots of
+ * slot_size bytes `stride` apart (stride >= slot_size, a multiple of the cache line). The
+ * consumer publishes its tail after every slot until ibex_shm_ring_rx_batch says otherwise. */
+void ibex_shm_ring_tx_init(ibex_shm_ring_tx_t *tx, void *mem, uint32_t nslots, size_t slot_size,
+                           size_t stride);
+void ibex_shm_ring_rx_init(ibex_shm_ring_rx_t *rx, void *mem, uint32_t nslots, size_t slot_size,
+                           size_t stride);
+/* The consumer publishes its tail at least every `every` slots (1 to nslots; 0: nslots / 2). */
+void ibex_shm_ring_rx_batch(ibex_shm_ring_rx_t *rx, uint32_t every);
 /* Messages published and not yet released (a snapshot, for reports). */
 uint64_t ibex_shm_ring_used(const ibex_shm_ring_ctl_t *ctl);
 
@@ -158,7 +178,7 @@ ibex_shm_ring_push(ibex_shm_ring_tx_t *tx, const void *hdr, size_t hdr_len, cons
         if (head - tx->tail_cache >= tx->nslots)
             return IBEX_ERR_AGAIN;
     }
-    ibex_shm_slot_t *slot = (ibex_shm_slot_t *)(tx->slots + (head & tx->mask) * tx->slot_size);
+    ibex_shm_slot_t *slot = (ibex_shm_slot_t *)(tx->slots + (head & tx->mask) * tx->stride);
     ibex_shm_copy_small(slot->data, hdr, hdr_len);
     if (len >= tx->stream_min)
         ibex_shm_copy_stream(slot->data + hdr_len, payload, len);
@@ -175,7 +195,7 @@ ibex_shm_ring_push(ibex_shm_ring_tx_t *tx, const void *hdr, size_t hdr_len, cons
 static inline const ibex_shm_slot_t *ibex_shm_ring_peek(const ibex_shm_ring_rx_t *rx)
 {
     const ibex_shm_slot_t *slot =
-        (const ibex_shm_slot_t *)(rx->slots + (rx->tail & rx->mask) * rx->slot_size);
+        (const ibex_shm_slot_t *)(rx->slots + (rx->tail & rx->mask) * rx->stride);
     uint32_t seq = atomic_load_explicit(&slot->seq, memory_order_acquire);
     return seq == (uint32_t)(rx->tail + 1) ? slot : NULL;
 }
@@ -196,11 +216,28 @@ static inline bool ibex_shm_geometry_ok(uint64_t ring_offset, uint64_t ring_stri
            seg_size >= ring_offset && ring_stride <= (seg_size - ring_offset) / nrings;
 }
 
-/* Releases the slot returned by the last peek to the producer. */
+/* Gives every slot consumed so far back to the producer (one store, none when nothing new). */
+static inline void ibex_shm_ring_release(ibex_shm_ring_rx_t *rx)
+{
+    if (rx->tail != rx->tail_shown) {
+        rx->tail_shown = rx->tail;
+        atomic_store_explicit(&rx->ctl->tail, rx->tail, memory_order_release);
+    }
+}
+
+/* Done with the slot returned by the last peek; the producer sees it free once the tail is
+ * published: here every release_every slots, else at the caller's ibex_shm_ring_release. */
 static inline void ibex_shm_ring_pop(ibex_shm_ring_rx_t *rx)
 {
-    rx->tail++;
-    atomic_store_explicit(&rx->ctl->tail, rx->tail, memory_order_release);
+    if (++rx->tail - rx->tail_shown >= rx->release_every)
+        ibex_shm_ring_release(rx);
+}
+
+/* Asks for the slot after the one being read, while the current message is handled: with a
+ * window of messages in flight it is there already and its line is on its way. */
+static inline void ibex_shm_ring_prefetch_next(const ibex_shm_ring_rx_t *rx)
+{
+    __builtin_prefetch(rx->slots + ((rx->tail + 1) & rx->mask) * rx->stride, 0, 3);
 }
 
 #endif

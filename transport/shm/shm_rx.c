@@ -80,7 +80,8 @@ static void shm_rx_claim(ibex_tl_t *tl, int src, uint32_t k)
         if (tl->box[i].src_local == src || tl->box[i].ring.ctl == ring)
             return shm_rx_garbage(tl, src, "a claim of a box already claimed, box", k);
     ibex_shm_rx_t *rx = &tl->box[tl->nbox_rx++];
-    ibex_shm_ring_rx_init(&rx->ring, ring, tl->nslots, tl->slot_size);
+    ibex_shm_ring_rx_init(&rx->ring, ring, tl->nslots, tl->slot_size, tl->slot_stride);
+    ibex_shm_ring_rx_batch(&rx->ring, tl->tail_every);
     rx->src_rank = tl->local_peers[src];
     rx->src_local = src;
     /* a sender never queues again once it has a box: when all others have one, and we send
@@ -106,7 +107,7 @@ static ibex_status_t shm_rx_offer(ibex_tl_t *tl, int src, uint64_t id)
         shm_rx_garbage(tl, src, "a fragment past its pool, index", idx);
         return IBEX_OK;
     }
-    ibex_shm_frag_t *f = (ibex_shm_frag_t *)(pool + (size_t)idx * tl->slot_size);
+    ibex_shm_frag_t *f = (ibex_shm_frag_t *)(pool + (size_t)idx * tl->slot_stride);
     uint32_t len = f->len;
     if (!ibex_shm_slot_len_ok(len, tl->slot_size)) {
         shm_rx_garbage(tl, src, "a fragment of length", len);
@@ -174,7 +175,7 @@ static int shm_rx_poll_queue(ibex_tl_t *tl)
 
 /* Delivers up to a batch from one box; a callback's IBEX_ERR_AGAIN leaves the message (and so
  * everything behind it) in place for a later call. */
-static inline int shm_rx_poll_box(ibex_tl_t *tl, ibex_shm_rx_t *rx)
+static inline __attribute__((always_inline)) int shm_rx_poll_box(ibex_tl_t *tl, ibex_shm_rx_t *rx)
 {
     int events = 0;
     const ibex_shm_slot_t *slot;
@@ -187,11 +188,14 @@ static inline int shm_rx_poll_box(ibex_tl_t *tl, ibex_shm_rx_t *rx)
         /* ask for every line at once: a streamed payload comes from memory, not a cache */
         for (uint32_t off = IBEX_SHM_CACHE_LINE; off < slot->len; off += IBEX_SHM_CACHE_LINE)
             __builtin_prefetch(slot->data + off, 0, 3);
+        if (tl->prefetch_next)
+            ibex_shm_ring_prefetch_next(&rx->ring);
         if (tl->recv_cb(tl->cb_arg, rx->src_rank, slot->data, slot->len) == IBEX_ERR_AGAIN)
             break;
         ibex_shm_ring_pop(&rx->ring);
         events++;
     }
+    ibex_shm_ring_release(&rx->ring); /* the tail once per pass (IBEX_SHM_TAIL_EVERY) */
     return events;
 }
 

@@ -46,9 +46,9 @@ void ibex_shm_seg_layout(const struct ibex_tl *tl, ibex_shm_seg_hdr_t *hdr)
     uint64_t fifo_bytes =
         sizeof(ibex_shm_fifo_ctl_t) + (uint64_t)tl->ncells * sizeof(ibex_shm_cell_t);
     hdr->box_offset = round_up(hdr->fifo_offset + fifo_bytes, page);
-    hdr->box_stride = ibex_shm_ring_bytes(tl->nslots, tl->slot_size, page);
+    hdr->box_stride = ibex_shm_ring_bytes(tl->nslots, tl->slot_stride, page);
     hdr->pool_offset = hdr->box_offset + (uint64_t)tl->nboxes * hdr->box_stride;
-    hdr->seg_size = round_up(hdr->pool_offset + (uint64_t)tl->nfrags * tl->slot_size, page);
+    hdr->seg_size = round_up(hdr->pool_offset + (uint64_t)tl->nfrags * tl->slot_stride, page);
 }
 
 /* Writes the header (magic last: a reader that sees it sees the rest) and the empty queue. */
