@@ -14,6 +14,7 @@
 #endif
 #include <infiniband/verbs.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -112,6 +113,43 @@ struct sib_seg {
 typedef struct {
     _Atomic int32_t owner;
 } sib_spin_t;
+
+/*
+ * A send queue's lock: process-local, held for one post or one retry pass. A
+ * test-and-set spin that yields every 64 tries (the holder may be preempted, or
+ * in a long process_vm_readv); inline, where a pthread mutex's lock and unlock
+ * calls cost as much as the rest of a work request's bookkeeping.
+ */
+typedef struct {
+    atomic_flag f;
+} sib_qlock_t;
+
+static inline void sib_qlock_init(sib_qlock_t *l)
+{
+    atomic_flag_clear(&l->f);
+}
+
+static inline bool sib_qtrylock(sib_qlock_t *l)
+{
+    return !atomic_flag_test_and_set_explicit(&l->f, memory_order_acquire);
+}
+
+static inline void sib_qlock(sib_qlock_t *l)
+{
+    unsigned n = 0;
+
+    while (!sib_qtrylock(l)) {
+        if (++n % 64)
+            __builtin_ia32_pause();
+        else
+            sched_yield();
+    }
+}
+
+static inline void sib_qunlock(sib_qlock_t *l)
+{
+    atomic_flag_clear_explicit(&l->f, memory_order_release);
+}
 
 /* A receive queue or SRQ: descriptors posted by the owner, taken by senders. */
 struct sib_wq_shm {
@@ -312,7 +350,7 @@ struct sib_qp {
     struct sib_qp *next;
     struct sib_qp_shm *sh;
     uint64_t off;
-    pthread_mutex_t sq_lock;
+    sib_qlock_t sq_lock;
     uint8_t *sq;
     uint32_t sq_stride, max_send_wr, max_send_sge, max_recv_wr, max_recv_sge, max_inline;
     uint32_t sq_tail, sq_exec;
@@ -343,6 +381,7 @@ struct sib_config {
     uint64_t fail_after;
     double drop_rate;
     uint64_t timeout_cap_us;
+    int faults; /* any of delay_us, fail_after, drop_rate, SOFTIB_FAULT_*: the slow path */
 };
 
 extern struct sib_config sib_cfg;
@@ -392,6 +431,7 @@ uint64_t sib_rand(uint64_t *state);
 int sib_stale_record(struct sib_seg *seg, struct sib_mr_shm *m, int *pin_p);
 bool sib_stale_ok(pid_t pid, struct sib_seg *seg, struct sib_mr_shm *m, uint64_t ua, uint64_t len);
 void sib_fault_delay(void);
+bool sib_fault_active(void);
 
 /* softib_fault.c */
 void sib_fault_config_load(void);

@@ -133,6 +133,8 @@ static void config_parse(void)
     ns_parse();
     fabric_parse();
     sib_fault_config_load();
+    sib_cfg.faults =
+        sib_cfg.delay_us || sib_cfg.fail_after || sib_cfg.drop_rate > 0 || sib_fault_active();
 }
 
 /* Parsed at each device list / open, so a test may change variables between contexts. */
