@@ -406,12 +406,36 @@ static inline void *sib_at(struct sib_seg *seg, uint64_t off)
 void sib_config_load(void);
 void sib_log_write(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 uint64_t sib_now_ns(void);
-pid_t sib_pid(void);
+extern pid_t sib_g_pid;
+pid_t sib_pid_init(void);
 int sib_lock(pthread_mutex_t *m);
 void sib_unlock(pthread_mutex_t *m);
 int sib_mutex_init_shared(pthread_mutex_t *m);
-void sib_spin_lock(sib_spin_t *l);
-void sib_spin_unlock(sib_spin_t *l);
+void sib_spin_lock_wait(sib_spin_t *l);
+
+/* Our pid, cached (reset in a forked child). */
+static inline pid_t sib_pid(void)
+{
+    pid_t p = sib_g_pid;
+
+    return p ? p : sib_pid_init();
+}
+
+/* The hot queues' spinlock: one compare-and-swap inline, the wait (and the take-over from a
+ * dead holder) out of line. */
+static inline void sib_spin_lock(sib_spin_t *l)
+{
+    int32_t cur = 0;
+
+    if (!atomic_compare_exchange_weak_explicit(&l->owner, &cur, sib_pid(), memory_order_acquire,
+                                               memory_order_relaxed))
+        sib_spin_lock_wait(l);
+}
+
+static inline void sib_spin_unlock(sib_spin_t *l)
+{
+    atomic_store_explicit(&l->owner, 0, memory_order_release);
+}
 int sib_host_lid(uint32_t *lid_p);
 int sib_seg_create(struct sib_ctx *ctx);
 void sib_seg_destroy(struct sib_ctx *ctx);
@@ -467,7 +491,17 @@ struct sib_rwqe *sib_wq_slot(struct sib_seg *seg, struct sib_wq_shm *wq, uint32_
 int sib_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);
 void sib_sq_progress(struct sib_qp *qp);
 void sib_sq_flush(struct sib_qp *qp);
-void sib_ctx_progress(struct sib_ctx *ctx);
+void sib_ctx_progress_run(struct sib_ctx *ctx, uint32_t err_epoch);
+
+/* Retries and flushes when something waits or a peer put a QP in ERR: inline, since every
+ * poll of a CQ asks (two loads when nothing is due). */
+static inline void sib_ctx_progress(struct sib_ctx *c)
+{
+    uint32_t e = atomic_load_explicit(&c->seg->err_epoch, memory_order_relaxed);
+
+    if (atomic_load_explicit(&c->npending, memory_order_relaxed) || e != c->err_seen)
+        sib_ctx_progress_run(c, e);
+}
 void sib_thread_kick(struct sib_ctx *ctx);
 void sib_thread_stop(struct sib_ctx *ctx);
 

@@ -402,13 +402,9 @@ static void progress_all(struct sib_ctx *c)
     pthread_mutex_unlock(&c->lock);
 }
 
-void sib_ctx_progress(struct sib_ctx *c)
+void sib_ctx_progress_run(struct sib_ctx *c, uint32_t err_epoch)
 {
-    uint32_t e = atomic_load_explicit(&c->seg->err_epoch, memory_order_relaxed);
-
-    if (!atomic_load_explicit(&c->npending, memory_order_relaxed) && e == c->err_seen)
-        return;
-    c->err_seen = e;
+    c->err_seen = err_epoch;
     progress_all(c);
 }
 
