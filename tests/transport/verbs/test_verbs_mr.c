@@ -130,12 +130,19 @@ static void test_lru_eviction(void **state)
     free(buf);
 }
 
+/* len bytes of fresh anonymous memory. */
+static char *anon(size_t len)
+{
+    char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(p != MAP_FAILED);
+    return p;
+}
+
 static void test_munmap_invalidates(void **state)
 {
     ibex_tl_t *tl = *state;
     size_t len = 4 * PG;
-    char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    assert_true(p != MAP_FAILED);
+    char *p = anon(len);
     ibex_tl_mem_t *a, *b;
     assert_int_equal(ops->mem_reg(tl, p, len, &a), IBEX_OK);
     ops->mem_dereg(tl, a);
@@ -217,8 +224,7 @@ static void test_hot_invalidated(void **state)
 {
     ibex_tl_t *tl = *state;
     size_t len = 2 * PG;
-    char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    assert_true(p != MAP_FAILED);
+    char *p = anon(len);
     ibex_tl_mem_t *a, *b, *c;
     assert_int_equal(ops->mem_reg(tl, p, len, &a), IBEX_OK);
     ops->mem_dereg(tl, a);
