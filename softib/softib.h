@@ -14,6 +14,7 @@
 #endif
 #include <infiniband/verbs.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -112,6 +113,43 @@ struct sib_seg {
 typedef struct {
     _Atomic int32_t owner;
 } sib_spin_t;
+
+/*
+ * A send queue's lock: process-local, held for one post or one retry pass. A
+ * test-and-set spin that yields every 64 tries (the holder may be preempted, or
+ * in a long process_vm_readv); inline, where a pthread mutex's lock and unlock
+ * calls cost as much as the rest of a work request's bookkeeping.
+ */
+typedef struct {
+    atomic_flag f;
+} sib_qlock_t;
+
+static inline void sib_qlock_init(sib_qlock_t *l)
+{
+    atomic_flag_clear(&l->f);
+}
+
+static inline bool sib_qtrylock(sib_qlock_t *l)
+{
+    return !atomic_flag_test_and_set_explicit(&l->f, memory_order_acquire);
+}
+
+static inline void sib_qlock(sib_qlock_t *l)
+{
+    unsigned n = 0;
+
+    while (!sib_qtrylock(l)) {
+        if (++n % 64)
+            __builtin_ia32_pause();
+        else
+            sched_yield();
+    }
+}
+
+static inline void sib_qunlock(sib_qlock_t *l)
+{
+    atomic_flag_clear_explicit(&l->f, memory_order_release);
+}
 
 /* A receive queue or SRQ: descriptors posted by the owner, taken by senders. */
 struct sib_wq_shm {
@@ -312,7 +350,7 @@ struct sib_qp {
     struct sib_qp *next;
     struct sib_qp_shm *sh;
     uint64_t off;
-    pthread_mutex_t sq_lock;
+    sib_qlock_t sq_lock;
     uint8_t *sq;
     uint32_t sq_stride, max_send_wr, max_send_sge, max_recv_wr, max_recv_sge, max_inline;
     uint32_t sq_tail, sq_exec;
@@ -343,6 +381,7 @@ struct sib_config {
     uint64_t fail_after;
     double drop_rate;
     uint64_t timeout_cap_us;
+    int faults; /* any of delay_us, fail_after, drop_rate, SOFTIB_FAULT_*: the slow path */
 };
 
 extern struct sib_config sib_cfg;
@@ -367,12 +406,36 @@ static inline void *sib_at(struct sib_seg *seg, uint64_t off)
 void sib_config_load(void);
 void sib_log_write(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 uint64_t sib_now_ns(void);
-pid_t sib_pid(void);
+extern pid_t sib_g_pid;
+pid_t sib_pid_init(void);
 int sib_lock(pthread_mutex_t *m);
 void sib_unlock(pthread_mutex_t *m);
 int sib_mutex_init_shared(pthread_mutex_t *m);
-void sib_spin_lock(sib_spin_t *l);
-void sib_spin_unlock(sib_spin_t *l);
+void sib_spin_lock_wait(sib_spin_t *l);
+
+/* Our pid, cached (reset in a forked child). */
+static inline pid_t sib_pid(void)
+{
+    pid_t p = sib_g_pid;
+
+    return p ? p : sib_pid_init();
+}
+
+/* The hot queues' spinlock: one compare-and-swap inline, the wait (and the take-over from a
+ * dead holder) out of line. */
+static inline void sib_spin_lock(sib_spin_t *l)
+{
+    int32_t cur = 0;
+
+    if (!atomic_compare_exchange_weak_explicit(&l->owner, &cur, sib_pid(), memory_order_acquire,
+                                               memory_order_relaxed))
+        sib_spin_lock_wait(l);
+}
+
+static inline void sib_spin_unlock(sib_spin_t *l)
+{
+    atomic_store_explicit(&l->owner, 0, memory_order_release);
+}
 int sib_host_lid(uint32_t *lid_p);
 int sib_seg_create(struct sib_ctx *ctx);
 void sib_seg_destroy(struct sib_ctx *ctx);
@@ -392,6 +455,7 @@ uint64_t sib_rand(uint64_t *state);
 int sib_stale_record(struct sib_seg *seg, struct sib_mr_shm *m, int *pin_p);
 bool sib_stale_ok(pid_t pid, struct sib_seg *seg, struct sib_mr_shm *m, uint64_t ua, uint64_t len);
 void sib_fault_delay(void);
+bool sib_fault_active(void);
 
 /* softib_fault.c */
 void sib_fault_config_load(void);
@@ -427,7 +491,17 @@ struct sib_rwqe *sib_wq_slot(struct sib_seg *seg, struct sib_wq_shm *wq, uint32_
 int sib_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);
 void sib_sq_progress(struct sib_qp *qp);
 void sib_sq_flush(struct sib_qp *qp);
-void sib_ctx_progress(struct sib_ctx *ctx);
+void sib_ctx_progress_run(struct sib_ctx *ctx, uint32_t err_epoch);
+
+/* Retries and flushes when something waits or a peer put a QP in ERR: inline, since every
+ * poll of a CQ asks (two loads when nothing is due). */
+static inline void sib_ctx_progress(struct sib_ctx *c)
+{
+    uint32_t e = atomic_load_explicit(&c->seg->err_epoch, memory_order_relaxed);
+
+    if (atomic_load_explicit(&c->npending, memory_order_relaxed) || e != c->err_seen)
+        sib_ctx_progress_run(c, e);
+}
 void sib_thread_kick(struct sib_ctx *ctx);
 void sib_thread_stop(struct sib_ctx *ctx);
 

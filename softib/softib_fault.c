@@ -113,6 +113,11 @@ void sib_fault_config_load(void)
              f->vanish_after;
 }
 
+bool sib_fault_active(void)
+{
+    return g_fault.any;
+}
+
 static uint32_t op_class(uint32_t opcode)
 {
     switch (opcode) {

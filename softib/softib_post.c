@@ -240,11 +240,20 @@ bool sib_fault_drop(struct sib_qp *qp, struct sib_swqe *w)
     return fault_drop(qp, w);
 }
 
-static int sq_exec_one(struct sib_qp *qp, struct sib_swqe *w, struct sib_res *res)
+static int local_prot_err(struct sib_qp *qp, struct sib_swqe *w, struct sib_res *res)
+{
+    sib_log("qp 0x%x: local protection error on wr_id 0x%llx", qp->ibv.qp_num,
+            (unsigned long long)w->wr_id);
+    res->status = IBV_WC_LOC_PROT_ERR;
+    return SIB_X_DONE;
+}
+
+/* One attempt under the SOFTIB_FAULT_* / drop / delay / fail-after variables. */
+static __attribute__((noinline)) int sq_exec_faulty(struct sib_qp *qp, struct sib_swqe *w,
+                                                    struct sib_res *res)
 {
     int rc;
 
-    memset(res, 0, offsetof(struct sib_res, liov));
     if (sib_cfg.fail_after && qp->ops >= sib_cfg.fail_after) {
         sib_log_write("qp 0x%x: injected failure after %llu operations", qp->ibv.qp_num,
                       (unsigned long long)qp->ops);
@@ -257,13 +266,21 @@ static int sq_exec_one(struct sib_qp *qp, struct sib_swqe *w, struct sib_res *re
     if (rc >= 0)
         return rc;
     sib_fault_delay();
-    if (local_iov(qp, w, res) != 0) {
-        sib_log("qp 0x%x: local protection error on wr_id 0x%llx", qp->ibv.qp_num,
-                (unsigned long long)w->wr_id);
-        res->status = IBV_WC_LOC_PROT_ERR;
-        return SIB_X_DONE;
-    }
+    if (local_iov(qp, w, res) != 0)
+        return local_prot_err(qp, w, res);
     return sib_fault_exec(qp, w, res);
+}
+
+/* One attempt; without fault variables (every run but the chaos tests) straight to the
+ * operation: the fault paths would all decline. */
+static SIB_HOT int sq_exec_one(struct sib_qp *qp, struct sib_swqe *w, struct sib_res *res)
+{
+    memset(res, 0, offsetof(struct sib_res, liov));
+    if (__builtin_expect(sib_cfg.faults, 0))
+        return sq_exec_faulty(qp, w, res);
+    if (local_iov(qp, w, res) != 0)
+        return local_prot_err(qp, w, res);
+    return sib_exec(qp, w, res);
 }
 
 static void waiting_set(struct sib_qp *qp, bool waiting)
@@ -336,7 +353,7 @@ static int ud_post_send(struct sib_qp *qp, struct ibv_send_wr *wr, struct ibv_se
     uint32_t s;
     int rc = 0;
 
-    pthread_mutex_lock(&qp->sq_lock);
+    sib_qlock(&qp->sq_lock);
     s = atomic_load(&qp->sh->state);
     if (s != IBV_QPS_RTS && s != IBV_QPS_ERR && s != IBV_QPS_SQE)
         rc = EINVAL;
@@ -345,7 +362,7 @@ static int ud_post_send(struct sib_qp *qp, struct ibv_send_wr *wr, struct ibv_se
     if (rc)
         *bad = wr;
     ud_sq_progress(qp);
-    pthread_mutex_unlock(&qp->sq_lock);
+    sib_qunlock(&qp->sq_lock);
     return rc;
 }
 
@@ -357,7 +374,7 @@ int sib_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_w
 
     if (sib_qp_is_ud(qp))
         return ud_post_send(qp, wr, bad);
-    pthread_mutex_lock(&qp->sq_lock);
+    sib_qlock(&qp->sq_lock);
     s = atomic_load(&qp->sh->state);
     if (s != IBV_QPS_RTS && s != IBV_QPS_ERR)
         rc = EINVAL;
@@ -366,7 +383,7 @@ int sib_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_w
     if (rc)
         *bad = wr;
     sib_sq_progress(qp);
-    pthread_mutex_unlock(&qp->sq_lock);
+    sib_qunlock(&qp->sq_lock);
     return rc;
 }
 
@@ -377,21 +394,17 @@ static void progress_all(struct sib_ctx *c)
 
     pthread_mutex_lock(&c->lock);
     for (q = c->qps; q; q = q->next) {
-        if (q->sq_exec == q->sq_tail || pthread_mutex_trylock(&q->sq_lock))
+        if (q->sq_exec == q->sq_tail || !sib_qtrylock(&q->sq_lock))
             continue;
         sib_sq_progress(q);
-        pthread_mutex_unlock(&q->sq_lock);
+        sib_qunlock(&q->sq_lock);
     }
     pthread_mutex_unlock(&c->lock);
 }
 
-void sib_ctx_progress(struct sib_ctx *c)
+void sib_ctx_progress_run(struct sib_ctx *c, uint32_t err_epoch)
 {
-    uint32_t e = atomic_load_explicit(&c->seg->err_epoch, memory_order_relaxed);
-
-    if (!atomic_load_explicit(&c->npending, memory_order_relaxed) && e == c->err_seen)
-        return;
-    c->err_seen = e;
+    c->err_seen = err_epoch;
     progress_all(c);
 }
 

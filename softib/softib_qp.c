@@ -150,7 +150,7 @@ static struct sib_qp *qp_new(struct ibv_pd *pd, struct ibv_qp_init_attr *a, int 
         free(qp);
         return NULL;
     }
-    pthread_mutex_init(&qp->sq_lock, NULL);
+    sib_qlock_init(&qp->sq_lock);
     return qp;
 }
 
@@ -341,7 +341,7 @@ int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
     enum ibv_qp_state cur, next;
     int rc;
 
-    pthread_mutex_lock(&qp->sq_lock);
+    sib_qlock(&qp->sq_lock);
     cur = (enum ibv_qp_state)atomic_load(&qp->sh->state);
     next = (attr_mask & IBV_QP_STATE) ? attr->qp_state : cur;
     rc = qkey_check(attr, attr_mask);
@@ -355,7 +355,7 @@ int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
         attr_apply(qp, attr, attr_mask);
         state_enter(qp, next);
     }
-    pthread_mutex_unlock(&qp->sq_lock);
+    sib_qunlock(&qp->sq_lock);
     sib_log("modify_qp 0x%x %d -> %d mask 0x%x: %s", ibqp->qp_num, cur, next, attr_mask,
             rc ? strerror(rc) : "ok");
     return rc;
@@ -402,7 +402,7 @@ int ibv_destroy_qp(struct ibv_qp *ibqp)
 
     sib_qp_unregister(qp->sh->qpn, c->seg->lid);
     qp_unlink(c, qp);
-    pthread_mutex_lock(&qp->sq_lock);
+    sib_qlock(&qp->sq_lock);
     if (qp->waiting)
         atomic_fetch_sub(&c->npending, 1);
     if (!qp->sh->srq_off)
@@ -410,7 +410,7 @@ int ibv_destroy_qp(struct ibv_qp *ibqp)
     atomic_store(&qp->sh->state, SIB_QPS_FREED);
     if (!qp->sh->srq_off)
         sib_spin_unlock(&qp->sh->rq.lock);
-    pthread_mutex_unlock(&qp->sq_lock);
+    sib_qunlock(&qp->sq_lock);
     sib_cq_forget_qp((struct sib_cq *)ibqp->send_cq, qp);
     wq_fini(c->seg, &qp->sh->rq);
     sib_free(c->seg, qp->off, sizeof(*qp->sh));

@@ -133,6 +133,8 @@ static void config_parse(void)
     ns_parse();
     fabric_parse();
     sib_fault_config_load();
+    sib_cfg.faults =
+        sib_cfg.delay_us || sib_cfg.fail_after || sib_cfg.drop_rate > 0 || sib_fault_active();
 }
 
 /* Parsed at each device list / open, so a test may change variables between contexts. */
@@ -154,7 +156,7 @@ void sib_log_write(const char *fmt, ...)
     fprintf(stderr, "%s\n", buf);
 }
 
-static pid_t g_pid;
+pid_t sib_g_pid; /* 0 until asked, and again in a forked child */
 
 static void pid_reset(void);
 
@@ -165,19 +167,17 @@ static void pthread_atfork_child_reset(void)
 
 static void pid_reset(void)
 {
-    g_pid = 0;
+    sib_g_pid = 0;
 }
 
 /* getpid() is a real system call, and costly on virtual machines: cache it. */
-pid_t sib_pid(void)
+pid_t sib_pid_init(void)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-    if (!g_pid) {
-        pthread_once(&once, pthread_atfork_child_reset);
-        g_pid = getpid();
-    }
-    return g_pid;
+    pthread_once(&once, pthread_atfork_child_reset);
+    sib_g_pid = getpid();
+    return sib_g_pid;
 }
 
 uint64_t sib_now_ns(void)
@@ -193,7 +193,7 @@ static bool pid_alive(pid_t pid)
     return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
 }
 
-void sib_spin_lock(sib_spin_t *l)
+void sib_spin_lock_wait(sib_spin_t *l)
 {
     int32_t me = sib_pid(), cur;
     unsigned n = 0;
@@ -215,11 +215,6 @@ void sib_spin_lock(sib_spin_t *l)
         }
         sched_yield();
     }
-}
-
-void sib_spin_unlock(sib_spin_t *l)
-{
-    atomic_store_explicit(&l->owner, 0, memory_order_release);
 }
 
 /* Robust locks: a process that dies holding one must not wedge its peers. */

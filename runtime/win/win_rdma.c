@@ -465,8 +465,20 @@ static ibex_status_t copy_whole(ibex_win_t *win, const ibex_win_op_t *op, const 
     return st;
 }
 
-/* A contiguous target: one WRITE / READ from the origin's buffer (registered through the
- * transport's cache) or from a bounce buffer; a non-contiguous one: a WRITE / READ per run. */
+/* The registration of an origin buffer inside this rank's own window memory (registered at
+ * creation, held until Win_free): the transport then needs no lookup in its cache. */
+static struct ibex_tl_mem *own_window_mem(const ibex_win_t *win, const char *local, size_t len)
+{
+    const char *base = win->base;
+    if (!win->rmem || win->flavor == MPI_WIN_FLAVOR_DYNAMIC || local < base ||
+        len > (size_t)win->size || (size_t)(local - base) > (size_t)win->size - len)
+        return NULL;
+    return win->rmem;
+}
+
+/* A contiguous target: one WRITE / READ from the origin's buffer (its window's registration
+ * when it lies in this rank's window memory, else registered through the transport's cache) or
+ * from a bounce buffer; a non-contiguous one: a WRITE / READ per run. */
 bool ibex_win_rdma_copy(ibex_win_t *win, const ibex_win_op_t *op, const win_hdr_t *h, int *rc_p)
 {
     bool put = op->kind == IBEX_WIN_OP_PUT;
@@ -488,6 +500,7 @@ bool ibex_win_rdma_copy(ibex_win_t *win, const ibex_win_op_t *op, const win_hdr_
         uint64_t remote = data_base(win, t) + h->addr + (uint64_t)op->tdt->true_lb;
         ibex_tl_rma_t d = {.local = local,
                            .len = h->bytes,
+                           .local_mem = own_window_mem(win, local, h->bytes),
                            .remote = remote,
                            .rkey = data_key(win, t, remote),
                            .comp = &r->comp};

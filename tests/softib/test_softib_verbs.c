@@ -18,7 +18,9 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -236,6 +238,74 @@ static void test_one_sided_opcodes(void **state)
     assert_int_equal(wc[0].byte_len, 8);
     assert_int_equal(*(uint64_t *)(e.buf + 16392), 40);
     assert_int_equal(*tgt, 41);
+    assert_int_equal(ibv_destroy_qp(b), 0);
+    t_ep_close(&e);
+}
+
+struct poster {
+    struct t_ep *e;
+    uint64_t *tgt;
+    _Atomic int *inflight;
+    int id, n;
+};
+
+/* Posts n signalled fetch-and-adds of 1, at most 8 of all posters in flight (the queue holds 32).
+ */
+static void *poster_main(void *arg)
+{
+    struct poster *p = arg;
+    struct ibv_sge s = t_sge(p->e, 16384 + 64 * (size_t)p->id, 8);
+    int i;
+
+    for (i = 0; i < p->n; i++) {
+        while (atomic_fetch_add(p->inflight, 1) >= 8) {
+            atomic_fetch_sub(p->inflight, 1);
+            sched_yield();
+        }
+        T_ASSERT(t_post_send(p->e->qp, IBV_WR_ATOMIC_FETCH_AND_ADD, &s, 1, (uintptr_t)p->tgt,
+                             p->e->mr->rkey, IBV_SEND_SIGNALED,
+                             ((uint64_t)p->id << 32) | (uint64_t)i) == 0);
+    }
+    return NULL;
+}
+
+/* Two threads post to one QP at once (the send queue's lock): every request executes once, the
+ * count is exact, and each thread's requests complete in its own order. */
+static void test_post_threads(void **state)
+{
+    enum { N = 2000 };
+    struct poster p[2];
+    pthread_t th[2];
+    _Atomic int inflight = 0;
+    uint64_t next[2] = {0, 0};
+    struct ibv_wc wc[8];
+    struct ibv_qp *b;
+    struct t_ep e;
+    int i, k, done = 0;
+
+    (void)state;
+    loop_pair(&e, &b);
+    *(uint64_t *)(e.buf + 8192) = 0;
+    for (i = 0; i < 2; i++) {
+        p[i] = (struct poster){&e, (uint64_t *)(e.buf + 8192), &inflight, i, N};
+        assert_int_equal(pthread_create(&th[i], NULL, poster_main, &p[i]), 0);
+    }
+    while (done < 2 * N) {
+        k = t_poll(e.cq, wc, 1, 5000);
+        assert_true(k > 0);
+        for (i = 0; i < k; i++) {
+            uint64_t t = wc[i].wr_id >> 32;
+
+            assert_int_equal(wc[i].status, IBV_WC_SUCCESS);
+            assert_true(t < 2);
+            assert_int_equal(wc[i].wr_id & 0xffffffffu, next[t]++);
+        }
+        atomic_fetch_sub(&inflight, k);
+        done += k;
+    }
+    for (i = 0; i < 2; i++)
+        pthread_join(th[i], NULL);
+    assert_int_equal(*(uint64_t *)(e.buf + 8192), 2 * N);
     assert_int_equal(ibv_destroy_qp(b), 0);
     t_ep_close(&e);
 }
@@ -689,6 +759,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_two_sided_opcodes, t_setup, t_teardown),
         cmocka_unit_test_setup_teardown(test_one_sided_opcodes, t_setup, t_teardown),
         cmocka_unit_test_setup_teardown(test_atomic_cas_and_unsignaled, t_setup, t_teardown),
+        cmocka_unit_test_setup_teardown(test_post_threads, t_setup, t_teardown),
         cmocka_unit_test_setup_teardown(test_counters, t_setup, t_teardown),
         cmocka_unit_test_setup_teardown(test_queue_depth, t_setup, t_teardown),
         cmocka_unit_test_setup_teardown(test_cross_process_sizes, t_setup, t_teardown),

@@ -4,8 +4,9 @@
  * is preloaded and MT_WIN_RDMA=1 says the library was asked for that path, softib's operation
  * counters (softib_counters.h) to prove how each operation travelled:
  *   - a contiguous Put is one RDMA WRITE, a Get one RDMA READ (also from a non-contiguous
- *     origin), Fetch_and_op / Compare_and_swap one atomic each, lock and unlock atomics, and
- *     the origin sends nothing in the whole epoch;
+ *     origin; from the origin's own window memory without a registration-cache lookup, MPI_T's
+ *     ibex_verbs_reg_hits / _misses), Fetch_and_op / Compare_and_swap one atomic each, lock and
+ * unlock atomics, and the origin sends nothing in the whole epoch;
  *   - a strided target: one WRITE / READ per block, nothing sent to the target;
  *   - a target computing in a loop without MPI calls while the others lock, put, get (also to
  *     a strided target), fetch-and-add, flush and unlock: each origin's epoch takes well under
@@ -80,6 +81,76 @@ static void counted(MPI_Win win, long *base)
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == t && size > 1)
         CHECK(base[N] == size - 1 && base[N + 1] == 7);
+}
+
+/* The verbs registration cache's hits and misses, counted from when the handles start. */
+typedef struct {
+    MPI_T_pvar_session s;
+    MPI_T_pvar_handle h[2];
+} reg_counters_t;
+
+static void reg_open(reg_counters_t *c)
+{
+    static const char *names[] = {"ibex_verbs_reg_hits", "ibex_verbs_reg_misses"};
+    CHECK_RC(MPI_T_pvar_session_create(&c->s));
+    for (int k = 0; k < 2; k++) {
+        int i, count;
+        CHECK_RC(MPI_T_pvar_get_index(names[k], MPI_T_PVAR_CLASS_COUNTER, &i));
+        CHECK_RC(MPI_T_pvar_handle_alloc(c->s, i, NULL, &c->h[k], &count));
+    }
+    CHECK_RC(MPI_T_pvar_start(c->s, MPI_T_PVAR_ALL_HANDLES));
+}
+
+static unsigned long long reg_lookups(reg_counters_t *c)
+{
+    unsigned long long sum = 0;
+    for (int k = 0; k < 2; k++) {
+        unsigned long long v = 0;
+        CHECK_RC(MPI_T_pvar_read(c->s, c->h[k], &v));
+        sum += v;
+    }
+    return sum;
+}
+
+/* An origin buffer inside the origin's own window memory travels with the window's
+ * registration: a Put from it and a Get into it look nothing up in the registration cache. */
+static void own_origin(MPI_Win win, long *base)
+{
+    int t = size - 1, provided;
+    if (!counters || rank != 0 || t == 0) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        return;
+    }
+    CHECK_RC(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+    CHECK_RC(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win));
+    for (int i = 0; i < N; i++)
+        base[3 * N + i] = 5000 + i;
+    reg_counters_t rc;
+    reg_open(&rc);
+    unsigned long long before = reg_lookups(&rc);
+    CHECK_RC(MPI_Put(base + 3 * N, N, MPI_LONG, t, 2 * N, N, MPI_LONG, win));
+    CHECK_RC(MPI_Win_flush(t, win));
+    memset(base + 3 * N, 0, N * sizeof(long));
+    CHECK_RC(MPI_Get(base + 3 * N, N, MPI_LONG, t, 2 * N, N, MPI_LONG, win));
+    CHECK_RC(MPI_Win_flush(t, win));
+    CHECK(reg_lookups(&rc) == before);
+    unsigned long long seen = reg_lookups(&rc);
+    for (int i = 0; i < N; i++)
+        CHECK(base[3 * N + i] == 5000 + i);
+    memset(base + 3 * N, 0, N * sizeof(long)); /* both places zero again for the tests after */
+    CHECK_RC(MPI_Put(base + 3 * N, N, MPI_LONG, t, 2 * N, N, MPI_LONG, win));
+    CHECK_RC(MPI_Win_unlock(t, win));
+    long other[4] = {1, 2, 3, 4}; /* the counters do count: an origin outside the window */
+    CHECK_RC(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win));
+    CHECK_RC(MPI_Put(other, 4, MPI_LONG, t, 2 * N, 4, MPI_LONG, win));
+    CHECK_RC(MPI_Win_flush(t, win));
+    CHECK(reg_lookups(&rc) > seen);
+    long zero[4] = {0};
+    CHECK_RC(MPI_Put(zero, 4, MPI_LONG, t, 2 * N, 4, MPI_LONG, win));
+    CHECK_RC(MPI_Win_unlock(t, win));
+    CHECK_RC(MPI_T_pvar_session_free(&rc.s));
+    CHECK_RC(MPI_T_finalize());
+    MPI_Barrier(MPI_COMM_WORLD);
 }
 
 /* A strided origin into a contiguous target is still one WRITE (packed first); reading back
@@ -434,6 +505,7 @@ static void dynamic(int nocpu)
 static void run(MPI_Win win, long *base, MPI_Aint bytes, int fast)
 {
     counted(win, base);
+    own_origin(win, base);
     strided(win, base);
     strided_target(win, base);
     busy_target(win, base, fast);

@@ -27,15 +27,16 @@
 #define VERBS_ADDR_MAGIC   0x49425632u /* "IBV2" */
 
 /* Connection manager: one UD QP per process (verbs_cm.c). */
-#define VERBS_CM_MAGIC      0x4942434du /* "IBCM" */
-#define VERBS_CM_QKEY       0x1be5u
-#define VERBS_CM_RECVS      64  /* UD receive buffers */
-#define VERBS_CM_SENDS      16  /* UD send slots */
-#define VERBS_CM_SLOT       256 /* bytes per UD buffer: 40-byte GRH + message */
-#define VERBS_CM_GRH        40
-#define VERBS_CM_RETRY_NS   2000000ull   /* first retransmission of a handshake step */
-#define VERBS_CM_BACKOFF_NS 500000000ull /* longest interval between retransmissions */
-#define VERBS_REPOST_BATCH  8            /* receive buffers reposted to the SRQ in one call */
+#define VERBS_CM_MAGIC       0x4942434du /* "IBCM" */
+#define VERBS_CM_QKEY        0x1be5u
+#define VERBS_CM_RECVS       64  /* UD receive buffers */
+#define VERBS_CM_SENDS       16  /* UD send slots */
+#define VERBS_CM_SLOT        256 /* bytes per UD buffer: 40-byte GRH + message */
+#define VERBS_CM_GRH         40
+#define VERBS_CM_RETRY_NS    2000000ull   /* first retransmission of a handshake step */
+#define VERBS_CM_BACKOFF_NS  500000000ull /* longest interval between retransmissions */
+#define VERBS_REPOST_BATCH   8            /* receive buffers reposted to the SRQ in one call */
+#define VERBS_RCACHE_HOT_MAX 8            /* most hot slots of the registration cache */
 
 /* Immediate data of every SEND: credits returned to the receiver of the SEND (low 16 bits) and
  * whether the message is only that (no payload for recv_cb). */
@@ -67,6 +68,7 @@ typedef struct verbs_cfg {
     int rc_timeout;       /* IB local ack timeout exponent (4.096 us * 2^n) */
     int retry_count;      /* transport retries before a peer is declared dead */
     long long rcache_max; /* registration cache limit in bytes */
+    int rcache_hot;       /* recent registrations found without the cache's lock (0: off) */
     int connect_timeout;  /* seconds a connection request may go unanswered, 0: no limit */
     int fork;             /* call ibv_fork_init() at start-up */
 } verbs_cfg_t;
@@ -100,6 +102,7 @@ struct ibex_tl_mem {
     uint32_t refcnt;                         /* runtime handles + in-flight transfers */
     bool cached;                             /* findable in the cache (not invalidated) */
     bool pinned;                             /* mem_alloc memory: never evicted */
+    bool hot;                                /* in the cache's hot slots (one reference) */
     struct ibex_tl_mem *lru_prev, *lru_next; /* unused entries, oldest first */
 };
 
@@ -120,6 +123,13 @@ typedef struct verbs_rcache {
     ibex_tl_mem_t **dead; /* invalidated by a memory hook, deregistered by the owner thread */
     size_t ndead, dead_cap;
     verbs_rcache_stats_t st;
+    /* Hot slots: the last registrations looked up, each holding a reference, searched by the
+     * owner thread without the lock (verbs_mr.c). A memory hook that invalidates one raises
+     * hot_stale; the next lookup under the lock lets it go. */
+    ibex_tl_mem_t *hot[VERBS_RCACHE_HOT_MAX];
+    unsigned nhot, hot_next;
+    int hot_stale;
+    unsigned long hot_hits;
 } verbs_rcache_t;
 
 /* Connection state of an endpoint (verbs_cm.c). Sends are allowed only in CONNECTED: before

@@ -29,6 +29,9 @@ static const ibex_cfg_entry_t verbs_table[] = {
      "RC transport retries before a peer is declared unreachable"},
     {"VERBS_RCACHE_MAX", IBEX_CFG_SIZE, "1g", NULL, &ibex_verbs_cfg.rcache_max,
      "bytes kept registered by the registration cache (least recently used evicted)"},
+    {"VERBS_RCACHE_HOT", IBEX_CFG_INT, "4", NULL, &ibex_verbs_cfg.rcache_hot,
+     "registrations last looked up that the next lookup finds without the cache's lock, each "
+     "kept registered while it stays among them (0 to 8; 0: every lookup takes the lock)"},
     {"VERBS_CONNECT_TIMEOUT", IBEX_CFG_INT, "0", NULL, &ibex_verbs_cfg.connect_timeout,
      "seconds a peer may leave a connection request unanswered before it is declared unreachable "
      "(0: wait, warning from 10 s on)"},

@@ -17,6 +17,16 @@
  * The hooks may run on any thread (PMIx's, the program's), so the cache has a mutex; verbs
  * calls that themselves unmap (providers) run with a thread-local flag that makes the report
  * skip the cache, and deregistration of invalidated entries is left to the owner thread.
+ *
+ * Hot slots (IBEX_VERBS_RCACHE_HOT): the entries of the last lookups each hold one reference
+ * in a small array that only the owner thread (the transport's caller, serialised by the
+ * runtime) reads and writes. A lookup inside one of them, still valid, is a hit without the
+ * lock: a put / get loop from one buffer takes the mutex only on its first transfer. Safe
+ * against the hooks because a hot entry is never freed behind the owner's back (its reference
+ * keeps it out of the LRU and of the hooks' deregistration) and the hooks clear its `cached`
+ * (an atomic store, under the lock) before the memory goes: the owner's atomic load sees it and
+ * takes the locked path, which lets the entry go. An entry stays registered while it is hot;
+ * beyond the size limit hot entries are let go too.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -42,6 +52,15 @@ static uintptr_t page_down(uintptr_t a)
 static uintptr_t page_up(uintptr_t a)
 {
     return page_down(a + ibex_verbs_page_size() - 1);
+}
+
+/* Only the owner thread changes a reference count (under the lock, or on a hot entry without
+ * it); the hooks read it under the lock. Relaxed atomics, no locked instruction. */
+static uint32_t ref_add(ibex_tl_mem_t *m, int d)
+{
+    uint32_t v = __atomic_load_n(&m->refcnt, __ATOMIC_RELAXED) + (uint32_t)d;
+    __atomic_store_n(&m->refcnt, v, __ATOMIC_RELAXED);
+    return v;
 }
 
 static void lru_remove(verbs_rcache_t *rc, ibex_tl_mem_t *m)
@@ -91,7 +110,7 @@ static void ents_remove(verbs_rcache_t *rc, ibex_tl_mem_t *m)
     memmove(&rc->ents[i - 1], &rc->ents[i], (rc->n - i) * sizeof(*rc->ents));
     rc->n--;
     rc->bytes -= m->end - m->start;
-    m->cached = false;
+    __atomic_store_n(&m->cached, false, __ATOMIC_RELEASE); /* the hot path loads it unlocked */
 }
 
 static ibex_status_t ents_insert(verbs_rcache_t *rc, ibex_tl_mem_t *m)
@@ -111,7 +130,7 @@ static ibex_status_t ents_insert(verbs_rcache_t *rc, ibex_tl_mem_t *m)
     rc->bytes += m->end - m->start;
     if (m->end - m->start > rc->max_len)
         rc->max_len = m->end - m->start;
-    m->cached = true;
+    __atomic_store_n(&m->cached, true, __ATOMIC_RELEASE);
     return IBEX_OK;
 }
 
@@ -129,7 +148,9 @@ static void mem_destroy(ibex_tl_mem_t *m)
 static void rcache_drop(verbs_rcache_t *rc, ibex_tl_mem_t *m, bool from_hook)
 {
     ents_remove(rc, m);
-    if (m->refcnt > 0)
+    if (m->hot)
+        __atomic_store_n(&rc->hot_stale, 1, __ATOMIC_RELAXED); /* the owner lets it go */
+    if (__atomic_load_n(&m->refcnt, __ATOMIC_RELAXED) > 0)
         return; /* deregistered by its last put */
     lru_remove(rc, m);
     if (!from_hook) {
@@ -155,11 +176,19 @@ static void rcache_reap(verbs_rcache_t *rc)
         mem_destroy(rc->dead[--rc->ndead]);
 }
 
+static void hot_release(verbs_rcache_t *rc, unsigned i);
+
 static void rcache_evict(verbs_rcache_t *rc)
 {
-    while (rc->bytes > rc->max && rc->lru_head) {
-        rc->st.evictions++;
-        rcache_drop(rc, rc->lru_head, false);
+    for (unsigned k = 0; rc->bytes > rc->max; k++) {
+        if (rc->lru_head) {
+            rc->st.evictions++;
+            rcache_drop(rc, rc->lru_head, false);
+        } else if (k < rc->nhot) {
+            hot_release(rc, (rc->hot_next + k) % rc->nhot); /* oldest first, then the LRU */
+        } else {
+            break;
+        }
     }
 }
 
@@ -222,18 +251,86 @@ static ibex_status_t mem_create(verbs_rcache_t *rc, uintptr_t start, uintptr_t e
     return IBEX_OK;
 }
 
-ibex_status_t ibex_verbs_rcache_get(verbs_rcache_t *rc, void *addr, size_t len,
-                                    ibex_tl_mem_t **mem_p)
+/* One reference less, under the lock: the last one puts the entry in the LRU, or deregisters
+ * it when it was invalidated meanwhile. */
+static void ref_drop(verbs_rcache_t *rc, ibex_tl_mem_t *m)
 {
-    uintptr_t a = (uintptr_t)addr, end = a + (len ? len : 1);
+    ibex_assert(m->refcnt > 0);
+    if (ref_add(m, -1) > 0)
+        return;
+    if (m->cached) {
+        lru_append(rc, m);
+        rcache_evict(rc);
+    } else {
+        mem_destroy(m);
+    }
+}
+
+/* Lets hot slot i go (under the lock): its reference is dropped. */
+static void hot_release(verbs_rcache_t *rc, unsigned i)
+{
+    ibex_tl_mem_t *m = rc->hot[i];
+    if (!m)
+        return;
+    rc->hot[i] = NULL;
+    m->hot = false;
+    ref_drop(rc, m);
+}
+
+/* Under the lock: the hot slots the memory hooks invalidated go. */
+static void hot_sweep(verbs_rcache_t *rc)
+{
+    if (!__atomic_exchange_n(&rc->hot_stale, 0, __ATOMIC_RELAXED))
+        return;
+    for (unsigned i = 0; i < rc->nhot; i++)
+        if (rc->hot[i] && !rc->hot[i]->cached)
+            hot_release(rc, i);
+}
+
+/* Under the lock: m, just looked up, takes the next hot slot (the oldest goes). */
+static void hot_add(verbs_rcache_t *rc, ibex_tl_mem_t *m)
+{
+    if (rc->nhot == 0 || m->hot || !m->cached)
+        return;
+    unsigned i = rc->hot_next;
+    rc->hot_next = (i + 1) % rc->nhot;
+    ref_add(m, 1); /* before the old one's release */
+    hot_release(rc, i);
+    m->hot = true;
+    rc->hot[i] = m;
+}
+
+/* The owner's lookup without the lock: a hot entry covering [a, end) that no hook invalidated. */
+static ibex_tl_mem_t *hot_find(verbs_rcache_t *rc, uintptr_t a, uintptr_t end)
+{
+    if (__atomic_load_n(&rc->hot_stale, __ATOMIC_RELAXED))
+        return NULL;
+    for (unsigned i = 0; i < rc->nhot; i++) {
+        ibex_tl_mem_t *m = rc->hot[i];
+        if (m && m->start <= a && end <= m->end && __atomic_load_n(&m->cached, __ATOMIC_ACQUIRE)) {
+            ref_add(m, 1);
+            rc->hot_hits++;
+            return m;
+        }
+    }
+    return NULL;
+}
+
+/* The lookup under the lock (and the registration of a miss), out of line: a hot hit saves no
+ * registers for it. */
+static __attribute__((noinline)) ibex_status_t
+rcache_get_locked(verbs_rcache_t *rc, uintptr_t a, uintptr_t end, ibex_tl_mem_t **mem_p)
+{
+    ibex_tl_mem_t *m;
     rcache_busy++;
     pthread_mutex_lock(&rc->lock);
     rcache_reap(rc);
+    hot_sweep(rc);
     ibex_status_t st = IBEX_OK;
-    ibex_tl_mem_t *m = rcache_find(rc, a, end);
+    m = rcache_find(rc, a, end);
     if (m) {
         rc->st.hits++;
-        if (m->refcnt++ == 0)
+        if (ref_add(m, 1) == 1)
             lru_remove(rc, m);
     } else {
         rc->st.misses++;
@@ -244,6 +341,8 @@ ibex_status_t ibex_verbs_rcache_get(verbs_rcache_t *rc, void *addr, size_t len,
                 rcache_evict(rc);
         }
     }
+    if (st == IBEX_OK)
+        hot_add(rc, m);
     pthread_mutex_unlock(&rc->lock);
     rcache_busy--;
     if (st == IBEX_OK)
@@ -251,19 +350,26 @@ ibex_status_t ibex_verbs_rcache_get(verbs_rcache_t *rc, void *addr, size_t len,
     return st;
 }
 
+ibex_status_t ibex_verbs_rcache_get(verbs_rcache_t *rc, void *addr, size_t len,
+                                    ibex_tl_mem_t **mem_p)
+{
+    uintptr_t a = (uintptr_t)addr, end = a + (len ? len : 1);
+    ibex_tl_mem_t *m = hot_find(rc, a, end);
+    if (!m)
+        return rcache_get_locked(rc, a, end, mem_p);
+    *mem_p = m;
+    return IBEX_OK;
+}
+
 void ibex_verbs_rcache_put(verbs_rcache_t *rc, ibex_tl_mem_t *m)
 {
+    if (m->hot) { /* the slot's own reference remains: never the last one */
+        ref_add(m, -1);
+        return;
+    }
     rcache_busy++;
     pthread_mutex_lock(&rc->lock);
-    ibex_assert(m->refcnt > 0);
-    if (--m->refcnt == 0) {
-        if (m->cached) {
-            lru_append(rc, m);
-            rcache_evict(rc);
-        } else {
-            mem_destroy(m);
-        }
-    }
+    ref_drop(rc, m);
     pthread_mutex_unlock(&rc->lock);
     rcache_busy--;
 }
@@ -277,6 +383,8 @@ ibex_status_t ibex_verbs_rcache_init(verbs_rcache_t *rc, struct ibv_pd *pd, size
     ibex_status_t st = ibex_verbs_memhooks_register(rcache_unmapped, rc);
     if (st == IBEX_OK) {
         rcache_hooked = rc;
+        int hot = ibex_verbs_cfg.rcache_hot;
+        rc->nhot = hot < 0 ? 0 : hot > VERBS_RCACHE_HOT_MAX ? VERBS_RCACHE_HOT_MAX : (unsigned)hot;
         return IBEX_OK;
     }
     /* nothing reports unmapped memory to this cache: a kept registration could go stale */
@@ -297,6 +405,8 @@ void ibex_verbs_rcache_fini(verbs_rcache_t *rc)
     rcache_busy++;
     pthread_mutex_lock(&rc->lock);
     rcache_reap(rc);
+    for (unsigned i = 0; i < rc->nhot; i++)
+        hot_release(rc, i);
     for (size_t i = 0; i < rc->n; i++) {
         if (rc->ents[i]->refcnt > 0 && !rc->ents[i]->pinned)
             ibex_debug(MEM, "registration [%#lx, %#lx) still in use at close",
@@ -316,6 +426,7 @@ void ibex_verbs_rcache_stats(ibex_tl_t *tl, verbs_rcache_stats_t *st_p)
     verbs_rcache_t *rc = &tl->rcache;
     pthread_mutex_lock(&rc->lock);
     *st_p = rc->st;
+    st_p->hits += rc->hot_hits;
     st_p->bytes = rc->bytes;
     st_p->entries = rc->n;
     pthread_mutex_unlock(&rc->lock);
@@ -396,6 +507,9 @@ ibex_status_t ibex_verbs_mem_free(ibex_tl_t *tl, void *ptr)
         }
     }
     if (found) {
+        for (unsigned i = 0; i < rc->nhot; i++)
+            if (rc->hot[i] == found)
+                hot_release(rc, i);
         found->pinned = false;
         ents_remove(rc, found);
         if (--found->refcnt == 0)

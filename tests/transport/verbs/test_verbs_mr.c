@@ -2,7 +2,8 @@
 /*
  * Unit tests of the registration cache (transport/verbs/verbs_mr.c) and its memory hooks
  * (verbs_memhooks.c): hits, sub-range hits, LRU eviction under the size limit, in-use entries
- * never evicted, invalidation by munmap, MPI_Alloc_mem memory, a heap buffer from before the
+ * never evicted, invalidation by munmap, MPI_Alloc_mem memory, the hot slots (a hit without the
+ * lock, unmapped hot memory registered afresh, the size limit), a heap buffer from before the
  * transport opened freed and reused, and the policy tests (test_policy_*): what the hooks do with
  * and without verbs in IBEX_TRANSPORTS. One process with the transport open on softib
  * (test_verbs_mr.sh preloads it, with SOFTIB_STALE_CHECK=1).
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -128,12 +130,19 @@ static void test_lru_eviction(void **state)
     free(buf);
 }
 
+/* len bytes of fresh anonymous memory. */
+static char *anon(size_t len)
+{
+    char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(p != MAP_FAILED);
+    return p;
+}
+
 static void test_munmap_invalidates(void **state)
 {
     ibex_tl_t *tl = *state;
     size_t len = 4 * PG;
-    char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    assert_true(p != MAP_FAILED);
+    char *p = anon(len);
     ibex_tl_mem_t *a, *b;
     assert_int_equal(ops->mem_reg(tl, p, len, &a), IBEX_OK);
     ops->mem_dereg(tl, a);
@@ -163,6 +172,90 @@ static void test_munmap_in_use(void **state)
     ops->mem_dereg(tl, a);
     ops->mem_dereg(tl, b);
     munmap(q, len);
+}
+
+static void check_read(ibex_tl_t *tl, ibex_tl_mem_t *src_mem, const unsigned char *src, size_t len);
+
+typedef struct {
+    ibex_tl_t *tl;
+    void *buf;
+    ibex_tl_mem_t *mem;
+    volatile int done;
+} lookup_t;
+
+static void *lookup_thread(void *arg)
+{
+    lookup_t *l = arg;
+    if (ops->mem_reg(l->tl, l->buf, 64, &l->mem) == IBEX_OK)
+        ops->mem_dereg(l->tl, l->mem);
+    l->done = 1;
+    return NULL;
+}
+
+/* A lookup of the registration just used is a hit without the cache's lock: it completes while
+ * the lock is held elsewhere (a memory hook on another thread); a different buffer waits. */
+static void test_hot_without_lock(void **state)
+{
+    ibex_tl_t *tl = *state;
+    verbs_rcache_t *rc = &tl->rcache;
+    char *buf = aligned_alloc(PG, 2 * PG);
+    ibex_tl_mem_t *a;
+    assert_int_equal(ops->mem_reg(tl, buf, 2 * PG, &a), IBEX_OK);
+    ops->mem_dereg(tl, a);
+    unsigned long hits = stats(tl).hits;
+    pthread_mutex_lock(&rc->lock);
+    lookup_t l = {.tl = tl, .buf = buf + 100};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, lookup_thread, &l), 0);
+    for (int i = 0; i < 2000 && !l.done; i++)
+        usleep(1000);
+    int done_locked = l.done;
+    pthread_mutex_unlock(&rc->lock);
+    pthread_join(th, NULL);
+    assert_true(done_locked);
+    assert_ptr_equal(l.mem, a);
+    assert_int_equal(stats(tl).hits, hits + 1);
+    free(buf);
+}
+
+/* A hot registration the program unmaps is not handed out again: the next lookup at that address
+ * registers the new pages, and the old registration goes once nothing uses it. */
+static void test_hot_invalidated(void **state)
+{
+    ibex_tl_t *tl = *state;
+    size_t len = 2 * PG;
+    char *p = anon(len);
+    ibex_tl_mem_t *a, *b, *c;
+    assert_int_equal(ops->mem_reg(tl, p, len, &a), IBEX_OK);
+    ops->mem_dereg(tl, a);
+    assert_true(a->hot);
+    munmap(p, len);
+    char *q = mmap(p, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    assert_true(q == p);
+    memset(q, 0x3c, len);
+    unsigned long misses = stats(tl).misses;
+    assert_int_equal(ops->mem_reg(tl, q, len, &b), IBEX_OK);
+    assert_int_equal(stats(tl).misses, misses + 1);   /* (a itself went: b may reuse its memory) */
+    check_read(tl, b, (const unsigned char *)q, len); /* softib: no STALE REGISTRATION */
+    assert_int_equal(ops->mem_reg(tl, q, PG, &c), IBEX_OK); /* and the new one is hot */
+    assert_ptr_equal(b, c);
+    ops->mem_dereg(tl, c);
+    ops->mem_dereg(tl, b);
+    munmap(q, len);
+}
+
+/* Hot entries count towards the size limit: beyond it they are let go like unused ones. */
+static void test_hot_limit(void **state)
+{
+    ibex_tl_t *tl = *state;
+    char *buf = aligned_alloc(PG, 16 * PG);
+    ibex_tl_mem_t *m;
+    for (int i = 0; i < 4; i++) { /* four 3-page entries, all hot: 12 pages > 8 */
+        assert_int_equal(ops->mem_reg(tl, buf + i * 4 * PG, 3 * PG, &m), IBEX_OK);
+        ops->mem_dereg(tl, m);
+    }
+    assert_true(stats(tl).bytes <= 8 * PG);
+    free(buf);
 }
 
 static void test_mem_alloc(void **state)
@@ -394,6 +487,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_munmap_invalidates, setup, teardown),
         cmocka_unit_test_setup_teardown(test_munmap_in_use, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mem_alloc, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hot_without_lock, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hot_invalidated, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hot_limit, setup, teardown),
         cmocka_unit_test(test_info),
         cmocka_unit_test(test_reuse_before_open),
         cmocka_unit_test(test_policy_malloc),
