@@ -44,7 +44,8 @@ static void cursor_seek(dt_cursor_t *c, const ibex_dt_t *dt, const void *buf, si
 }
 
 /* The next piece of at most max bytes at the cursor; advances past it. */
-static char *cursor_next(dt_cursor_t *c, size_t max, size_t *len_p)
+static inline __attribute__((always_inline)) char *cursor_next(dt_cursor_t *c, size_t max,
+                                                               size_t *len_p)
 {
     const ibex_dt_block_t *b = &c->dt->blocks[c->block];
     char *p = c->base + b->disp + c->skip;
@@ -99,10 +100,10 @@ void ibex_dt_vec_detect(ibex_dt_t *dt)
     if (nb % n_in)
         return;
     ptrdiff_t s_out = nb > n_in ? b[n_in].disp - b[0].disp : 0;
-    for (int i = 0; i < nb; i++)
-        if (b[i].len != b[0].len ||
-            b[i].disp != b[0].disp + (ptrdiff_t)(i / n_in) * s_out + (ptrdiff_t)(i % n_in) * s_in)
-            return;
+    for (int i = n_in; i < nb; i += n_in) /* every further row: the first one moved by s_out */
+        for (int k = 0; k < n_in; k++)
+            if (b[i + k].len != b[0].len || b[i + k].disp != b[i - n_in + k].disp + s_out)
+                return;
     *v = (ibex_dt_vec_t){.len = b[0].len,
                          .n_in = (size_t)n_in,
                          .n_out = (size_t)(nb / n_in),
