@@ -8,7 +8,7 @@
 # Usage (from the build directory, or with top_builddir set):
 #   examples/bench/compare.sh [-r ROUNDS] [-b "BENCHMARKS"] [-m MIN:MAX] [--step F] [-i ITERS]
 #                             [--np "2 4 8"] [-s "flush fence lock"] [--win allocate|create]
-#                             [--softib] [--async] [--probes N] [--baseline DIR] [--quick | --full] [-t SECONDS]
+#                             [--softib] [--async] [--probes N] [--block B] [--baseline DIR] [--quick | --full] [-t SECONDS]
 #                             [--budget SECONDS] [-o DIR] [--doc FILE]
 #   -b      benchmark names or areas (pt2pt coll nbc rma all; default "latency bw")
 #   -s      the one-sided synchronisations to run (each a separate run; default flush)
@@ -18,6 +18,9 @@
 #             so past 2 ranks here the column is plain Ibex): for the non-blocking overlap
 #   --probes  the non-blocking collectives call MPI_Test N times during their computation
 #             (ibex-bench -t, OSU's -t; default none, as OSU)
+#   --block   point-to-point messages of every library as the strided halo of ibex-bench --block B
+#             (MPI_Type_vector(size/B, B, 2B) of MPI_BYTE on both sides); run once without it for
+#             the contiguous time of the same bytes
 #   --baseline  also another Ibex build directory (e.g. the last release), as the column
 #             ibex-base: shows whether a change moved the figures beyond the noise
 #   --quick   a bounded smoke run: 1 round, all areas, sizes 0:4k by 16, 5 iterations
@@ -46,7 +49,7 @@ usage() {
     sed -n 's/^#   \{0,1\}//p' "$0" | sed -n '/^examples/,/is better/p' >&2
     exit 2
 }
-budget= base= rounds= benches= sizes= step= iters= nps= syncs= win=allocate softib= async= probes= limit=300 out= doc= preset=
+budget= base= rounds= benches= sizes= step= iters= nps= syncs= win=allocate softib= async= probes= block= limit=300 out= doc= preset=
 while [ $# -gt 0 ]; do
     case "$1" in
     -r) rounds=${2:-}; shift ;;
@@ -60,6 +63,7 @@ while [ $# -gt 0 ]; do
     --softib) softib=1 ;;
     --async) async=1 ;;
     --probes) probes=${2:-}; shift ;;
+    --block) block=${2:-}; shift ;;
     --baseline) base=${2:-}; shift ;;
     --quick) preset=quick ;;
     --full) preset=full ;;
@@ -81,6 +85,7 @@ esac
 : "${rounds:=7}" "${benches:=latency bw}" "${step:=2}" "${nps:=2}" "${syncs:=flush}" "${full:=0}"
 case "$rounds" in '' | *[!0-9]* | 0) echo "compare.sh: -r wants a count >= 1" >&2; exit 2 ;; esac
 case "${probes:-0}" in *[!0-9]*) echo "compare.sh: --probes wants a count >= 0" >&2; exit 2 ;; esac
+case "${block:-1}" in *[!0-9kKmM]* | 0) echo "compare.sh: --block wants a size >= 1" >&2; exit 2 ;; esac
 case "$limit" in '' | *[!0-9]* | 0) echo "compare.sh: -t wants seconds >= 1" >&2; exit 2 ;; esac
 case "${budget:-1}" in *[!0-9]* | 0) echo "compare.sh: --budget wants seconds >= 1" >&2; exit 2 ;; esac
 case "$win" in allocate | create) ;; *) echo "compare.sh: --win wants allocate or create" >&2; exit 2 ;; esac
@@ -195,12 +200,13 @@ args() {
     fi
     t=
     [ "$a" = nbc ] && [ -n "$probes" ] && t="-t $probes"
+    [ "$a" = pt2pt ] && [ -n "$block" ] && t="--block $block"
     echo "--format csv --step $st ${m:+-m $m} ${i:+-i $i}${t:+ $t}"
 }
 
 {
     echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-    echo "command: $0 -r $rounds -b \"$benches\" ${sizes:+-m $sizes }--step $step ${iters:+-i $iters }--np \"$nps\" -s \"$syncs\" --win $win${softib:+ --softib}${async:+ --async}${probes:+ --probes $probes}${base:+ --baseline $base}"
+    echo "command: $0 -r $rounds -b \"$benches\" ${sizes:+-m $sizes }--step $step ${iters:+-i $iters }--np \"$nps\" -s \"$syncs\" --win $win${softib:+ --softib}${async:+ --async}${probes:+ --probes $probes}${block:+ --block $block}${base:+ --baseline $base}"
     echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
     echo "cores: $cores"
     echo "memory: $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"

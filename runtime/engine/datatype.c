@@ -163,6 +163,7 @@ static void predef_pair(int index, const char *name, const pair_desc_t *d)
         p->priv.nruns = 1;
     }
     p->priv.nelems = 2;
+    ibex_dt_vec_detect(&p->dt);
 }
 
 static void predef_build(void)
@@ -296,6 +297,7 @@ bool ibex_dt_prefix_build(ibex_dt_t *dt)
         prefix[i + 1] = prefix[i] + dt->blocks[i].len;
     free(priv->prefix);
     priv->prefix = prefix;
+    ibex_dt_vec_detect(dt);
     return true;
 }
 

@@ -32,7 +32,18 @@ typedef struct ibex_dt_contents {
     MPI_Count *counts; /* their count, length, stride and displacement arguments */
 } ibex_dt_contents_t;
 
+/* A regular layout (dt_pack.c): one element is n_out rows stride_out apart, each n_in blocks
+ * of len bytes stride_in apart, the first at `first`; elements repeat every extent. len == 0:
+ * not regular (packing walks the blocks). A vector, hvector, a strided resized type, a vector
+ * of such a vector and an indexed type with regular blocks all have one. */
+typedef struct ibex_dt_vec {
+    size_t len;
+    size_t n_in, n_out;
+    ptrdiff_t first, stride_in, stride_out;
+} ibex_dt_vec_t;
+
 typedef struct ibex_dt_priv {
+    ibex_dt_vec_t vec;   /* regular shape for the specialised pack loops, or len == 0 */
     size_t *prefix;      /* nblocks + 1 prefix sums of block lengths: packed offset of a block */
     ibex_dt_run_t *runs; /* basic-element layout of one element (Get_elements on mixed types) */
     int nruns;
@@ -97,8 +108,10 @@ typedef struct ibex_dt_args {
 } ibex_dt_args_t;
 bool ibex_dt_contents_set_args(ibex_dt_t *dt, const ibex_dt_args_t *a, ibex_dt_t *const *types,
                                int nd);
-/* Fills dt->priv's prefix sums from its blocks; false when out of memory. */
+/* Fills dt->priv's prefix sums and regular shape from its blocks; false when out of memory. */
 bool ibex_dt_prefix_build(ibex_dt_t *dt);
+/* dt_pack.c: finds the regular shape of dt's blocks (priv->vec), or clears it. */
+void ibex_dt_vec_detect(ibex_dt_t *dt);
 
 /* dt_api.c: the type of a handle for an MPI entry point, raising MPI_ERR_TYPE (through
  * ibex_mpi_error) when it is not a live type; need_commit also rejects uncommitted types. */

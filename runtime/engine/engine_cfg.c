@@ -32,6 +32,10 @@ static const ibex_cfg_entry_t engine_table[] = {
      "PIPE: bytes per fragment, header included (at most what one send of the transport "
      "takes); 4k keeps the payload under IBEX_SHM_STREAM_MIN, so the ring copies it with "
      "ordinary stores and the receiver, which reads it at once, finds it in cache"},
+    {"DT_VECTOR", IBEX_CFG_BOOL, "1", NULL, &ibex_engine_cfg.dt_vector,
+     "1: datatypes whose blocks form a regular vector (nested at most once) pack and unpack "
+     "with loops specialised on the block length; 0: every type walks its block list",
+     IBEX_CFG_LIVE},
     {"UNEXPECTED_MAX", IBEX_CFG_SIZE, "256m", NULL, &ibex_engine_cfg.unexpected_max,
      "bytes of unexpected eager data buffered per process before senders are held back"},
     {"WAIT_POLICY", IBEX_CFG_ENUM, "auto", "auto|spin|yield", &ibex_engine_cfg.wait_policy,

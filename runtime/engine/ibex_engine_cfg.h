@@ -18,6 +18,7 @@ typedef struct ibex_engine_cfg {
     long long rndv_iov_min;   /* non-contiguous rendezvous: no pack from this block size */
     long long rndv_pipe_max;  /* auto scheme: PIPE up to this size on CPU-copy transports */
     long long rndv_pipe_frag; /* PIPE: bytes per fragment (header included) */
+    int dt_vector;            /* IBEX_DT_VECTOR: regular layouts pack without the block list */
     long long unexpected_max; /* bytes of buffered unexpected eager data per process */
     int wait_policy;          /* ibex_wait_policy_t */
     int spin_count;           /* progress polls before yielding */

@@ -5,7 +5,8 @@
  * and the receiver copies each into place (unpacking at its offset) as it arrives. On shared
  * memory that is two memcpy's overlapped, where process_vm_readv costs a page-pinning syscall
  * per message and a third of a microsecond per page here. No staging, no registration, any
- * datatype on either side (the sender packs each fragment, the receiver unpacks it); no FIN.
+ * datatype on either side (the sender packs each fragment once, into a buffer of its own, the
+ * receiver unpacks it); no FIN.
  * A full transport parks the request in the peer's backlog, which resumes it in order.
  */
 #include <stdlib.h>
@@ -15,23 +16,30 @@
 #include "ibex_engine_cfg.h"
 #include "ibex_log.h"
 
-/* Packs one non-contiguous fragment; grows to the largest fragment seen. */
-static char *pipe_scratch;
-static size_t pipe_scratch_len;
-
-static const void *pipe_payload(ibex_req_t *req, size_t off, size_t len)
+/* The payload of the fragment at req->frag_done: the user's bytes, or (non-contiguous) that
+ * fragment packed into the request's own buffer (staging, one fragment long). rma_local marks a
+ * fragment already packed: a full transport (IBEX_ERR_AGAIN) has the same fragment sent again
+ * from the backlog, which must not pack it again (a 64 KiB halo in 8-byte blocks packed each
+ * fragment four times here). */
+static const void *pipe_payload(ibex_req_t *req, size_t len, size_t max)
 {
     if (ibex_dt_is_contig(req->dt, req->count))
-        return (const char *)req->buf + req->dt->true_lb + off;
-    if (len > pipe_scratch_len) {
-        char *p = realloc(pipe_scratch, len);
-        if (!p)
-            return NULL;
-        pipe_scratch = p;
-        pipe_scratch_len = len;
-    }
-    ibex_dt_pack(req->buf, req->count, req->dt, off, pipe_scratch, len);
-    return pipe_scratch;
+        return (const char *)req->buf + req->dt->true_lb + req->frag_done;
+    if (req->rma_local)
+        return req->rma_local;
+    if (!req->staging && !(req->staging = malloc(max)))
+        return NULL;
+    ibex_dt_pack(req->buf, req->count, req->dt, req->frag_done, req->staging, len);
+    return req->rma_local = req->staging;
+}
+
+/* The sender is done (st): the fragment buffer goes. */
+static void pipe_send_done(ibex_req_t *req, ibex_status_t st)
+{
+    free(req->staging);
+    req->staging = NULL;
+    req->rma_local = NULL;
+    ibex_req_complete(req, st);
 }
 
 /* Sends fragments until done (the request completes: IBEX_OK) or the transport is full
@@ -45,7 +53,7 @@ ibex_status_t ibex_proto_pipe_stream(ibex_req_t *req)
     size_t max = frag - sizeof(ibex_frag_hdr_t);
     while (req->frag_done < req->rma_len) {
         size_t len = req->rma_len - req->frag_done < max ? req->rma_len - req->frag_done : max;
-        const void *p = pipe_payload(req, req->frag_done, len);
+        const void *p = pipe_payload(req, len, max);
         ibex_frag_hdr_t h = {.type = IBEX_HDR_FRAG,
                              .len = (uint32_t)len,
                              .req = req->peer_req,
@@ -56,12 +64,13 @@ ibex_status_t ibex_proto_pipe_stream(ibex_req_t *req)
         if (st != IBEX_OK) {
             ibex_error(PROTO, "fragment of %zu bytes to rank %d not sent: %s", len, ep->world_rank,
                        ibex_status_str(st));
-            ibex_req_complete(req, st);
+            pipe_send_done(req, st);
             return IBEX_OK;
         }
         req->frag_done += len;
+        req->rma_local = NULL; /* the next fragment is not packed yet */
     }
-    ibex_req_complete(req, IBEX_OK);
+    pipe_send_done(req, IBEX_OK);
     return IBEX_OK;
 }
 
@@ -72,11 +81,12 @@ void ibex_proto_pipe_on_cts(ibex_req_t *req, const ibex_ctl_hdr_t *cts)
     req->rma_len = cts->len < req->bytes ? cts->len : req->bytes;
     req->frag_done = 0;
     req->frag_go = true;
+    req->rma_local = NULL;
     if (!ibex_ep_has_backlog(req->ep) && ibex_proto_pipe_stream(req) == IBEX_OK)
         return;
     ibex_status_t st = ibex_ep_queue_req(req->ep, req);
     if (st != IBEX_OK)
-        ibex_req_complete(req, st);
+        pipe_send_done(req, st);
 }
 
 /* Receiver: matched an RTS|PIPE; n bytes fit (rma_status holds a truncation). */

@@ -3,12 +3,15 @@
  * Unit tests for packing (runtime/engine/dt_pack.c) against a reference model: every constructor is
  * mirrored by a naive typemap (one entry per basic element, never merged) from which the test
  * computes the expected bounds and the expected packed bytes, independently of the library's
- * flattened blocks, prefix sums and fragment cursor.
+ * flattened blocks, prefix sums and fragment cursor. Every case runs twice: with the regular
+ * (vector) fast path of dt_pack.c and with the block walk (IBEX_DT_VECTOR=0).
  */
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "dt_priv.h"
 #include "dt_test_util.h"
+#include "ibex_engine_cfg.h"
 
 typedef struct ref_entry {
     ptrdiff_t disp;
@@ -382,10 +385,12 @@ static void test_every_constructor(void **state)
     n++;
     cases[n] = mk_hvector(2, 1, 5, false, &cases[n - 1]); /* gaps between dense runs */
     n++;
-    for (int i = 0; i < n; i++) {
-        printf("# case %d: %s\n", i, cases[i].what);
-        check_case(&cases[i]);
-    }
+    for (int i = 0; i < n; i++)
+        for (int vec = 0; vec <= 1; vec++) {
+            printf("# case %d: %s (vector path %s)\n", i, cases[i].what, vec ? "on" : "off");
+            ibex_engine_cfg.dt_vector = vec;
+            check_case(&cases[i]);
+        }
     for (int i = 0; i < n; i++)
         if (cases[i].t != di.t)
             case_free(&cases[i]);
@@ -395,6 +400,76 @@ static void test_every_constructor(void **state)
     case_free(&shifted);
     free(i4.r.e), free(d8.r.e), free(s2.r.e), free(f4.r.e), free(c1.r.e), free(di.r.e);
     free(si.r.e);
+}
+
+/* One case of test_vector_shapes: its regular shape (block length, blocks per row, rows), or
+ * len 0 when it must walk its blocks. */
+static void check_shape(dtcase_t *c, size_t len, size_t n_in, size_t n_out)
+{
+    assert_int_equal(MPI_Type_commit(&c->t), MPI_SUCCESS);
+    const ibex_dt_vec_t *v = &ibex_dt_priv(ibex_dt_get(c->t))->vec;
+    printf("# shape: %s, block %zu x %zu x %zu\n", c->what, v->len, v->n_in, v->n_out);
+    assert_int_equal(v->len, len);
+    if (len) {
+        assert_int_equal(v->n_in, n_in);
+        assert_int_equal(v->n_out, n_out);
+    }
+    for (int vec = 0; vec <= 1; vec++) {
+        ibex_engine_cfg.dt_vector = vec;
+        check_case(c);
+    }
+    case_free(c);
+}
+
+/* Regular layouts take the specialised loops (block lengths 8, 16, 32, 64 and others, nested
+ * once, negative strides, strided resized types, indexed with empty blocks), and the pack is
+ * the reference's at every offset (check_case's random fragments start and end inside
+ * blocks); irregular ones keep the block walk. */
+static void test_vector_shapes(void **state)
+{
+    (void)state;
+    srand(777);
+    dtcase_t d8 = basic(MPI_DOUBLE, 8), i4 = basic(MPI_INT, 4), c1 = basic(MPI_CHAR, 1);
+    dtcase_t c;
+    c = mk_hvector(37, 1, 2, false, &d8);
+    check_shape(&c, 8, 37, 1);
+    c = mk_hvector(29, 2, 3, false, &d8);
+    check_shape(&c, 16, 29, 1);
+    c = mk_hvector(17, 4, 7, false, &d8);
+    check_shape(&c, 32, 17, 1);
+    c = mk_hvector(9, 8, 9, false, &d8);
+    check_shape(&c, 64, 9, 1);
+    c = mk_hvector(11, 3, 40, true, &i4); /* 12-byte blocks: memcpy */
+    check_shape(&c, 12, 11, 1);
+    c = mk_hvector(6, 1, -24, true, &d8); /* downwards */
+    check_shape(&c, 8, 6, 1);
+    c = mk_hvector(5, 7, 9, false, &c1); /* 7-byte blocks */
+    check_shape(&c, 7, 5, 1);
+    dtcase_t col = mk_hvector(5, 1, 2, false, &d8);
+    c = mk_hvector(3, 1, 1000, true, &col); /* a vector of vectors: 3 rows of 5 */
+    check_shape(&c, 8, 5, 3);
+    c = mk_hvector(4, 1, -200, true, &col); /* rows downwards */
+    check_shape(&c, 8, 5, 4);
+    dtcase_t rcol = mk_resized(&col, -16, 160); /* count > 1: elements 160 apart */
+    c = mk_contig(1, &rcol);
+    check_shape(&c, 8, 5, 1);
+    c = mk_resized(&i4, 0, 12); /* one block, extent 12: every element one block */
+    check_shape(&c, 4, 1, 1);
+    int zl[] = {2, 0, 2, 2}, zd[] = {0, 1, 3, 6};
+    c = mk_indexed(4, zl, zd, &i4); /* an empty block dropped, the rest 12 bytes apart */
+    check_shape(&c, 8, 3, 1);
+    int il[] = {3, 0, 2, 1}, id[] = {6, 1, 0, 10};
+    c = mk_indexed(4, il, id, &i4);
+    check_shape(&c, 0, 0, 0);
+    int gl[] = {1, 1, 1}, gd[] = {0, 2, 5};
+    c = mk_indexed(3, gl, gd, &i4); /* equal blocks, uneven gaps */
+    check_shape(&c, 0, 0, 0);
+    dtcase_t si = pair(MPI_SHORT_INT, 2, 4, 4, 8);
+    c = mk_contig(3, &si); /* 2- and 4-byte blocks */
+    check_shape(&c, 0, 0, 0);
+    case_free(&col);
+    case_free(&rcol);
+    free(d8.r.e), free(i4.r.e), free(c1.r.e), free(si.r.e);
 }
 
 /* Fragments of a large, many-block message: 4 KiB windows at a random phase cover it exactly. */
@@ -412,6 +487,7 @@ static void test_large_fragments(void **state)
     for (int i = 0; i < 3 * N; i++)
         src[i] = i;
     size_t total = N * sizeof(int), off = 0, first = 1 + (size_t)rand() % 4096;
+    ibex_engine_cfg.dt_vector = rand() % 2;
     while (off < total) {
         size_t len = off == 0 ? first : 4096;
         size_t got = ibex_dt_pack(src, 1, dt, off, (char *)packed + off, len);
@@ -540,8 +616,8 @@ static void test_pack_positions_and_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        T(test_every_constructor), T(test_large_fragments),           T(test_iov_pieces),
-        T(test_bottom_absolute),   T(test_pack_positions_and_errors),
+        T(test_every_constructor), T(test_vector_shapes),   T(test_large_fragments),
+        T(test_iov_pieces),        T(test_bottom_absolute), T(test_pack_positions_and_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
