@@ -11,22 +11,24 @@
 #include "ibex_runtime.h"
 #include "ibex_entry.h"
 
-/* A call that moves no data anywhere: a collective whose per-rank block (bytes, from the
- * checks: the count times the type's size, the same on every rank since type signatures must
- * match) is empty, Barrier and the per-rank-count kinds aside. MPI asks no synchronisation of
- * them, so every rank returns at once, as Open MPI and MPICH do. On an intercommunicator, where
- * a root side has no block of its own, only counts of 0 say it. */
+/* A call that moves no data anywhere: a data-moving collective whose per-rank block (bytes,
+ * from the checks: the count times the type's size, the same on every rank since type
+ * signatures must match) is empty, and the reductions at count 0 (a user op is still called on
+ * elements of an empty type). MPI asks no synchronisation of them, so every rank returns at
+ * once, as Open MPI and MPICH do. On an intercommunicator, where a root side has no block of
+ * its own, only counts of 0 say it. */
 static bool coll_nothing_to_do(ibex_coll_kind_t kind, const ibex_coll_args_t *a, size_t bytes)
 {
     bool inter = ibex_comm_is_inter(a->comm);
     switch (kind) {
     case IBEX_COLL_BCAST:
+        return inter ? a->rcount == 0 : bytes == 0;
     case IBEX_COLL_REDUCE:
     case IBEX_COLL_ALLREDUCE:
     case IBEX_COLL_SCAN:
     case IBEX_COLL_EXSCAN:
     case IBEX_COLL_REDUCE_SCATTER_BLOCK:
-        return inter ? a->rcount == 0 : bytes == 0;
+        return a->rcount == 0;
     case IBEX_COLL_ALLGATHER:
     case IBEX_COLL_ALLTOALL:
         return inter ? a->rcount == 0 && (a->sbuf == MPI_IN_PLACE || a->scount == 0) : bytes == 0;
