@@ -100,6 +100,9 @@ typedef struct ibex_win {
     struct win_rkey *rkeys;              /* per rank: addresses and keys */
     struct rdma_req *rreq_free;          /* finished transfer records kept for reuse */
     int rreq_nfree;
+    char *rmw_buf; /* scratch of accumulates under the accumulate lock, registered as rmw_mem */
+    size_t rmw_len;
+    struct ibex_tl_mem *rmw_mem;
     /* active-message target: Get replies sent straight from the window, until they complete */
     struct ibex_req **rsends;
     int nrsends, rsends_cap;
@@ -146,7 +149,9 @@ typedef struct ibex_win {
 extern int ibex_win_cfg_direct;
 /* IBEX_WIN_RDMA (win_cfg.c): 0 keeps windows off the network direct path (win_rdma.c). */
 extern int ibex_win_cfg_rdma;
-extern int ibex_win_cfg_am_piece; /* data bytes per active-message request (win_cfg.c) */
+extern int ibex_win_cfg_am_piece;         /* data bytes per active-message request (win_cfg.c) */
+extern int ibex_win_cfg_am_poll;          /* IBEX_WIN_AM_POLL: a progress poll per AM operation */
+extern long long ibex_win_cfg_rdma_piece; /* IBEX_WIN_RDMA_PIECE: accumulate bytes per piece */
 
 /* ---- creation and destruction (win.c) ---- */
 /* Collective over comm. base / size / disp_unit: this rank's memory (MPI_Win_create), or

@@ -65,6 +65,10 @@ typedef struct rdma_req {
     ibex_status_t status; /* a whole: the first failure */
     ibex_req_t *user_req;
     char *tmp; /* a packed copy of a non-contiguous origin, freed at completion */
+    /* a whole: one registration of its local bytes for every run (NULL: each run looks its
+     * piece up in the transport's cache); own_mem: taken for this whole, dropped at the end */
+    struct ibex_tl_mem *local_mem;
+    bool own_mem;
     void *ubuf;
     MPI_Count ucount;
     ibex_dt_t *udt; /* Get into a non-contiguous origin: unpack tmp there */
@@ -95,6 +99,8 @@ static void rdma_finish(rdma_req_t *r, ibex_status_t st)
             ibex_dt_unpack(r->ubuf, r->ucount, r->udt, 0, r->tmp, r->bytes);
         ibex_dt_release(r->udt);
     }
+    if (r->own_mem)
+        ibex_rma_mem_dereg(r->win->rma, r->local_mem);
     if (r->tmp)
         free(r->tmp);
     if (r->user_req)
@@ -343,6 +349,11 @@ void ibex_win_rdma_free(ibex_win_t *win)
         free(r);
     }
     win->rreq_nfree = 0;
+    ibex_rma_mem_dereg(win->rma, win->rmw_mem);
+    free(win->rmw_buf);
+    win->rmw_buf = NULL;
+    win->rmw_mem = NULL;
+    win->rmw_len = 0;
     rdma_release(win);
 }
 
@@ -430,7 +441,7 @@ static ibex_status_t copy_blocks(ibex_win_t *win, const ibex_win_op_t *op, const
     const ibex_dt_t *tdt = op->tdt;
     bool put = op->kind == IBEX_WIN_OP_PUT;
     uint64_t base = data_base(win, w->target) + h->addr;
-    ibex_tl_rma_t d = {.local = local};
+    ibex_tl_rma_t d = {.local = local, .local_mem = w->local_mem};
     ibex_status_t st = IBEX_OK;
     long n = (long)op->tcount * tdt->nblocks;
     for (long i = 0; i < n && st == IBEX_OK; i++) {
@@ -442,8 +453,11 @@ static ibex_status_t copy_blocks(ibex_win_t *win, const ibex_win_op_t *op, const
             continue;
         }
         st = block_start(win, put, w, &d);
-        d = (ibex_tl_rma_t){
-            .local = (char *)d.local + d.len, .len = b->len, .remote = ra, .rkey = key};
+        d = (ibex_tl_rma_t){.local = (char *)d.local + d.len,
+                            .len = b->len,
+                            .local_mem = w->local_mem,
+                            .remote = ra,
+                            .rkey = key};
     }
     return st == IBEX_OK ? block_start(win, put, w, &d) : st;
 }
@@ -495,6 +509,11 @@ bool ibex_win_rdma_copy(ibex_win_t *win, const ibex_win_op_t *op, const win_hdr_
     r->user_req = op->user_req;
     ibex_status_t st;
     if (!ibex_dt_is_contig(op->tdt, op->tcount)) {
+        /* one registration for all the runs (else one per run's pages: past the device's
+         * table of regions for a large strided target) */
+        r->own_mem = ibex_rma_mem_reg(win->rma, local, h->bytes, &r->local_mem) == IBEX_OK;
+        if (!r->own_mem)
+            r->local_mem = NULL;
         st = copy_whole(win, op, h, r, local);
     } else {
         uint64_t remote = data_base(win, t) + h->addr + (uint64_t)op->tdt->true_lb;
@@ -627,6 +646,29 @@ static int elem_remote(void *arg, uint64_t disp, size_t i)
     return st == IBEX_OK ? 0 : -1;
 }
 
+/* The window's scratch for accumulates under the lock (the target's old contents, then the
+ * fetched copy), at least len bytes, registered once: kept for the next one, so the pieces of
+ * a large accumulate (win_rma.c, IBEX_WIN_RDMA_PIECE) reuse one buffer and one registration
+ * instead of a malloc and a registration per run of its target layout. */
+static char *rmw_scratch(ibex_win_t *win, size_t len)
+{
+    if (len <= win->rmw_len)
+        return win->rmw_buf;
+    ibex_rma_mem_dereg(win->rma, win->rmw_mem);
+    free(win->rmw_buf);
+    win->rmw_mem = NULL;
+    win->rmw_len = 0;
+    win->rmw_buf = malloc(len);
+    if (win->rmw_buf && ibex_rma_mem_reg(win->rma, win->rmw_buf, len, &win->rmw_mem) == IBEX_OK) {
+        win->rmw_len = len;
+        return win->rmw_buf;
+    }
+    free(win->rmw_buf);
+    win->rmw_buf = NULL;
+    win->rmw_mem = NULL;
+    return NULL;
+}
+
 /* A blocking READ (put: WRITE) of the operation's target layout from (into) tmp, packed. */
 static ibex_status_t rmw_xfer(ibex_win_t *win, const ibex_win_op_t *op, const win_hdr_t *h,
                               char *tmp, bool put)
@@ -637,6 +679,7 @@ static ibex_status_t rmw_xfer(ibex_win_t *win, const ibex_win_op_t *op, const wi
     if (!r)
         return IBEX_ERR_NO_MEMORY;
     r->done = &done;
+    r->local_mem = win->rmw_mem; /* tmp is the window's registered scratch */
     if (!ibex_dt_is_contig(op->tdt, op->tcount)) {
         ibex_win_op_t g = *op;
         g.kind = put ? IBEX_WIN_OP_PUT : IBEX_WIN_OP_GET;
@@ -647,6 +690,7 @@ static ibex_status_t rmw_xfer(ibex_win_t *win, const ibex_win_op_t *op, const wi
     uint64_t remote = data_base(win, t) + h->addr + (uint64_t)op->tdt->true_lb;
     ibex_tl_rma_t d = {.local = tmp,
                        .len = h->bytes,
+                       .local_mem = win->rmw_mem,
                        .remote = remote,
                        .rkey = data_key(win, t, remote),
                        .comp = &r->comp};
@@ -696,12 +740,10 @@ static int rdma_acc_locked(ibex_win_t *win, const ibex_win_op_t *op, const win_h
 {
     int t = op->target;
     bool fetch = op->kind != IBEX_WIN_OP_ACC;
-    char *tmp = malloc(h->bytes), *old = fetch ? malloc(h->bytes) : NULL;
-    if (!tmp || (fetch && !old)) {
-        free(tmp);
-        free(old);
+    size_t room = (h->bytes + 63) & ~(size_t)63;
+    char *tmp = rmw_scratch(win, fetch ? 2 * room : room), *old = fetch ? tmp + room : NULL;
+    if (!tmp)
         return MPI_ERR_NO_MEM;
-    }
     ibex_status_t st = acc_lock_take(win, t);
     if (st == IBEX_OK) {
         st = rmw_locked(win, op, h, data, tmp, old);
@@ -710,8 +752,6 @@ static int rdma_acc_locked(ibex_win_t *win, const ibex_win_op_t *op, const win_h
     }
     if (st == IBEX_OK && fetch)
         ibex_dt_unpack(op->result, op->rcount, op->rdt, 0, old, h->bytes);
-    free(tmp);
-    free(old);
     return st == IBEX_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
 

@@ -16,6 +16,7 @@
 #include <sys/uio.h>
 
 #include "ibex_log.h"
+#include "ibex_p2p.h"
 #include "ibex_request.h"
 #include "ibex_win.h"
 #include "win_wire.h"
@@ -511,6 +512,8 @@ static int op_cma(ibex_win_t *win, const ibex_win_op_t *op, win_hdr_t *h, char *
  * accumulate goes by remote atomics (element by element, or under the target's accumulate
  * lock); -1 when the operation takes the active-message
  * path instead. */
+static int rdma_acc_pieces(ibex_win_t *win, const ibex_win_op_t *op, const win_hdr_t *h);
+
 static int op_rdma(ibex_win_t *win, const ibex_win_op_t *op, win_hdr_t *h, char *msg, size_t len)
 {
     int rc;
@@ -522,15 +525,10 @@ static int op_rdma(ibex_win_t *win, const ibex_win_op_t *op, win_hdr_t *h, char 
     }
     if (op->kind != IBEX_WIN_OP_ACC && op->kind != IBEX_WIN_OP_GACC && op->kind != IBEX_WIN_OP_CAS)
         return -1;
-    size_t blen;
-    char *body = op_body(op, h, &blen);
-    if (!body) {
+    rc = rdma_acc_pieces(win, op, h);
+    if (rc == MPI_ERR_NO_MEM)
         snprintf(msg, len, "out of memory");
-        return MPI_ERR_NO_MEM;
-    }
-    rc = ibex_win_rdma_acc(win, op, h, body);
-    free(body);
-    if (rc > 0)
+    else if (rc > 0)
         snprintf(msg, len, "remote atomic at rank %d failed", op->target);
     if (rc == MPI_SUCCESS && op->user_req)
         ibex_req_complete(op->user_req, IBEX_OK);
@@ -578,12 +576,12 @@ static win_reply_to_t reply_to(const ibex_win_op_t *op, size_t off, size_t bytes
                             (MPI_Count)(bytes / rdt->size), rdt};
 }
 
-/* Target elements per piece of an active-message operation: at most ibex_win_cfg_am_piece
- * data bytes (the port's bodies and receives count in int), a multiple of the reply
+/* Target elements per piece of an operation: at most cap data bytes (active messages:
+ * ibex_win_cfg_am_piece (the port's bodies and receives count in int), a multiple of the reply
  * buffer's element when that is not contiguous; 0 when no such piece exists. */
-static MPI_Count piece_elems(const ibex_win_op_t *op)
+static MPI_Count piece_elems(const ibex_win_op_t *op, MPI_Count cap)
 {
-    MPI_Count ts = (MPI_Count)op->tdt->size, k = am_piece_bytes() / ts;
+    MPI_Count ts = (MPI_Count)op->tdt->size, k = cap / ts;
     bool reply = op->kind != IBEX_WIN_OP_PUT && op->kind != IBEX_WIN_OP_ACC;
     ibex_dt_t *rdt = op->kind == IBEX_WIN_OP_GET ? op->odt : op->rdt;
     MPI_Count rcount = op->kind == IBEX_WIN_OP_GET ? op->ocount : op->rcount;
@@ -592,6 +590,39 @@ static MPI_Count piece_elems(const ibex_win_op_t *op)
         k -= k % q;
     }
     return k;
+}
+
+/* An accumulate on the network direct path, in pieces of whole target elements of at most
+ * IBEX_WIN_RDMA_PIECE data bytes (one piece when no such piece exists): each piece's packed
+ * data, the target's old contents and the fetched copy are piece-sized, so one operation's
+ * memory is bounded whatever its count. Each element is still applied whole and atomically
+ * (MPI's atomicity is per basic element); complete on return. */
+static int rdma_acc_pieces(ibex_win_t *win, const ibex_win_op_t *op, const win_hdr_t *h)
+{
+    MPI_Count n = op->tcount, k = n;
+    if (h->bytes > (uint64_t)ibex_win_cfg_rdma_piece && ibex_win_cfg_rdma_piece > 0)
+        k = piece_elems(op, (MPI_Count)ibex_win_cfg_rdma_piece);
+    k = k > 0 ? k : n;
+    bool fetch = op->kind != IBEX_WIN_OP_ACC;
+    int rc = MPI_SUCCESS;
+    for (MPI_Count first = 0; first < n && rc == MPI_SUCCESS; first += k) {
+        win_hdr_t ph = *h;
+        ibex_win_op_t p = *op;
+        size_t blen;
+        p.tcount = n - first < k ? n - first : k;
+        char *body = op_body_piece(op, &ph, first, p.tcount, &blen);
+        if (!body)
+            return MPI_ERR_NO_MEM;
+        if (fetch) {
+            win_reply_to_t r = reply_to(op, dt_bytes(op->tdt, first), ph.bytes);
+            p.result = r.buf;
+            p.rcount = r.count;
+            p.rdt = r.dt;
+        }
+        rc = ibex_win_rdma_acc(win, &p, &ph, body);
+        free(body);
+    }
+    return rc;
 }
 
 /* One request of target elements [first, first + n) to the target's port (its reply posted
@@ -634,7 +665,7 @@ static int op_am(ibex_win_t *win, const ibex_win_op_t *op, win_hdr_t *h, char *m
     MPI_Count n = op->tcount, k = n;
     win_pieces_t *pieces = NULL;
     if (h->bytes > (uint64_t)am_piece_bytes()) {
-        k = piece_elems(op);
+        k = piece_elems(op, am_piece_bytes());
         if (k <= 0) {
             snprintf(msg, len,
                      "%llu bytes to rank %d: a piece of whole elements of the target type (%zu "
@@ -663,6 +694,8 @@ static int op_am(ibex_win_t *win, const ibex_win_op_t *op, win_hdr_t *h, char *m
         ibex_req_complete(op->user_req, IBEX_OK);
     win->touched[op->target] = true;
     win->fence_ops = true;
+    if (ibex_win_cfg_am_poll) /* the handshakes of replies and of requests waiting for room */
+        ibex_progress();
     return rc;
 }
 

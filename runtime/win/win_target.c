@@ -203,7 +203,8 @@ void ibex_win_apply(const struct win_hdr *h, char *base, const char *body, char 
         apply_acc(h, &l, data, out);
 }
 
-/* Releases the direct Get replies that have completed. */
+/* Releases the direct Get replies that have completed (one walk when the list is full: with
+ * many replies in flight, a walk per request would be quadratic in them). */
 static void rsends_reap(ibex_win_t *win)
 {
     int k = 0;
@@ -214,6 +215,22 @@ static void rsends_reap(ibex_win_t *win)
             win->rsends[k++] = win->rsends[i];
     }
     win->nrsends = k;
+}
+
+/* The list is full: a walk, and twice the room unless it left half free (so a walk of n
+ * entries comes at most once per n / 2 replies). */
+static bool rsends_room(ibex_win_t *win)
+{
+    rsends_reap(win);
+    if (2 * win->nrsends < win->rsends_cap)
+        return true;
+    int cap = win->rsends_cap ? 2 * win->rsends_cap : 16;
+    ibex_req_t **r = realloc(win->rsends, (size_t)cap * sizeof(*r));
+    if (!r)
+        return false;
+    win->rsends = r;
+    win->rsends_cap = cap;
+    return true;
 }
 
 void ibex_win_rsends_drain(ibex_win_t *win)
@@ -233,15 +250,8 @@ static bool reply_direct(ibex_win_t *win, int src, const win_hdr_t *h, const win
 {
     if (h->type != WIN_GET || !layout_contig(l) || win->flavor == MPI_WIN_FLAVOR_DYNAMIC)
         return false;
-    rsends_reap(win);
-    if (win->nrsends == win->rsends_cap) {
-        int cap = win->rsends_cap ? 2 * win->rsends_cap : 16;
-        ibex_req_t **r = realloc(win->rsends, (size_t)cap * sizeof(*r));
-        if (!r)
-            return false;
-        win->rsends = r;
-        win->rsends_cap = cap;
-    }
+    if (win->nrsends == win->rsends_cap && !rsends_room(win))
+        return false;
     ibex_req_t *req;
     if (ibex_p2p_isend(l->base + l->blocks[0].disp, (MPI_Count)h->bytes, ibex_dt_get(MPI_BYTE), src,
                        h->tag, win->comm, false, &req) != IBEX_OK)
