@@ -14,7 +14,7 @@
 #define SENTINEL 0x5a
 
 enum { BCAST, REDUCE, ALLREDUCE, GATHER, SCATTER, ALLGATHER, ALLTOALL, NCALLS };
-static const char *const names[NCALLS] = {"Bcast",  "Reduce",    "Allreduce", "Gather",
+static const char *const names[NCALLS] = {"Bcast",   "Reduce",    "Allreduce", "Gather",
                                           "Scatter", "Allgather", "Alltoall"};
 
 static int call(int which, int count, MPI_Datatype dt, char *sbuf, char *rbuf)
