@@ -7,11 +7,13 @@
  * appears. Cost: n beta + (p - 1) n beta (cache to cache) + one flag latency, against
  * (p - 1) (alpha + n beta) for the ring.
  *
- * Larger: every rank publishes its block's address (its send buffer, or its own block of the
- * receive buffer in place) and reads every other block with process_vm_readv straight into
- * its receive buffer, starting after itself so the ranks read from different peers at once;
- * done = g when it has read all, and it returns when every rank is done. Cost: (p - 1) n beta
- * per rank, all ranks at once, + p - 1 system calls + two flag latencies.
+ * Larger, or at two ranks with a core each past IBEX_COLL_SHM_PAIR_INLINE (8 KiB; 64 KiB at
+ * two ranks: 5.3 us single copy against 13 inline, Open MPI 5.5, quiet machine in its slower
+ * mode, collectives/README.md "Two-rank defaults"): every rank publishes its block's address (its
+ * send buffer, or its own block of the receive buffer in place) and reads every other block with
+ * process_vm_readv straight into its receive buffer, starting after itself so the ranks read from
+ * different peers at once; done = g when it has read all, and it returns when every rank is done.
+ * Cost: (p - 1) n beta per rank, all ranks at once, + p - 1 system calls + two flag latencies.
  */
 #include <stdlib.h>
 
@@ -44,7 +46,9 @@ ibex_status_t ibex_coll_allgather_shm(const ibex_coll_args_t *a)
     if (!seg || (bytes > seg->slot_size && !seg->cma))
         return ibex_coll_fallback(IBEX_COLL_ALLGATHER, a, bytes);
     uint64_t g = ibex_coll_shm_begin(seg);
-    bool inline_ = bytes <= seg->slot_size, inplace = a->sbuf == MPI_IN_PLACE;
+    /* two ranks with a core each past IBEX_COLL_SHM_PAIR_INLINE: single copy, as Bcast */
+    bool inline_ = bytes <= seg->slot_size && !ibex_coll_shm_pair_single(seg, bytes),
+         inplace = a->sbuf == MPI_IN_PLACE;
     void *mine = ibex_coll_block(a->rbuf, a->rdt, (size_t)seg->rank * (size_t)a->rcount),
          *tmp = NULL;
     const void *src = inplace ? mine : a->sbuf;

@@ -165,8 +165,8 @@ static ibex_status_t pull_fold(ibex_coll_shm_t *seg, const ibex_coll_args_t *a, 
  * strace -c: one process_vm_readv per call at the root, no copy at the other rank): the other
  * rank publishes its input and waits for the root's done; the root reads it and folds
  * (pull_fold).
- * Timed against the push on the quiet machine it lost (collectives/README.md, "Timed"), so it
- * is a switch, not a default. */
+ * The default: the machine's two VM modes favour different paths (collectives/README.md,
+ * "Two-rank defaults"), and pull is the one never far behind Open MPI in either. */
 static ibex_status_t reduce_pull(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
                                  const char *in, char *out, size_t bytes)
 {
@@ -218,10 +218,10 @@ ibex_status_t ibex_coll_reduce_shm(const ibex_coll_args_t *args)
     char *out = root ? (char *)args->rbuf + d->true_lb : NULL;
     const char *in = args->sbuf == MPI_IN_PLACE ? out : (const char *)args->sbuf + d->true_lb;
     /* Two ranks with a core each past IBEX_COLL_SHM_PAIR_INLINE: IBEX_COLL_SHM_PAIR_REDUCE
-     * picks the path (the same on every rank). Default slots: pushed in one
-     * process_vm_writev, a 64 KiB Reduce at two ranks took 13.3 us, through the pipelined
-     * slots 10.2 (Open MPI 4.6; quiet machine, 3 interleaved rounds each, README Speed); so
-     * the push starts past the inline limit. pull is Open MPI's algorithm, at any size. */
+     * picks the path (the same on every rank). Default pull (Open MPI's algorithm, at any
+     * size): at 64 KiB slots / pull / Open MPI 2.32 / 6.83 / 7.8-8.7 us in the faster VM mode,
+     * 8.4 / 4.1 / 3.9 in the slower one; at 1 MiB push / pull / Open MPI 90.6 / 110 / 105 and
+     * 122 / 94 / 103 (collectives/README.md, "Two-rank defaults"). */
     ibex_coll_pair_reduce_t mode =
         ibex_coll_shm_pair_single(seg, bytes) ? ibex_coll_shm_pair_reduce() : IBEX_COLL_PAIR_SLOTS;
     if (mode == IBEX_COLL_PAIR_PULL)

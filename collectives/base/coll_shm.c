@@ -28,7 +28,7 @@
 
 static long long seg_inline = 65536;
 static long long seg_chunk = 65536;
-static long long pair_inline = 32768;
+static long long pair_inline = 8192;
 static long long pair_chunk = 1048576;
 static long long bcast_single;
 static int pair_reduce; /* ibex_coll_pair_reduce_t */
@@ -43,14 +43,14 @@ static const ibex_cfg_entry_t coll_shm_table[] = {
     {"COLL_SHM_CHUNK", IBEX_CFG_SIZE, "64k", NULL, &seg_chunk,
      "shared-memory collectives: bytes per step of the single-copy reductions (read, reduce, "
      "while the chunk is in cache)"},
-    {"COLL_SHM_PAIR_INLINE", IBEX_CFG_SIZE, "32k", NULL, &pair_inline,
-     "shared-memory Bcast and Reduce at two ranks with a core each: past this many bytes the "
-     "Bcast goes single copy (one process_vm_readv at the receiver) and the Reduce takes "
-     "IBEX_COLL_SHM_PAIR_REDUCE's path, even below the inline limit"},
+    {"COLL_SHM_PAIR_INLINE", IBEX_CFG_SIZE, "8k", NULL, &pair_inline,
+     "shared-memory Bcast, Allgather and Reduce at two ranks with a core each: past this many "
+     "bytes the Bcast and the Allgather go single copy (one process_vm_readv per receiver) and "
+     "the Reduce takes IBEX_COLL_SHM_PAIR_REDUCE's path, even below the inline limit"},
     {"COLL_SHM_PAIR_CHUNK", IBEX_CFG_SIZE, "1m", NULL, &pair_chunk,
      "shared-memory Reduce at two ranks with a core each, pushed: bytes per process_vm_writev "
      "of the other rank's input into the root's buffer (the root folds each as it lands)"},
-    {"COLL_SHM_PAIR_REDUCE", IBEX_CFG_ENUM, "slots", "slots|push|pull", &pair_reduce,
+    {"COLL_SHM_PAIR_REDUCE", IBEX_CFG_ENUM, "pull", "slots|push|pull", &pair_reduce,
      "shared-memory Reduce at two ranks with a core each past IBEX_COLL_SHM_PAIR_INLINE bytes: "
      "slots (pipelined inline slots up to the inline limit, push past it), push (the other rank "
      "process_vm_writev's its input into the root's buffer, the root folds its own into it), "

@@ -136,8 +136,8 @@ int ibex_coll_node_of(const ibex_comm_t *comm, int rank);
 bool ibex_coll_shm_comm_local(const ibex_comm_t *comm);
 /* The largest payload of the inline path (IBEX_COLL_SHM_INLINE). */
 size_t ibex_coll_shm_inline_max(void);
-/* Two ranks with a core each: past this many bytes (IBEX_COLL_SHM_PAIR_INLINE, 32 KiB) Bcast
- * goes single copy and Reduce takes the path of IBEX_COLL_SHM_PAIR_REDUCE. */
+/* Two ranks with a core each: past this many bytes (IBEX_COLL_SHM_PAIR_INLINE, 8 KiB) Bcast and
+ * Allgather go single copy and Reduce takes the path of IBEX_COLL_SHM_PAIR_REDUCE. */
 size_t ibex_coll_shm_pair_inline(void);
 /* That Reduce path (IBEX_COLL_SHM_PAIR_REDUCE, reduce_shm.c). */
 typedef enum {

@@ -25,8 +25,9 @@
 static int wrank, wsize;
 /* Around the tiny limit (24 bytes), the default inline limit (64 KiB = 16384 ints) and past
  * several 64 KiB chunks. */
-/* 6000 ints (24000 B): inline written in chunks at 2 ranks; 8193 (32772 B): just past the pair
- * limit (IBEX_COLL_SHM_PAIR_INLINE, 32 KiB); 16383 / 16384: single copy there */
+/* 2049 ints (8196 B): just past the pair limit (IBEX_COLL_SHM_PAIR_INLINE, 8 KiB: single copy
+ * from there at 2 ranks with a core each); 6000 (24000 B): inline written in chunks at more
+ * ranks; 16383 / 16384: the inline limit */
 static const int counts[] = {0, 1, 6, 7, 2049, 6000, 8193, 16383, 16384, 16385, 300007};
 #define NCOUNTS  ((int)(sizeof(counts) / sizeof(counts[0])))
 #define MAXCOUNT 300007

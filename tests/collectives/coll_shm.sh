@@ -27,10 +27,11 @@ one() {
     fi
 }
 for n in ${COLL_SHM_RANKS:-1 2 3 8}; do one coll_shm "$n"; done
-# the two-rank Reduce paths other than the default slots (IBEX_COLL_SHM_PAIR_REDUCE: every
-# root, in place, odd counts, non-commutative ops), from 4 KiB, in pieces, and Bcast single copy
-# below the inline limit (IBEX_COLL_SHM_BCAST_SINGLE), with a core each and oversubscribed
-for m in pull push; do IBEX_COLL_SHM_PAIR_REDUCE=$m one coll_shm 2; done
+# the two-rank Reduce paths other than the default pull (IBEX_COLL_SHM_PAIR_REDUCE: every
+# root, in place, odd counts, non-commutative ops), from 4 KiB (the single-copy Allgather
+# too), in pieces, and Bcast single copy below the inline limit (IBEX_COLL_SHM_BCAST_SINGLE),
+# with a core each and oversubscribed
+for m in slots push; do IBEX_COLL_SHM_PAIR_REDUCE=$m one coll_shm 2; done
 IBEX_COLL_SHM_PAIR_REDUCE=pull IBEX_COLL_SHM_PAIR_INLINE=4k one coll_shm 2
 # the pull and the push in pieces of 4 KiB (IBEX_COLL_SHM_PAIR_CHUNK): many pieces per call
 for m in pull push; do
