@@ -15,7 +15,7 @@ static const ibex_cfg_entry_t engine_table[] = {
      "rendezvous scheme: read (receiver pulls), write (sender pushes after CTS), auto"},
     {"RNDV_FRAG_SIZE", IBEX_CFG_SIZE, "4m", NULL, &ibex_engine_cfg.rndv_frag_size,
      "rendezvous transfers are split into fragments of this size"},
-    {"RNDV_SPLIT_MIN", IBEX_CFG_SIZE, "128k", NULL, &ibex_engine_cfg.rndv_split_min,
+    {"RNDV_SPLIT_MIN", IBEX_CFG_SIZE, "32k", NULL, &ibex_engine_cfg.rndv_split_min,
      "auto scheme, on transports whose put / get are CPU copies (shared memory): from this size "
      "the "
      "receiver reads the first half while the sender writes the second, so both sides copy "
@@ -27,7 +27,11 @@ static const ibex_cfg_entry_t engine_table[] = {
     {"RNDV_PIPE_MAX", IBEX_CFG_SIZE, "256k", NULL, &ibex_engine_cfg.rndv_pipe_max,
      "auto scheme, on transports whose put / get are CPU copies (shared memory): rendezvous "
      "messages up to this size go as fragments through the transport's sends after the "
-     "receiver's CTS (sender and receiver copy at once), larger ones READ / SPLIT (0: never)"},
+     "receiver's CTS (sender and receiver copy at once), larger ones READ / SPLIT (0: never); "
+     "for a contiguous send buffer IBEX_RNDV_PIPE_CONTIG_MAX decides instead"},
+    {"RNDV_PIPE_CONTIG_MAX", IBEX_CFG_SIZE, "16k", NULL, &ibex_engine_cfg.rndv_pipe_contig_max,
+     "IBEX_RNDV_PIPE_MAX for a contiguous send buffer: PIPE up to this size, READ / SPLIT past "
+     "it (one cross-memory copy per side instead of two copies through the ring)"},
     {"RNDV_PIPE_FRAG", IBEX_CFG_SIZE, "4k", NULL, &ibex_engine_cfg.rndv_pipe_frag,
      "PIPE: bytes per fragment, header included (at most what one send of the transport "
      "takes); 4k keeps the payload under IBEX_SHM_STREAM_MIN, so the ring copies it with "

@@ -105,9 +105,9 @@ typedef enum {
     IBEX_PROTO_RNDV_PIPE,  /* after a CTS, the data in fragments through the transport's sends */
 } ibex_proto_t;
 
-/* The one place that chooses how a message travels: from the transport's capabilities and the
- * configuration only. */
-ibex_proto_t ibex_proto_choose(const ibex_tl_caps_t *caps, size_t bytes);
+/* The one place that chooses how a message travels: from the transport's capabilities, the
+ * configuration and whether the send buffer is contiguous only. */
+ibex_proto_t ibex_proto_choose(const ibex_tl_caps_t *caps, size_t bytes, bool contig);
 /* Largest payload sent eagerly over a transport (IBEX_EAGER_LIMIT or derived from caps). */
 size_t ibex_proto_eager_limit(const ibex_tl_caps_t *caps);
 /* Whether a non-contiguous rendezvous buffer of bytes in pieces moves as a piece list. */

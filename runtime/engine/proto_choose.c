@@ -20,12 +20,15 @@ size_t ibex_proto_eager_limit(const ibex_tl_caps_t *caps)
 
 /*
  * Eager while the payload fits the eager limit. Above it, rendezvous: PIPE (auto only) up to
- * IBEX_RNDV_PIPE_MAX on CPU-copy transports; READ lets the receiver
+ * IBEX_RNDV_PIPE_MAX on CPU-copy transports (a contiguous send buffer up to
+ * IBEX_RNDV_PIPE_CONTIG_MAX: past it one cross-memory copy per side, SPLIT or READ, beats
+ * two copies through the ring, runtime/engine/README.md "PIPE, SPLIT and READ by size");
+ * READ lets the receiver
  * pull as soon as it matches (one control message less than WRITE); WRITE when forced or when
  * the transport can only put; SPLIT (auto only) for large messages when put / get are CPU
  * copies, so that sender and receiver copy in parallel.
  */
-ibex_proto_t ibex_proto_choose(const ibex_tl_caps_t *caps, size_t bytes)
+ibex_proto_t ibex_proto_choose(const ibex_tl_caps_t *caps, size_t bytes, bool contig)
 {
     if (bytes <= ibex_proto_eager_limit(caps))
         return IBEX_PROTO_EAGER;
@@ -34,8 +37,10 @@ ibex_proto_t ibex_proto_choose(const ibex_tl_caps_t *caps, size_t bytes)
     /* Where put / get are CPU copies through the kernel (process_vm_readv pins every page),
      * mid-sized messages go faster as fragments copied through the transport's own sends,
      * the sender filling while the receiver empties. */
+    long long pipe_max =
+        contig ? ibex_engine_cfg.rndv_pipe_contig_max : ibex_engine_cfg.rndv_pipe_max;
     if (ibex_engine_cfg.rndv_scheme == IBEX_RNDV_AUTO && (caps->flags & IBEX_TL_CAP_CPU_RMA) &&
-        caps->max_eager > sizeof(ibex_frag_hdr_t) && bytes <= (size_t)ibex_engine_cfg.rndv_pipe_max)
+        caps->max_eager > sizeof(ibex_frag_hdr_t) && bytes <= (size_t)pipe_max)
         return IBEX_PROTO_RNDV_PIPE;
     /* When the CPUs copy (no offload), two copying at once halve a large transfer's time. */
     if (ibex_engine_cfg.rndv_scheme == IBEX_RNDV_AUTO && can_read && can_write &&

@@ -119,7 +119,8 @@ ibex_status_t ibex_proto_send_start(ibex_req_t *req)
     /* eager_limit is ibex_proto_eager_limit(caps), computed once when the transport opened */
     req->proto = req->bytes <= ep->tl->eager_limit
                      ? IBEX_PROTO_EAGER
-                     : (uint8_t)ibex_proto_choose(&ep->tl->caps, req->bytes);
+                     : (uint8_t)ibex_proto_choose(&ep->tl->caps, req->bytes,
+                                                  ibex_dt_is_contig(req->dt, req->count));
     ibex_engine_stats.eager += req->proto == IBEX_PROTO_EAGER; /* MPI_T: ibex_eager_sends */
     if (req->proto != IBEX_PROTO_EAGER) {
         st = rndv_prepare(req);

@@ -12,8 +12,8 @@ mt_require_ibexrun
 run_case 1 mpit_traffic IBEX_EAGER_LIMIT=4096
 # PIPE off over shm: the test counts every rendezvous byte as moved by a put or a get, which
 # PIPE's fragments are not (they are messages; PIPE sends count in ibex_rndv_pipe)
-run_case 2 mpit_traffic IBEX_EAGER_LIMIT=4096 IBEX_RNDV_PIPE_MAX=0
-run_case 3 mpit_traffic IBEX_EAGER_LIMIT=4096 IBEX_COLL_BCAST=binomial IBEX_RNDV_PIPE_MAX=0
+run_case 2 mpit_traffic IBEX_EAGER_LIMIT=4096 IBEX_RNDV_PIPE_MAX=0 IBEX_RNDV_PIPE_CONTIG_MAX=0
+run_case 3 mpit_traffic IBEX_EAGER_LIMIT=4096 IBEX_COLL_BCAST=binomial IBEX_RNDV_PIPE_MAX=0 IBEX_RNDV_PIPE_CONTIG_MAX=0
 run_case 2 mpit_traffic IBEX_EAGER_LIMIT=4096 IBEX_RNDV_SCHEME=write
 SOFTIB="$top_builddir/softib/.libs/libsoftib.so"
 if [ -f "$SOFTIB" ]; then

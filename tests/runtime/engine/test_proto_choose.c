@@ -51,8 +51,8 @@ static void test_forced_limit(void **state)
     ibex_engine_cfg.eager_limit = 1 << 20; /* forcing more than the transport carries is capped */
     assert_int_equal(ibex_proto_eager_limit(&c), 8192 - HDR);
     ibex_engine_cfg.eager_limit = 0;
-    assert_int_equal(ibex_proto_choose(&c, 0), IBEX_PROTO_EAGER);
-    assert_int_equal(ibex_proto_choose(&c, 1), IBEX_PROTO_RNDV_READ);
+    assert_int_equal(ibex_proto_choose(&c, 0, true), IBEX_PROTO_EAGER);
+    assert_int_equal(ibex_proto_choose(&c, 1, true), IBEX_PROTO_RNDV_READ);
     ibex_engine_cfg.eager_limit = IBEX_SIZE_AUTO;
 }
 
@@ -60,8 +60,8 @@ static void test_boundary(void **state)
 {
     (void)state;
     ibex_tl_caps_t c = caps_rw(8192, 4096);
-    assert_int_equal(ibex_proto_choose(&c, 4096), IBEX_PROTO_EAGER);
-    assert_int_equal(ibex_proto_choose(&c, 4097), IBEX_PROTO_RNDV_READ);
+    assert_int_equal(ibex_proto_choose(&c, 4096, true), IBEX_PROTO_EAGER);
+    assert_int_equal(ibex_proto_choose(&c, 4097, true), IBEX_PROTO_RNDV_READ);
 }
 
 static void test_scheme(void **state)
@@ -69,19 +69,19 @@ static void test_scheme(void **state)
     (void)state;
     ibex_tl_caps_t c = caps_rw(8192, 4096);
     ibex_engine_cfg.rndv_scheme = IBEX_RNDV_WRITE;
-    assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_WRITE);
+    assert_int_equal(ibex_proto_choose(&c, 1 << 20, true), IBEX_PROTO_RNDV_WRITE);
     ibex_engine_cfg.rndv_scheme = IBEX_RNDV_READ;
-    assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_READ);
+    assert_int_equal(ibex_proto_choose(&c, 1 << 20, true), IBEX_PROTO_RNDV_READ);
     /* a transport that can only put gets WRITE even when READ is asked for */
     c.flags &= ~(uint32_t)IBEX_TL_CAP_GET;
-    assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_WRITE);
+    assert_int_equal(ibex_proto_choose(&c, 1 << 20, true), IBEX_PROTO_RNDV_WRITE);
     /* and one that can only get gets READ even when WRITE is asked for */
     c.flags = IBEX_TL_CAP_SEND | IBEX_TL_CAP_GET;
     ibex_engine_cfg.rndv_scheme = IBEX_RNDV_WRITE;
-    assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_READ);
+    assert_int_equal(ibex_proto_choose(&c, 1 << 20, true), IBEX_PROTO_RNDV_READ);
     ibex_engine_cfg.rndv_scheme = IBEX_RNDV_AUTO;
     c.flags |= IBEX_TL_CAP_PUT;
-    assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_READ);
+    assert_int_equal(ibex_proto_choose(&c, 1 << 20, true), IBEX_PROTO_RNDV_READ);
 }
 
 /* SPLIT: auto scheme only, CPU-copy transports only, from IBEX_RNDV_SPLIT_MIN on */
@@ -92,22 +92,24 @@ static void test_split(void **state)
     c.flags |= IBEX_TL_CAP_CPU_RMA;
     ibex_engine_cfg.rndv_split_min = 65536;
     ibex_engine_cfg.rndv_pipe_max = 0; /* PIPE off: test_pipe */
-    assert_int_equal(ibex_proto_choose(&c, 4096), IBEX_PROTO_EAGER);
-    assert_int_equal(ibex_proto_choose(&c, 65535), IBEX_PROTO_RNDV_READ);
-    assert_int_equal(ibex_proto_choose(&c, 65536), IBEX_PROTO_RNDV_SPLIT);
+    ibex_engine_cfg.rndv_pipe_contig_max = 0;
+    assert_int_equal(ibex_proto_choose(&c, 4096, true), IBEX_PROTO_EAGER);
+    assert_int_equal(ibex_proto_choose(&c, 65535, true), IBEX_PROTO_RNDV_READ);
+    assert_int_equal(ibex_proto_choose(&c, 65536, true), IBEX_PROTO_RNDV_SPLIT);
     ibex_engine_cfg.rndv_scheme = IBEX_RNDV_READ; /* a forced scheme is obeyed */
-    assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_READ);
+    assert_int_equal(ibex_proto_choose(&c, 1 << 20, true), IBEX_PROTO_RNDV_READ);
     ibex_engine_cfg.rndv_scheme = IBEX_RNDV_WRITE;
-    assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_WRITE);
+    assert_int_equal(ibex_proto_choose(&c, 1 << 20, true), IBEX_PROTO_RNDV_WRITE);
     ibex_engine_cfg.rndv_scheme = IBEX_RNDV_AUTO;
     c.flags &= ~(uint32_t)IBEX_TL_CAP_CPU_RMA; /* offloaded RMA (verbs): no split */
-    assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_READ);
+    assert_int_equal(ibex_proto_choose(&c, 1 << 20, true), IBEX_PROTO_RNDV_READ);
     c.flags |= IBEX_TL_CAP_CPU_RMA;
     c.flags &= ~(uint32_t)IBEX_TL_CAP_PUT; /* needs both directions */
-    assert_int_equal(ibex_proto_choose(&c, 1 << 20), IBEX_PROTO_RNDV_READ);
+    assert_int_equal(ibex_proto_choose(&c, 1 << 20, true), IBEX_PROTO_RNDV_READ);
 }
 
-/* PIPE: auto scheme only, CPU-copy transports only, up to IBEX_RNDV_PIPE_MAX; SPLIT above */
+/* PIPE: auto scheme only, CPU-copy transports only, up to IBEX_RNDV_PIPE_MAX for a
+ * non-contiguous send buffer and IBEX_RNDV_PIPE_CONTIG_MAX for a contiguous one; SPLIT above */
 static void test_pipe(void **state)
 {
     (void)state;
@@ -115,18 +117,26 @@ static void test_pipe(void **state)
     c.flags |= IBEX_TL_CAP_CPU_RMA;
     ibex_engine_cfg.rndv_split_min = 65536;
     ibex_engine_cfg.rndv_pipe_max = 262144;
-    assert_int_equal(ibex_proto_choose(&c, 4096), IBEX_PROTO_EAGER);
-    assert_int_equal(ibex_proto_choose(&c, 4097), IBEX_PROTO_RNDV_PIPE);
-    assert_int_equal(ibex_proto_choose(&c, 262144), IBEX_PROTO_RNDV_PIPE);
-    assert_int_equal(ibex_proto_choose(&c, 262145), IBEX_PROTO_RNDV_SPLIT);
+    ibex_engine_cfg.rndv_pipe_contig_max = 262144;
+    assert_int_equal(ibex_proto_choose(&c, 4096, true), IBEX_PROTO_EAGER);
+    assert_int_equal(ibex_proto_choose(&c, 4097, true), IBEX_PROTO_RNDV_PIPE);
+    assert_int_equal(ibex_proto_choose(&c, 262144, true), IBEX_PROTO_RNDV_PIPE);
+    assert_int_equal(ibex_proto_choose(&c, 262145, true), IBEX_PROTO_RNDV_SPLIT);
+    ibex_engine_cfg.rndv_pipe_contig_max = 16384; /* contiguous: PIPE only to its own limit */
+    assert_int_equal(ibex_proto_choose(&c, 16384, true), IBEX_PROTO_RNDV_PIPE);
+    assert_int_equal(ibex_proto_choose(&c, 16385, true), IBEX_PROTO_RNDV_READ);
+    assert_int_equal(ibex_proto_choose(&c, 65536, true), IBEX_PROTO_RNDV_SPLIT);
+    assert_int_equal(ibex_proto_choose(&c, 65536, false), IBEX_PROTO_RNDV_PIPE);
+    assert_int_equal(ibex_proto_choose(&c, 262145, false), IBEX_PROTO_RNDV_SPLIT);
+    ibex_engine_cfg.rndv_pipe_contig_max = 262144;
     ibex_engine_cfg.rndv_scheme = IBEX_RNDV_READ; /* a forced scheme is obeyed */
-    assert_int_equal(ibex_proto_choose(&c, 65536), IBEX_PROTO_RNDV_READ);
+    assert_int_equal(ibex_proto_choose(&c, 65536, true), IBEX_PROTO_RNDV_READ);
     ibex_engine_cfg.rndv_scheme = IBEX_RNDV_AUTO;
     c.flags &= ~(uint32_t)IBEX_TL_CAP_CPU_RMA; /* offloaded RMA (verbs): no pipe */
-    assert_int_equal(ibex_proto_choose(&c, 65536), IBEX_PROTO_RNDV_READ);
+    assert_int_equal(ibex_proto_choose(&c, 65536, true), IBEX_PROTO_RNDV_READ);
     c.flags |= IBEX_TL_CAP_CPU_RMA;
     c.max_eager = sizeof(ibex_frag_hdr_t); /* no room for a fragment's payload */
-    assert_int_equal(ibex_proto_choose(&c, 65536), IBEX_PROTO_RNDV_SPLIT);
+    assert_int_equal(ibex_proto_choose(&c, 65536, true), IBEX_PROTO_RNDV_SPLIT);
 }
 
 /* piece lists: only where the transport takes them, within its limit, blocks large enough */
