@@ -11,12 +11,25 @@
 #include "ibex_runtime.h"
 #include "ibex_entry.h"
 
+/* Whether counts[0 .. size - 1] of dt move no byte. */
+static bool no_vbytes(const ibex_comm_t *c, const int *counts, MPI_Datatype dt)
+{
+    if (ibex_dt_get(dt)->size == 0)
+        return true;
+    for (int i = 0; i < c->size; i++)
+        if (counts[i] != 0)
+            return false;
+    return true;
+}
+
 /* A call that moves no data anywhere: a data-moving collective whose per-rank block (bytes,
  * from the checks: the count times the type's size, the same on every rank since type
  * signatures must match) is empty, and the reductions at count 0 (a user op is still called on
  * elements of an empty type). MPI asks no synchronisation of them, so every rank returns at
  * once, as Open MPI and MPICH do. On an intercommunicator, where a root side has no block of
- * its own, only counts of 0 say it. */
+ * its own, only counts of 0 say it. Of the v-forms only Allgatherv and Reduce_scatter, whose
+ * counts every rank holds: a Gatherv / Scatterv / Alltoallv rank knows only its own counts,
+ * and the algorithms count on every rank taking part. */
 static bool coll_nothing_to_do(ibex_coll_kind_t kind, const ibex_coll_args_t *a, size_t bytes)
 {
     bool inter = ibex_comm_is_inter(a->comm);
@@ -35,6 +48,10 @@ static bool coll_nothing_to_do(ibex_coll_kind_t kind, const ibex_coll_args_t *a,
     case IBEX_COLL_GATHER:
     case IBEX_COLL_SCATTER:
         return !inter && bytes == 0;
+    case IBEX_COLL_ALLGATHERV: /* every rank sees every count: the same answer everywhere */
+        return !inter && no_vbytes(a->comm, a->rcounts, a->rdt);
+    case IBEX_COLL_REDUCE_SCATTER: /* bytes: of every count; an empty type still calls the op */
+        return !inter && bytes == 0 && ibex_dt_get(a->rdt)->size > 0;
     default:
         return false;
     }

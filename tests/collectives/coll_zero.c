@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Collectives that move no data return at once on every rank (collectives/README.md, "Calls
- * with nothing to move"): Bcast, Reduce, Allreduce, Gather, Scatter, Allgather and Alltoall at
- * count 0, and again with three elements of an empty datatype. The root enters each call only
+ * with nothing to move"): Bcast, Reduce, Allreduce, Gather, Scatter, Allgather, Alltoall,
+ * Allgatherv and Reduce_scatter at count 0 (every count 0 for the v-forms), and again with three
+ * elements of an empty datatype where no op is applied. The root enters each call only
  * after a message that every other rank sends once its own call has returned, so a call that
  * waited for the root would deadlock (the harness's time limit ends it). The buffers must come
  * back untouched.
@@ -13,9 +14,12 @@
 
 #define SENTINEL 0x5a
 
-enum { BCAST, REDUCE, ALLREDUCE, GATHER, SCATTER, ALLGATHER, ALLTOALL, NCALLS };
-static const char *const names[NCALLS] = {"Bcast",   "Reduce",    "Allreduce", "Gather",
-                                          "Scatter", "Allgather", "Alltoall"};
+enum { BCAST, REDUCE, ALLREDUCE, GATHER, SCATTER, ALLGATHER, ALLTOALL, ALLGATHERV, RSCAT, NCALLS };
+static const char *const names[NCALLS] = {"Bcast",    "Reduce",     "Allreduce",
+                                          "Gather",   "Scatter",    "Allgather",
+                                          "Alltoall", "Allgatherv", "Reduce_scatter"};
+#define MAXRANKS 64
+static int counts[MAXRANKS], displs[MAXRANKS]; /* every rank's count: the call's; displs 0 */
 
 static int call(int which, int count, MPI_Datatype dt, char *sbuf, char *rbuf)
 {
@@ -32,6 +36,14 @@ static int call(int which, int count, MPI_Datatype dt, char *sbuf, char *rbuf)
         return MPI_Scatter(sbuf, count, dt, rbuf, count, dt, 0, MPI_COMM_WORLD);
     case ALLGATHER:
         return MPI_Allgather(sbuf, count, dt, rbuf, count, dt, MPI_COMM_WORLD);
+    case ALLGATHERV:
+        for (int i = 0; i < MAXRANKS; i++)
+            counts[i] = count;
+        return MPI_Allgatherv(sbuf, count, dt, rbuf, counts, displs, dt, MPI_COMM_WORLD);
+    case RSCAT:
+        for (int i = 0; i < MAXRANKS; i++)
+            counts[i] = count;
+        return MPI_Reduce_scatter(sbuf, rbuf, counts, dt, MPI_BOR, MPI_COMM_WORLD);
     default:
         return MPI_Alltoall(sbuf, count, dt, rbuf, count, dt, MPI_COMM_WORLD);
     }
@@ -71,14 +83,20 @@ int main(int argc, char **argv)
     int rank, size, bad = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size > MAXRANKS) {
+        if (rank == 0)
+            printf("coll_zero: at most %d ranks\n", MAXRANKS);
+        MPI_Finalize();
+        return 1;
+    }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Datatype empty;
     MPI_Type_contiguous(0, MPI_INT, &empty);
     MPI_Type_commit(&empty);
     for (int which = 0; which < NCALLS; which++) {
         bad |= one(rank, size, which, 0, MPI_INT);
-        /* Reduce / Allreduce apply ops to basic types only */
-        if (which != REDUCE && which != ALLREDUCE)
+        /* Reduce / Allreduce / Reduce_scatter apply ops to basic types only */
+        if (which != REDUCE && which != ALLREDUCE && which != RSCAT)
             bad |= one(rank, size, which, 3, empty);
     }
     MPI_Type_free(&empty);
