@@ -46,9 +46,7 @@ ibex_status_t ibex_coll_allgather_shm(const ibex_coll_args_t *a)
     if (!seg || (bytes > seg->slot_size && !seg->cma))
         return ibex_coll_fallback(IBEX_COLL_ALLGATHER, a, bytes);
     uint64_t g = ibex_coll_shm_begin(seg);
-    /* two ranks with a core each past IBEX_COLL_SHM_PAIR_INLINE: single copy, as Bcast */
-    bool inline_ = bytes <= seg->slot_size && !ibex_coll_shm_pair_single(seg, bytes),
-         inplace = a->sbuf == MPI_IN_PLACE;
+    bool inline_ = ibex_coll_shm_goes_inline(seg, bytes), inplace = a->sbuf == MPI_IN_PLACE;
     void *mine = ibex_coll_block(a->rbuf, a->rdt, (size_t)seg->rank * (size_t)a->rcount),
          *tmp = NULL;
     const void *src = inplace ? mine : a->sbuf;

@@ -53,7 +53,7 @@ ibex_status_t ibex_coll_gather_shm(const ibex_coll_args_t *args)
     if (!seg || (bytes > seg->slot_size && !seg->cma))
         return ibex_coll_fallback(IBEX_COLL_GATHER, args, bytes);
     uint64_t g = ibex_coll_shm_begin(seg);
-    bool inline_ = bytes <= seg->slot_size;
+    bool inline_ = ibex_coll_shm_goes_inline(seg, bytes);
     return root ? gather_root(seg, g, args, inline_)
                 : ibex_coll_shm_gather_leaf(seg, g, args, inline_);
 }

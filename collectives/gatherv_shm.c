@@ -30,7 +30,7 @@ static ibex_status_t gatherv_root(ibex_coll_shm_t *seg, uint64_t g, const ibex_c
         void *blk = ibex_coll_vblock(a->rbuf, a->rdt, a->rdts, a->rdispls, src, &dt);
         size_t n = (size_t)a->rcounts[src] * ibex_dt_get(dt)->size;
         ibex_coll_shm_wait(&seg->ctl[src].arrive, g);
-        if (n <= seg->slot_size) {
+        if (ibex_coll_shm_goes_inline(seg, n)) {
             ibex_coll_shm_get_inline(seg, g, src, blk, a->rcounts[src], dt);
             continue;
         }
@@ -58,5 +58,5 @@ ibex_status_t ibex_coll_gatherv_shm(const ibex_coll_args_t *args)
     if (args->comm->rank == args->root)
         return gatherv_root(seg, g, args);
     size_t n = (size_t)args->scount * ibex_dt_get(args->sdt)->size;
-    return ibex_coll_shm_gather_leaf(seg, g, args, n <= seg->slot_size);
+    return ibex_coll_shm_gather_leaf(seg, g, args, ibex_coll_shm_goes_inline(seg, n));
 }

@@ -71,6 +71,6 @@ ibex_status_t ibex_coll_scatter_shm(const ibex_coll_args_t *args)
     if (!seg || (total > seg->slot_size && !seg->cma))
         return ibex_coll_fallback(IBEX_COLL_SCATTER, args, bytes);
     uint64_t g = ibex_coll_shm_begin(seg);
-    bool inline_ = total <= seg->slot_size;
+    bool inline_ = ibex_coll_shm_goes_inline(seg, total);
     return root ? scatter_root(seg, g, args, inline_) : scatter_leaf(seg, g, args, bytes, inline_);
 }

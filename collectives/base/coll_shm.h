@@ -210,6 +210,14 @@ static inline bool ibex_coll_shm_pair_single(const ibex_coll_shm_t *seg, size_t 
     return seg->size == 2 && !seg->oversub && seg->cma && bytes > ibex_coll_shm_pair_inline();
 }
 
+/* Whether a payload of this many bytes goes through the inline slots (else single copy): up to
+ * the inline limit, but at two ranks with a core each only up to IBEX_COLL_SHM_PAIR_INLINE
+ * (Gather, Gatherv, Scatter, Allgather; collectives/README.md, "Two-rank defaults"). */
+static inline bool ibex_coll_shm_goes_inline(const ibex_coll_shm_t *seg, size_t bytes)
+{
+    return bytes <= seg->slot_size && !ibex_coll_shm_pair_single(seg, bytes);
+}
+
 /* Pipelined inline slots: while every rank has a core (seg->oversub false, the same on every
  * rank) a payload of several chunks is written into its slot chunk by chunk, the writer saying
  * after each how far it is (ctl.pbytes of generation ctl.pgen), so its reader copies or folds
