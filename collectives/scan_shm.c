@@ -12,11 +12,33 @@
  * at once; against ceil(log2 p) (alpha + n beta + 2 n gamma) for recursive doubling, every round
  * of which waits for a partner that may have no core. Larger or non-contiguous: recursive
  * doubling.
+ *
+ * Exscan at two ranks with a core each past IBEX_COLL_SHM_PAIR_INLINE (8 KiB): rank 1's result
+ * is rank 0's input, read straight into its buffer with one process_vm_readv (exscan_pair);
+ * rank 0 publishes its input and returns once it was read. One copy instead of two
+ * (collectives/README.md, "Two-rank defaults").
  */
 #include <string.h>
 
 #include "coll_shm.h"
 #include "ibex_datatype.h"
+
+static ibex_status_t exscan_pair(ibex_coll_shm_t *seg, uint64_t g, const char *in, char *out,
+                                 size_t bytes)
+{
+    ibex_coll_shm_ctl_t *me = &seg->ctl[seg->rank], *other = &seg->ctl[1 - seg->rank];
+    if (seg->rank == 0) {
+        me->saddr = (uint64_t)(uintptr_t)in;
+        ibex_coll_shm_arrive(seg, g);
+        ibex_coll_shm_wait(&other->done, g);
+        return IBEX_OK;
+    }
+    ibex_coll_shm_arrive(seg, g);
+    ibex_coll_shm_wait(&other->arrive, g);
+    ibex_status_t st = ibex_coll_shm_read(seg, 0, other->saddr, out, bytes);
+    ibex_coll_shm_set(&me->done, g); /* after a failure too: rank 0 waits for it */
+    return st;
+}
 
 static ibex_status_t scan_shm(const ibex_coll_args_t *a, bool exclusive, ibex_coll_kind_t kind)
 {
@@ -33,6 +55,8 @@ static ibex_status_t scan_shm(const ibex_coll_args_t *a, bool exclusive, ibex_co
     uint64_t g = ibex_coll_shm_begin(seg);
     char *out = (char *)a->rbuf + d->true_lb;
     const char *in = a->sbuf == MPI_IN_PLACE ? out : (const char *)a->sbuf + d->true_lb;
+    if (exclusive && ibex_coll_shm_pair_single(seg, bytes))
+        return exscan_pair(seg, g, in, out, bytes);
     ibex_coll_shm_claim(seg, g);
     memcpy(ibex_coll_shm_slot(seg, seg->rank, g, bytes), in, bytes);
     ibex_coll_shm_arrive(seg, g);
