@@ -13,7 +13,8 @@
  * of which waits for a partner that may have no core. Larger or non-contiguous: recursive
  * doubling.
  *
- * Exscan at two ranks with a core each past IBEX_COLL_SHM_PAIR_INLINE (8 KiB): rank 1's result
+ * Exscan at two ranks with a core each past IBEX_COLL_SHM_PAIR_INLINE (8 KiB), at any size
+ * (also past the inline limit, where Scan runs recursive doubling): rank 1's result
  * is rank 0's input, read straight into its buffer with one process_vm_readv (exscan_pair);
  * rank 0 publishes its input and returns once it was read. One copy instead of two
  * (collectives/README.md, "Two-rank defaults").
@@ -48,14 +49,16 @@ static ibex_status_t scan_shm(const ibex_coll_args_t *a, bool exclusive, ibex_co
     ibex_status_t st = ibex_coll_shm_get(a->comm, &seg);
     if (st != IBEX_OK)
         return st;
-    if (!seg || !ibex_dt_is_contig(d, a->rcount) || bytes > seg->slot_size)
+    /* any size: the pair's read needs no slot */
+    bool pair = seg && exclusive && ibex_coll_shm_pair_single(seg, bytes);
+    if (!seg || !ibex_dt_is_contig(d, a->rcount) || (bytes > seg->slot_size && !pair))
         return ibex_coll_fallback(kind, a, bytes);
     if (a->rcount == 0)
         return IBEX_OK; /* the same on every rank */
     uint64_t g = ibex_coll_shm_begin(seg);
     char *out = (char *)a->rbuf + d->true_lb;
     const char *in = a->sbuf == MPI_IN_PLACE ? out : (const char *)a->sbuf + d->true_lb;
-    if (exclusive && ibex_coll_shm_pair_single(seg, bytes))
+    if (pair)
         return exscan_pair(seg, g, in, out, bytes);
     ibex_coll_shm_claim(seg, g);
     memcpy(ibex_coll_shm_slot(seg, seg->rank, g, bytes), in, bytes);

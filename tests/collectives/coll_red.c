@@ -2,20 +2,21 @@
 /*
  * The reduce-scatters and scans: Reduce_scatter, Reduce_scatter_block, Scan, Exscan (and
  * Reduce_local), with results against a reference folded here in rank order. Every predefined
- * op on int (MINLOC / MAXLOC on MPI_2INT, SUM / MAX on double), counts 0, 1, 7 and one past the
- * eager limit, per-rank counts zero on some ranks, MPI_IN_PLACE, a strided derived type, a
- * non-commutative user op (2x2 matrix product, so rank order matters) and the error classes
- * under MPI_ERRORS_RETURN. Runs on MPI_COMM_WORLD and on a Comm_split with reversed ranks,
- * once per algorithm of each kind (forced). Any rank count >= 1. Prints "coll_red: ok".
+ * op on int (MINLOC / MAXLOC on MPI_2INT, SUM / MAX on double), counts 0, 1, 7, one past the
+ * eager limit and one past the 64 KiB inline slots, per-rank counts zero on some ranks,
+ * MPI_IN_PLACE, a strided derived type, a non-commutative user op (2x2 matrix product, so rank
+ * order matters) and the error classes under MPI_ERRORS_RETURN. Runs on MPI_COMM_WORLD and on a
+ * Comm_split with reversed ranks, once per algorithm of each kind (forced). Any rank count >= 1.
+ * Prints "coll_red: ok".
  */
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "coll_test.h"
 
-static const int counts[] = {0, 1, 7, 3001};
+static const int counts[] = {0, 1, 7, 3001, 20011}; /* 20011: past the 64 KiB inline slots */
 #define NCOUNTS ((int)(sizeof(counts) / sizeof(counts[0])))
-#define MAXC    3001
+#define MAXC    20011
 
 static const ibex_coll_kind_t kinds[] = {IBEX_COLL_REDUCE_SCATTER, IBEX_COLL_REDUCE_SCATTER_BLOCK,
                                          IBEX_COLL_SCAN, IBEX_COLL_EXSCAN};
