@@ -167,8 +167,8 @@ static ibex_status_t pull_fold(ibex_coll_shm_t *seg, const ibex_coll_args_t *a, 
  * (pull_fold).
  * The default: the machine's two VM modes favour different paths (collectives/README.md,
  * "Two-rank defaults"), and pull is the one never far behind Open MPI in either. */
-static ibex_status_t reduce_pull(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
-                                 const char *in, char *out, size_t bytes)
+ibex_status_t ibex_coll_shm_reduce_pull(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
+                                        const char *in, char *out, size_t bytes)
 {
     seg->ctl[seg->rank].saddr = (uint64_t)(uintptr_t)in;
     ibex_coll_shm_arrive(seg, g);
@@ -225,7 +225,7 @@ ibex_status_t ibex_coll_reduce_shm(const ibex_coll_args_t *args)
     ibex_coll_pair_reduce_t mode =
         ibex_coll_shm_pair_single(seg, bytes) ? ibex_coll_shm_pair_reduce() : IBEX_COLL_PAIR_SLOTS;
     if (mode == IBEX_COLL_PAIR_PULL)
-        return reduce_pull(seg, g, args, in, out, bytes);
+        return ibex_coll_shm_reduce_pull(seg, g, args, in, out, bytes);
     if (bytes <= seg->slot_size && mode == IBEX_COLL_PAIR_SLOTS)
         return reduce_inline(seg, g, args, in, out, bytes);
     return reduce_single(seg, g, args, in, out);

@@ -16,8 +16,9 @@
  * Exscan at two ranks with a core each past IBEX_COLL_SHM_PAIR_INLINE (8 KiB), at any size
  * (also past the inline limit, where Scan runs recursive doubling): rank 1's result
  * is rank 0's input, read straight into its buffer with one process_vm_readv (exscan_pair);
- * rank 0 publishes its input and returns once it was read. One copy instead of two
- * (collectives/README.md, "Two-rank defaults").
+ * rank 0 publishes its input and returns once it was read. Scan there: rank 1 pulls rank 0's
+ * input in pieces and folds each (x0 op x1, reduce_shm.c's pull to root 1). One copy instead
+ * of two (collectives/README.md, "Two-rank defaults").
  */
 #include <string.h>
 
@@ -41,6 +42,18 @@ static ibex_status_t exscan_pair(ibex_coll_shm_t *seg, uint64_t g, const char *i
     return st;
 }
 
+/* Scan at two ranks with a core each past IBEX_COLL_SHM_PAIR_INLINE: rank 1's result is the
+ * Reduce to root 1 (x0 op x1), pulled as reduce_shm.c does; rank 0's is its own input. */
+static ibex_status_t scan_pair(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
+                               const char *in, char *out, size_t bytes)
+{
+    if (seg->rank == 0 && in != out)
+        memcpy(out, in, bytes);
+    ibex_coll_args_t r = *a;
+    r.root = 1;
+    return ibex_coll_shm_reduce_pull(seg, g, &r, in, out, bytes);
+}
+
 static ibex_status_t scan_shm(const ibex_coll_args_t *a, bool exclusive, ibex_coll_kind_t kind)
 {
     const ibex_dt_t *d = ibex_dt_get(a->rdt);
@@ -50,7 +63,7 @@ static ibex_status_t scan_shm(const ibex_coll_args_t *a, bool exclusive, ibex_co
     if (st != IBEX_OK)
         return st;
     /* any size: the pair's read needs no slot */
-    bool pair = seg && exclusive && ibex_coll_shm_pair_single(seg, bytes);
+    bool pair = seg && ibex_coll_shm_pair_single(seg, bytes);
     if (!seg || !ibex_dt_is_contig(d, a->rcount) || (bytes > seg->slot_size && !pair))
         return ibex_coll_fallback(kind, a, bytes);
     if (a->rcount == 0)
@@ -59,7 +72,8 @@ static ibex_status_t scan_shm(const ibex_coll_args_t *a, bool exclusive, ibex_co
     char *out = (char *)a->rbuf + d->true_lb;
     const char *in = a->sbuf == MPI_IN_PLACE ? out : (const char *)a->sbuf + d->true_lb;
     if (pair)
-        return exscan_pair(seg, g, in, out, bytes);
+        return exclusive ? exscan_pair(seg, g, in, out, bytes)
+                         : scan_pair(seg, g, a, in, out, bytes);
     ibex_coll_shm_claim(seg, g);
     memcpy(ibex_coll_shm_slot(seg, seg->rank, g, bytes), in, bytes);
     ibex_coll_shm_arrive(seg, g);

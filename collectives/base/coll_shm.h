@@ -210,6 +210,12 @@ static inline bool ibex_coll_shm_pair_single(const ibex_coll_shm_t *seg, size_t 
     return seg->size == 2 && !seg->oversub && seg->cma && bytes > ibex_coll_shm_pair_inline();
 }
 
+/* Reduce at two ranks with a core each, pulled (reduce_shm.c; Scan's two-rank path too): the
+ * other rank publishes `in` and waits; the root reads it in pieces and folds into `out` in
+ * rank order. a: contiguous rdt, root and op set. */
+ibex_status_t ibex_coll_shm_reduce_pull(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
+                                        const char *in, char *out, size_t bytes);
+
 /* Whether a payload of this many bytes goes through the inline slots (else single copy): up to
  * the inline limit, but at two ranks with a core each only up to IBEX_COLL_SHM_PAIR_INLINE
  * (Gather, Gatherv, Scatter, Allgather; collectives/README.md, "Two-rank defaults"). */

@@ -200,6 +200,30 @@ static void mat_fold(int last, int k, unsigned want[4])
     }
 }
 
+/* Scan and Exscan of KL matrices (16,000 bytes: past the two-rank pair limit), in place too. */
+static void check_noncommutative_scans(MPI_Datatype mat, MPI_Op op)
+{
+    enum { KL = 1000 };
+    static unsigned in[KL][4], out[KL][4];
+    unsigned want[4];
+    for (int inplace = 0; inplace < 2; inplace++) {
+        for (int k = 0; k < KL; k++)
+            rank_matrix(rank, k, inplace ? out[k] : in[k]);
+        CHECK_OK(MPI_Scan(inplace ? MPI_IN_PLACE : in, out, KL, mat, op, comm));
+        for (int k = 0; k < KL; k += 97) {
+            mat_fold(rank, k, want);
+            CHECK(memcmp(out[k], want, sizeof(want)) == 0);
+        }
+        for (int k = 0; k < KL; k++)
+            rank_matrix(rank, k, inplace ? out[k] : in[k]);
+        CHECK_OK(MPI_Exscan(inplace ? MPI_IN_PLACE : in, out, KL, mat, op, comm));
+        for (int k = 0; rank > 0 && k < KL; k += 97) {
+            mat_fold(rank - 1, k, want);
+            CHECK(memcmp(out[k], want, sizeof(want)) == 0);
+        }
+    }
+}
+
 static void check_noncommutative(void)
 {
     enum { K = 5 };
@@ -222,6 +246,7 @@ static void check_noncommutative(void)
         mat_fold(rank - 1, k, want);
         CHECK(memcmp(out[k], want, sizeof(want)) == 0);
     }
+    check_noncommutative_scans(mat, op);
     CHECK_OK(MPI_Reduce_scatter_block(in, out, K, mat, op, comm));
     for (int k = 0; k < K; k++) {
         mat_fold(size - 1, rank * K + k, want);
