@@ -123,7 +123,7 @@ ibex_status_t ibex_coll_alltoall_shm(const ibex_coll_args_t *a)
     if (!seg || (total > seg->slot_size && !seg->cma))
         return ibex_coll_fallback(IBEX_COLL_ALLTOALL, a, bytes);
     uint64_t g = ibex_coll_shm_begin(seg);
-    bool inline_ = total <= seg->slot_size;
+    bool inline_ = ibex_coll_shm_goes_inline(seg, total);
     void *tmp = NULL;
     if (inline_) {
         ibex_coll_shm_claim(seg, g);

@@ -218,7 +218,7 @@ ibex_status_t ibex_coll_shm_reduce_pull(ibex_coll_shm_t *seg, uint64_t g, const 
 
 /* Whether a payload of this many bytes goes through the inline slots (else single copy): up to
  * the inline limit, but at two ranks with a core each only up to IBEX_COLL_SHM_PAIR_INLINE
- * (Gather, Gatherv, Scatter, Allgather; collectives/README.md, "Two-rank defaults"). */
+ * (Gather, Gatherv, Scatter, Allgather, Alltoall; collectives/README.md, "Two-rank defaults"). */
 static inline bool ibex_coll_shm_goes_inline(const ibex_coll_shm_t *seg, size_t bytes)
 {
     return bytes <= seg->slot_size && !ibex_coll_shm_pair_single(seg, bytes);

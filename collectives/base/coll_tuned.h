@@ -54,8 +54,10 @@ static const ibex_coll_tuned_t ibex_coll_tuned[] = {
      * (lead, 2026-12-02, 5 interleaved rounds, medians, us, pairwise / shmem / Open MPI): 256 KiB
      * 32.6 / 32.9 / 31-32, 512 KiB 70.4 / 67.3 / 61-62, 1 MiB 226 / 132 / 123-124: shmem from
      * 32 KiB up (collectives/README.md, "Three points behind Open MPI"). */
-    {IBEX_COLL_ALLTOALL, IBEX_COLL_OVERSUB_NO, 2, 1024, "shmem"},
-    {IBEX_COLL_ALLTOALL, IBEX_COLL_OVERSUB_NO, 2, 32768, "pairwise"},
+    /* Session 12 (lead, 2026-12-02, slower VM mode, load 5-6, 5 interleaved rounds, us): with
+     * all blocks together past IBEX_COLL_SHM_PAIR_INLINE (8 KiB) single copy, shmem / pairwise
+     * at 4 / 8 / 16 / 32 / 64 KiB blocks 1.10 / 1.52 / 1.96 / 2.89 / 5.03 against 1.04 / 1.76 /
+     * 3.48 / 4.13 / 6.12 (Open MPI on the quiet machine: 16 KiB 2.77): shmem at every size. */
     {IBEX_COLL_ALLTOALL, IBEX_COLL_OVERSUB_NO, 2, SIZE_MAX, "shmem"},
     /* alltoall, 4 ranks on 2 cores: shmem 4.2-55 us against pairwise 10-1211 and bruck 8-602
      * up to 16 KiB (no rounds that each wait for a peer without a core); above, too noisy to
