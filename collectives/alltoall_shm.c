@@ -42,44 +42,30 @@ static ibex_status_t collect_inline(ibex_coll_shm_t *seg, uint64_t g, const ibex
     return IBEX_OK;
 }
 
+typedef struct take_ctx {
+    const ibex_coll_args_t *a;
+    size_t bytes;
+} take_ctx_t;
+
 /* Reads this rank's block of source src and tells src (its read count) that it is taken. */
-static ibex_status_t take(ibex_coll_shm_t *seg, const ibex_coll_args_t *a, size_t bytes, int src)
+static ibex_status_t take(ibex_coll_shm_t *seg, int src, void *ctx)
 {
-    void *block = ibex_coll_block(a->rbuf, a->rdt, (size_t)src * (size_t)a->rcount);
-    ibex_status_t st =
-        ibex_coll_shm_fetch_at(seg, src, (size_t)seg->rank * bytes, block, a->rcount, a->rdt);
+    const take_ctx_t *t = ctx;
+    void *block = ibex_coll_block(t->a->rbuf, t->a->rdt, (size_t)src * (size_t)t->a->rcount);
+    ibex_status_t st = ibex_coll_shm_fetch_at(seg, src, (size_t)seg->rank * t->bytes, block,
+                                              t->a->rcount, t->a->rdt);
     /* counted even after a failure, so src does not wait for ever; this rank reports it */
     __atomic_fetch_add(&seg->count[src].nread, 1, __ATOMIC_RELEASE);
     return st;
 }
 
-/* Single copy: the sources in shift order (rank + 1, rank + 2, ...) so the ranks read
- * different peers at once, but any source that has arrived is read before one that has not:
- * a rank waits (yields) only when no source it still needs has arrived. */
+/* Single copy: every source's block once it has arrived, any arrived source first
+ * (ibex_coll_shm_each_arrived). */
 static ibex_status_t collect_single(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
                                     size_t bytes)
 {
-    ibex_status_t st = IBEX_OK;
-    int left = seg->size - 1;
-    bool todo[seg->size]; /* by rank: its block is still to read */
-    for (int r = 0; r < seg->size; r++)
-        todo[r] = r != seg->rank;
-    while (left > 0) {
-        int took = 0;
-        for (int i = 1; i < seg->size; i++) {
-            int src = (seg->rank + i) % seg->size;
-            if (!todo[src] || ibex_coll_shm_load(&seg->ctl[src].arrive) < g)
-                continue;
-            ibex_status_t rst = take(seg, a, bytes, src);
-            st = st != IBEX_OK ? st : rst;
-            todo[src] = false;
-            took++;
-        }
-        left -= took;
-        if (left > 0 && took == 0)
-            ibex_coll_shm_wait_any(seg, offsetof(ibex_coll_shm_ctl_t, arrive), g, todo);
-    }
-    return st;
+    take_ctx_t t = {.a = a, .bytes = bytes};
+    return ibex_coll_shm_each_arrived(seg, g, take, &t);
 }
 
 /* The bytes others read from this rank: the send buffer, or under MPI_IN_PLACE a packed copy

@@ -38,6 +38,16 @@ static bool use_ring(const ibex_coll_shm_t *seg, size_t bytes)
     return seg->oversub && bytes <= IBEX_COLL_SHM_RING_SLOT;
 }
 
+/* On an oversubscribed node, past the inline limit and within IBEX_COLL_SHM_STAGE (coll_shm.h):
+ * the inline scheme through the root's staging slot, so the root returns at once instead of
+ * waiting for p - 1 readers that share the cores with it, and the readers copy with memcpy
+ * instead of process_vm_readv (collectives/README.md, "Bcast, Allgather and Alltoall at 4 and 8
+ * ranks"). The same on every rank (oversub and the slots' limits are facts of the segment). */
+static bool use_stage(const ibex_coll_shm_t *seg, size_t bytes)
+{
+    return seg->oversub && ibex_coll_shm_stage_fits(seg, bytes);
+}
+
 /* One rank per core (or fewer) and a payload of several chunks (ibex_coll_shm_use_pipe): the
  * root writes its slot chunk by chunk and the others copy each chunk out as it lands, so the
  * copy in and the copies out overlap: n beta + one chunk's beta, against 2 n beta. */
@@ -69,18 +79,21 @@ static void pipe_leaf(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *
     }
 }
 
-static void bcast_inline(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a, size_t bytes)
+/* Through the root's inline slot, its ring slot, or (stage) its staging slot (coll_shm.h). */
+static void bcast_inline(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a, size_t bytes,
+                         bool stage)
 {
     const ibex_dt_t *d = ibex_dt_get(a->rdt);
-    bool ring = use_ring(seg, bytes);
-    void *slot = ring ? ibex_coll_shm_ring_slot(seg, a->root, g)
-                      : ibex_coll_shm_slot(seg, a->root, g, bytes);
+    bool ring = !stage && use_ring(seg, bytes), pipe = !stage && ibex_coll_shm_use_pipe(seg, bytes);
+    void *slot = stage  ? ibex_coll_shm_stage_slot(seg, a->root, g)
+                 : ring ? ibex_coll_shm_ring_slot(seg, a->root, g)
+                        : ibex_coll_shm_slot(seg, a->root, g, bytes);
     if (seg->rank == a->root) {
         if (ring)
             ibex_coll_shm_claim_ring(seg, g);
         else
             ibex_coll_shm_claim(seg, g);
-        if (ibex_coll_shm_use_pipe(seg, bytes))
+        if (pipe)
             pipe_root(seg, g, a, slot, bytes);
         else
             ibex_dt_pack(a->rbuf, a->rcount, d, 0, slot, bytes);
@@ -88,7 +101,7 @@ static void bcast_inline(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_
         return;
     }
     ibex_coll_shm_arrive(seg, g);
-    if (ibex_coll_shm_use_pipe(seg, bytes)) {
+    if (pipe) {
         pipe_leaf(seg, g, a, slot, bytes);
         return;
     }
@@ -144,7 +157,15 @@ ibex_status_t ibex_coll_bcast_shm(const ibex_coll_args_t *args)
     size_t single = ibex_coll_shm_bcast_single(); /* IBEX_COLL_SHM_BCAST_SINGLE, 0: none */
     bool forced = single > 0 && bytes > single && seg->cma;
     if (bytes <= seg->slot_size && !ibex_coll_shm_pair_single(seg, bytes) && !forced) {
-        bcast_inline(seg, g, args, bytes);
+        bcast_inline(seg, g, args, bytes, false);
+        return IBEX_OK;
+    }
+    bool staged = false;
+    if (use_stage(seg, bytes) && !forced &&
+        (st = ibex_coll_shm_stage_get(args->comm, seg, &staged)) != IBEX_OK)
+        return st;
+    if (staged) {
+        bcast_inline(seg, g, args, bytes, true);
         return IBEX_OK;
     }
     return seg->rank == args->root ? bcast_root_single(seg, g, args, bytes)

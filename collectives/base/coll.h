@@ -180,6 +180,7 @@ ibex_status_t ibex_coll_reduce_scatter_block_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_allreduce_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_gather_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_allgather_shm(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_allgather_shm_staged(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_scatter_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_alltoall_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_gatherv_shm(const ibex_coll_args_t *args);

@@ -82,6 +82,8 @@ static const ibex_coll_algo_t algorithms[] = {
     {"shmem", IBEX_COLL_SCATTERV, ibex_coll_scatterv_shm, IBEX_COLL_SPAN_NODE},
     {"shmem", IBEX_COLL_SCAN, ibex_coll_scan_shm, IBEX_COLL_SPAN_NODE},
     {"shmem", IBEX_COLL_EXSCAN, ibex_coll_exscan_shm, IBEX_COLL_SPAN_NODE},
+    /* through the staging slots (coll12): no process_vm_readv, no wait for readers */
+    {"shmem_staged", IBEX_COLL_ALLGATHER, ibex_coll_allgather_shm_staged, IBEX_COLL_SPAN_NODE},
 };
 #define ALGO_COUNT ((int)(sizeof(algorithms) / sizeof(algorithms[0])))
 

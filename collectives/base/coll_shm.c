@@ -31,6 +31,7 @@ static long long seg_chunk = 65536;
 static long long pair_inline = 8192;
 static long long pair_chunk = 1048576;
 static long long bcast_single;
+static long long stage_max = 1048576;
 static int pair_reduce; /* ibex_coll_pair_reduce_t */
 static int node_size;
 static int node_level; /* index into level_types[] */
@@ -60,6 +61,12 @@ static const ibex_cfg_entry_t coll_shm_table[] = {
      "shared-memory Bcast: past this many bytes every receiver reads the root's buffer itself "
      "(process_vm_readv, single copy) even below the inline limit; 0: only past the inline "
      "limit (and IBEX_COLL_SHM_PAIR_INLINE at two ranks with a core each)"},
+    {"COLL_SHM_STAGE", IBEX_CFG_SIZE, "1m", NULL, &stage_max,
+     "shared-memory collectives: bytes of each of the two staging slots per rank, a second "
+     "mapping made at the first collective that wants it (communicators of up to 16 ranks): "
+     "payloads past the inline limit and up to this size are copied through them instead of "
+     "read with process_vm_readv (Bcast on a node with more ranks than cores, the shmem_staged "
+     "Allgather); 0: none"},
     {"COLL_SHM_SPIN", IBEX_CFG_INT, "0", NULL, &wait_spin,
      "shared-memory collectives: loads of a flag before a wait's first progress call and yield "
      "(the rank that sets it may be running on another core and about to; 0: none, the "
@@ -95,6 +102,17 @@ ibex_coll_pair_reduce_t ibex_coll_shm_pair_reduce(void)
 size_t ibex_coll_shm_bcast_single(void)
 {
     return (size_t)bcast_single;
+}
+
+size_t ibex_coll_shm_stage_max(void)
+{
+    return stage_max > 0 ? (size_t)stage_max : 0;
+}
+
+bool ibex_coll_shm_stage_fits(const ibex_coll_shm_t *seg, size_t bytes)
+{
+    return bytes > seg->slot_size && bytes <= ibex_coll_shm_stage_max() &&
+           seg->size <= IBEX_COLL_SHM_STAGE_RANKS;
 }
 
 size_t ibex_coll_shm_pair_chunk(void)
@@ -321,6 +339,8 @@ static void seg_free(void *state)
     ibex_coll_shm_t *seg = state;
     if (seg && seg->ctl)
         munmap(seg->ctl, seg->map_size);
+    if (seg && seg->stage)
+        munmap(seg->stage, seg->stage_map);
     if (seg) {
         free(seg->scratch);
         ibex_coll_hier_free(seg);
@@ -433,28 +453,74 @@ static void seg_attach(ibex_comm_t *comm, ibex_coll_shm_t *seg, void *map, size_
     seg->ctl[seg->rank].saddr = (uint64_t)(uintptr_t)&probe_magic;
 }
 
-static ibex_status_t seg_setup(ibex_comm_t *comm, ibex_coll_shm_t *seg)
+/* Rank 0 makes an anonymous memory file of `bytes` and sends its path (point-to-point bcast),
+ * every rank opens and maps it: *map_p (NULL where that failed) and the descriptor *fd_p, which
+ * map_agree closes. */
+static ibex_status_t map_shared(ibex_comm_t *comm, size_t bytes, void **map_p, int *fd_p)
 {
     char path[SEG_NAME_MAX] = "";
-    size_t bytes = seg_bytes(comm->size, seg->slot_size);
     int fd = comm->rank == 0 ? seg_create(path, bytes) : -1;
     ibex_coll_args_t a = {
         .comm = comm, .rbuf = path, .rcount = SEG_NAME_MAX, .rdt = MPI_CHAR, .root = 0};
     ibex_status_t st = ibex_coll_bcast_binomial(&a);
     if (st == IBEX_OK && path[0] && comm->rank != 0)
         fd = seg_open(path);
-    void *map = fd >= 0 ? seg_map(fd, bytes) : NULL;
-    if (map)
-        seg_attach(comm, seg, map, bytes);
-    int ok = map != NULL;
+    *map_p = fd >= 0 ? seg_map(fd, bytes) : NULL;
+    *fd_p = fd;
+    return st;
+}
+
+/* After map_shared: agrees whether every rank mapped it (*ok, the same everywhere; also: every
+ * rank has opened it, so rank 0's descriptor can go) and closes the descriptor. */
+static ibex_status_t map_agree(ibex_comm_t *comm, ibex_status_t st, const void *map, int fd,
+                               int *ok)
+{
+    *ok = map != NULL;
     if (st == IBEX_OK)
-        st = agree(comm, &ok); /* also: every rank has opened it, so rank 0's descriptor can go */
+        st = agree(comm, ok);
     if (fd >= 0)
         close(fd); /* the mappings keep the memory */
+    return st;
+}
+
+static ibex_status_t seg_setup(ibex_comm_t *comm, ibex_coll_shm_t *seg)
+{
+    size_t bytes = seg_bytes(comm->size, seg->slot_size);
+    void *map;
+    int fd, ok;
+    ibex_status_t st = map_shared(comm, bytes, &map, &fd);
+    if (map)
+        seg_attach(comm, seg, map, bytes); /* before the agreement: the probe reads it */
+    st = map_agree(comm, st, map, fd, &ok);
     if (st != IBEX_OK || !ok)
         return st != IBEX_OK ? st : IBEX_ERR_UNSUPPORTED;
     cma_allow();
     return cma_probe(comm, seg);
+}
+
+ibex_status_t ibex_coll_shm_stage_get(ibex_comm_t *comm, ibex_coll_shm_t *seg, bool *ok_p)
+{
+    if (seg->stage_tried) {
+        *ok_p = seg->stage != NULL;
+        return IBEX_OK;
+    }
+    seg->stage_tried = true;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t slot = (ibex_coll_shm_stage_max() + 63) / 64 * 64;
+    size_t bytes = ((size_t)comm->size * 2 * slot + page - 1) / page * page;
+    void *map;
+    int fd, ok;
+    ibex_status_t st = map_shared(comm, bytes, &map, &fd);
+    st = map_agree(comm, st, map, fd, &ok);
+    if (map && (st != IBEX_OK || !ok)) {
+        munmap(map, bytes);
+        map = NULL;
+    }
+    seg->stage = map;
+    seg->stage_slot = slot;
+    seg->stage_map = bytes;
+    *ok_p = map != NULL;
+    return st;
 }
 
 /* The collectives' state of comm, made on first use (local: no message). */

@@ -105,6 +105,10 @@ typedef struct ibex_coll_shm {
     uint64_t nread_want;          /* what this rank's count.nread must reach (alltoall) */
     char *scratch;                /* chunks of the single-copy reductions, kept between calls */
     size_t scratch_size;
+    char *stage;       /* the staging slots (ibex_coll_shm_stage_get); NULL until made */
+    size_t stage_slot; /* bytes of one staging slot */
+    size_t stage_map;  /* bytes of their mapping */
+    bool stage_tried;  /* ibex_coll_shm_stage_get ran (stage is NULL if they could not be made) */
     ibex_coll_span_t span; /* of the communicator */
     bool oversub;          /* within one node, and the node runs more ranks than cores */
     bool tried;            /* the segment was tried (ctl is NULL if it could not be made) */
@@ -150,6 +154,30 @@ ibex_coll_pair_reduce_t ibex_coll_shm_pair_reduce(void);
 /* Bcast: past this many bytes single copy even below the inline limit; 0: only past it
  * (IBEX_COLL_SHM_BCAST_SINGLE). */
 size_t ibex_coll_shm_bcast_single(void);
+/* Staging slots (IBEX_COLL_SHM_STAGE): a second shared mapping with two slots of this many
+ * bytes per rank, made at the first collective that wants it, for payloads past the inline limit
+ * that are copied through shared memory (one copy in, one copy out per reader, no system call)
+ * instead of read with process_vm_readv (bcast_shm.c on an oversubscribed node,
+ * allgather_shm_staged.c); 0: none. The slots are used as the inline ones are (slot g & 1 of a
+ * rank rewritten at g only once every rank arrived at g - 1: ibex_coll_shm_claim). */
+size_t ibex_coll_shm_stage_max(void);
+/* Communicators larger than this never make staging slots (2 slots per rank). */
+#define IBEX_COLL_SHM_STAGE_RANKS 16
+/* A payload of `bytes` fits the staging slots of seg: past the inline limit, within
+ * IBEX_COLL_SHM_STAGE, on a communicator of at most IBEX_COLL_SHM_STAGE_RANKS (the same answer
+ * on every rank of the collective). */
+bool ibex_coll_shm_stage_fits(const ibex_coll_shm_t *seg, size_t bytes);
+/* Makes the staging slots of seg on first use (collective over comm: every rank calls it in the
+ * same collective); *ok says whether they exist, the same on every rank. Only a failure to
+ * communicate is an error. */
+ibex_status_t ibex_coll_shm_stage_get(ibex_comm_t *comm, ibex_coll_shm_t *seg, bool *ok);
+
+/* Staging slot of `rank` for generation g (after ibex_coll_shm_stage_get said ok). */
+static inline void *ibex_coll_shm_stage_slot(ibex_coll_shm_t *seg, int rank, uint64_t g)
+{
+    return seg->stage + ((size_t)rank * 2 + (g & 1)) * seg->stage_slot;
+}
+
 /* Bytes per chunk of the single-copy paths (IBEX_COLL_SHM_CHUNK). */
 size_t ibex_coll_shm_chunk(void);
 /* Bytes per write of the two-rank pushed Reduce (IBEX_COLL_SHM_PAIR_CHUNK). */
@@ -374,6 +402,15 @@ ibex_status_t ibex_coll_shm_fetch_at(ibex_coll_shm_t *seg, int src, size_t off, 
  * root says done = g. */
 ibex_status_t ibex_coll_shm_gather_leaf(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
                                         bool inline_);
+/* What ibex_coll_shm_each_arrived does with one source rank. */
+typedef ibex_status_t (*ibex_coll_shm_visit_t)(ibex_coll_shm_t *seg, int src, void *ctx);
+/* fn(seg, src, ctx) once for every other rank src, each once it has arrived at g: in shift order
+ * (rank + 1, rank + 2, ...) so the ranks start on different peers, but any arrived source before
+ * one that has not, so this rank waits (yields) only when no source it still needs has arrived
+ * (a fixed order waits for a rank without a core while others are ready). Every source is
+ * visited; returns the first failure. */
+ibex_status_t ibex_coll_shm_each_arrived(ibex_coll_shm_t *seg, uint64_t g, ibex_coll_shm_visit_t fn,
+                                         void *ctx);
 /* The same from `addr` in src's address space (an address src published some other way). */
 ibex_status_t ibex_coll_shm_fetch_addr(ibex_coll_shm_t *seg, int src, uint64_t addr, void *buf,
                                        int count, MPI_Datatype dt);

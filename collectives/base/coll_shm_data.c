@@ -102,3 +102,29 @@ ibex_status_t ibex_coll_shm_gather_leaf(ibex_coll_shm_t *seg, uint64_t g, const 
     free(tmp);
     return IBEX_OK;
 }
+
+ibex_status_t ibex_coll_shm_each_arrived(ibex_coll_shm_t *seg, uint64_t g, ibex_coll_shm_visit_t fn,
+                                         void *ctx)
+{
+    ibex_status_t st = IBEX_OK;
+    int left = seg->size - 1;
+    bool todo[seg->size]; /* by rank: still to visit */
+    for (int r = 0; r < seg->size; r++)
+        todo[r] = r != seg->rank;
+    while (left > 0) {
+        int took = 0;
+        for (int i = 1; i < seg->size; i++) {
+            int src = (seg->rank + i) % seg->size;
+            if (!todo[src] || ibex_coll_shm_load(&seg->ctl[src].arrive) < g)
+                continue;
+            ibex_status_t rst = fn(seg, src, ctx);
+            st = st != IBEX_OK ? st : rst;
+            todo[src] = false;
+            took++;
+        }
+        left -= took;
+        if (left > 0 && took == 0)
+            ibex_coll_shm_wait_any(seg, offsetof(ibex_coll_shm_ctl_t, arrive), g, todo);
+    }
+    return st;
+}

@@ -523,6 +523,26 @@ static void allreduce_ints(MPI_Comm comm, int *a, int *b, int n)
     CHECK_OK(MPI_Allreduce(a, b, n, MPI_INT, MPI_SUM, comm));
 }
 
+/* The Allgather through the staging slots (shmem_staged: coll_tuned.h's choice for large blocks
+ * on an oversubscribed node), forced at every rank count: blocks on both sides of the inline
+ * limit and of IBEX_COLL_SHM_STAGE (coll_shm.sh sets it below 40000 ints), in place, a strided
+ * receive type, back to back with the other kinds, on a reversed communicator. The staged Bcast
+ * (the shmem Bcast past the inline limit on an oversubscribed node) runs in every check_bcast at
+ * 3 ranks and more. */
+static void check_staged(int *a, int *b)
+{
+    force_all("shmem");
+    CHECK(ibex_coll_force(IBEX_COLL_ALLGATHER, "shmem_staged") == IBEX_OK);
+    check_gathers(MPI_COMM_WORLD, a, b);
+    check_bcast(MPI_COMM_WORLD, a);
+    check_back_to_back(MPI_COMM_WORLD);
+    MPI_Comm sub;
+    CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, wsize - wrank, &sub));
+    check_gathers(sub, a, b);
+    check_bcast_types(sub, a);
+    CHECK_OK(MPI_Comm_free(&sub));
+}
+
 /* The table's choice as it moves between communicators and sizes (coll_select.c keeps the last
  * choice of each kind and must not hand it to a call with other arguments): on MPI_COMM_SELF
  * Allreduce is recursive doubling up to 2 KiB and Rabenseifner past it; on the world shmem on
@@ -571,6 +591,7 @@ int main(int argc, char **argv)
         check_split(a, b);
     }
     check_reduce_root(a, b);
+    check_staged(a, b);
     check_auto_choice(a, b);
     free(a);
     free(b);

@@ -38,6 +38,11 @@ for m in pull push; do
     IBEX_COLL_SHM_PAIR_REDUCE=$m IBEX_COLL_SHM_PAIR_INLINE=4k IBEX_COLL_SHM_PAIR_CHUNK=4k one coll_shm 2
 done
 for n in 2 4; do IBEX_COLL_SHM_BCAST_SINGLE=4k one coll_shm "$n"; done
+# the staging slots (IBEX_COLL_SHM_STAGE; the staged Allgather is forced inside coll_shm, the
+# staged Bcast is the oversubscribed default): slots of 100 KiB, so that the 40000-int blocks go
+# past them (single copy) and the 16385-int ones through them, then none at all
+for n in 3 4; do IBEX_COLL_SHM_STAGE=100k one coll_shm "$n"; done
+IBEX_COLL_SHM_STAGE=0 one coll_shm 4
 # Gatherv / Scatterv in shared memory (every algorithm forced by coll_v): at 8 ranks, and with
 # 256-byte slots so that one call mixes inline blocks and blocks read by address (Scatterv's
 # shares of the root's slot are 64 bytes at 3 ranks)
