@@ -6,8 +6,9 @@
  * publishes arrive = g; each other rank waits for that flag and copies out. The root does not
  * wait for anyone: its slot (g & 1) is rewritten only at g + 2, after every rank arrived at
  * g + 1. Cost: 2 n beta (copy in, copy out, the p - 1 copies out in parallel) + one cache-line
- * latency; while every rank has a core, pipelined in 8 KiB chunks (pipe_root below): n beta +
- * one chunk's.
+ * latency; pipelined in 8 KiB chunks from 16 KiB (pipe_root below): n beta + one chunk's.
+ * On an oversubscribed node, past the inline limit and up to IBEX_COLL_SHM_STAGE, the same
+ * through the root's staging slot (use_stage below).
  *
  * Larger: single copy. The root publishes its buffer's address; every other rank reads it with
  * process_vm_readv straight into its own buffer and sets done = g; the root returns when every
@@ -48,9 +49,9 @@ static bool use_stage(const ibex_coll_shm_t *seg, size_t bytes)
     return seg->oversub && ibex_coll_shm_stage_fits(seg, bytes);
 }
 
-/* One rank per core (or fewer) and a payload of several chunks (ibex_coll_shm_use_pipe): the
- * root writes its slot chunk by chunk and the others copy each chunk out as it lands, so the
- * copy in and the copies out overlap: n beta + one chunk's beta, against 2 n beta. */
+/* A payload of several chunks (use_pipe below): the root writes its slot chunk by chunk and the
+ * others copy each chunk out as it lands, so the copy in and the copies out overlap: n beta +
+ * one chunk's beta, against 2 n beta. */
 static void pipe_root(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a, char *slot,
                       size_t bytes)
 {
@@ -63,6 +64,20 @@ static void pipe_root(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *
         ibex_dt_pack(a->rbuf, a->rcount, d, off, slot + off, len);
         ibex_coll_shm_set(&me->pbytes, off + len);
     }
+}
+
+/* Pipelined (pipe_root / pipe_leaf) with a core per rank from two chunks
+ * (ibex_coll_shm_use_pipe), and on an oversubscribed node too unless IBEX_COLL_SHM_BCAST_PIPE=0:
+ * there the leaves on the other core than the root's copy each chunk as it lands, where with the
+ * slot written whole they yield to each other until the root has written it all (4 ranks on 2
+ * cores, 64 KiB: 3.7-3.9 context switches per call at ranks 1 and 3 whole, 0.5 pipelined; 1 MiB
+ * through the staging slot 40 against 0.25: collectives/README.md, "Bcast, Allgather and
+ * Alltoall at 4 and 8 ranks on 2 cores"). The same on every rank. */
+static bool use_pipe(const ibex_coll_shm_t *seg, size_t bytes)
+{
+    if (!seg->oversub)
+        return ibex_coll_shm_use_pipe(seg, bytes);
+    return ibex_coll_shm_bcast_pipe() && bytes >= 2 * IBEX_COLL_SHM_PIPE_CHUNK;
 }
 
 static void pipe_leaf(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a, const char *slot,
@@ -84,7 +99,7 @@ static void bcast_inline(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_
                          bool stage)
 {
     const ibex_dt_t *d = ibex_dt_get(a->rdt);
-    bool ring = !stage && use_ring(seg, bytes), pipe = !stage && ibex_coll_shm_use_pipe(seg, bytes);
+    bool ring = !stage && use_ring(seg, bytes), pipe = !ring && use_pipe(seg, bytes);
     void *slot = stage  ? ibex_coll_shm_stage_slot(seg, a->root, g)
                  : ring ? ibex_coll_shm_ring_slot(seg, a->root, g)
                         : ibex_coll_shm_slot(seg, a->root, g, bytes);

@@ -32,6 +32,7 @@ static long long pair_inline = 8192;
 static long long pair_chunk = 1048576;
 static long long bcast_single;
 static long long stage_max = 1048576;
+static int bcast_pipe = 1;
 static int pair_reduce; /* ibex_coll_pair_reduce_t */
 static int node_size;
 static int node_level; /* index into level_types[] */
@@ -67,6 +68,10 @@ static const ibex_cfg_entry_t coll_shm_table[] = {
      "payloads past the inline limit and up to this size are copied through them instead of "
      "read with process_vm_readv (Bcast on a node with more ranks than cores, the shmem_staged "
      "Allgather); 0: none"},
+    {"COLL_SHM_BCAST_PIPE", IBEX_CFG_BOOL, "1", NULL, &bcast_pipe,
+     "shared-memory Bcast on a node with more ranks than cores: the root writes its slot (inline "
+     "or staging) in 8 KiB chunks and the others copy each as it lands (1), or whole (0); with "
+     "a core per rank it is pipelined from 16 KiB either way"},
     {"COLL_SHM_SPIN", IBEX_CFG_INT, "0", NULL, &wait_spin,
      "shared-memory collectives: loads of a flag before a wait's first progress call and yield "
      "(the rank that sets it may be running on another core and about to; 0: none, the "
@@ -102,6 +107,11 @@ ibex_coll_pair_reduce_t ibex_coll_shm_pair_reduce(void)
 size_t ibex_coll_shm_bcast_single(void)
 {
     return (size_t)bcast_single;
+}
+
+bool ibex_coll_shm_bcast_pipe(void)
+{
+    return bcast_pipe != 0;
 }
 
 size_t ibex_coll_shm_stage_max(void)

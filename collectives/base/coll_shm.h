@@ -178,6 +178,8 @@ static inline void *ibex_coll_shm_stage_slot(ibex_coll_shm_t *seg, int rank, uin
     return seg->stage + ((size_t)rank * 2 + (g & 1)) * seg->stage_slot;
 }
 
+/* Bcast on an oversubscribed node pipelines its slot (IBEX_COLL_SHM_BCAST_PIPE, bcast_shm.c). */
+bool ibex_coll_shm_bcast_pipe(void);
 /* Bytes per chunk of the single-copy paths (IBEX_COLL_SHM_CHUNK). */
 size_t ibex_coll_shm_chunk(void);
 /* Bytes per write of the two-rank pushed Reduce (IBEX_COLL_SHM_PAIR_CHUNK). */
@@ -256,8 +258,9 @@ static inline bool ibex_coll_shm_goes_inline(const ibex_coll_shm_t *seg, size_t 
  * rank) a payload of several chunks is written into its slot chunk by chunk, the writer saying
  * after each how far it is (ctl.pbytes of generation ctl.pgen), so its reader copies or folds
  * each chunk as it lands: the writer's pass and the reader's overlap. On an oversubscribed node
- * a reader waiting for the next chunk would give up its core at each one, so there the slot is
- * written whole. */
+ * a reader waiting for the next chunk gives up its core at each one, so there the Reduce writes
+ * its slot whole; the Bcast pipelines there too (bcast_shm.c, IBEX_COLL_SHM_BCAST_PIPE): its
+ * readers on the other core keep pace with the root, where whole they yield until it is done. */
 #define IBEX_COLL_SHM_PIPE_CHUNK 8192
 
 static inline bool ibex_coll_shm_use_pipe(const ibex_coll_shm_t *seg, size_t bytes)

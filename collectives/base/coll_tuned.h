@@ -81,10 +81,25 @@ static const ibex_coll_tuned_t ibex_coll_tuned[] = {
      * rounds of 10 iterations, load 15-20): ring 71 ms (50-94) against shmem 103 (69-123); at
      * 256 KiB 24 against 26 and at 4 ranks 1 MiB 16 against 19, within the noise, so shmem
      * stays there. Every rank reading all p - 1 blocks from cold send buffers at once loses to
-     * forwarding the block just received, which is still in cache. */
-    {IBEX_COLL_ALLGATHER, IBEX_COLL_OVERSUB_YES, 4, SIZE_MAX, "shmem"},
-    {IBEX_COLL_ALLGATHER, IBEX_COLL_OVERSUB_YES, 8, 262144, "shmem"},
-    {IBEX_COLL_ALLGATHER, IBEX_COLL_OVERSUB_YES, 8, SIZE_MAX, "ring"},
+     * forwarding the block just received, which is still in cache.
+     * Replaced (coll12, 2026-12-02, from counts, timings indicative: load 8-11 from the other
+     * helpers): past the inline limit shmem_staged (allgather_shm_staged.c: each block copied
+     * into its owner's staging slot once and out by every reader, no system call, nobody waits
+     * for its readers; single copy past IBEX_COLL_SHM_STAGE). Per call, all 8 ranks, 1 MiB
+     * blocks (perf: tracepoints and context switches over the job, the difference of two loop
+     * lengths, each call followed by a barrier): process_vm_readv ring 56 + 56 writev (the split
+     * rendezvous), shmem 56, Open MPI 4.1 24 (its recursive doubling: 3 per rank), staged 0;
+     * context switches 7552 / 2862 / 2813 / 1412. Mean time per call and rank (probe with the
+     * barrier outside the timing, 200 calls): ring 41.7 ms, shmem 20.6, Open MPI 15.4, staged
+     * 9.07; 512 KiB 23.1 / 9.13 / 12.5 / 5.11, 256 KiB 15.8 / 6.53 / 8.18 / 2.43, 128 KiB
+     * 8.46 / 2.24 / 4.84 / 1.33. At 4 ranks 1 MiB shmem 5.14 ms, Open MPI 2.73, staged 2.38;
+     * 512 KiB 2.28 / 2.43 / 1.75, 256 KiB 0.72 / 1.37 / 0.32; 128 KiB 0.056 / 0.31 / 0.076, so
+     * shmem (single copy) stays up to 128 KiB there (collectives/README.md, "Bcast, Allgather
+     * and Alltoall at 4 and 8 ranks on 2 cores"). */
+    {IBEX_COLL_ALLGATHER, IBEX_COLL_OVERSUB_YES, 4, 131072, "shmem"},
+    {IBEX_COLL_ALLGATHER, IBEX_COLL_OVERSUB_YES, 4, SIZE_MAX, "shmem_staged"},
+    {IBEX_COLL_ALLGATHER, IBEX_COLL_OVERSUB_YES, 8, 65536, "shmem"},
+    {IBEX_COLL_ALLGATHER, IBEX_COLL_OVERSUB_YES, 8, SIZE_MAX, "shmem_staged"},
 };
 
 #endif
