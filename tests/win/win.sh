@@ -17,6 +17,7 @@ for np in ${MT_WIN_FULL:+1 3} 2 4; do
     run_case "$np" win_rdma MT_WIN_NOCPU=1
 done
 run_case 2 win_attr
+run_case 2 win_info # hints: ignored keys and values are not given back
 # the benchmark suites' call sequences (OSU, IMB-RMA), results checked
 run_case 2 win_suites
 run_case 3 win_suites
