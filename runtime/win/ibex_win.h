@@ -145,6 +145,15 @@ typedef struct ibex_win {
     char name[MPI_MAX_OBJECT_NAME];
 } ibex_win_t;
 
+/* What windows count (win_target.c), for the performance variables of runtime/mpi/mpit_pvar.c:
+ * the Get replies an active-message target sent straight from window memory, and the entries
+ * the walks over those still in flight visited (amortised: about one per reply; a walk per
+ * request, quadratic in the replies in flight, shows as many per reply). Plain increments. */
+typedef struct ibex_win_stats {
+    unsigned long long direct_replies, reply_steps;
+} ibex_win_stats_t;
+extern ibex_win_stats_t ibex_win_stats;
+
 /* IBEX_WIN_DIRECT (win_cfg.c): 0 keeps every window on the active-message path. */
 extern int ibex_win_cfg_direct;
 /* IBEX_WIN_RDMA (win_cfg.c): 0 keeps windows off the network direct path (win_rdma.c). */

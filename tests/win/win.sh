@@ -28,6 +28,9 @@ for np in 2 3; do
     done
 done
 run_case 3 win_rdma IBEX_WIN_DIRECT=0
+# MPICH's manyget by counts: the target's walks over its Get replies in flight stay about one
+# step per reply (they were quadratic); origins that do not progress while they issue
+run_case 3 win_walk IBEX_WIN_DIRECT=0 IBEX_WIN_AM_POLL=0 IBEX_EAGER_LIMIT=1k
 # faked nodes: Win_create's allgather on a communicator spanning them (it once hung there)
 run_case 3 win_sync IBEX_WIN_DIRECT=0 MT_WIN_AM=1 IBEX_COLL_NODE_SIZE=2
 run_case 3 win_ops IBEX_WIN_DIRECT=0 IBEX_EAGER_LIMIT=1k
