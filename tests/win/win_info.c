@@ -77,28 +77,24 @@ static void by_set_info(void)
         MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
     hint_is(win, "accumulate_ordering", "rar,raw,war,waw");
     hint_is(win, "accumulate_ops", "same_op_no_op");
-    win_set(win, "invalid_test_key", "true");
-    hint_is(win, "invalid_test_key", NULL);
-    win_set(win, "no_locks", "true");
-    hint_is(win, "no_locks", "true");
-    win_set(win, "no_locks", "false");
-    hint_is(win, "no_locks", "false");
-    win_set(win, "accumulate_ordering", "none");
-    hint_is(win, "accumulate_ordering", "none");
-    win_set(win, "accumulate_ordering", "rar,waw");
-    hint_is(win, "accumulate_ordering", "rar,waw");
-    win_set(win, "accumulate_ordering", "sometimes"); /* ignored: the value in effect stays */
-    hint_is(win, "accumulate_ordering", "rar,waw");
-    win_set(win, "accumulate_ops", "same_op");
-    hint_is(win, "accumulate_ops", "same_op");
-    win_set(win, "accumulate_ops", "any_op");
-    hint_is(win, "accumulate_ops", "same_op");
-    win_set(win, "same_size", "true");
-    hint_is(win, "same_size", "true");
-    win_set(win, "same_disp_unit", "true");
-    hint_is(win, "same_disp_unit", "true");
-    win_set(win, "alloc_shared_noncontig", "true");
-    hint_is(win, "alloc_shared_noncontig", NULL);
+    /* each step: set key to a value, then the value in effect (NULL: not given back) */
+    static const char *const steps[][3] = {
+        {"invalid_test_key", "true", NULL},
+        {"no_locks", "true", "true"},
+        {"no_locks", "false", "false"},
+        {"accumulate_ordering", "none", "none"},
+        {"accumulate_ordering", "rar,waw", "rar,waw"},
+        {"accumulate_ordering", "sometimes", "rar,waw"}, /* ignored: the value in effect stays */
+        {"accumulate_ops", "same_op", "same_op"},
+        {"accumulate_ops", "any_op", "same_op"},
+        {"same_size", "true", "true"},
+        {"same_disp_unit", "true", "true"},
+        {"alloc_shared_noncontig", "true", NULL}, /* not a shared window */
+    };
+    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+        win_set(win, steps[i][0], steps[i][1]);
+        hint_is(win, steps[i][0], steps[i][2]);
+    }
     MPI_Win_free(&win);
     /* a shared window keeps alloc_shared_noncontig, set at creation or later */
     MPI_Comm shm;
