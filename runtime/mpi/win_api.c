@@ -12,15 +12,13 @@
 #include "ibex_handle.h"
 #include "ibex_win_api.h"
 
-static ibex_handle_table_t win_table;
+ibex_handle_table_t ibex_win_table;
 
-ibex_win_t *ibex_win_lookup(MPI_Win handle, const char *call)
+ibex_win_t *ibex_win_lookup_failed(MPI_Win handle, const char *call)
 {
-    ibex_win_t *w = win_table.kind ? ibex_handle_get(&win_table, handle) : NULL;
-    if (!w)
-        ibex_mpi_error(NULL, MPI_ERR_WIN, call, "invalid window 0x%x%s", (unsigned)handle,
-                       handle == MPI_WIN_NULL ? " (MPI_WIN_NULL)" : "");
-    return w;
+    ibex_mpi_error(NULL, MPI_ERR_WIN, call, "invalid window 0x%x%s", (unsigned)handle,
+                   handle == MPI_WIN_NULL ? " (MPI_WIN_NULL)" : "");
+    return NULL;
 }
 
 /* Window hints (MPI 4.1 section 12.2.7): MPI_Win_get_info gives the hints Ibex keeps, with
@@ -126,8 +124,8 @@ static int win_new(ibex_entry_t *e, ibex_win_args_t *a, MPI_Info info, MPI_Win *
     MPI_Info copy;
     if (info_copy(a->flavor, info, &copy) != MPI_SUCCESS)
         return ibex_mpi_error(a->comm, MPI_ERR_INFO, call, "invalid info 0x%x", (unsigned)info);
-    if (!win_table.kind)
-        ibex_handle_table_init(&win_table, IBEX_KIND_WIN, 1);
+    if (!ibex_win_table.kind)
+        ibex_handle_table_init(&ibex_win_table, IBEX_KIND_WIN, 1);
     ibex_win_t *w;
     ibex_status_t st = ibex_win_create(a, &w);
     if (st != IBEX_OK) {
@@ -143,7 +141,7 @@ static int win_new(ibex_entry_t *e, ibex_win_args_t *a, MPI_Info info, MPI_Win *
     w->attr_disp_unit = w->disp_unit <= INT_MAX ? (int)w->disp_unit : 0;
     w->attr_flavor = w->flavor;
     w->attr_model = w->model;
-    w->handle = ibex_handle_alloc(&win_table, w);
+    w->handle = ibex_handle_alloc(&ibex_win_table, w);
     if (w->handle < 0)
         return ibex_mpi_error(a->comm, MPI_ERR_NO_MEM, call, "out of memory for handles");
     *win = w->handle;
@@ -317,7 +315,7 @@ int PMPI_Win_free(MPI_Win *win)
     if (arc != MPI_SUCCESS)
         return IBEX_WIN_ERROR(w, arc, "an attribute's delete callback returned %d", arc);
     MPI_Info info = w->info;
-    ibex_handle_release(&win_table, w->handle);
+    ibex_handle_release(&ibex_win_table, w->handle);
     ibex_status_t st = ibex_win_free(w);
     PMPI_Info_free(&info);
     *win = MPI_WIN_NULL;
