@@ -7,6 +7,7 @@
 # inclusive counts of MPI_Get / MPI_Put and MPI_Win_flush divided by the difference of their
 # calls. Not part of make check (about a minute per benchmark under callgrind).
 # Usage: tests/win/win_counts.sh PREFIX [get|put ...]   (PREFIX: an installed Ibex)
+# WIN_COUNTS_SHM=1: the same over shared memory (the default transports and window paths).
 set -u
 prefix=${1:?usage: win_counts.sh PREFIX [get put]}
 shift
@@ -19,11 +20,13 @@ else
     out=$(mktemp -d)
     trap 'rm -rf "$out"' EXIT INT TERM
 fi
+mode=IBEX_WIN_DIRECT=0 opt=--softib
+[ -n "${WIN_COUNTS_SHM:-}" ] && mode=IBEX_WIN_DIRECT=1 opt=
 for b in $benches; do
     case $b in get) fn=MPI_Get ;; put) fn=MPI_Put ;; *) echo "unknown $b"; exit 2 ;; esac
     for it in 1000 6000; do
         rm -f "$out/cg.$b.$it".*
-        IBEX_WIN_DIRECT=0 "$prefix/bin/ibexrun" -n 2 --softib --timeout 600 \
+        env $mode "$prefix/bin/ibexrun" -n 2 $opt --timeout 600 \
             valgrind --tool=callgrind --callgrind-out-file="$out/cg.$b.$it.%p" \
             "$prefix/bin/ibex-bench" "${b}_latency" -m 8:8 -s flush -i "$it" >/dev/null 2>&1 ||
             { echo "run $b $it failed"; exit 1; }
