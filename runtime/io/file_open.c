@@ -112,6 +112,46 @@ static void close_local(ibex_file_t *f)
     ibex_file_free(f);
 }
 
+/* File hints (MPI 4.1 section 14.2.8): MPI_File_get_info gives back the hints Ibex keeps, and
+ * never one it ignored. Kept: access_style with a valid value (the program's description of
+ * its accesses, which Ibex's behaviour satisfies whatever it says). Ignored, so not given
+ * back: the collective-buffering, striping, chunking and I/O-node requests (Ibex does none of
+ * these), every other key. MPI_File_set_info merges. */
+static bool access_style_ok(const char *v)
+{
+    static const char *const words[] = {"read_once",    "write_once", "read_mostly",
+                                        "write_mostly", "sequential", "reverse_sequential",
+                                        "random"};
+    for (;;) {
+        size_t n = strcspn(v, ","), i = 0;
+        while (i < sizeof(words) / sizeof(words[0]) &&
+               !(strlen(words[i]) == n && strncmp(v, words[i], n) == 0))
+            i++;
+        if (i == sizeof(words) / sizeof(words[0]))
+            return false;
+        if (v[n] == '\0')
+            return true;
+        v += n + 1;
+    }
+}
+
+/* The kept hints of from merged into *to (created when MPI_INFO_NULL). */
+static int file_hints_merge(MPI_Info from, MPI_Info *to)
+{
+    char value[MPI_MAX_INFO_VAL + 1];
+    int len = (int)sizeof(value), flag = 0, n;
+    if (from == MPI_INFO_NULL)
+        return MPI_SUCCESS;
+    int rc = PMPI_Info_get_nkeys(from, &n);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Info_get_string(from, "access_style", &len, value, &flag);
+    if (rc != MPI_SUCCESS || !flag || !access_style_ok(value))
+        return rc;
+    if (*to == MPI_INFO_NULL && (rc = PMPI_Info_create(to)) != MPI_SUCCESS)
+        return rc;
+    return PMPI_Info_set(*to, "access_style", value);
+}
+
 static int open_file(ibex_file_t *f, const char *call, MPI_Comm comm, const char *filename,
                      MPI_Info info)
 {
@@ -120,8 +160,7 @@ static int open_file(ibex_file_t *f, const char *call, MPI_Comm comm, const char
     PMPI_Comm_rank(f->comm, &f->rank);
     PMPI_Comm_size(f->comm, &f->size);
     f->name = strdup(filename);
-    if (info != MPI_INFO_NULL)
-        PMPI_Info_dup(info, &f->info);
+    file_hints_merge(info, &f->info);
     ibex_io_view_default(f);
     int rc = f->name ? open_local(f, plain_name(filename), why, sizeof(why)) : MPI_ERR_NO_MEM;
     rc = agree(f->comm, rc, why, sizeof(why));
@@ -253,19 +292,15 @@ int PMPI_File_get_amode(MPI_File fh, int *amode)
     return MPI_SUCCESS;
 }
 
-/* Hints are kept and given back; none changes what Ibex does. */
+/* Merges the kept hints (file_hints_merge); the rest is ignored. */
 int PMPI_File_set_info(MPI_File fh, MPI_Info info)
 {
     IBEX_ENTER_FILE(File_set_info, fh, f);
     if (info == MPI_INFO_NULL)
         return MPI_SUCCESS;
-    MPI_Info copy;
-    int rc = PMPI_Info_dup(info, &copy);
+    int rc = file_hints_merge(info, &f->info);
     if (rc != MPI_SUCCESS)
         return IBEX_FILE_ERROR(f, rc, "invalid info 0x%x", (unsigned)info);
-    if (f->info != MPI_INFO_NULL)
-        PMPI_Info_free(&f->info);
-    f->info = copy;
     return MPI_SUCCESS;
 }
 

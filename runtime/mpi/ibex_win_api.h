@@ -9,10 +9,20 @@
 #include <mpi.h>
 
 #include "ibex_entry.h"
+#include "ibex_handle.h"
 #include "ibex_win.h"
 
-/* The window of a handle; on a bad handle raises MPI_ERR_WIN (default handler), NULL. */
-ibex_win_t *ibex_win_lookup(MPI_Win handle, const char *call);
+/* The window handle table (win_api.c). */
+extern ibex_handle_table_t ibex_win_table;
+/* Raises MPI_ERR_WIN (default handler) for a bad handle; NULL. */
+ibex_win_t *ibex_win_lookup_failed(MPI_Win handle, const char *call);
+/* The window of a handle; on a bad handle raises MPI_ERR_WIN (default handler), NULL. Inline:
+ * every one-sided call looks its window up (a call of 40 instructions per put + flush). */
+static inline ibex_win_t *ibex_win_lookup(MPI_Win handle, const char *call)
+{
+    ibex_win_t *w = ibex_win_table.kind ? ibex_handle_get(&ibex_win_table, handle) : NULL;
+    return w ? w : ibex_win_lookup_failed(handle, call);
+}
 /* Raises an error on the window's handler (MPI_ERRORS_ARE_FATAL unless set) and returns the
  * class. */
 int ibex_win_error(ibex_win_t *win, int errclass, const char *call, const char *fmt, ...)

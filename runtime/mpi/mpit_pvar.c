@@ -5,7 +5,8 @@
  * MPI_UNSIGNED_LONG_LONG, then one state per collective kind, "ibex_coll_<kind>_algorithm",
  * an MPI_INT whose enum ("IBEX_COLL_<KIND>") names the kind's algorithms in
  * ibex_coll_algo_at's order (the names IBEX_COLL_<KIND> takes), then "none": the algorithm
- * the last blocking collective of that kind ran in this process.
+ * the last blocking collective of that kind ran in this process; then the windows' counters
+ * (runtime/win/ibex_win.h: ibex_win_direct_replies, ibex_win_reply_steps).
  *
  * - Levels and sizes (queue lengths, buffered bytes, live requests) and the high-water mark
  *   are continuous and read-only: they always show the library's current value, cannot be
@@ -23,6 +24,7 @@
 #include "coll.h"
 #include "ibex_engine_stats.h"
 #include "ibex_entry.h"
+#include "ibex_win.h"
 #include "mpit_internal.h"
 
 _Static_assert(IBEX_COLL_KIND_COUNT <= IBEX_STATS_MAX_COLL,
@@ -103,7 +105,22 @@ int ibex_mpit_pvar_setup(void)
     return MPI_SUCCESS;
 }
 
-/* The engine's variables, then the collective states. */
+/* ---- windows (runtime/win/ibex_win.h) ---- */
+
+static unsigned long long read_win(int which)
+{
+    return which ? ibex_win_stats.reply_steps : ibex_win_stats.direct_replies;
+}
+
+static const ibex_pvar_desc_t win_pvars[] = {
+    {"ibex_win_direct_replies", IBEX_PVAR_COUNTER, read_win, 0,
+     "Get replies this process sent as an active-message target straight from window memory"},
+    {"ibex_win_reply_steps", IBEX_PVAR_COUNTER, read_win, 1,
+     "entries of the in-flight Get replies visited by the target's walks (about one per reply)"},
+};
+#define WIN_PVARS ((int)(sizeof(win_pvars) / sizeof(win_pvars[0])))
+
+/* The engine's variables, then the collective states, then the windows'. */
 static const ibex_pvar_desc_t *pvar_at(int i)
 {
     static int engine_n = -1;
@@ -113,7 +130,10 @@ static const ibex_pvar_desc_t *pvar_at(int i)
     if (i >= 0 && i < engine_n)
         return ibex_engine_pvar(i);
     i -= engine_n;
-    return i >= 0 && i < IBEX_COLL_KIND_COUNT ? &coll_pvars[i] : NULL;
+    if (i >= 0 && i < IBEX_COLL_KIND_COUNT)
+        return &coll_pvars[i];
+    i -= IBEX_COLL_KIND_COUNT;
+    return i >= 0 && i < WIN_PVARS ? &win_pvars[i] : NULL;
 }
 
 static bool is_state(const ibex_pvar_desc_t *v)

@@ -12,22 +12,101 @@
 #include "ibex_handle.h"
 #include "ibex_win_api.h"
 
-static ibex_handle_table_t win_table;
+ibex_handle_table_t ibex_win_table;
 
-ibex_win_t *ibex_win_lookup(MPI_Win handle, const char *call)
+ibex_win_t *ibex_win_lookup_failed(MPI_Win handle, const char *call)
 {
-    ibex_win_t *w = win_table.kind ? ibex_handle_get(&win_table, handle) : NULL;
-    if (!w)
-        ibex_mpi_error(NULL, MPI_ERR_WIN, call, "invalid window 0x%x%s", (unsigned)handle,
-                       handle == MPI_WIN_NULL ? " (MPI_WIN_NULL)" : "");
-    return w;
+    ibex_mpi_error(NULL, MPI_ERR_WIN, call, "invalid window 0x%x%s", (unsigned)handle,
+                   handle == MPI_WIN_NULL ? " (MPI_WIN_NULL)" : "");
+    return NULL;
 }
 
-static int info_copy(MPI_Info info, MPI_Info *out)
+/* Window hints (MPI 4.1 section 12.2.7): MPI_Win_get_info gives the hints Ibex keeps, with
+ * the values in effect, and never a key it ignored. Kept: the standard's window hints that are
+ * assertions of the program (no_locks, accumulate_ordering, accumulate_ops, same_size,
+ * same_disp_unit, and on a shared window alloc_shared_noncontig, which MPI_Win_shared_query
+ * reads), each with a valid value; Ibex's behaviour satisfies every value (it orders
+ * accumulates and allows every op), so the program's assertion is the value in effect. The
+ * rest (unknown keys, invalid values, mpi_accumulate_granularity: a request Ibex does not act
+ * on, alloc_shared_noncontig on another flavor) is ignored, so not given back. */
+static bool hint_bool(const char *v)
 {
-    if (info == MPI_INFO_NULL)
-        return PMPI_Info_create(out);
-    return PMPI_Info_dup(info, out);
+    return strcmp(v, "true") == 0 || strcmp(v, "false") == 0;
+}
+
+/* "none", or a comma list of rar, raw, war, waw */
+static bool hint_ordering(const char *v)
+{
+    if (strcmp(v, "none") == 0)
+        return true;
+    for (;;) {
+        if (strncmp(v, "rar", 3) && strncmp(v, "raw", 3) && strncmp(v, "war", 3) &&
+            strncmp(v, "waw", 3))
+            return false;
+        v += 3;
+        if (*v == '\0')
+            return true;
+        if (*v++ != ',')
+            return false;
+    }
+}
+
+static bool hint_ops(const char *v)
+{
+    return strcmp(v, "same_op") == 0 || strcmp(v, "same_op_no_op") == 0;
+}
+
+/* The kept hints with their values when the program set none. */
+static const struct win_hint {
+    const char *key, *dflt;
+    bool (*valid)(const char *v);
+    bool shared_only;
+} win_hints[] = {
+    {"no_locks", "false", hint_bool, false},
+    {"accumulate_ordering", "rar,raw,war,waw", hint_ordering, false},
+    {"accumulate_ops", "same_op_no_op", hint_ops, false},
+    {"same_size", "false", hint_bool, false},
+    {"same_disp_unit", "false", hint_bool, false},
+    {"alloc_shared_noncontig", "false", hint_bool, true},
+};
+#define WIN_HINTS ((int)(sizeof(win_hints) / sizeof(win_hints[0])))
+
+static bool hint_kept(int flavor, const char *key, const char *value)
+{
+    for (int i = 0; i < WIN_HINTS; i++)
+        if (strcmp(key, win_hints[i].key) == 0)
+            return (!win_hints[i].shared_only || flavor == MPI_WIN_FLAVOR_SHARED) &&
+                   win_hints[i].valid(value);
+    return false;
+}
+
+/* Copies the kept hints of from into to; MPI_ERR_INFO for a bad handle. */
+static int hints_merge(int flavor, MPI_Info from, MPI_Info to)
+{
+    int n = 0, rc;
+    if (from == MPI_INFO_NULL)
+        return MPI_SUCCESS;
+    if (PMPI_Info_get_nkeys(from, &n) != MPI_SUCCESS)
+        return MPI_ERR_INFO;
+    for (int i = 0; i < n; i++) {
+        char key[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
+        int len = (int)sizeof(value), flag = 0;
+        if ((rc = PMPI_Info_get_nthkey(from, i, key)) != MPI_SUCCESS ||
+            (rc = PMPI_Info_get_string(from, key, &len, value, &flag)) != MPI_SUCCESS)
+            return rc;
+        if (flag && hint_kept(flavor, key, value) &&
+            (rc = PMPI_Info_set(to, key, value)) != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+static int info_copy(int flavor, MPI_Info info, MPI_Info *out)
+{
+    int rc = PMPI_Info_create(out);
+    if (rc == MPI_SUCCESS && (rc = hints_merge(flavor, info, *out)) != MPI_SUCCESS)
+        PMPI_Info_free(out);
+    return rc;
 }
 
 static int win_new(ibex_entry_t *e, ibex_win_args_t *a, MPI_Info info, MPI_Win *win)
@@ -43,10 +122,10 @@ static int win_new(ibex_entry_t *e, ibex_win_args_t *a, MPI_Info info, MPI_Win *
         return ibex_mpi_error(a->comm, MPI_ERR_DISP, call, "displacement unit %lld (must be > 0)",
                               (long long)a->disp_unit);
     MPI_Info copy;
-    if (info_copy(info, &copy) != MPI_SUCCESS)
-        return MPI_ERR_INFO;
-    if (!win_table.kind)
-        ibex_handle_table_init(&win_table, IBEX_KIND_WIN, 1);
+    if (info_copy(a->flavor, info, &copy) != MPI_SUCCESS)
+        return ibex_mpi_error(a->comm, MPI_ERR_INFO, call, "invalid info 0x%x", (unsigned)info);
+    if (!ibex_win_table.kind)
+        ibex_handle_table_init(&ibex_win_table, IBEX_KIND_WIN, 1);
     ibex_win_t *w;
     ibex_status_t st = ibex_win_create(a, &w);
     if (st != IBEX_OK) {
@@ -62,7 +141,7 @@ static int win_new(ibex_entry_t *e, ibex_win_args_t *a, MPI_Info info, MPI_Win *
     w->attr_disp_unit = w->disp_unit <= INT_MAX ? (int)w->disp_unit : 0;
     w->attr_flavor = w->flavor;
     w->attr_model = w->model;
-    w->handle = ibex_handle_alloc(&win_table, w);
+    w->handle = ibex_handle_alloc(&ibex_win_table, w);
     if (w->handle < 0)
         return ibex_mpi_error(a->comm, MPI_ERR_NO_MEM, call, "out of memory for handles");
     *win = w->handle;
@@ -236,7 +315,7 @@ int PMPI_Win_free(MPI_Win *win)
     if (arc != MPI_SUCCESS)
         return IBEX_WIN_ERROR(w, arc, "an attribute's delete callback returned %d", arc);
     MPI_Info info = w->info;
-    ibex_handle_release(&win_table, w->handle);
+    ibex_handle_release(&ibex_win_table, w->handle);
     ibex_status_t st = ibex_win_free(w);
     PMPI_Info_free(&info);
     *win = MPI_WIN_NULL;
@@ -309,51 +388,32 @@ int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
     return MPI_SUCCESS;
 }
 
-/* The hints Ibex honours, with their values when the program set none. */
-static const char *const info_defaults[][2] = {
-    {"no_locks", "false"},
-    {"accumulate_ordering", "rar,raw,war,waw"},
-    {"accumulate_ops", "same_op_no_op"},
-    {"same_size", "false"},
-    {"same_disp_unit", "false"},
-};
-
 int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
     IBEX_ENTER_WIN(Win_get_info, win, w);
     if (!info_used)
         return IBEX_WIN_ERROR(w, MPI_ERR_ARG, "info_used is NULL");
     IBEX_CHECK(PMPI_Info_dup(w->info, info_used));
-    for (size_t i = 0; i < sizeof(info_defaults) / sizeof(info_defaults[0]); i++) {
+    for (int i = 0; i < WIN_HINTS; i++) {
         int len, flag;
-        PMPI_Info_get_valuelen(*info_used, info_defaults[i][0], &len, &flag);
+        if (win_hints[i].shared_only && w->flavor != MPI_WIN_FLAVOR_SHARED)
+            continue;
+        PMPI_Info_get_valuelen(*info_used, win_hints[i].key, &len, &flag);
         if (!flag)
-            PMPI_Info_set(*info_used, info_defaults[i][0], info_defaults[i][1]);
-    }
-    if (w->flavor == MPI_WIN_FLAVOR_SHARED) {
-        int len, flag;
-        PMPI_Info_get_valuelen(*info_used, "alloc_shared_noncontig", &len, &flag);
-        if (!flag)
-            PMPI_Info_set(*info_used, "alloc_shared_noncontig", "false");
+            PMPI_Info_set(*info_used, win_hints[i].key, win_hints[i].dflt);
     }
     return MPI_SUCCESS;
 }
 
+/* Merges the kept hints (the others are ignored: set_info leaves the values in effect). */
 int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
     IBEX_ENTER_WIN(Win_set_info, win, w);
-    int n;
     if (info == MPI_INFO_NULL)
         return MPI_SUCCESS;
-    IBEX_CHECK(PMPI_Info_get_nkeys(info, &n));
-    for (int i = 0; i < n; i++) {
-        char key[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
-        int len = (int)sizeof(value), flag;
-        PMPI_Info_get_nthkey(info, i, key);
-        PMPI_Info_get_string(info, key, &len, value, &flag);
-        if (flag)
-            PMPI_Info_set(w->info, key, value);
-    }
+    int rc = hints_merge(w->flavor, info, w->info);
+    if (rc != MPI_SUCCESS)
+        return IBEX_WIN_ERROR(w, rc, "invalid info 0x%x or out of memory", (unsigned)info);
     return MPI_SUCCESS;
 }
 

@@ -95,6 +95,8 @@ typedef struct ibex_win {
      * get are RDMA WRITE / READ, locks and 8-byte atomics remote atomics */
     bool rdma;
     struct ibex_rma *rma;
+    struct ibex_tl_inst *rtl; /* the transport rma runs on: the waits poll it alone first */
+    unsigned rpolls;          /* those polls, for the engine's step every WIN_POLL_ENGINE */
     struct ibex_tl_mem *rmem, *rctl_mem; /* registrations of base and rctl */
     uint64_t *rctl;                      /* this rank's lock word, then scratch */
     struct win_rkey *rkeys;              /* per rank: addresses and keys */
@@ -144,6 +146,15 @@ typedef struct ibex_win {
     MPI_Info info;
     char name[MPI_MAX_OBJECT_NAME];
 } ibex_win_t;
+
+/* What windows count (win_target.c), for the performance variables of runtime/mpi/mpit_pvar.c:
+ * the Get replies an active-message target sent straight from window memory, and the entries
+ * the walks over those still in flight visited (amortised: about one per reply; a walk per
+ * request, quadratic in the replies in flight, shows as many per reply). Plain increments. */
+typedef struct ibex_win_stats {
+    unsigned long long direct_replies, reply_steps;
+} ibex_win_stats_t;
+extern ibex_win_stats_t ibex_win_stats;
 
 /* IBEX_WIN_DIRECT (win_cfg.c): 0 keeps every window on the active-message path. */
 extern int ibex_win_cfg_direct;
@@ -216,6 +227,9 @@ int ibex_win_unlock_all(ibex_win_t *win, char *msg, size_t len);
 /* rank MPI_PROC_NULL - 1 (IBEX_WIN_ALL) flushes every target */
 #define IBEX_WIN_ALL (-100)
 int ibex_win_flush(ibex_win_t *win, int rank, bool local, char *msg, size_t len);
+/* The flush of a valid target rank with only direct transfers in flight, in a passive epoch:
+ * true when done (their completions polled), false when the general flush must run. */
+bool ibex_win_flush_short(ibex_win_t *win, int rank);
 int ibex_win_post(ibex_win_t *win, ibex_group_t *group, int assert, char *msg, size_t len);
 int ibex_win_start(ibex_win_t *win, ibex_group_t *group, int assert, char *msg, size_t len);
 int ibex_win_complete(ibex_win_t *win, char *msg, size_t len);
@@ -249,6 +263,9 @@ void ibex_win_rdma_free(ibex_win_t *win);
 /* Starts a put / get with a contiguous target as one RDMA transfer (false: not one). */
 bool ibex_win_rdma_copy(ibex_win_t *win, const ibex_win_op_t *op, const struct win_hdr *h,
                         int *rc_p);
+/* The short path's one WRITE / READ (contiguous types, in range: checked by the caller) of
+ * bytes at offset off of the target's part; MPI_SUCCESS or an error class. */
+int ibex_win_rdma_short(ibex_win_t *win, const ibex_win_op_t *op, uint64_t off, size_t bytes);
 /* ACC / GACC / CAS served by 8-byte atomics: every one on a dense 8-byte basic type (the same
  * rule for remote atomics and CPU atomics on the shared mapping). Per element: fetch-and-add
  * when ibex_win_elem_fadd (SUM on integers, NO_OP), else compare-and-swap (a loop computing

@@ -34,6 +34,7 @@
 #include "ibex_blocked_win.h"
 #include "ibex_log.h"
 #include "ibex_dt_ref.h"
+#include "ibex_engine.h"
 #include "ibex_request.h"
 #include "ibex_rma.h"
 #include "ibex_win.h"
@@ -74,6 +75,7 @@ typedef struct rdma_req {
     ibex_dt_t *udt; /* Get into a non-contiguous origin: unpack tmp there */
     size_t bytes;
     volatile int *done; /* a blocking wait: 1 done, 2 failed */
+    bool plain;         /* none of the above to do at completion (ibex_win_rdma_short) */
 } rdma_req_t;
 
 /* Keeps a finished record for the next transfer (a latency-bound loop allocates none), up to
@@ -121,6 +123,13 @@ static void whole_drop(rdma_req_t *w, ibex_status_t st)
 static void rdma_done(ibex_tl_comp_t *c, ibex_status_t st)
 {
     rdma_req_t *r = (rdma_req_t *)c;
+    ibex_win_t *win = r->win;
+    if (__builtin_expect(st == IBEX_OK && r->plain, 1)) { /* the short path's transfer */
+        win->pending[r->target]--;
+        win->outstanding--;
+        rdma_req_put(r);
+        return;
+    }
     if (st != IBEX_OK)
         ibex_error(CORE, "window: rdma transfer with rank %d failed: %s", r->target,
                    ibex_status_str(st));
@@ -213,6 +222,26 @@ static ibex_status_t atomic_cswap(ibex_win_t *win, int t, uint64_t remote, const
 
 /* ---- creation ---- */
 
+/* The open transport ibex_rma_open chose for these members (its rule: the first with put,
+ * get, remote atomics and registration, moving data without the CPU, that reaches each), so
+ * that the waits can poll it alone (win_sync.c); NULL if none. */
+static ibex_tl_inst_t *rdma_transport(const int *world, int n)
+{
+    const unsigned need =
+        IBEX_TL_CAP_PUT | IBEX_TL_CAP_GET | IBEX_TL_CAP_ATOMIC | IBEX_TL_CAP_NEED_REG;
+    for (int i = 0; i < ibex_ep_num_transports(); i++) {
+        ibex_tl_inst_t *inst = ibex_ep_transport(i);
+        if ((inst->caps.flags & need) != need || (inst->caps.flags & IBEX_TL_CAP_CPU_RMA))
+            continue;
+        int r = 0;
+        while (r < n && inst->comp->ops.reachable(inst->tl, world[r]))
+            r++;
+        if (r == n)
+            return inst;
+    }
+    return NULL;
+}
+
 static ibex_status_t rdma_local(ibex_win_t *win)
 {
     int n = win->comm->size;
@@ -222,6 +251,8 @@ static ibex_status_t rdma_local(ibex_win_t *win)
     for (int r = 0; r < n; r++)
         world[r] = ibex_comm_world_rank(win->comm, r);
     ibex_status_t st = ibex_rma_open(world, n, &win->rma);
+    if (st == IBEX_OK)
+        win->rtl = rdma_transport(world, n);
     free(world);
     if (st != IBEX_OK)
         return st;
@@ -257,6 +288,7 @@ static void rdma_release(ibex_win_t *win)
     win->rmem = win->rctl_mem = win->dyn_copy_mem = NULL;
     win->rctl = NULL;
     win->rkeys = NULL;
+    win->rtl = NULL;
     win->rdma = false;
 }
 
@@ -488,6 +520,33 @@ static struct ibex_tl_mem *own_window_mem(const ibex_win_t *win, const char *loc
         len > (size_t)win->size || (size_t)(local - base) > (size_t)win->size - len)
         return NULL;
     return win->rmem;
+}
+
+/* The short path's transfer (win_rma.c's fast_ok held: a put / get of a created or allocated
+ * window, both types contiguous, off + bytes inside the target's part): one WRITE / READ from
+ * the origin's buffer, nothing else looked at. MPI_SUCCESS or MPI_ERR_NO_MEM / OTHER. */
+int ibex_win_rdma_short(ibex_win_t *win, const ibex_win_op_t *op, uint64_t off, size_t bytes)
+{
+    int t = op->target;
+    rdma_req_t *r = rdma_req_new(win, t);
+    if (!r)
+        return MPI_ERR_NO_MEM;
+    r->user_req = op->user_req;
+    r->plain = !op->user_req;
+    char *local = (char *)op->origin + op->odt->true_lb;
+    ibex_tl_rma_t d = {.local = local,
+                       .len = bytes,
+                       .local_mem = own_window_mem(win, local, bytes),
+                       .remote = win->rkeys[t].base + off + (uint64_t)op->tdt->true_lb,
+                       .rkey = win->rkeys[t].key,
+                       .comp = &r->comp};
+    bool put = op->kind == IBEX_WIN_OP_PUT;
+    ibex_status_t st = rdma_started(win, r, rdma_start(win, put, t, &d));
+    if (st == IBEX_OK)
+        return MPI_SUCCESS;
+    ibex_error(CORE, "window: cannot start an rdma %s to rank %d: %s", put ? "write" : "read", t,
+               ibex_status_str(st));
+    return MPI_ERR_OTHER;
 }
 
 /* A contiguous target: one WRITE / READ from the origin's buffer (its window's registration

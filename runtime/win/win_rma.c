@@ -795,9 +795,7 @@ static __attribute__((noinline)) int op_start_rdma(ibex_win_t *win, ibex_win_op_
     int64_t off;
     if (!win->rdma || win->flavor == MPI_WIN_FLAVOR_DYNAMIC || !fast_ok(win, op, &bytes, &off))
         return op_start(win, op, msg, len);
-    win_hdr_t h = {.addr = (uint64_t)off, .bytes = bytes};
-    int rc;
-    ibex_win_rdma_copy(win, op, &h, &rc);
+    int rc = ibex_win_rdma_short(win, op, (uint64_t)off, bytes);
     if (rc != MPI_SUCCESS)
         snprintf(msg, len, "cannot start an rdma transfer with rank %d", op->target);
     win->fence_ops = true;

@@ -14,6 +14,7 @@
 #include "coll.h"
 #include "ibex_blocked_rec.h"
 #include "ibex_blocked_win.h"
+#include "ibex_engine.h"
 #include "ibex_request.h"
 #include "ibex_win.h"
 #include "win_wire.h"
@@ -41,6 +42,17 @@ static bool target_done(const ibex_win_t *win, int rank)
 
 static ibex_win_blk_t blk_kind(bool (*cond)(const ibex_win_t *win, int rank));
 
+/* One poll of the network direct path's transport alone (a flush's READ / WRITE completion
+ * is there), skipping the engine's whole step; false when it found nothing, or every
+ * WIN_POLL_ENGINE polls, so that the engine's step (every transport, the work it keeps, the
+ * back-off) runs then and the rest of the process progresses during a loop of flushes. */
+#define WIN_POLL_ENGINE 64
+static inline bool poll_own(ibex_win_t *win)
+{
+    ibex_tl_inst_t *inst = win->rtl;
+    return inst && ++win->rpolls % WIN_POLL_ENGINE != 0 && inst->comp->ops.progress(inst->tl) > 0;
+}
+
 void ibex_win_wait_until(ibex_win_t *win, bool (*cond)(const ibex_win_t *win, int rank), int rank)
 {
     int idle = 0, spins = 0;
@@ -48,6 +60,8 @@ void ibex_win_wait_until(ibex_win_t *win, bool (*cond)(const ibex_win_t *win, in
     if (!cond)
         cond = all_done;
     while (!cond(win, rank)) {
+        if (poll_own(win))
+            continue;
         ibex_wait_step(&idle);
         if (!rec && ibex_blk_due(&spins)) /* it has to wait: say for whom (ibex_blocked_win.h) */
             rec = ibex_win_blk_wait(win, blk_kind(cond), rank);
@@ -297,18 +311,29 @@ int ibex_win_unlock_all(ibex_win_t *win, char *msg, size_t len)
     return MPI_SUCCESS;
 }
 
+bool ibex_win_flush_short(ibex_win_t *win, int rank)
+{
+    if (!(win->locked[rank] || (win->epoch & IBEX_WIN_EPOCH_LOCK_ALL)) || win->touched[rank])
+        return false;
+    /* nothing sent to the target but direct transfers: on the shared mapping none is in flight
+       (the put + flush loop: only the processor's order is left), on the network direct path
+       their completions are polled on its transport alone; the general flush (the engine's
+       step, the hang record) only when a poll finds nothing */
+    while (win->pending[rank] > 0 && poll_own(win))
+        ;
+    if (win->pending[rank] != 0)
+        return false;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return true;
+}
+
 int ibex_win_flush(ibex_win_t *win, int rank, bool local, char *msg, size_t len)
 {
     (void)local; /* local completion is no cheaper here: the data went with the request */
     if (rank == MPI_PROC_NULL)
         return MPI_SUCCESS;
-    if (rank != IBEX_WIN_ALL && (win->locked[rank] || (win->epoch & IBEX_WIN_EPOCH_LOCK_ALL)) &&
-        !win->touched[rank] && win->pending[rank] == 0) {
-        /* the shared mapping's put + flush loop: nothing in flight, only the processor's
-           order is left (no frame of the general flush) */
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (rank != IBEX_WIN_ALL && ibex_win_flush_short(win, rank))
         return MPI_SUCCESS;
-    }
     bool passive = (win->epoch & IBEX_WIN_EPOCH_LOCK_ALL) ||
                    (rank == IBEX_WIN_ALL ? win->nlocked > 0 : win->locked[rank] != 0);
     if (!passive)

@@ -205,9 +205,12 @@ void ibex_win_apply(const struct win_hdr *h, char *base, const char *body, char 
 
 /* Releases the direct Get replies that have completed (one walk when the list is full: with
  * many replies in flight, a walk per request would be quadratic in them). */
+ibex_win_stats_t ibex_win_stats;
+
 static void rsends_reap(ibex_win_t *win)
 {
     int k = 0;
+    ibex_win_stats.reply_steps += (unsigned long long)win->nrsends;
     for (int i = 0; i < win->nrsends; i++) {
         if (win->rsends[i]->complete)
             ibex_req_release(win->rsends[i]);
@@ -256,6 +259,7 @@ static bool reply_direct(ibex_win_t *win, int src, const win_hdr_t *h, const win
     if (ibex_p2p_isend(l->base + l->blocks[0].disp, (MPI_Count)h->bytes, ibex_dt_get(MPI_BYTE), src,
                        h->tag, win->comm, false, &req) != IBEX_OK)
         return false;
+    ibex_win_stats.direct_replies++;
     if (req->complete)
         ibex_req_release(req);
     else

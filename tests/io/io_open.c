@@ -113,6 +113,8 @@ static void whole_file(void)
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "access_style", "read_mostly");
+    MPI_Info_set(info, "invalid_test_key", "true"); /* ignored hints are not given back */
+    MPI_Info_set(info, "cb_nodes", "2");
     OK(MPI_File_open(MPI_COMM_WORLD, io_path("whole"), MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh));
     MPI_Info_free(&info);
     OK(MPI_File_set_size(fh, 1000));
@@ -147,6 +149,26 @@ static void whole_file(void)
     char val[64];
     MPI_Info_get(info, "access_style", sizeof(val) - 1, val, &flag);
     CHECK(flag && !strcmp(val, "read_mostly"));
+    MPI_Info_get(info, "invalid_test_key", sizeof(val) - 1, val, &flag);
+    CHECK(!flag);
+    MPI_Info_get(info, "cb_nodes", sizeof(val) - 1, val, &flag);
+    CHECK(!flag);
+    MPI_Info_free(&info);
+    /* set_info merges what is kept; an invalid value leaves the one in effect */
+    const char *sets[][2] = {{"access_style", "write_once,random"},
+                             {"access_style", "bogus"},
+                             {"invalid_test_key", "true"}};
+    for (int i = 0; i < 3; i++) {
+        MPI_Info_create(&info);
+        MPI_Info_set(info, sets[i][0], sets[i][1]);
+        OK(MPI_File_set_info(fh, info));
+        MPI_Info_free(&info);
+    }
+    OK(MPI_File_get_info(fh, &info));
+    MPI_Info_get(info, "access_style", sizeof(val) - 1, val, &flag);
+    CHECK(flag && !strcmp(val, "write_once,random"));
+    MPI_Info_get(info, "invalid_test_key", sizeof(val) - 1, val, &flag);
+    CHECK(!flag);
     MPI_Info_free(&info);
     OK(MPI_File_sync(fh));
     OK(MPI_File_close(&fh));

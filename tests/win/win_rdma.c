@@ -140,9 +140,11 @@ static void own_origin(MPI_Win win, long *base)
     memset(base + 3 * N, 0, N * sizeof(long)); /* both places zero again for the tests after */
     CHECK_RC(MPI_Put(base + 3 * N, N, MPI_LONG, t, 2 * N, N, MPI_LONG, win));
     CHECK_RC(MPI_Win_unlock(t, win));
-    long other[4] = {1, 2, 3, 4}; /* the counters do count: an origin outside the window */
+    /* the counters do count: a Get into an origin outside the window (a Put that small goes
+       inline, with no registration at all) */
+    long other[4] = {1, 2, 3, 4};
     CHECK_RC(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win));
-    CHECK_RC(MPI_Put(other, 4, MPI_LONG, t, 2 * N, 4, MPI_LONG, win));
+    CHECK_RC(MPI_Get(other, 4, MPI_LONG, t, 2 * N, 4, MPI_LONG, win));
     CHECK_RC(MPI_Win_flush(t, win));
     CHECK(reg_lookups(&rc) > seen);
     long zero[4] = {0};

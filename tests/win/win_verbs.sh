@@ -32,6 +32,8 @@ for np in 2 3; do
     run_case "$np" win_suites $V IBEX_WIN_DIRECT=0
 done
 run_case 2 win_suites $V IBEX_WIN_DIRECT=0 IBEX_WIN_RDMA=0
+# manyget's walk by counts over verbs (active messages: the replies are rendezvous READs)
+run_case 3 win_walk $V IBEX_WIN_DIRECT=0 IBEX_WIN_RDMA=0 IBEX_WIN_AM_POLL=0 IBEX_EAGER_LIMIT=1k
 [ -n "$full" ] && run_case 2 win_rdma $V IBEX_WIN_DIRECT=0 IBEX_WIN_RDMA=0
 # the default: windows on one node need no transport for their data
 run_case 2 win_sync $V

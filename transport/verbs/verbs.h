@@ -219,6 +219,10 @@ struct ibex_tl {
     ibex_tl_ep_t *cm_wait;              /* eps in REQ_SENT or WAIT_RTU: retransmission timers */
     int rma_out;                        /* RMA requests not yet completed, for close */
     verbs_rma_req_t *rma_free;          /* finished RMA requests kept for reuse (verbs_rma.c) */
+    /* the one-fragment transfer's work request and gather entry (verbs_rma.c rma_one): kept
+     * here, zeroed once, so that a post sets only its own fields */
+    struct ibv_send_wr one_wr;
+    struct ibv_sge one_sge;
     int rma_nfree;
     verbs_rcache_t rcache;
     /* receive data path (verbs_send.c): eager buffers lie rbuf_stride bytes apart (buf_size

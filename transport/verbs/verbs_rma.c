@@ -33,6 +33,7 @@ struct verbs_rma_req {
     char *bounce;            /* the pieces' bytes, when their span is not registered */
     uint32_t frags_out;
     bool is_read; /* RDMA READ, or an atomic (both take a read slot of the responder) */
+    bool inl;     /* a WRITE of at most max_inline bytes: posted inline, nothing registered */
     /* an atomic: its opcode (0 for READ / WRITE) and operands */
     enum ibv_wr_opcode atomic;
     uint64_t compare_add, swap;
@@ -111,6 +112,7 @@ static int rma_pump(ibex_tl_ep_t *ep, verbs_rma_req_t *req)
             .wr_id = (uintptr_t)req | VERBS_WR_RMA,
             .sg_list = sge,
             .num_sge = nsge,
+            .send_flags = req->inl ? IBV_SEND_INLINE : 0,
         };
         frag_wr(req, &wr);
         int rc = ibex_verbs_post(ep, &wr, true);
@@ -161,7 +163,8 @@ static verbs_rma_req_t *req_alloc(ibex_tl_t *tl)
 
 static void req_release(ibex_tl_t *tl, verbs_rma_req_t *req)
 {
-    free(req->bounce);
+    if (req->bounce) /* a call to free(NULL) on every transfer otherwise */
+        free(req->bounce);
     if (tl->rma_nfree >= VERBS_RMA_FREE_MAX) {
         free(req);
         return;
@@ -227,7 +230,26 @@ static ibex_status_t iov_prepare(ibex_tl_t *tl, const ibex_tl_rma_t *desc, bool 
     return st;
 }
 
-/* A request for desc (its local memory registered, by the runtime or here), or NULL. */
+/* The fields of a request from desc; mem NULL: an inline WRITE (no local key). */
+static verbs_rma_req_t *rma_req_fill(verbs_rma_req_t *req, const ibex_tl_rma_t *desc,
+                                     const ibex_tl_mem_t *mem, bool is_read)
+{
+    uint32_t rkey;
+    memcpy(&rkey, desc->rkey, sizeof(rkey));
+    req->comp = desc->comp;
+    req->remote = desc->remote;
+    req->len = desc->len;
+    req->lkey = mem ? mem->mr->lkey : 0;
+    req->inl = !mem;
+    req->rkey = rkey;
+    req->is_read = is_read;
+    req->status = IBEX_OK;
+    return req;
+}
+
+/* A request for desc (its local memory registered, by the runtime or here; a WRITE of at most
+ * max_inline bytes needs none: its data is copied at the post, as for an inline SEND), or
+ * NULL. */
 static verbs_rma_req_t *rma_req_new(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc, bool is_read,
                                     ibex_status_t *st_p)
 {
@@ -237,6 +259,8 @@ static verbs_rma_req_t *rma_req_new(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc,
         return NULL;
     req->local = desc->local;
     ibex_tl_mem_t *mem = desc->local_mem;
+    if (!is_read && !desc->local_iov && desc->len <= ep->tl->max_inline)
+        return rma_req_fill(req, desc, NULL, false);
     if (desc->local_iov)
         *st_p = iov_prepare(ep->tl, desc, is_read, req, &mem);
     else if (!mem)
@@ -247,16 +271,7 @@ static verbs_rma_req_t *rma_req_new(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc,
     }
     if (desc->local_iov || !desc->local_mem)
         req->own_mem = mem;
-    uint32_t rkey;
-    memcpy(&rkey, desc->rkey, sizeof(rkey));
-    req->comp = desc->comp;
-    req->remote = desc->remote;
-    req->len = desc->len;
-    req->lkey = mem->mr->lkey;
-    req->rkey = rkey;
-    req->is_read = is_read;
-    req->status = IBEX_OK;
-    return req;
+    return rma_req_fill(req, desc, mem, is_read);
 }
 
 static ibex_status_t rma_post(ibex_tl_ep_t *ep, verbs_rma_req_t *req)
@@ -286,12 +301,66 @@ static ibex_status_t rma_post(ibex_tl_ep_t *ep, verbs_rma_req_t *req)
     return IBEX_INPROGRESS;
 }
 
+/* The latency-bound transfer (a window's 8-byte put / get): one fragment of a contiguous local
+ * side, nothing queued before it, room in the queues. Its request gets the fields completion
+ * reads (no clearing of the rest), its one work request is posted at once; a WRITE of at most
+ * max_inline bytes goes inline (no registration). False: nothing done, the general way. */
+static bool rma_one(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc, bool is_read)
+{
+    ibex_tl_t *tl = ep->tl;
+    if (desc->local_iov || desc->len > tl->rma_frag || ep->rma_head || ep->sq_avail < 2 ||
+        tl->cq_room < 1 || (is_read && ep->rd_out >= ep->rd_max) || !tl->rma_free)
+        return false;
+    bool inl = !is_read && desc->len <= tl->max_inline;
+    ibex_tl_mem_t *mem = desc->local_mem, *own = NULL;
+    if (!inl && !mem) {
+        if (ibex_verbs_rcache_get(&tl->rcache, desc->local, desc->len, &own) != IBEX_OK)
+            return false;
+        mem = own;
+    }
+    verbs_rma_req_t *req = tl->rma_free, *next = req->next;
+    uint32_t rkey;
+    memcpy(&rkey, desc->rkey, sizeof(rkey));
+    /* what completion reads (rma_done, rma_finish, req_release, the error's name) */
+    req->comp = desc->comp;
+    req->len = req->off = desc->len;
+    req->own_mem = own;
+    req->bounce = NULL;
+    req->frags_out = 1;
+    req->is_read = is_read;
+    req->atomic = 0;
+    req->status = IBEX_OK;
+    struct ibv_sge *sge = &tl->one_sge; /* the rest of both stays zero */
+    struct ibv_send_wr *wr = &tl->one_wr;
+    *sge = (struct ibv_sge){(uintptr_t)desc->local, (uint32_t)desc->len, inl ? 0 : mem->mr->lkey};
+    wr->wr_id = (uintptr_t)req | VERBS_WR_RMA;
+    wr->sg_list = sge;
+    wr->num_sge = 1;
+    wr->opcode = is_read ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE;
+    wr->send_flags = inl ? IBV_SEND_INLINE : 0;
+    wr->wr.rdma.remote_addr = desc->remote;
+    wr->wr.rdma.rkey = rkey;
+    if (ibex_verbs_post(ep, wr, true) != 0) { /* the general way posts again and fails it */
+        req->next = next;                     /* still the free list's head */
+        if (own)
+            ibex_verbs_rcache_put(&tl->rcache, own);
+        return false;
+    }
+    tl->rma_free = next; /* taken off the free list only now */
+    tl->rma_nfree--;
+    ep->rd_out += is_read;
+    tl->rma_out++;
+    return true;
+}
+
 static ibex_status_t rma_start(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc, bool is_read)
 {
     if (ep->failed)
         return ep->fail_status;
     if (desc->len == 0)
         return IBEX_OK;
+    if (rma_one(ep, desc, is_read))
+        return IBEX_INPROGRESS;
     ibex_status_t st;
     verbs_rma_req_t *req = rma_req_new(ep, desc, is_read, &st);
     return req ? rma_post(ep, req) : st;
