@@ -143,8 +143,11 @@ ibex_status_t ibex_ep_open_transports(void)
     return IBEX_OK;
 }
 
+static int ep_fail_drain(void);
+
 void ibex_ep_close_transports(void)
 {
+    ibex_progress_hook_remove(ep_fail_drain); /* a failure not drained: nothing waits now */
     for (int i = 0; i < ibex_ep_table_size; i++)
         if (ibex_ep_table[i].connected)
             ibex_ep_table[i].tl->comp->ops.ep_destroy(ibex_ep_table[i].tl_ep);
@@ -303,6 +306,8 @@ ibex_status_t ibex_ep_send_ctl(ibex_ep_t *ep, const ibex_ctl_hdr_t *ctl)
 
 ibex_status_t ibex_ep_queue_req(ibex_ep_t *ep, ibex_req_t *req)
 {
+    if (ep->failed) /* a backlog that nothing would send or fail any more */
+        return ep->fail_status;
     ibex_pending_t *p = pending_new();
     if (!p)
         return IBEX_ERR_NO_MEMORY;
@@ -312,11 +317,12 @@ ibex_status_t ibex_ep_queue_req(ibex_ep_t *ep, ibex_req_t *req)
     return IBEX_OK;
 }
 
-/* Sends what waits for this peer, in order, until the transport is full again. */
+/* Sends what waits for this peer, in order, until the transport is full again. A failed peer's
+ * backlog is not sent: ep_fail_drain fails it. */
 static int ep_flush(ibex_ep_t *ep)
 {
     int sent = 0;
-    while (ep->pending_head) {
+    while (ep->pending_head && !ep->failed) {
         ibex_pending_t *p = ep->pending_head;
         ibex_status_t st;
         if (p->req)
@@ -370,11 +376,11 @@ void ibex_ep_inflight_remove(ibex_req_t *req)
     req->inflight_ep = NULL;
 }
 
-void ibex_ep_fail(ibex_ep_t *ep, ibex_status_t why)
+/* Fails what waits for a failed peer: its backlog, what is in flight with it, the receives
+ * posted for it. Run by ibex_progress (a hook while an endpoint is due), never inside a send. */
+static void ep_fail_now(ibex_ep_t *ep)
 {
-    ibex_ep_failed_count += !ep->failed; /* receives from MPI_ANY_SOURCE check (peer_fail.c) */
-    ep->failed = true;
-    ep->fail_status = why;
+    ibex_status_t why = ep->fail_status;
     while (ep->pending_head) {
         ibex_pending_t *p = ep->pending_head;
         ep->pending_head = p->next;
@@ -388,6 +394,38 @@ void ibex_ep_fail(ibex_ep_t *ep, ibex_status_t why)
     ep->pending_tail = NULL;
     while (ep->inflight)
         ibex_proto_req_fail(ep->inflight, why); /* unlinks it */
+    ibex_proto_fail_posted(ep->world_rank, why);
+}
+
+static int ep_fail_drain(void)
+{
+    int n = 0;
+    ibex_progress_hook_remove(ep_fail_drain);
+    for (int i = 0; i < ibex_ep_table_size; i++)
+        if (ibex_ep_table[i].fail_due) {
+            ibex_ep_table[i].fail_due = false;
+            ep_fail_now(&ibex_ep_table[i]);
+            n++;
+        }
+    return n;
+}
+
+/* Only the mark, at once: a transport says a peer is gone from inside a send as well as from
+ * its progress (a full queue to a process that exited, a post on a broken connection), and the
+ * send path on the stack still owns its request and completes it with the error the send
+ * returns. Failing the backlog and what is in flight here completed that request a second time
+ * (a blocking send from the backlog to a rank in MPI_Abort asserted in ibex_req_complete), so
+ * that waits for the next progress call (ep_fail_drain). Until then nothing new is sent to the
+ * peer (ep_flush, ibex_ep_send_ctl, ibex_ep_queue_req) and receives posted for it fail. */
+void ibex_ep_fail(ibex_ep_t *ep, ibex_status_t why)
+{
+    ibex_ep_failed_count += !ep->failed; /* receives from MPI_ANY_SOURCE check (peer_fail.c) */
+    ep->failed = true;
+    ep->fail_status = why;
+    ep->fail_due = true;
+    if (ibex_progress_hook_add(ep_fail_drain) != IBEX_OK)
+        ibex_error(PROTO, "no progress hook left to fail the communication with rank %d",
+                   ep->world_rank);
 }
 
 bool ibex_ep_node_memory(void)

@@ -43,6 +43,7 @@ typedef struct ibex_ep {
     ibex_pending_t *pending_head, *pending_tail; /* waits for transport room, in order */
     struct ibex_umsg *early;                     /* match messages that arrived before their turn */
     ibex_req_t *inflight; /* requests waiting for an ACK / CTS / FIN / get from this peer */
+    bool fail_due;        /* failed, what waits for it not yet (ibex_ep_fail) */
 } ibex_ep_t;
 
 /* An unexpected match message (or one held back by Mprobe). */
@@ -108,7 +109,8 @@ int ibex_ep_progress_pending(void);
 /* A request now waits for this peer (until it completes): failed if the peer dies. */
 void ibex_ep_inflight_add(ibex_ep_t *ep, ibex_req_t *req);
 void ibex_ep_inflight_remove(ibex_req_t *req);
-/* The peer is gone: fail its backlog and everything in flight with it. */
+/* The peer is gone: marks it failed at once; its backlog, everything in flight with it and the
+ * receives posted for it fail at the next ibex_progress call, outside any send (ep.c). */
 void ibex_ep_fail(ibex_ep_t *ep, ibex_status_t why);
 /* proto.c: fails posted receives naming this world rank as their source, or from
  * MPI_ANY_SOURCE on a communicator it is a member of (peer_fail.c). */

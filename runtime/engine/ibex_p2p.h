@@ -72,8 +72,9 @@ int ibex_progress(void);
 /* Work above the engine that must advance while the program waits or polls (the collectives'
  * schedules): every ibex_progress call runs each registered hook after the transports, and
  * counts what it returns (events handled) as progress. The engine knows nothing of what a hook
- * does. A hook must not call ibex_progress itself. At most IBEX_PROGRESS_HOOKS at once. */
-#define IBEX_PROGRESS_HOOKS 4
+ * does. A hook must not call ibex_progress itself. At most IBEX_PROGRESS_HOOKS at once (the
+ * engine's own failure drain, ep.c, is one while a peer's failure waits to be handled). */
+#define IBEX_PROGRESS_HOOKS 8
 typedef int (*ibex_progress_hook_t)(void);
 ibex_status_t ibex_progress_hook_add(ibex_progress_hook_t fn);
 void ibex_progress_hook_remove(ibex_progress_hook_t fn);

@@ -332,7 +332,8 @@ void ibex_proto_req_fail(ibex_req_t *req, ibex_status_t why)
         rndv_send_done(req, why);
 }
 
-/* A peer is gone: fail what waits for it, so nothing hangs. */
+/* A peer is gone: fail what waits for it, so nothing hangs (at the next progress call:
+ * ibex_ep_fail says why). */
 void ibex_proto_peer_failed(void *arg, int peer, ibex_status_t why)
 {
     (void)arg;
@@ -342,5 +343,4 @@ void ibex_proto_peer_failed(void *arg, int peer, ibex_status_t why)
     ibex_error(PROTO, "rank %d on %s is unreachable (%s): failing the communication with it", peer,
                ibex_boot_peer_host(peer), ibex_status_str(why));
     ibex_ep_fail(ep, why);
-    ibex_proto_fail_posted(peer, why);
 }

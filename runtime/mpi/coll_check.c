@@ -565,10 +565,73 @@ static int check_alias(ibex_coll_kind_t kind, const ibex_coll_args_t *a, const c
                           a->sbuf);
 }
 
-int ibex_coll_prepare(ibex_coll_kind_t kind, MPI_Comm comm, MPI_Op op, const char *call,
-                      ibex_coll_args_t *a, size_t *bytes_p)
+/* ---- the common case, each handle looked up once ----
+ * Bcast, Reduce, Allreduce and Scan on an intracommunicator: the communicator, the datatype and
+ * the op are each looked up once (the full path below looked the type up in each triple, in the
+ * op check and for the size, and reached the communicator through three calls) and every check
+ * of the full path is made on them in loads and compares. At the first doubt the full path runs
+ * and raises the error, so the classes, their order and the messages are its own (the pattern
+ * of ibex_p2p_args). */
+
+/* A buffer the triple check of the full path accepts (count >= 0 and the type are known). */
+static inline bool fast_buf(const void *buf, int count, const ibex_dt_t *d)
 {
-    ibex_assert((unsigned)kind < IBEX_COLL_KIND_COUNT && preps[kind]);
+    return buf != MPI_IN_PLACE && (buf || count == 0 || !d->predefined);
+}
+
+/* check_reduce and check_alias of Reduce (result at the root), Allreduce and Scan. */
+static inline bool fast_reduce(ibex_coll_kind_t kind, const ibex_coll_args_t *a, const ibex_dt_t *d)
+{
+    const ibex_comm_t *c = a->comm;
+    bool gets = true; /* this rank's rbuf is significant, and sbuf may be MPI_IN_PLACE */
+    if (kind == IBEX_COLL_REDUCE) {
+        if ((unsigned)a->root >= (unsigned)c->size)
+            return false;
+        gets = c->rank == a->root;
+    }
+    if (!(gets && a->sbuf == MPI_IN_PLACE) && !fast_buf(a->sbuf, a->rcount, d))
+        return false;
+    if (gets && !fast_buf(a->rbuf, a->rcount, d))
+        return false;
+    return !(gets && a->sbuf && a->sbuf != MPI_IN_PLACE && a->sbuf == a->rbuf);
+}
+
+static inline bool fast_kind(ibex_coll_kind_t kind)
+{
+    return kind == IBEX_COLL_BCAST || kind == IBEX_COLL_REDUCE || kind == IBEX_COLL_ALLREDUCE ||
+           kind == IBEX_COLL_SCAN;
+}
+
+/* True with a->comm, a->op and *bytes_p set when every check passes; false: run the full path. */
+static bool prepare_fast(ibex_coll_kind_t kind, MPI_Comm comm, MPI_Op op, ibex_coll_args_t *a,
+                         size_t *bytes_p)
+{
+    ibex_comm_t *c;
+    ibex_dt_t *d;
+    if (!(__builtin_expect(ibex_rt.running, 1) &&
+          (c = ibex_handle_get(&ibex_comm_handles, comm)) != NULL && !ibex_comm_is_inter(c) &&
+          a->rcount >= 0 && (d = ibex_dt_get(a->rdt)) != NULL && d->committed))
+        return false;
+    a->comm = c;
+    if (kind == IBEX_COLL_BCAST) {
+        if ((unsigned)a->root >= (unsigned)c->size || !fast_buf(a->rbuf, a->rcount, d))
+            return false;
+    } else {
+        const ibex_op_t *o = ibex_op_get(op);
+        if (!o || !fast_reduce(kind, a, d) || (o->predefined && !ibex_op_defined_on(o, d)))
+            return false;
+        a->op = o;
+    }
+    *bytes_p = (size_t)a->rcount * d->size;
+    return true;
+}
+
+/* Every check, one after the other, raising the first error. Out of line: inlined, its
+ * registers were saved and restored by every call of the common case. */
+static __attribute__((noinline)) int prepare_full(ibex_coll_kind_t kind, MPI_Comm comm, MPI_Op op,
+                                                  const char *call, ibex_coll_args_t *a,
+                                                  size_t *bytes_p)
+{
     IBEX_CHECK(ibex_comm_enter(comm, call, &a->comm));
     if (!ibex_comm_is_inter(a->comm)) {
         IBEX_CHECK(preps[kind](a, op, call, bytes_p));
@@ -581,6 +644,15 @@ int ibex_coll_prepare(ibex_coll_kind_t kind, MPI_Comm comm, MPI_Op op, const cha
                               ibex_coll_kind_name(kind));
     IBEX_CHECK(inter_preps[kind](a, op, call, bytes_p));
     return check_alias(kind, a, call);
+}
+
+int ibex_coll_prepare(ibex_coll_kind_t kind, MPI_Comm comm, MPI_Op op, const char *call,
+                      ibex_coll_args_t *a, size_t *bytes_p)
+{
+    ibex_assert((unsigned)kind < IBEX_COLL_KIND_COUNT && preps[kind]);
+    if (fast_kind(kind) && prepare_fast(kind, comm, op, a, bytes_p))
+        return MPI_SUCCESS;
+    return prepare_full(kind, comm, op, call, a, bytes_p);
 }
 
 int ibex_coll_check_intra(ibex_comm_t *c, const char *call)

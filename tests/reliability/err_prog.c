@@ -7,6 +7,8 @@
  *   sleep S     a barrier, then every rank sleeps S s
  *   nomem       MPI_Alloc_mem of 2^62 bytes: MPI_ERR_NO_MEM under MPI_ERRORS_RETURN, then
  *               again under the default MPI_ERRORS_ARE_FATAL
+ *   abortsend N B  every rank but 0 MPI_Send N messages of B bytes to rank 0, which receives
+ *               two from each and calls MPI_Abort(MPI_COMM_WORLD, 3) while they still send
  * Rank 0 prints "err_prog: ok" after MPI_Finalize.
  */
 #include <mpi.h>
@@ -68,6 +70,19 @@ static void do_nomem(void)
     fail("MPI_Alloc_mem(2^62) returned under MPI_ERRORS_ARE_FATAL");
 }
 
+static void do_abortsend(int rank, int size, int n, int bytes)
+{
+    char *b = calloc((size_t)bytes + 1, 1);
+    if (rank == 0) {
+        for (int i = 0; i < 2 * (size - 1); i++)
+            MPI_Recv(b, bytes, MPI_BYTE, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    for (int i = 0; i < n; i++)
+        MPI_Send(b, bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+    free(b);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -80,6 +95,8 @@ int main(int argc, char **argv)
         do_coll(rank, size, n);
     else if (strcmp(mode, "bigsend") == 0)
         do_bigsend(rank, n);
+    else if (strcmp(mode, "abortsend") == 0)
+        do_abortsend(rank, size, n, argc > 3 ? atoi(argv[3]) : 8);
     else if (strcmp(mode, "nomem") == 0)
         do_nomem();
     else if (strcmp(mode, "kill") == 0 || strcmp(mode, "sleep") == 0) {
@@ -88,7 +105,7 @@ int main(int argc, char **argv)
             raise(SIGKILL);
         sleep((unsigned)(mode[0] == 's' ? n : 30));
     } else
-        fail("usage: err_prog coll N|bigsend N|kill|sleep S|nomem");
+        fail("usage: err_prog coll N|bigsend N|kill|sleep S|nomem|abortsend N B");
     MPI_Finalize();
     if (rank == 0)
         printf("err_prog: ok\n");

@@ -8,7 +8,8 @@
 #   --hang-report (the job goes on and ends well), the same with a rank polling MPI_Test,
 #   polling loops as OR-waits (Testsome, Iprobe(MPI_ANY_SOURCE)) in and out of a knot,
 #   one-sided waits (Win_wait, Win_fence in a knot; Win_lock shown, not claimed), a wait on a
-#   non-blocking collective (the peer of its step's receive in flight),
+#   non-blocking collective (the peer of its step's receive in flight), a Bcast of an empty
+#   type on an intercommunicator (no bytes named),
 #   ibex_stack and SIGUSR1 on a running job.
 . "${top_srcdir:?}/tests/launcher/lib.sh"
 R=$B/tests/reliability
@@ -83,6 +84,11 @@ printf '%s\n' "$OUT" | grep -q "^hang_prog: ok" || fail "Test + Iprobe loop: the
 # A wait on a non-blocking collective names the peer of the receive its schedule waits for.
 run 40 -n 2 --timeout 5 "$R/hang_prog" nbc 0 "$MARK"
 expect "MPI_Wait on an Ibarrier in a knot" 124 "cause: deadlock \(a cycle of waits\): rank 0 waits in MPI_Wait\(src 1, MPI_COMM_WORLD\) for rank 1; rank 1 waits in MPI_Recv\(src 0, tag 4, 4 B, MPI_COMM_WORLD\) for rank 0"
+
+# A Bcast of elements of an empty type moves 0 bytes: the record says no size (not a slot's).
+run 40 -n 2 --timeout 5 "$R/hang_prog" bcast0 0 "$MARK"
+expect "MPI_Bcast of an empty type in a knot" 124 "cause: deadlock \(a cycle of waits\): rank 0 waits in MPI_Recv\(src 1, tag 9, 4 B, MPI_COMM_WORLD\) for rank 1; rank 1 waits in MPI_Bcast\(src 0, comm 0x[0-9a-f]+\) for rank 0"
+not "MPI_Bcast of an empty type in a knot" "MPI_Bcast\([^)]* [1-9][0-9]* B"
 
 # One-sided synchronisation: MPI_Win_wait for an origin that never completes, and a fence
 # waiting for a rank that receives instead, are deadlocks with their cycle; a lock wait is shown

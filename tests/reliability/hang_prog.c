@@ -24,6 +24,9 @@
  *   winfence  every rank but the last calls MPI_Win_fence; the last receives from rank 0
  *   winlock   rank 0 holds an exclusive lock on rank 1 and receives from rank 1, which waits
  *             in MPI_Win_lock for the same lock (shown, but a lock's holder is not recorded)
+ *   bcast0    on an intercommunicator of the even and the odd ranks, rank 1 waits in MPI_Bcast
+ *             of 16 elements of an empty type (0 bytes) from rank 0, which receives from rank 1
+ *             instead (on an intracommunicator such a Bcast returns at once)
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -205,6 +208,21 @@ static void hang_nbc(int rank)
     }
 }
 
+static void hang_bcast0(int rank)
+{
+    int buf[16] = {0};
+    MPI_Comm half, inter;
+    MPI_Datatype empty;
+    MPI_Type_contiguous(0, MPI_INT, &empty);
+    MPI_Type_commit(&empty);
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, 1 - rank % 2, 5, &inter);
+    if (rank == 1)
+        MPI_Bcast(buf, 16, empty, 0, inter);
+    else if (rank == 0)
+        MPI_Recv(buf, 1, MPI_INT, 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
 static void hang_compute(int rank, int secs, int anysrc)
 {
     int buf = 42, got = 0;
@@ -260,6 +278,8 @@ int main(int argc, char **argv)
         hang_mixpoll(rank, size, secs);
     else if (strcmp(mode, "nbc") == 0)
         hang_nbc(rank);
+    else if (strcmp(mode, "bcast0") == 0 && size >= 2)
+        hang_bcast0(rank);
     else if (strncmp(mode, "win", 3) == 0)
         hang_win(rank, size, mode);
     else if (strcmp(mode, "compute") == 0 || strcmp(mode, "anysrc") == 0)
@@ -267,7 +287,7 @@ int main(int argc, char **argv)
     else {
         fprintf(stderr,
                 "usage: hang_prog ssend|ring|missing|mismatch|anyknot|compute|anysrc|poll|testsome|"
-                "iprobe|mixpoll|winwait|winfence|winlock [SECS]\n");
+                "iprobe|mixpoll|winwait|winfence|winlock|bcast0 [SECS]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     MPI_Finalize();
