@@ -310,11 +310,13 @@ static long long slot_size_now(void)
     return v;
 }
 
-/* The PIPE rendezvous (issue 18, 128-256 KiB) between eager messages, in order: 256 KiB
- * intact; a receive too small for it gets MPI_ERR_TRUNCATE, what fits and nothing more. Over
- * shared memory with the default fragment size (IBEX_RNDV_PIPE_FRAG unset) the sender hands
- * the transport the RTS and whole-slot fragments: at most 1 + ceil(256 KiB / (slot - 32))
- * messages for the PIPE send (17 with 16 KiB slots; 4 KiB fragments took 65, more than a
+/* The PIPE rendezvous (issue 18, 128-256 KiB), which a strided send buffer takes up to
+ * IBEX_RNDV_PIPE_MAX (a contiguous one only to IBEX_RNDV_PIPE_CONTIG_MAX), between eager
+ * messages, in order: 256 KiB in blocks of 1 KiB 2 KiB apart arrive intact in a contiguous
+ * receive; a receive too small for them gets MPI_ERR_TRUNCATE, what fits and nothing more.
+ * Over shared memory with the default fragment size (IBEX_RNDV_PIPE_FRAG unset) the sender
+ * hands the transport the RTS and whole-slot fragments: at most 1 + ceil(256 KiB / (slot -
+ * 32)) messages for the PIPE send (17 with 16 KiB slots; 4 KiB fragments took 65, more than a
  * 64-slot box holds). */
 static void pipe_whole_slots(int rank)
 {
@@ -323,23 +325,26 @@ static void pipe_whole_slots(int rank)
         mt_barrier(MPI_COMM_WORLD);
         return;
     }
-    unsigned char *buf = malloc(BIG);
+    unsigned char *buf = malloc(2 * BIG);
     CHECK(buf != NULL);
     int a = 1, b = 2;
     if (rank == 0) {
         MPI_T_pvar_session s;
+        MPI_Datatype strided;
+        CHECK_RC(MPI_Type_vector(BIG / 1024, 1024, 2048, MPI_BYTE, &strided));
+        CHECK_RC(MPI_Type_commit(&strided));
         CHECK_RC(MPI_T_pvar_session_create(&s));
         for (int k = 0; k < BIG; k++)
-            buf[k] = (unsigned char)(k * 7 + k / 4096);
+            buf[k / 1024 * 2048 + k % 1024] = (unsigned char)(k * 7 + k / 4096);
         bool ok = true;
         MPI_T_pvar_handle hm = counter_open(s, "ibex_shm_msgs", &ok);
         MPI_T_pvar_handle hp = counter_open(s, "ibex_rndv_pipe", &ok);
         long long m0 = counter_read(s, hm, ok), p0 = counter_read(s, hp, ok);
         CHECK_RC(MPI_Send(&a, 1, MPI_INT, 1, 70, MPI_COMM_WORLD));
-        CHECK_RC(MPI_Send(buf, BIG, MPI_BYTE, 1, 71, MPI_COMM_WORLD));
+        CHECK_RC(MPI_Send(buf, 1, strided, 1, 71, MPI_COMM_WORLD));
         long long m1 = counter_read(s, hm, ok), p1 = counter_read(s, hp, ok);
         CHECK_RC(MPI_Send(&b, 1, MPI_INT, 1, 72, MPI_COMM_WORLD));
-        CHECK_RC(MPI_Send(buf, BIG, MPI_BYTE, 1, 73, MPI_COMM_WORLD));
+        CHECK_RC(MPI_Send(buf, 1, strided, 1, 73, MPI_COMM_WORLD));
         long long slot = slot_size_now();
         if (ok && p1 == p0 + 1 && slot > 64 && !getenv("IBEX_RNDV_PIPE_FRAG")) {
             long long per = slot - 8 - 24, most = 1 + 1 + (BIG + per - 1) / per;
@@ -349,6 +354,7 @@ static void pipe_whole_slots(int rank)
             CHECK(m1 - m0 <= most);
         }
         CHECK_RC(MPI_T_pvar_session_free(&s));
+        CHECK_RC(MPI_Type_free(&strided));
     } else {
         int x = 0, y = 0, rc, cls, count;
         MPI_Status st;

@@ -222,7 +222,8 @@ ibex_shm_ring_push(ibex_shm_ring_tx_t *tx, const void *hdr, size_t hdr_len, cons
     atomic_store_explicit(&slot->seq, (uint32_t)(head + 1), memory_order_release);
     tx->head = head + 1;
     atomic_store_explicit(&tx->ctl->head, head + 1, memory_order_relaxed);
-    if (IBEX_SHM_SLOT_HDR + hdr_len + len > IBEX_SHM_CACHE_LINE)
+    if (__builtin_expect(tx->own_lines != 0, 0) &&
+        IBEX_SHM_SLOT_HDR + hdr_len + len > IBEX_SHM_CACHE_LINE)
         ibex_shm_ring_own_next(tx, IBEX_SHM_SLOT_HDR + hdr_len + len);
     return IBEX_OK;
 }
