@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 
+#include "ibex_hidden.h"
 #include "ibex_comm.h"
 #include "ibex_datatype.h"
 #include "ibex_status.h"
@@ -54,7 +55,7 @@ ibex_status_t ibex_am_recv(ibex_am_port_t *port, void *buf, int count, ibex_dt_t
 /* Sends a reply of len bytes on tag; data must come from malloc and belongs to the port. */
 ibex_status_t ibex_am_reply(ibex_am_port_t *port, int dest, int tag, void *data, size_t len);
 /* Runs handlers and completions that are due (called by ibex_progress). */
-extern int ibex_am_work;
+extern int ibex_am_work IBEX_ENGINE_HIDDEN;
 int ibex_am_progress(void);
 
 #endif

@@ -6,6 +6,7 @@
 #ifndef IBEX_ENGINE_H
 #define IBEX_ENGINE_H
 
+#include "ibex_hidden.h"
 #include "ibex_engine_stats.h"
 #include "ibex_request.h"
 
@@ -66,8 +67,8 @@ typedef struct ibex_umsg {
 ibex_status_t ibex_ep_open_transports(void);
 void ibex_ep_close_transports(void);
 /* Endpoints by world rank (ep.c); read inline on the send path. */
-extern ibex_ep_t *ibex_ep_table;
-extern int ibex_ep_table_size;
+extern ibex_ep_t *ibex_ep_table IBEX_ENGINE_HIDDEN;
+extern int ibex_ep_table_size IBEX_ENGINE_HIDDEN;
 /* ibex_ep_get's first use of a peer: connect (or report why it cannot be reached). */
 ibex_status_t ibex_ep_connect_first(int world_rank, ibex_ep_t **ep_p);
 /* The endpoint of a world rank, connecting on first use. */
@@ -116,7 +117,7 @@ void ibex_ep_fail(ibex_ep_t *ep, ibex_status_t why);
  * MPI_ANY_SOURCE on a communicator it is a member of (peer_fail.c). */
 void ibex_proto_fail_posted(int world_rank, ibex_status_t why);
 /* peer_fail.c: endpoints failed so far (0: the checks below cost one branch). */
-extern int ibex_ep_failed_count;
+extern int ibex_ep_failed_count IBEX_ENGINE_HIDDEN;
 /* The rank of comm whose failure dooms a receive or probe from src (a rank or MPI_ANY_SOURCE)
  * that finds no message, with the failure in *why_p; -1 if none. */
 int ibex_proto_src_failed(const ibex_comm_t *comm, int src, ibex_status_t *why_p);

@@ -12,6 +12,7 @@
 
 #include <mpi.h>
 
+#include "ibex_hidden.h"
 #include "ibex_comm.h"
 #include "ibex_datatype.h"
 #include "ibex_status.h"
@@ -51,7 +52,7 @@ ibex_status_t ibex_coll_sendrecv(const void *sbuf, int scount, MPI_Datatype sdt,
 /* Matching state of a context id, created on first use, NULL when out of memory (a message
  * may arrive for a context
  * before this process has created the communicator). */
-extern struct ibex_match_queue *ibex_match_queues[IBEX_MAX_CONTEXT_IDS];
+extern struct ibex_match_queue *ibex_match_queues[IBEX_MAX_CONTEXT_IDS] IBEX_ENGINE_HIDDEN;
 struct ibex_match_queue *ibex_match_queue_make(uint32_t context_id);
 static inline struct ibex_match_queue *ibex_match_queue_get(uint32_t context_id)
 {

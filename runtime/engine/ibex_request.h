@@ -14,6 +14,7 @@
 
 #include <mpi.h>
 
+#include "ibex_hidden.h"
 #include "ibex_comm.h"
 #include "ibex_datatype.h"
 #include "ibex_dt_ref.h"
@@ -122,7 +123,7 @@ static inline void ibex_status_empty(MPI_Status *st)
  * completes the local one with its status and goes back to the pool by itself), so every id on
  * the wire is still a pool request (issue 16). */
 enum { IBEX_REQ_LOCAL = -1 };
-extern long ibex_req_active_count;
+extern long ibex_req_active_count IBEX_ENGINE_HIDDEN;
 /* Everything ibex_req_take sets but the pool link (every caller sets the message fields). */
 static inline void ibex_req_head_init(ibex_req_t *req, ibex_req_kind_t kind)
 {

@@ -33,68 +33,22 @@ int ibex_p2p_check_args(const char *call, const void *buf, MPI_Count count, MPI_
     return MPI_SUCCESS;
 }
 
-/* The message's fields, which ibex_req_take / ibex_req_init_local leave to the caller. */
-static inline void req_set(ibex_req_t *req, const void *buf, MPI_Count count, ibex_dt_t *dt,
-                           int peer, int tag, ibex_comm_t *comm, bool coll)
-{
-    req->buf = (void *)buf;
-    req->count = count;
-    req->dt = dt;
-    req->bytes = (size_t)count * dt->size;
-    req->peer = peer;
-    req->tag = tag;
-    req->comm = comm;
-    req->coll = coll;
-    /* a request keeps its communicator and datatype alive until it is released */
-    ibex_comm_retain(comm);
-    if (!dt->predefined)
-        ibex_dt_retain(dt);
-}
-
 static ibex_req_t *req_fill(ibex_req_kind_t kind, const void *buf, MPI_Count count, ibex_dt_t *dt,
                             int peer, int tag, ibex_comm_t *comm, bool coll)
 {
     ibex_req_t *req = ibex_req_take(kind); /* sets all but the message's fields */
     if (req)
-        req_set(req, buf, count, dt, peer, tag, comm, coll);
+        ibex_p2p_req_set(req, buf, count, dt, peer, tag, comm, coll);
     return req;
 }
 
 /* Completes a request to or from MPI_PROC_NULL at once. */
-static void req_proc_null(ibex_req_t *req)
+void ibex_p2p_req_proc_null(ibex_req_t *req)
 {
     req->status.MPI_SOURCE = MPI_PROC_NULL;
     req->status.MPI_TAG = MPI_ANY_TAG;
     req->status.ibex_count = 0;
     ibex_req_complete(req, IBEX_OK);
-}
-
-/* Inline into both callers, with the tests of the usual case (nothing unexpected, no peer
- * failed) before the calls that handle the others: 31 + 4 + 9 + 9 instructions a receive
- * before (callgrind, MPI_Irecv of 8 B). */
-static inline __attribute__((always_inline)) void recv_start(ibex_req_t *req)
-{
-    ibex_match_queue_t *q = req->coll ? req->comm->coll : req->comm->pt2pt;
-    ibex_umsg_t *u = q->unexpected.head
-                         ? (ibex_umsg_t *)ibex_match_find_unexpected(q, req->peer, req->tag, true)
-                         : NULL;
-    if (u) {
-        ibex_proto_recv_matched(req, u);
-        return;
-    }
-    ibex_status_t why;
-    int dead = __builtin_expect(ibex_ep_failed_count == 0, 1)
-                   ? -1
-                   : ibex_proto_src_failed(req->comm, req->peer, &why);
-    if (dead >= 0) { /* it could only wait in vain (runtime/engine/peer_fail.c) */
-        req->status.MPI_SOURCE = dead;
-        ibex_req_complete(req, why);
-        return;
-    }
-    req->match.src = req->peer;
-    req->match.tag = req->tag;
-    req->in_posted = true;
-    ibex_match_list_append_inline(&q->posted, &req->match);
 }
 
 /* Starts a fresh or persistent request: the one place where sends and receives begin. */
@@ -109,11 +63,11 @@ void ibex_p2p_start(ibex_req_t *req)
         req->active = true;
     }
     if (req->peer == MPI_PROC_NULL) {
-        req_proc_null(req);
+        ibex_p2p_req_proc_null(req);
         return;
     }
     if (req->kind == IBEX_REQ_RECV)
-        recv_start(req);
+        ibex_p2p_recv_start(req);
     else
         ibex_proto_send_start(req);
 }
@@ -199,23 +153,6 @@ int ibex_p2p_recv_req(const char *call, void *buf, MPI_Count count, MPI_Datatype
     *req_p = req;
     if (start)
         ibex_p2p_start(req);
-    return MPI_SUCCESS;
-}
-
-int ibex_p2p_recv_local(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
-                        int src, int tag, MPI_Comm comm, ibex_req_t *req)
-{
-    ibex_comm_t *c;
-    ibex_dt_t *dt;
-    int rc = ibex_p2p_args(call, buf, count, datatype, src, tag, comm, true, &c, &dt);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    ibex_req_init_local(req, IBEX_REQ_RECV);
-    req_set(req, buf, count, dt, src, tag, c, false);
-    if (src == MPI_PROC_NULL) /* what ibex_p2p_start does for a fresh receive */
-        req_proc_null(req);
-    else
-        recv_start(req);
     return MPI_SUCCESS;
 }
 

@@ -5,8 +5,12 @@
  * senders, each one's order kept; a posted receive that is not the oldest one; truncation of an
  * expected receive (MPI_ERR_TRUNCATE with source, tag and count); Waitall over windows of sends
  * and receives with and without statuses, with a persistent request and a failed one among
- * them; probes, matched probes and the cancel of a posted receive beside the short path.
+ * them; probes, matched probes and the cancel of a posted receive beside the short path;
+ * messages of many sizes in a row through one box; a 256 KiB PIPE rendezvous in whole-slot
+ * fragments, and truncated.
  */
+#include <stdbool.h>
+
 #include "mpitest.h"
 
 enum { LAPS = 20, WINDOW = 100, TAG = 5 };
@@ -236,6 +240,150 @@ static void probes_and_cancel(int rank)
     mt_barrier(MPI_COMM_WORLD);
 }
 
+/* Messages of many sizes in a row through one box (issue 18, 256 B - 1 KiB): after a message
+ * longer than a line the sender takes ownership of the next slot's lines (IBEX_SHM_OWN_NEXT);
+ * whatever the sizes before and after, over several laps, every byte arrives as sent. */
+static void mixed_sizes(int rank)
+{
+    enum { ROUNDS = 200, MAXB = 16000 };
+    static const int sizes[] = {8, 256, 100, 1024, 24, 4096, 300, 16000, 64, 65, 1000};
+    enum { NS = sizeof(sizes) / sizeof(sizes[0]) };
+    if (rank > 1) {
+        mt_barrier(MPI_COMM_WORLD);
+        return;
+    }
+    unsigned char *buf = malloc(MAXB);
+    CHECK(buf != NULL);
+    for (int i = 0; i < ROUNDS; i++) {
+        int n = sizes[i % NS];
+        if (rank == 0) {
+            for (int k = 0; k < n; k++)
+                buf[k] = (unsigned char)(i * 31 + k);
+            CHECK_RC(MPI_Send(buf, n, MPI_BYTE, 1, 60, MPI_COMM_WORLD));
+        } else {
+            MPI_Status st;
+            int count;
+            memset(buf, 0, MAXB);
+            CHECK_RC(MPI_Recv(buf, MAXB, MPI_BYTE, 0, 60, MPI_COMM_WORLD, &st));
+            CHECK_RC(MPI_Get_count(&st, MPI_BYTE, &count));
+            CHECK(count == n);
+            for (int k = 0; k < n; k++)
+                CHECK(buf[k] == (unsigned char)(i * 31 + k));
+        }
+    }
+    free(buf);
+    mt_barrier(MPI_COMM_WORLD);
+}
+
+/* A started MPI_T counter by name (*ok false when there is none), and its value. */
+static MPI_T_pvar_handle counter_open(MPI_T_pvar_session s, const char *name, bool *ok)
+{
+    int i, count;
+    MPI_T_pvar_handle h = MPI_T_PVAR_HANDLE_NULL;
+    if (MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &i) != MPI_SUCCESS) {
+        *ok = false;
+        return h;
+    }
+    CHECK_RC(MPI_T_pvar_handle_alloc(s, i, NULL, &h, &count));
+    CHECK_RC(MPI_T_pvar_start(s, h));
+    return h;
+}
+
+static long long counter_read(MPI_T_pvar_session s, MPI_T_pvar_handle h, bool ok)
+{
+    unsigned long long v = 0;
+    if (ok)
+        CHECK_RC(MPI_T_pvar_read(s, h, &v));
+    return (long long)v;
+}
+
+static long long slot_size_now(void)
+{
+    int i, count;
+    long long v = 0;
+    MPI_T_cvar_handle h;
+    if (MPI_T_cvar_get_index("IBEX_SHM_SLOT_SIZE", &i) != MPI_SUCCESS)
+        return 0;
+    CHECK_RC(MPI_T_cvar_handle_alloc(i, NULL, &h, &count));
+    CHECK_RC(MPI_T_cvar_read(h, &v));
+    CHECK_RC(MPI_T_cvar_handle_free(&h));
+    return v;
+}
+
+/* The PIPE rendezvous (issue 18, 128-256 KiB), which a strided send buffer takes up to
+ * IBEX_RNDV_PIPE_MAX (a contiguous one only to IBEX_RNDV_PIPE_CONTIG_MAX), between eager
+ * messages, in order: 256 KiB in blocks of 1 KiB 2 KiB apart arrive intact in a contiguous
+ * receive; a receive too small for them gets MPI_ERR_TRUNCATE, what fits and nothing more.
+ * Over shared memory with the default fragment size (IBEX_RNDV_PIPE_FRAG unset) the sender
+ * hands the transport the RTS and whole-slot fragments: at most 1 + ceil(256 KiB / (slot -
+ * 32)) messages for the PIPE send (17 with 16 KiB slots; 4 KiB fragments took 65, more than a
+ * 64-slot box holds). */
+static void pipe_whole_slots(int rank)
+{
+    enum { BIG = 256 << 10, SHORT = BIG - 5000 };
+    if (rank > 1) {
+        mt_barrier(MPI_COMM_WORLD);
+        return;
+    }
+    unsigned char *buf = malloc(2 * BIG);
+    CHECK(buf != NULL);
+    int a = 1, b = 2;
+    if (rank == 0) {
+        MPI_T_pvar_session s;
+        MPI_Datatype strided;
+        CHECK_RC(MPI_Type_vector(BIG / 1024, 1024, 2048, MPI_BYTE, &strided));
+        CHECK_RC(MPI_Type_commit(&strided));
+        CHECK_RC(MPI_T_pvar_session_create(&s));
+        for (int k = 0; k < BIG; k++)
+            buf[k / 1024 * 2048 + k % 1024] = (unsigned char)(k * 7 + k / 4096);
+        bool ok = true;
+        MPI_T_pvar_handle hm = counter_open(s, "ibex_shm_msgs", &ok);
+        MPI_T_pvar_handle hp = counter_open(s, "ibex_rndv_pipe", &ok);
+        long long m0 = counter_read(s, hm, ok), p0 = counter_read(s, hp, ok);
+        CHECK_RC(MPI_Send(&a, 1, MPI_INT, 1, 70, MPI_COMM_WORLD));
+        CHECK_RC(MPI_Send(buf, 1, strided, 1, 71, MPI_COMM_WORLD));
+        long long m1 = counter_read(s, hm, ok), p1 = counter_read(s, hp, ok);
+        CHECK_RC(MPI_Send(&b, 1, MPI_INT, 1, 72, MPI_COMM_WORLD));
+        CHECK_RC(MPI_Send(buf, 1, strided, 1, 73, MPI_COMM_WORLD));
+        long long slot = slot_size_now();
+        if (ok && p1 == p0 + 1 && slot > 64 && !getenv("IBEX_RNDV_PIPE_FRAG")) {
+            long long per = slot - 8 - 24, most = 1 + 1 + (BIG + per - 1) / per;
+            if (m1 - m0 > most)
+                fprintf(stderr, "p2p_fastpath: 256 KiB PIPE took %lld messages, want <= %lld\n",
+                        m1 - m0, most);
+            CHECK(m1 - m0 <= most);
+        }
+        CHECK_RC(MPI_T_pvar_session_free(&s));
+        CHECK_RC(MPI_Type_free(&strided));
+    } else {
+        int x = 0, y = 0, rc, cls, count;
+        MPI_Status st;
+        memset(buf, 0, BIG);
+        CHECK_RC(MPI_Recv(&x, 1, MPI_INT, 0, 70, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK_RC(MPI_Recv(buf, BIG, MPI_BYTE, 0, 71, MPI_COMM_WORLD, &st));
+        CHECK_RC(MPI_Get_count(&st, MPI_BYTE, &count));
+        CHECK(x == 1 && count == BIG);
+        for (int k = 0; k < BIG; k++)
+            CHECK(buf[k] == (unsigned char)(k * 7 + k / 4096));
+        CHECK_RC(MPI_Recv(&y, 1, MPI_INT, 0, 72, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK(y == 2);
+        memset(buf, 0, BIG);
+        CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+        rc = MPI_Recv(buf, SHORT, MPI_BYTE, 0, 73, MPI_COMM_WORLD, &st);
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_TRUNCATE && st.MPI_SOURCE == 0 && st.MPI_TAG == 73);
+        CHECK_RC(MPI_Get_count(&st, MPI_BYTE, &count));
+        CHECK(count == SHORT);
+        for (int k = 0; k < SHORT; k++)
+            CHECK(buf[k] == (unsigned char)(k * 7 + k / 4096));
+        for (int k = SHORT; k < BIG; k++)
+            CHECK(buf[k] == 0);
+        CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+    }
+    free(buf);
+    mt_barrier(MPI_COMM_WORLD);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -248,6 +396,11 @@ int main(int argc, char **argv)
     truncated(rank);
     waitall_mixed(rank);
     probes_and_cancel(rank);
+    mixed_sizes(rank);
+    int provided;
+    CHECK_RC(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+    pipe_whole_slots(rank);
+    CHECK_RC(MPI_T_finalize());
     mt_done("p2p_fastpath");
     MPI_Finalize();
     return 0;

@@ -7,8 +7,9 @@
  *   ping-pong one-way latency (8 B, 4 KiB; payload copied out on receipt, as the runtime does)
  *   eager vs emulated rendezvous READ (RTS, get, FIN) round trips, to place eager_limit_hint
  *   get bandwidth (1 MiB, 16 MiB) against a raw process_vm_readv loop
- * Usage: bench_shm [repeats]   (median and best of the repeats are printed: on a shared VM the
- * best run approaches the quiet-machine figure)
+ * Usage: bench_shm [repeats] [sizes]   (median and best of the repeats are printed: on a shared
+ * VM the best run approaches the quiet-machine figure; "sizes": only the floor and the ping-pong
+ * at 8 B, 256 B, 1 KiB and 4 KiB, for interleaving settings such as IBEX_SHM_OWN_NEXT)
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -224,6 +225,29 @@ static void bench_open(bench_t *b, int rfd, int wfd)
     b->peer_pid = (int)peer[1];
 }
 
+/* The floor and the one-way ping-pong by size (issue 18: the step from 8 B to 256 B). */
+static void bench_sizes(bench_t *b, int repeats)
+{
+    enum { NV = 5 };
+    static const size_t sizes[NV - 1] = {8, 256, 1024, 4096};
+    double v[NV][64];
+    for (int r = 0; r < repeats; r++) {
+        v[0][r] = raw_pingpong(b, 20000);
+        for (int i = 1; i < NV; i++)
+            v[i][r] = pingpong(b, sizes[i - 1], 5000);
+    }
+    if (b->rank != 0)
+        return;
+    printf("%-32s %8s %8s\n", "one way (us)", "median", "best");
+    for (int i = 0; i < NV; i++) {
+        double m = median(v[i], repeats);
+        if (i == 0)
+            printf("%-32s %8.3f %8.3f\n", "raw cache-line ping-pong", m, v[i][0]);
+        else
+            printf("latency %-24zu %8.3f %8.3f\n", sizes[i - 1], m, v[i][0]);
+    }
+}
+
 static void bench_run(bench_t *b, int repeats)
 {
     enum { NV = 10 };
@@ -280,7 +304,10 @@ int main(int argc, char **argv)
         bench_open(b, p10[0], p01[1]);
     else
         bench_open(b, p01[0], p10[1]);
-    bench_run(b, repeats);
+    if (argc > 2 && strcmp(argv[2], "sizes") == 0)
+        bench_sizes(b, repeats);
+    else
+        bench_run(b, repeats);
     sync_peer(b);
     b->ops.ep_destroy(b->ep);
     b->ops.close(b->tl);

@@ -282,9 +282,10 @@ static void test_stream_copy(void **state)
 
 /* A forked producer streams messages of varying size; the consumer checks order and content. */
 #define STREAM_COUNT 300000
-static void stream_produce(ring_fixture_t *f, size_t stream_min)
+static void stream_produce(ring_fixture_t *f, size_t stream_min, uint32_t own_lines)
 {
     f->tx.stream_min = stream_min;
+    f->tx.own_lines = own_lines;
     unsigned char payload[256];
     alarm(30);
     for (uint64_t i = 0; i < STREAM_COUNT;) {
@@ -299,8 +300,10 @@ static void stream_produce(ring_fixture_t *f, size_t stream_min)
 }
 
 /* stream_min: from which payload size the producer uses non-temporal stores (SIZE_MAX: never);
- * with them, the consumer must still never see the sequence word before the data. */
-static void concurrent_stream(size_t stream_min, size_t skew, uint32_t tail_every)
+ * with them, the consumer must still never see the sequence word before the data. own_lines:
+ * the producer's write-ownership prefetch of the next slot (IBEX_SHM_OWN_NEXT, in lines). */
+static void concurrent_stream(size_t stream_min, size_t skew, uint32_t tail_every,
+                              uint32_t own_lines)
 {
     ring_fixture_t f;
     ring_setup_stride(&f, 16, 320, 320 + skew);
@@ -309,7 +312,7 @@ static void concurrent_stream(size_t stream_min, size_t skew, uint32_t tail_ever
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0)
-        stream_produce(&f, stream_min);
+        stream_produce(&f, stream_min, own_lines);
     alarm(30);
     uint64_t got, errors = 0;
     for (uint64_t want = 0; want < STREAM_COUNT;) {
@@ -338,7 +341,7 @@ static void concurrent_stream(size_t stream_min, size_t skew, uint32_t tail_ever
 static void test_concurrent_stream(void **state)
 {
     (void)state;
-    concurrent_stream(SIZE_MAX, 0, 1);
+    concurrent_stream(SIZE_MAX, 0, 1, 0);
 }
 
 /* The transport's defaults: a skewed stride, the tail shown every half ring only (the consumer
@@ -346,13 +349,23 @@ static void test_concurrent_stream(void **state)
 static void test_concurrent_batched(void **state)
 {
     (void)state;
-    concurrent_stream(SIZE_MAX, IBEX_SHM_CACHE_LINE, 0);
+    concurrent_stream(SIZE_MAX, IBEX_SHM_CACHE_LINE, 0, 0);
 }
 
 static void test_concurrent_stream_nt(void **state)
 {
     (void)state;
-    concurrent_stream(64, 0, 1);
+    concurrent_stream(64, 0, 1, 0);
+}
+
+/* The producer takes write ownership of the next slot's lines after every message longer than
+ * a line (IBEX_SHM_OWN_NEXT, here more lines than a slot has: capped at the slot), while the
+ * consumer reads the one before: order and every byte as before, with the transport's defaults
+ * otherwise. */
+static void test_concurrent_own_next(void **state)
+{
+    (void)state;
+    concurrent_stream(SIZE_MAX, IBEX_SHM_CACHE_LINE, 0, 1024);
 }
 
 int main(void)
@@ -369,6 +382,7 @@ int main(void)
         cmocka_unit_test(test_skew_layout),
         cmocka_unit_test(test_batched_tail),
         cmocka_unit_test(test_concurrent_batched),
+        cmocka_unit_test(test_concurrent_own_next),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

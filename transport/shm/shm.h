@@ -26,6 +26,8 @@
 
 #define IBEX_SHM_SEG_MAGIC  0x3273686d78656269ull /* "ibexshm2" */
 #define IBEX_SHM_ADDR_MAGIC 0x6d687378u           /* "xshm" */
+/* Bytes of a cached (not streamed) message whose lines the receiver prefetches (shm_rx.c). */
+#define IBEX_SHM_PREFETCH_CACHED 1024u
 /* Messages taken from one box (or the queue) per progress call before the next gets its turn. */
 #define IBEX_SHM_POLL_BATCH 16
 /* Consecutive "no room" results between two checks that the receiver is still alive. */
@@ -104,10 +106,12 @@ struct ibex_tl {
     uint32_t nslots, nboxes, ncells;
     uint32_t box_after; /* queue sends to a peer before it asks for a box */
     size_t slot_size;
-    size_t slot_stride;  /* slot_size + IBEX_SHM_SLOT_SKEW: box slots and fragments apart */
-    size_t stream_min;   /* IBEX_SHM_STREAM_MIN, SIZE_MAX when 0 (never stream) */
-    uint32_t tail_every; /* IBEX_SHM_TAIL_EVERY (0: half a box) */
-    bool prefetch_next;  /* IBEX_SHM_PREFETCH_NEXT */
+    size_t slot_stride;   /* slot_size + IBEX_SHM_SLOT_SKEW: box slots and fragments apart */
+    size_t stream_min;    /* IBEX_SHM_STREAM_MIN, SIZE_MAX when 0 (never stream) */
+    uint32_t tail_every;  /* IBEX_SHM_TAIL_EVERY (0: half a box) */
+    uint32_t own_lines;   /* IBEX_SHM_OWN_NEXT in lines (0: off) */
+    uint32_t ahead_lines; /* IBEX_SHM_PREFETCH_AHEAD in lines (0: off) */
+    bool prefetch_next;   /* IBEX_SHM_PREFETCH_NEXT */
     bool cma_ok;
 };
 

@@ -162,6 +162,7 @@ static void shm_ep_claim_box(ibex_tl_ep_t *ep)
     void *ring = shm_ep_map_box(ep, (uint32_t)ep->box_pending);
     ibex_shm_ring_tx_init(&ep->tx, ring, tl->nslots, tl->slot_size, tl->slot_stride);
     ep->tx.stream_min = tl->stream_min;
+    ep->tx.own_lines = tl->own_lines;
     ep->has_box = true;
     ep->box_pending = -1;
 }

@@ -45,6 +45,7 @@ void ibex_shm_ring_tx_init(ibex_shm_ring_tx_t *tx, void *mem, uint32_t nslots, s
     tx->slot_size = slot_size;
     tx->stride = stride;
     tx->stream_min = SIZE_MAX;
+    tx->own_lines = 0;
 }
 
 void ibex_shm_ring_rx_init(ibex_shm_ring_rx_t *rx, void *mem, uint32_t nslots, size_t slot_size,
@@ -55,6 +56,7 @@ void ibex_shm_ring_rx_init(ibex_shm_ring_rx_t *rx, void *mem, uint32_t nslots, s
     rx->tail = atomic_load_explicit(&rx->ctl->tail, memory_order_relaxed);
     rx->tail_shown = rx->tail;
     rx->release_every = 1;
+    rx->ahead = rx->ahead_max = 0;
     rx->mask = nslots - 1;
     rx->slot_size = slot_size;
     rx->stride = stride;

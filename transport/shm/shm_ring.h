@@ -77,8 +77,9 @@ typedef struct ibex_shm_ring_tx {
     uint32_t nslots;
     uint32_t mask;
     size_t slot_size;
-    size_t stride;     /* bytes from one slot to the next (slot_size + skew) */
-    size_t stream_min; /* payload bytes from which the copy streams (SIZE_MAX: never) */
+    size_t stride;      /* bytes from one slot to the next (slot_size + skew) */
+    size_t stream_min;  /* payload bytes from which the copy streams (SIZE_MAX: never) */
+    uint32_t own_lines; /* most lines of the next slot taken after a push (IBEX_SHM_OWN_NEXT) */
 } ibex_shm_ring_tx_t;
 
 /* Consumer's private view of a ring. */
@@ -88,6 +89,8 @@ typedef struct ibex_shm_ring_rx {
     uint64_t tail;          /* next position to read */
     uint64_t tail_shown;    /* last tail published to the producer */
     uint32_t release_every; /* publish the tail at least every this many slots (1: each) */
+    uint32_t ahead;         /* lines past the first the last message filled, capped: */
+    uint32_t ahead_max;     /* IBEX_SHM_PREFETCH_AHEAD in lines (0: off) */
     uint32_t mask;
     size_t slot_size;
     size_t stride; /* bytes from one slot to the next */
@@ -166,6 +169,37 @@ static inline void ibex_shm_copy_small(unsigned char *d, const unsigned char *s,
     }
 }
 
+/* Write ownership of a line ahead of its stores (x86 PREFETCHW: a no-op on CPUs without it). */
+static inline void ibex_shm_prefetch_own(const void *p)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __asm__ volatile("prefetchw %0" : : "m"(*(const char *)p));
+#else
+    __builtin_prefetch(p, 1, 3);
+#endif
+}
+
+/* After a message of `bytes` (slot header included) spanning lines past the slot's first, asks
+ * for write ownership of as many lines of the next slot (up to own_lines), skipping its first
+ * line, which the consumer polls. The consumer still holds those lines from the last lap
+ * (read, shared); without this the next push's stores each wait for that copy to be invalidated
+ * before the slot's sequence word can go out. Nothing for a message within one line, nor when
+ * the next slot is not known to be free (the ring full by the cached tail: the consumer may be
+ * reading it). */
+static inline void ibex_shm_ring_own_next(const ibex_shm_ring_tx_t *tx, size_t bytes)
+{
+    if (tx->own_lines == 0)
+        return;                                       /* off (the default) */
+    size_t lines = (bytes - 1) / IBEX_SHM_CACHE_LINE; /* lines beyond the first */
+    if (lines > tx->own_lines)
+        lines = tx->own_lines;
+    if (tx->head - tx->tail_cache >= tx->nslots)
+        return; /* the next slot may still hold a message the consumer has yet to read */
+    const unsigned char *next = tx->slots + (tx->head & tx->mask) * tx->stride;
+    for (size_t i = 1; i <= lines; i++)
+        ibex_shm_prefetch_own(next + i * IBEX_SHM_CACHE_LINE);
+}
+
 /* Copies hdr + payload into the next slot. IBEX_ERR_AGAIN (nothing done) when the ring is full.
  * The caller checks hdr_len + len <= slot_size - IBEX_SHM_SLOT_HDR. */
 static inline __attribute__((always_inline)) ibex_status_t
@@ -188,6 +222,9 @@ ibex_shm_ring_push(ibex_shm_ring_tx_t *tx, const void *hdr, size_t hdr_len, cons
     atomic_store_explicit(&slot->seq, (uint32_t)(head + 1), memory_order_release);
     tx->head = head + 1;
     atomic_store_explicit(&tx->ctl->head, head + 1, memory_order_relaxed);
+    if (__builtin_expect(tx->own_lines != 0, 0) &&
+        IBEX_SHM_SLOT_HDR + hdr_len + len > IBEX_SHM_CACHE_LINE)
+        ibex_shm_ring_own_next(tx, IBEX_SHM_SLOT_HDR + hdr_len + len);
     return IBEX_OK;
 }
 
@@ -231,6 +268,27 @@ static inline void ibex_shm_ring_pop(ibex_shm_ring_rx_t *rx)
 {
     if (++rx->tail - rx->tail_shown >= rx->release_every)
         ibex_shm_ring_release(rx);
+}
+
+/* Notes how many lines past the first a message of `len` data bytes filled (capped at
+ * ahead_max): the empty polls that follow prefetch as many of the next slot's
+ * (ibex_shm_ring_prefetch_ahead). */
+static inline void ibex_shm_ring_note_len(ibex_shm_ring_rx_t *rx, uint32_t len)
+{
+    uint32_t lines = (uint32_t)((IBEX_SHM_SLOT_HDR + len - 1) / IBEX_SHM_CACHE_LINE);
+    rx->ahead = lines < rx->ahead_max ? lines : rx->ahead_max;
+}
+
+/* While the expected slot is still empty: asks for its lines past the first that a message the
+ * size of the last one fills, so that they are on their way (or here) when its sequence word
+ * shows, instead of being requested only then. A hint: the data is read after the sequence word
+ * (acquire) as always; a line fetched before the producer wrote it is invalidated by its store
+ * and fetched again by the next poll. */
+static inline void ibex_shm_ring_prefetch_ahead(const ibex_shm_ring_rx_t *rx)
+{
+    const unsigned char *slot = rx->slots + (rx->tail & rx->mask) * rx->stride;
+    for (uint32_t i = 1; i <= rx->ahead; i++)
+        __builtin_prefetch(slot + (size_t)i * IBEX_SHM_CACHE_LINE, 0, 3);
 }
 
 /* Asks for the slot after the one being read, while the current message is handled: with a
