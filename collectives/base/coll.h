@@ -183,6 +183,8 @@ ibex_status_t ibex_coll_allgather_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_allgather_shm_staged(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_allgatherv_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_allgatherv_shm_staged(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_alltoallv_shm(const ibex_coll_args_t *args);
+ibex_status_t ibex_coll_alltoallw_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_scatter_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_alltoall_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_gatherv_shm(const ibex_coll_args_t *args);

@@ -87,6 +87,9 @@ static const ibex_coll_algo_t algorithms[] = {
     /* Allgatherv as the Allgathers, each block's way by its own size (collv12) */
     {"shmem", IBEX_COLL_ALLGATHERV, ibex_coll_allgatherv_shm, IBEX_COLL_SPAN_NODE},
     {"shmem_staged", IBEX_COLL_ALLGATHERV, ibex_coll_allgatherv_shm_staged, IBEX_COLL_SPAN_NODE},
+    /* Alltoallv / Alltoallw as the Alltoall, through a table in each sender's slot (collv12) */
+    {"shmem", IBEX_COLL_ALLTOALLV, ibex_coll_alltoallv_shm, IBEX_COLL_SPAN_NODE},
+    {"shmem", IBEX_COLL_ALLTOALLW, ibex_coll_alltoallw_shm, IBEX_COLL_SPAN_NODE},
 };
 #define ALGO_COUNT ((int)(sizeof(algorithms) / sizeof(algorithms[0])))
 
