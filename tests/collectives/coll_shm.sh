@@ -55,7 +55,7 @@ IBEX_COLL_SHM_INLINE=256 one coll_v 3
 IBEX_COLL_SHM_INLINE=256 IBEX_COLL_SHM_STAGE=120010 one coll_v 8
 IBEX_COLL_SHM_PAIR_INLINE=4k one coll_v 2
 # Alltoallv / Alltoallw in shared memory with a slot that holds the table and little else
-# (32 bytes at 8 ranks: every block but the empty ones read by address)
+# (64 bytes: at 8 ranks the table fills it, so every non-empty block is read by address)
 IBEX_COLL_SHM_INLINE=64 one coll_v 8
 # Scan / Exscan in shared memory past the inline limit (3001 ints: recursive doubling instead)
 IBEX_COLL_SHM_INLINE=256 one coll_red 3
