@@ -84,6 +84,12 @@ static const ibex_coll_algo_t algorithms[] = {
     {"shmem", IBEX_COLL_EXSCAN, ibex_coll_exscan_shm, IBEX_COLL_SPAN_NODE},
     /* through the staging slots (coll12): no process_vm_readv, no wait for readers */
     {"shmem_staged", IBEX_COLL_ALLGATHER, ibex_coll_allgather_shm_staged, IBEX_COLL_SPAN_NODE},
+    /* Allgatherv as the Allgathers, each block's way by its own size (collv12) */
+    {"shmem", IBEX_COLL_ALLGATHERV, ibex_coll_allgatherv_shm, IBEX_COLL_SPAN_NODE},
+    {"shmem_staged", IBEX_COLL_ALLGATHERV, ibex_coll_allgatherv_shm_staged, IBEX_COLL_SPAN_NODE},
+    /* Alltoallv / Alltoallw as the Alltoall, through a table in each sender's slot (collv12) */
+    {"shmem", IBEX_COLL_ALLTOALLV, ibex_coll_alltoallv_shm, IBEX_COLL_SPAN_NODE},
+    {"shmem", IBEX_COLL_ALLTOALLW, ibex_coll_alltoallw_shm, IBEX_COLL_SPAN_NODE},
 };
 #define ALGO_COUNT ((int)(sizeof(algorithms) / sizeof(algorithms[0])))
 
@@ -126,10 +132,11 @@ static const coll_rule_t rules[] = {
     {IBEX_COLL_ALLTOALL, 64, SIZE_MAX, "shmem"},
     {IBEX_COLL_REDUCE_SCATTER, 64, SIZE_MAX, "shmem"}, /* (coll10) */
     {IBEX_COLL_REDUCE_SCATTER_BLOCK, 64, SIZE_MAX, "shmem"},
-    {IBEX_COLL_GATHERV, 64, SIZE_MAX, "shmem"},  /* (coll, issue 10: the root of a small */
-    {IBEX_COLL_SCATTERV, 64, SIZE_MAX, "shmem"}, /* Scatterv / leaves of a Gatherv never wait) */
-    {IBEX_COLL_SCAN, 64, SIZE_MAX, "shmem"},     /* (coll: rank r waits only for ranks < r; */
-    {IBEX_COLL_EXSCAN, 64, SIZE_MAX, "shmem"},   /* past the inline limit recursive doubling) */
+    {IBEX_COLL_GATHERV, 64, SIZE_MAX, "shmem"},    /* (coll, issue 10: the root of a small */
+    {IBEX_COLL_SCATTERV, 64, SIZE_MAX, "shmem"},   /* Scatterv / leaves of a Gatherv never wait) */
+    {IBEX_COLL_SCAN, 64, SIZE_MAX, "shmem"},       /* (coll: rank r waits only for ranks < r; */
+    {IBEX_COLL_EXSCAN, 64, SIZE_MAX, "shmem"},     /* past the inline limit recursive doubling) */
+    {IBEX_COLL_ALLGATHERV, 64, SIZE_MAX, "shmem"}, /* (collv12: as Allgather, block by block) */
     /* several nodes, more than one rank on some: shared memory inside, leaders between */
     {IBEX_COLL_BARRIER, INT_MAX, SIZE_MAX, "hier"},
     {IBEX_COLL_BCAST, INT_MAX, SIZE_MAX, "hier"},

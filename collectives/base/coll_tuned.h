@@ -100,6 +100,25 @@ static const ibex_coll_tuned_t ibex_coll_tuned[] = {
     {IBEX_COLL_ALLGATHER, IBEX_COLL_OVERSUB_YES, 4, SIZE_MAX, "shmem_staged"},
     {IBEX_COLL_ALLGATHER, IBEX_COLL_OVERSUB_YES, 8, 65536, "shmem"},
     {IBEX_COLL_ALLGATHER, IBEX_COLL_OVERSUB_YES, 8, SIZE_MAX, "shmem_staged"},
+    /* allgatherv (collv12): the Allgather's rows above, keyed on the mean block; each block
+     * takes the Allgather's way by its own size (allgatherv_shm.c), so the same counts apply;
+     * not measured on Allgatherv itself past 64 KiB */
+    {IBEX_COLL_ALLGATHERV, IBEX_COLL_OVERSUB_YES, 4, 131072, "shmem"},
+    {IBEX_COLL_ALLGATHERV, IBEX_COLL_OVERSUB_YES, 4, SIZE_MAX, "shmem_staged"},
+    {IBEX_COLL_ALLGATHERV, IBEX_COLL_OVERSUB_YES, 8, 65536, "shmem"},
+    {IBEX_COLL_ALLGATHERV, IBEX_COLL_OVERSUB_YES, 8, SIZE_MAX, "shmem_staged"},
+    /* alltoallv / alltoallw, 2 ranks with a core each (collv12, 2026-12-02, from counts, not
+     * timed; perf stat over the job, per call, both ranks): 64 KiB blocks shmem 2
+     * process_vm_readv and no process_vm_writev, as Open MPI 4.1, against scattered's 2 + 2
+     * (the split rendezvous) and pairwise's 2 + 2 with 80 sched_yield; 16 KiB shmem 2
+     * process_vm_readv (single copy past IBEX_COLL_SHM_PAIR_INLINE: n moved per block) against
+     * the point-to-point ring's copy in and out (2 n); no context switch either way. Their
+     * selection key is 0 (a rank does not know the others' counts), so one row for every size.
+     * Oversubscribed the context switches swung more than the difference under load 4-6
+     * (collectives/README.md, "Allgatherv, Alltoallv and Alltoallw in shared memory"): the
+     * defaults stay there. */
+    {IBEX_COLL_ALLTOALLV, IBEX_COLL_OVERSUB_NO, 2, SIZE_MAX, "shmem"},
+    {IBEX_COLL_ALLTOALLW, IBEX_COLL_OVERSUB_NO, 2, SIZE_MAX, "shmem"},
 };
 
 #endif

@@ -48,6 +48,15 @@ IBEX_COLL_SHM_STAGE=0 one coll_shm 4
 # shares of the root's slot are 64 bytes at 3 ranks)
 one coll_v 8
 IBEX_COLL_SHM_INLINE=256 one coll_v 3
+# Allgatherv in shared memory (shmem, shmem_staged; forced by coll_v, as the Alltoallv /
+# Alltoallw shmem below): one call mixing inline,
+# staged and single-copy blocks (the 30000 + r int blocks on both sides of 120010 bytes), and
+# single copy from 4 KiB at two ranks with a core each
+IBEX_COLL_SHM_INLINE=256 IBEX_COLL_SHM_STAGE=120010 one coll_v 8
+IBEX_COLL_SHM_PAIR_INLINE=4k one coll_v 2
+# Alltoallv / Alltoallw in shared memory with a slot that holds the table and little else
+# (64 bytes: at 8 ranks the table fills it, so every non-empty block is read by address)
+IBEX_COLL_SHM_INLINE=64 one coll_v 8
 # Scan / Exscan in shared memory past the inline limit (3001 ints: recursive doubling instead)
 IBEX_COLL_SHM_INLINE=256 one coll_red 3
 # the waits' spin before the first yield (IBEX_COLL_SHM_SPIN), oversubscribed
