@@ -6,7 +6,8 @@
  * alone, which its receiver knows too (its own count, the same type signature): the root's slot
  * of generation g is cut into p shares of `share` bytes (slot / p, whole cache lines), rank r's
  * block goes inline at share r when it fits, and otherwise share r holds the address of the
- * block in the root's memory (a packed copy when its type is not dense), which rank r reads
+ * block in the root's memory (a packed copy when its type is not dense; at two ranks with a
+ * core each always past IBEX_COLL_SHM_PAIR_INLINE), which rank r reads
  * with process_vm_readv and then says done = g. The root publishes arrive = g and returns at
  * once when every block went inline (its slot is rewritten only at g + 2, after every rank
  * arrived at g + 1: ibex_coll_shm_claim), else once the readers of its memory are done. Each
@@ -31,6 +32,14 @@ static size_t share(const ibex_coll_shm_t *seg)
     return seg->slot_size / (size_t)seg->size / 64 * 64;
 }
 
+/* Whether a block of n bytes goes inline in its share (else it is read by address): when it
+ * fits, but at two ranks with a core each only up to IBEX_COLL_SHM_PAIR_INLINE (single copy
+ * past it, as Scatter; collectives/README.md, "Two-rank defaults"). The same on both sides. */
+static bool share_inline(const ibex_coll_shm_t *seg, size_t n)
+{
+    return n <= share(seg) && !ibex_coll_shm_pair_single(seg, n);
+}
+
 /* The root's slot of generation g (always the full one: the leaves cannot know the total). */
 static char *root_slot(ibex_coll_shm_t *seg, int root, uint64_t g)
 {
@@ -46,11 +55,11 @@ static const ibex_dt_t *block_dt(const ibex_coll_args_t *a, int r, const ibex_dt
 /* Bytes of the packed copies of the read (too large) blocks whose type is not dense. */
 static size_t packed_bytes(ibex_coll_shm_t *seg, const ibex_coll_args_t *a, const ibex_dt_t *d0)
 {
-    size_t total = 0, sh = share(seg);
+    size_t total = 0;
     for (int r = 0; r < seg->size; r++) {
         const ibex_dt_t *d = block_dt(a, r, d0);
         size_t n = (size_t)a->scounts[r] * d->size;
-        if (r != seg->rank && n > sh && !ibex_dt_is_contig(d, a->scounts[r]))
+        if (r != seg->rank && !share_inline(seg, n) && !ibex_dt_is_contig(d, a->scounts[r]))
             total += n;
     }
     return total;
@@ -69,7 +78,7 @@ static bool fill_shares(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t
         char *blk = ibex_coll_vblock(a->sbuf, a->sdt, a->sdts, a->sdispls, r, &dt);
         const ibex_dt_t *d = ibex_dt_get(dt);
         size_t n = (size_t)a->scounts[r] * d->size;
-        if (n <= sh) {
+        if (share_inline(seg, n)) {
             ibex_dt_pack(blk, a->scounts[r], d, 0, slot + (size_t)r * sh, n);
             continue;
         }
@@ -89,7 +98,7 @@ static void wait_readers(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_
                          const ibex_dt_t *d0)
 {
     for (int r = 0; r < seg->size; r++)
-        if (r != seg->rank && (size_t)a->scounts[r] * block_dt(a, r, d0)->size > share(seg))
+        if (r != seg->rank && !share_inline(seg, (size_t)a->scounts[r] * block_dt(a, r, d0)->size))
             ibex_coll_shm_wait(&seg->ctl[r].done, g);
 }
 
@@ -122,7 +131,7 @@ static ibex_status_t scatterv_leaf(ibex_coll_shm_t *seg, uint64_t g, const ibex_
     ibex_coll_shm_arrive(seg, g);
     ibex_coll_shm_wait(&seg->ctl[a->root].arrive, g);
     const char *at = root_slot(seg, a->root, g) + (size_t)seg->rank * sh;
-    if (n <= sh) {
+    if (share_inline(seg, n)) {
         ibex_dt_unpack(a->rbuf, a->rcount, d, 0, at, n);
         return IBEX_OK;
     }

@@ -54,6 +54,9 @@ IBEX_COLL_SHM_INLINE=256 one coll_v 3
 # single copy from 4 KiB at two ranks with a core each
 IBEX_COLL_SHM_INLINE=256 IBEX_COLL_SHM_STAGE=120010 one coll_v 8
 IBEX_COLL_SHM_PAIR_INLINE=4k one coll_v 2
+# ... and from 16 bytes, so that the 7-int blocks, which fit Scatterv's shares and the slots, go
+# single copy too (the two-rank rule of Gatherv / Scatterv / Allgatherv)
+IBEX_COLL_SHM_PAIR_INLINE=16 one coll_v 2
 # Alltoallv / Alltoallw in shared memory with a slot that holds the table and little else
 # (64 bytes: at 8 ranks the table fills it, so every non-empty block is read by address)
 IBEX_COLL_SHM_INLINE=64 one coll_v 8
