@@ -23,6 +23,8 @@ typedef struct ibex_rma ibex_rma_t;
 /* IBEX_ERR_UNSUPPORTED when no open transport qualifies. */
 ibex_status_t ibex_rma_open(const int *world_ranks, int n, ibex_rma_t **rma_p);
 void ibex_rma_close(ibex_rma_t *rma);
+/* The open transport ibex_rma_open chose (so that a wait can poll it alone). */
+struct ibex_tl_inst *ibex_rma_transport(const ibex_rma_t *rma);
 /* Bytes of a packed remote key of the chosen transport. */
 size_t ibex_rma_rkey_size(const ibex_rma_t *rma);
 ibex_status_t ibex_rma_mem_reg(ibex_rma_t *rma, void *addr, size_t len, ibex_tl_mem_t **mem_p);

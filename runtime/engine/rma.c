@@ -49,6 +49,11 @@ static ibex_status_t rma_ep(ibex_tl_inst_t *inst, int world, ibex_tl_ep_t **ep_p
     return st;
 }
 
+struct ibex_tl_inst *ibex_rma_transport(const ibex_rma_t *rma)
+{
+    return rma->inst;
+}
+
 ibex_status_t ibex_rma_open(const int *world_ranks, int n, ibex_rma_t **rma_p)
 {
     ibex_tl_inst_t *inst = NULL;

@@ -34,7 +34,6 @@
 #include "ibex_blocked_win.h"
 #include "ibex_log.h"
 #include "ibex_dt_ref.h"
-#include "ibex_engine.h"
 #include "ibex_request.h"
 #include "ibex_rma.h"
 #include "ibex_win.h"
@@ -222,26 +221,6 @@ static ibex_status_t atomic_cswap(ibex_win_t *win, int t, uint64_t remote, const
 
 /* ---- creation ---- */
 
-/* The open transport ibex_rma_open chose for these members (its rule: the first with put,
- * get, remote atomics and registration, moving data without the CPU, that reaches each), so
- * that the waits can poll it alone (win_sync.c); NULL if none. */
-static ibex_tl_inst_t *rdma_transport(const int *world, int n)
-{
-    const unsigned need =
-        IBEX_TL_CAP_PUT | IBEX_TL_CAP_GET | IBEX_TL_CAP_ATOMIC | IBEX_TL_CAP_NEED_REG;
-    for (int i = 0; i < ibex_ep_num_transports(); i++) {
-        ibex_tl_inst_t *inst = ibex_ep_transport(i);
-        if ((inst->caps.flags & need) != need || (inst->caps.flags & IBEX_TL_CAP_CPU_RMA))
-            continue;
-        int r = 0;
-        while (r < n && inst->comp->ops.reachable(inst->tl, world[r]))
-            r++;
-        if (r == n)
-            return inst;
-    }
-    return NULL;
-}
-
 static ibex_status_t rdma_local(ibex_win_t *win)
 {
     int n = win->comm->size;
@@ -252,7 +231,7 @@ static ibex_status_t rdma_local(ibex_win_t *win)
         world[r] = ibex_comm_world_rank(win->comm, r);
     ibex_status_t st = ibex_rma_open(world, n, &win->rma);
     if (st == IBEX_OK)
-        win->rtl = rdma_transport(world, n);
+        win->rtl = ibex_rma_transport(win->rma); /* the waits poll it alone (win_sync.c) */
     free(world);
     if (st != IBEX_OK)
         return st;
