@@ -31,7 +31,9 @@ static uint64_t ctx_free[IBEX_CTX_WORDS];
  * flight (from the same or another communicator), and the other way round. So the two kinds
  * draw from separate words: blocking ones from the words below IBEX_CTX_IDUP_WORD0, idups from
  * the rest, where each in-flight idup holds the pairs of its second round (ctx_idup) so that
- * no other idup can pick them (runtime/comm/comm_idup.c). */
+ * no other idup can pick them (runtime/comm/comm_idup.c). A second round draws from one class
+ * of pairs: class c is bit c of every idup word (16 pairs), so 64 idups can hold pairs at once
+ * without touching each other's. */
 static uint64_t ctx_idup[IBEX_CTX_WORDS];
 
 void ibex_comm_ctx_init(void)
@@ -217,19 +219,29 @@ void ibex_comm_ctx_offer(uint64_t *mask)
         mask[w] = w >= IBEX_CTX_IDUP_WORD0 ? ctx_free[w] : 0;
 }
 
-int ibex_comm_ctx_reserve(const uint64_t *agreed, int start, uint64_t *mine)
+/* The agreed pairs of class c (bit c of every idup word), up to `need`. */
+static int ctx_class_count(const uint64_t *agreed, int c, int need)
 {
-    const int n = IBEX_CTX_WORDS - IBEX_CTX_IDUP_WORD0;
-    int i = 0, w = 0;
-    for (; i < n; i++)
-        if (agreed[w = IBEX_CTX_IDUP_WORD0 + (int)((unsigned)(start + i) % (unsigned)n)])
+    int n = 0;
+    for (int w = IBEX_CTX_IDUP_WORD0; w < IBEX_CTX_WORDS && n < need; w++)
+        n += (int)(agreed[w] >> c & 1);
+    return n;
+}
+
+int ibex_comm_ctx_reserve(const uint64_t *agreed, int start, int need, uint64_t *mine)
+{
+    int i = 0, c = 0;
+    for (; i < 64; i++)
+        if (ctx_class_count(agreed, c = (int)((unsigned)(start + i) % 64u), need) == need)
             break;
     memset(mine, 0, IBEX_CTX_WORDS * sizeof(uint64_t));
-    if (i == n)
+    if (i == 64)
         return -1;
-    mine[w] = agreed[w] & ctx_free[w] & ~ctx_idup[w];
-    ctx_idup[w] |= mine[w];
-    return w;
+    for (int w = IBEX_CTX_IDUP_WORD0; w < IBEX_CTX_WORDS; w++) {
+        mine[w] = agreed[w] & ctx_free[w] & ~ctx_idup[w] & (uint64_t)1 << c;
+        ctx_idup[w] |= mine[w];
+    }
+    return c;
 }
 
 void ibex_comm_ctx_unreserve(const uint64_t *mine)

@@ -10,12 +10,15 @@
  * only other idups compete here. The first round offers every pair of the idup words free here
  * (held by another idup or not: those are only left out of the second round), without holding
  * anything (holding all of them would starve every other idup until this one ends, and another
- * process's progress on this one may wait for that). The second round offers, in one word the first
- * round left (the same on every member: the first round's result and the schedule's tag pick it),
- * the pairs still free and unheld, and holds them until it ends: at most 64 pairs per idup held at
- * a time. The word is the first non-empty one from a start given by the tag, so idups in flight
- * together mostly use different words; if nothing is left (others took those pairs meanwhile) both
- * rounds run again from another word, up to IDUP_TRIES times.
+ * process's progress on this one may wait for that). The second round offers, in one class of
+ * pairs the first round left (class c is bit c of every idup word: 16 pairs; the same class on
+ * every member: the first round's result and the schedule's tag pick it), the pairs still free
+ * and unheld, and holds them until it ends. Two idups that hold one class on different members
+ * both fail (each finds the other's pairs held), so the class comes from the tag: idups of one
+ * parent in flight together take consecutive classes and never meet. Whole words shared by 24
+ * idups met at nearly every try, and the rounds' different completion order on different
+ * members made some of them fail 1000 times under load. If nothing is left (others took those
+ * pairs meanwhile) both rounds run again from another class, up to IDUP_TRIES times.
  *
  * Both schedules are built at the call, so they take consecutive tags of the parent's
  * collective sequence there, in the program's order of collective calls, as every
@@ -27,7 +30,7 @@
  * groups. Both sides then take the two lowest pairs of the second round: the first for the new
  * local intracommunicator (the same pair on both sides, whose groups are disjoint), the second
  * for the intercommunicator. Both groups count the same collective sequence on the parent, so
- * the tag, and with it the word, is the same on both sides.
+ * the tag, and with it the class, is the same on both sides.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +40,7 @@
 #include "comm_impl.h"
 #include "ibex_comm_idup.h"
 #include "ibex_comm_inter.h"
+#include "ibex_engine_stats.h"
 #include "ibex_log.h"
 #include "ibex_op.h"
 #include "ibex_request.h"
@@ -201,12 +205,11 @@ static bool mask_enough(const idup_t *d, const uint64_t *m)
     return id >= 0 && (!d->inter || second_pair(m, (uint32_t)id) >= 0);
 }
 
-/* A word offset for the parent's pair at try k. Idups of two parents started in different
- * orders on different members each hold a whole word on some member, so while they pick the
- * same word both fail; a fixed stride from the tag alone made them pick the same word at every
- * try (MPICH's idup_with_info over the network failed after 1000 tries), and so did any function of
- * the pair that new pairs, which are the lowest of a word, all share. Hashed with the try, two
- * parents meet again at each try by chance only (1 in the number of idup words). */
+/* A class offset for the parent's pair at try k. Idups of two parents started in different
+ * orders on different members each hold a class on some member, so while they pick the same
+ * class both fail; a fixed stride from the tag alone made them pick the same one at every try
+ * (MPICH's idup_with_info over the network failed after 1000 tries). Hashed with the try, two
+ * parents meet again at each try by chance only (1 in 64). */
 static unsigned idup_mix(unsigned pair, int k)
 {
     uint32_t h = pair * 0x9e3779b1u ^ (uint32_t)k * 0x85ebca77u;
@@ -233,10 +236,12 @@ static bool idup_next(idup_t *d, ibex_status_t *st_p, ibex_comm_t **comm_p)
             idup_words(d, d->phase)[w] &= d->theirs[d->phase][w];
     if (d->phase == 0) {
         /* the schedule's tag, the parent's pair and the round spread concurrent idups over
-         * the words (the same start on every member) */
-        int start = (int)((unsigned)d->s[0]->tag + idup_mix(d->parent->context_id / 2, d->tries));
-        if (ibex_comm_ctx_reserve(d->m1, start, d->mine) < 0) {
-            *st_p = IBEX_ERR_AGAIN; /* no pair of the idup words is free on every member */
+         * the classes (the same start on every member); idups of one parent at the same try
+         * take consecutive classes (their tags are two apart), so up to 32 of them in flight
+         * never meet */
+        unsigned start = (unsigned)d->s[0]->tag / 2 + idup_mix(d->parent->context_id / 2, d->tries);
+        if (ibex_comm_ctx_reserve(d->m1, (int)(start % 64u), d->inter ? 2 : 1, d->mine) < 0) {
+            *st_p = IBEX_ERR_AGAIN; /* no class has the pairs needed free on every member */
             return true;
         }
         memcpy(d->m2, d->mine, sizeof(d->m2));
@@ -248,6 +253,7 @@ static bool idup_next(idup_t *d, ibex_status_t *st_p, ibex_comm_t **comm_p)
         return true;
     }
     ibex_comm_ctx_unreserve(d->mine);
+    ibex_engine_stats.idup_retries++;
     if (++d->tries == IDUP_TRIES) {
         *st_p = IBEX_ERR_AGAIN;
         return true;

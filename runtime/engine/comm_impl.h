@@ -64,13 +64,13 @@ ibex_status_t ibex_comm_ctx_take(const uint64_t *mask, uint32_t *context_id_p);
 #define IBEX_CTX_IDUP_WORD0 (IBEX_CTX_WORDS * 3 / 4)
 /* The non-blocking agreement of MPI_Comm_idup (runtime/comm/comm_idup.c), in two rounds:
  * offer (pairs of the idup words free here, held by an idup or not; nothing held), AND over
- * the parent; then reserve, in the first word from `start` (cyclically) the first round left, the
- * pairs still free and unheld here (mine; returns the word, -1 when the first round left
- * nothing), AND again; then
+ * the parent; then reserve, in the first class from `start` (cyclically; class c is bit c of
+ * every idup word) where the first round left `need` pairs, the pairs of that class still free
+ * and unheld here (mine; returns the class, -1 when no class has `need` pairs), AND again; then
  * take the lowest pair left (all members reserved it) and unreserve the rest, or unreserve
  * everything and start again. */
 void ibex_comm_ctx_offer(uint64_t *mask);
-int ibex_comm_ctx_reserve(const uint64_t *agreed, int start, uint64_t *mine);
+int ibex_comm_ctx_reserve(const uint64_t *agreed, int start, int need, uint64_t *mine);
 void ibex_comm_ctx_unreserve(const uint64_t *mine);
 ibex_status_t ibex_comm_ctx_take_idup(const uint64_t *mask, uint32_t *context_id_p);
 /* Lowest pair set in every word of mask, as an even context id, or -1 if none. */

@@ -103,6 +103,9 @@ static const ibex_pvar_desc_t pvars[] = {
     {"ibex_eps_offnode_cpu_copy", IBEX_PVAR_COUNTER, COUNTER(eps_offnode_cpu_copy),
      "of those, endpoints over a transport that moves data by CPU copies (shared memory): a "
      "correct job has none"},
+    {"ibex_idup_retries", IBEX_PVAR_COUNTER, COUNTER(idup_retries),
+     "MPI_Comm_idup context agreements run again because another idup held the pairs offered "
+     "(idups of one communicator in flight together never need to)"},
 };
 
 #define ENGINE_PVARS ((int)(sizeof(pvars) / sizeof(pvars[0])))

@@ -39,6 +39,9 @@ typedef struct ibex_engine_stats {
     /* hosts area: endpoints connected to peers on another node (node ids from PMIx), and those
      * of them over a transport whose data moves by CPU copies (shared memory): must stay 0 */
     unsigned long long eps_offnode, eps_offnode_cpu_copy;
+    /* MPI_Comm_idup agreements run again because their second round found nothing
+     * (runtime/comm/comm_idup.c) */
+    unsigned long long idup_retries;
 } ibex_engine_stats_t;
 
 extern ibex_engine_stats_t ibex_engine_stats;

@@ -16,6 +16,7 @@ done
 # MPI_Session_init under a bad setting returns its error to the session's handler
 MT_ARGS=startfail run_case 2 session_basic IBEX_EAGER_LIMIT=bogus
 run_case 5 idup_basic # uneven groups of 3 and 2 in its intercommunicator idups
+run_case 3 idup_count # 24 idups at once never retry (ibex_idup_retries)
 for n in 1 2 3; do # mostly local calls; a ring of neighbours
     run_case "$n" large_out
 done
@@ -28,6 +29,7 @@ if [ -f "$SOFTIB" ]; then
     run_case 2 part_basic IBEX_TRANSPORTS=verbs LD_PRELOAD="$SOFTIB"
     run_case 2 buf_session IBEX_TRANSPORTS=verbs LD_PRELOAD="$SOFTIB"
     run_case 3 idup_basic IBEX_TRANSPORTS=verbs LD_PRELOAD="$SOFTIB"
+    run_case 3 idup_count IBEX_TRANSPORTS=verbs LD_PRELOAD="$SOFTIB"
     softib_sweep "$SOFTIB"
 fi
 mt_finish
