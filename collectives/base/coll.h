@@ -98,6 +98,10 @@ typedef struct ibex_coll_args {
     const int *scounts, *sdispls;
     const int *rcounts, *rdispls;
     const MPI_Datatype *sdts, *rdts;
+    /* op's elementwise function on op_fn_dt (ibex_op_fn_of), set by the blocking entry's
+     * argument check when both are predefined; NULL elsewhere (ibex_coll_fold) */
+    ibex_op_fn_t *op_fn;
+    MPI_Datatype op_fn_dt;
 } ibex_coll_args_t;
 
 typedef ibex_status_t (*ibex_coll_fn_t)(const ibex_coll_args_t *args);
@@ -236,6 +240,19 @@ void *ibex_coll_block(const void *buf, MPI_Datatype dt, size_t index);
 /* inout = in op inout, as a status. */
 ibex_status_t ibex_coll_apply(const ibex_op_t *op, const void *in, void *inout, int count,
                               MPI_Datatype dt);
+/* inout = in op inout over count elements of a->rdt (buffers at the type's true lower bound
+ * plus lb, as the shared-memory algorithms keep them): straight through a->op_fn when the
+ * check looked it up for this very type, else ibex_coll_apply. */
+static inline ibex_status_t ibex_coll_fold(const ibex_coll_args_t *a, const char *in, char *inout,
+                                           int count, ptrdiff_t lb)
+{
+    if (__builtin_expect(a->op_fn != NULL && a->op_fn_dt == a->rdt, 1)) {
+        a->op_fn(in, inout, (size_t)(count > 0 ? count : 0)); /* predefined: lb is 0 */
+        return IBEX_OK;
+    }
+    return ibex_coll_apply(a->op, in - lb, inout - lb, count, a->rdt);
+}
+
 /* buf + displ * extent(dt); displ may be negative (the v-collectives' displacements). */
 void *ibex_coll_disp(const void *buf, MPI_Datatype dt, int displ);
 /* Block i of a v-collective side: displs[i] extents of dt into buf, or with per-peer types

@@ -534,12 +534,9 @@ ibex_status_t ibex_coll_shm_stage_get(ibex_comm_t *comm, ibex_coll_shm_t *seg, b
 }
 
 /* The collectives' state of comm, made on first use (local: no message). */
-ibex_coll_shm_t *ibex_coll_state(ibex_comm_t *comm)
+ibex_coll_shm_t *ibex_coll_state_make(ibex_comm_t *comm)
 {
-    ibex_coll_shm_t *seg = comm->coll_shm;
-    if (seg)
-        return seg;
-    seg = calloc(1, sizeof(*seg));
+    ibex_coll_shm_t *seg = calloc(1, sizeof(*seg));
     if (!seg)
         return NULL;
     seg->size = comm->size;
@@ -552,23 +549,7 @@ ibex_coll_shm_t *ibex_coll_state(ibex_comm_t *comm)
     return seg;
 }
 
-ibex_coll_span_t ibex_coll_comm_span(ibex_comm_t *comm)
-{
-    ibex_coll_shm_t *seg = ibex_coll_state(comm);
-    if (!seg)
-        return IBEX_COLL_SPAN_ANY; /* out of memory: the plain algorithms need no state */
-    if (seg->span == IBEX_COLL_SPAN_NODE && seg->tried && !seg->ctl)
-        return IBEX_COLL_SPAN_ANY; /* the segment could not be made */
-    return seg->span;
-}
-
-bool ibex_coll_comm_oversub(ibex_comm_t *comm)
-{
-    ibex_coll_shm_t *seg = ibex_coll_state(comm);
-    return seg && seg->oversub;
-}
-
-ibex_status_t ibex_coll_shm_get(ibex_comm_t *comm, ibex_coll_shm_t **seg_p)
+ibex_status_t ibex_coll_shm_get_slow(ibex_comm_t *comm, ibex_coll_shm_t **seg_p)
 {
     ibex_coll_shm_t *seg = ibex_coll_state(comm);
     *seg_p = NULL;

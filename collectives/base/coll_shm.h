@@ -121,19 +121,49 @@ typedef struct ibex_coll_shm {
     bool hier_ordered;         /* nodes are consecutive blocks of parent ranks: rank order holds */
 } ibex_coll_shm_t;
 
+/* The collectives' state of comm (segment, hierarchy), made on first use with no message;
+ * NULL when out of memory. Inline (with the three below): every blocking collective asks
+ * them, about 100 instructions a call out of line (callgrind, a 2-rank 8 B Allreduce). */
+ibex_coll_shm_t *ibex_coll_state_make(ibex_comm_t *comm);
+static inline ibex_coll_shm_t *ibex_coll_state(ibex_comm_t *comm)
+{
+    ibex_coll_shm_t *seg = (ibex_coll_shm_t *)comm->coll_shm;
+    return __builtin_expect(seg != NULL, 1) ? seg : ibex_coll_state_make(comm);
+}
+
 /* The segment of a communicator, made on first use; NULL when the shared-memory algorithms
  * cannot run on it (ranks on several nodes, one rank only, or the segment could not be made
  * on some rank): the caller then runs a point-to-point algorithm. Collective: every rank of the
  * communicator gets the same answer. Only a failure to communicate is an error. */
-ibex_status_t ibex_coll_shm_get(ibex_comm_t *comm, ibex_coll_shm_t **seg_p);
-/* The collectives' state of comm (segment, hierarchy), made on first use with no message;
- * NULL when out of memory. */
-ibex_coll_shm_t *ibex_coll_state(ibex_comm_t *comm);
+ibex_status_t ibex_coll_shm_get_slow(ibex_comm_t *comm, ibex_coll_shm_t **seg_p);
+static inline ibex_status_t ibex_coll_shm_get(ibex_comm_t *comm, ibex_coll_shm_t **seg_p)
+{
+    ibex_coll_shm_t *seg = (ibex_coll_shm_t *)comm->coll_shm;
+    if (__builtin_expect(seg && seg->tried && seg->ctl, 1)) {
+        *seg_p = seg;
+        return IBEX_OK;
+    }
+    return ibex_coll_shm_get_slow(comm, seg_p);
+}
+
 /* What the rule table asks: the span of comm (ANY once its segment failed). Local, cached. */
-ibex_coll_span_t ibex_coll_comm_span(ibex_comm_t *comm);
+static inline ibex_coll_span_t ibex_coll_comm_span(ibex_comm_t *comm)
+{
+    ibex_coll_shm_t *seg = ibex_coll_state(comm);
+    if (!seg)
+        return IBEX_COLL_SPAN_ANY; /* out of memory: the plain algorithms need no state */
+    if (seg->span == IBEX_COLL_SPAN_NODE && seg->tried && !seg->ctl)
+        return IBEX_COLL_SPAN_ANY; /* the segment could not be made */
+    return seg->span;
+}
+
 /* What the measured rows ask (coll_tuned.h): comm is within one node and that node runs more
  * ranks than cores (the same answer on every rank of comm). Local, cached. */
-bool ibex_coll_comm_oversub(ibex_comm_t *comm);
+static inline bool ibex_coll_comm_oversub(ibex_comm_t *comm)
+{
+    ibex_coll_shm_t *seg = ibex_coll_state(comm);
+    return seg && seg->oversub;
+}
 /* The node of a rank of comm (the real one, or its block of IBEX_COLL_NODE_SIZE world ranks). */
 int ibex_coll_node_of(const ibex_comm_t *comm, int rank);
 /* Whether every rank of comm is on this node (or in this rank's block of IBEX_COLL_NODE_SIZE). */

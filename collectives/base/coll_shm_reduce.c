@@ -41,8 +41,7 @@ ibex_status_t ibex_coll_shm_combine_prefix(ibex_coll_shm_t *seg, uint64_t g,
         if (i != seg->rank)
             ibex_coll_shm_wait(&seg->ctl[i].arrive, g);
         const char *in = input(seg, g, i, bytes, own);
-        ibex_status_t st =
-            ibex_coll_apply(a->op, in - d->true_lb, dst - d->true_lb, a->rcount, a->rdt);
+        ibex_status_t st = ibex_coll_fold(a, in, dst, a->rcount, d->true_lb);
         if (st != IBEX_OK)
             return st;
     }
@@ -73,8 +72,7 @@ static ibex_status_t combine_chunk(ibex_coll_shm_t *seg, uint64_t g, const ibex_
             memcpy(dst + off, in, end - off);
             continue;
         }
-        ibex_status_t st =
-            ibex_coll_apply(a->op, in - d->true_lb, dst + off - d->true_lb, n, a->rdt);
+        ibex_status_t st = ibex_coll_fold(a, in, dst + off, n, d->true_lb);
         if (st != IBEX_OK)
             return st;
     }
@@ -152,7 +150,7 @@ static ibex_status_t reduce_chunk(ibex_coll_shm_t *seg, const ibex_coll_args_t *
         if (src != seg->rank)
             st = fetch(seg, src, own, off, tmp, len);
         if (st == IBEX_OK)
-            st = ibex_coll_apply(a->op, in - d->true_lb, acc - d->true_lb, n, a->rdt);
+            st = ibex_coll_fold(a, in, acc, n, d->true_lb);
     }
     return st;
 }

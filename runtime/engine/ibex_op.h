@@ -4,6 +4,7 @@
 #define IBEX_OP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <mpi.h>
 
@@ -32,6 +33,12 @@ int ibex_op_apply_dt(const ibex_op_t *op, const void *in, void *inout, int count
 /* Whether op may be applied to dt (user ops: on whatever the program says), without applying
  * it: the collectives' argument check. */
 bool ibex_op_defined_on(const ibex_op_t *op, const struct ibex_dt *dt);
+/* A predefined op's elementwise function: inout[i] = in[i] op inout[i] for n elements. */
+typedef void ibex_op_fn_t(const void *in, void *inout, size_t n);
+/* That function for op on dt when both are predefined (not MPI_REPLACE or MPI_NO_OP) and op is
+ * defined on dt, else NULL: the blocking collectives look it up once, in their argument check,
+ * and fold with it directly (collectives/base/coll.h, ibex_coll_fold). */
+ibex_op_fn_t *ibex_op_fn_of(const ibex_op_t *op, const struct ibex_dt *dt);
 /* The same for any count: one call of an MPI_User_function_c, pieces of at most INT_MAX
  * elements (at their extents) for the others. */
 int ibex_op_apply_c(const ibex_op_t *op, const void *in, void *inout, MPI_Count count,

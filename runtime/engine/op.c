@@ -139,7 +139,7 @@
 #define LOCX_minloc(x, y) ((x) < (y))
 #define LOCX_maxloc(x, y) ((x) > (y))
 
-typedef void op_fn_t(const void *in, void *inout, size_t n);
+typedef ibex_op_fn_t op_fn_t;
 
 #define OP_ENUM(op, NAME, TYPES) OPI_##op = IBEX_HANDLE_INDEX(MPI_##NAME),
 enum { OP_LIST(OP_ENUM) LOC_LIST(OP_ENUM) };
@@ -401,6 +401,14 @@ bool ibex_op_defined_on(const ibex_op_t *op, const ibex_dt_t *dt)
         return true;
     int t = ibex_dt_priv(dt)->op_type;
     return t >= 0 && op_fns[IBEX_HANDLE_INDEX(op->handle)][IBEX_HANDLE_INDEX(t)] != NULL;
+}
+
+ibex_op_fn_t *ibex_op_fn_of(const ibex_op_t *op, const ibex_dt_t *dt)
+{
+    if (!op->predefined || !dt->predefined || op->handle == MPI_NO_OP || op->handle == MPI_REPLACE)
+        return NULL;
+    int t = ibex_dt_priv(dt)->op_type;
+    return t >= 0 ? op_fns[IBEX_HANDLE_INDEX(op->handle)][IBEX_HANDLE_INDEX(t)] : NULL;
 }
 
 static int predef_apply(const ibex_op_t *op, const void *in, void *inout, int count,

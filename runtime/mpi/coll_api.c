@@ -57,6 +57,14 @@ static bool coll_nothing_to_do(ibex_coll_kind_t kind, const ibex_coll_args_t *a,
     }
 }
 
+/* Out of line and cold: its variadic call made every collective save registers. */
+static __attribute__((noinline, cold)) int
+coll_failed(ibex_coll_kind_t kind, const ibex_coll_args_t *a, const char *call, ibex_status_t st)
+{
+    return ibex_mpi_error(a->comm, ibex_err_class_of(st), call, "%s failed: %s",
+                          ibex_coll_kind_name(kind), ibex_status_str(st));
+}
+
 int ibex_coll_call(ibex_coll_kind_t kind, MPI_Comm comm, MPI_Op op, const char *call,
                    ibex_coll_args_t *a)
 {
@@ -66,10 +74,9 @@ int ibex_coll_call(ibex_coll_kind_t kind, MPI_Comm comm, MPI_Op op, const char *
         return MPI_SUCCESS;
     ibex_status_t st =
         ibex_comm_is_inter(a->comm) ? ibex_nbc_run(kind, a, bytes) : ibex_coll_run(kind, a, bytes);
-    if (st == IBEX_OK)
+    if (__builtin_expect(st == IBEX_OK, 1))
         return MPI_SUCCESS;
-    return ibex_mpi_error(a->comm, ibex_err_class_of(st), call, "%s failed: %s",
-                          ibex_coll_kind_name(kind), ibex_status_str(st));
+    return coll_failed(kind, a, call, st);
 }
 
 int PMPI_Barrier(MPI_Comm comm)

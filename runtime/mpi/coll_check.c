@@ -598,8 +598,8 @@ static inline bool fast_reduce(ibex_coll_kind_t kind, const ibex_coll_args_t *a,
 
 static inline bool fast_kind(ibex_coll_kind_t kind)
 {
-    return kind == IBEX_COLL_BCAST || kind == IBEX_COLL_REDUCE || kind == IBEX_COLL_ALLREDUCE ||
-           kind == IBEX_COLL_SCAN;
+    return kind == IBEX_COLL_BARRIER || kind == IBEX_COLL_BCAST || kind == IBEX_COLL_REDUCE ||
+           kind == IBEX_COLL_ALLREDUCE || kind == IBEX_COLL_SCAN;
 }
 
 /* True with a->comm, a->op and *bytes_p set when every check passes; false: run the full path. */
@@ -609,18 +609,26 @@ static bool prepare_fast(ibex_coll_kind_t kind, MPI_Comm comm, MPI_Op op, ibex_c
     ibex_comm_t *c;
     ibex_dt_t *d;
     if (!(__builtin_expect(ibex_rt.running, 1) &&
-          (c = ibex_handle_get(&ibex_comm_handles, comm)) != NULL && !ibex_comm_is_inter(c) &&
-          a->rcount >= 0 && (d = ibex_dt_get(a->rdt)) != NULL && d->committed))
+          (c = ibex_handle_get(&ibex_comm_handles, comm)) != NULL && !ibex_comm_is_inter(c)))
         return false;
     a->comm = c;
+    if (kind == IBEX_COLL_BARRIER) { /* nothing else to check (prep_barrier) */
+        *bytes_p = 0;
+        return true;
+    }
+    if (!(a->rcount >= 0 && (d = ibex_dt_get(a->rdt)) != NULL && d->committed))
+        return false;
     if (kind == IBEX_COLL_BCAST) {
         if ((unsigned)a->root >= (unsigned)c->size || !fast_buf(a->rbuf, a->rcount, d))
             return false;
     } else {
         const ibex_op_t *o = ibex_op_get(op);
-        if (!o || !fast_reduce(kind, a, d) || (o->predefined && !ibex_op_defined_on(o, d)))
+        ibex_op_fn_t *fn = o ? ibex_op_fn_of(o, d) : NULL;
+        if (!o || !fast_reduce(kind, a, d) || (o->predefined && !fn && !ibex_op_defined_on(o, d)))
             return false;
         a->op = o;
+        a->op_fn = fn; /* ibex_coll_fold */
+        a->op_fn_dt = a->rdt;
     }
     *bytes_p = (size_t)a->rcount * d->size;
     return true;
