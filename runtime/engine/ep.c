@@ -246,8 +246,10 @@ ibex_status_t ibex_ep_connect_first(int world_rank, ibex_ep_t **ep_p)
         return ep->fail_status;
     ibex_status_t st = ep_connect(ep);
     if (st != IBEX_OK) {
-        ep->failed = true;
-        ep->fail_status = st;
+        /* as a failed peer: the receives posted for it (a collective's, behind this send)
+         * fail at the next progress call instead of waiting for ever (IBEX_TRANSPORTS=self
+         * at 2 ranks hung in the first Barrier) */
+        ibex_ep_fail(ep, st);
         return st;
     }
     *ep_p = ep;

@@ -41,6 +41,12 @@ printf '%s\n' "$OUT" | grep -q "MPI_ERR_NO_MEM returned" || fail "out of memory:
 run 40 -n 2 -x IBEX_TRANSPORTS=verbs "$R/err_prog" sleep 0 "$MARK"
 expect "no RDMA device" 16 "transport verbs was requested \(IBEX_TRANSPORTS=verbs\) but cannot open: no usable device"
 
+# No transport reaches the other rank: the collective fails at once with the reason (it waited
+# until the time limit: the receive behind the failed send was never failed)
+run 40 -n 2 --timeout 30 -x IBEX_TRANSPORTS=self "$R/err_prog" coll 1 "$MARK"
+expect "no transport reaches a rank" 58 "no transport reaches rank [01] on [^ ]+ \(IBEX_TRANSPORTS=self\)"
+[ "$MS" -lt 20000 ] || fail "no transport reaches a rank: took $MS ms (a wait until the time limit)"
+
 run 40 -n 2 -x IBEX_EAGER_LIMIT=banana "$R/err_prog" sleep 0 "$MARK"
 expect "bad tunable" 16 "IBEX_EAGER_LIMIT='banana' is not valid: expected auto or a size such as 4096, 64k or 1m"
 printf '%s\n' "$ERR" | grep -q "MPI_Init: invalid IBEX_\* setting" || fail "bad tunable: no MPI_Init line: $ERR"
