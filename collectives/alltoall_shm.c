@@ -22,6 +22,17 @@
  * flags, none of them on a reader still busy with a late third rank). Cost: (p - 1) n beta per
  * rank, all ranks at once, + p - 1 system calls + the copy of its own block; the floor of single
  * copy.
+ *
+ * Oversubscribed (more ranks than cores), from IBEX_COLL_SHM_A2A_PAIRS ranks (8): each block s -> d
+ * is moved by whichever of s and d gets to it first once both have arrived, claimed with one
+ * compare-and-swap on its pair word (the segment's pair[], the generation): d reads it
+ * (process_vm_readv from s's published data) or s writes it (process_vm_writev into d's receive
+ * buffer, published when dense). A running rank thus moves both blocks it shares with every arrived
+ * peer, and a peer that arrived and then lost its core finds its blocks delivered when it runs
+ * again instead of holding the running ranks in their final waits; ranks on one core no longer take
+ * turns on each other's reads. Each rank returns once p - 1 blocks have reached it (its nrecv
+ * count) and p - 1 of its own have been delivered (nread). The same bytes and system calls as
+ * above, spread over the ranks that run.
  */
 #include <stdlib.h>
 
@@ -57,6 +68,91 @@ static ibex_status_t take(ibex_coll_shm_t *seg, int src, void *ctx)
     /* counted even after a failure, so src does not wait for ever; this rank reports it */
     __atomic_fetch_add(&seg->count[src].nread, 1, __ATOMIC_RELEASE);
     return st;
+}
+
+/* Claims block s -> d for generation g: true for the one rank that moves it. */
+static bool pair_claim(ibex_coll_shm_t *seg, uint64_t g, int s, int d)
+{
+    uint64_t *w = &seg->pair[(size_t)s * (size_t)seg->size + (size_t)d];
+    uint64_t old = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+    while (old < g)
+        if (__atomic_compare_exchange_n(w, &old, g, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            return true;
+    return false;
+}
+
+/* Counts block s -> d as delivered, at both ends (even after a failure: nobody waits for ever). */
+static void pair_done(ibex_coll_shm_t *seg, int s, int d)
+{
+    __atomic_fetch_add(&seg->count[s].nread, 1, __ATOMIC_RELEASE);
+    __atomic_fetch_add(&seg->count[d].nrecv, 1, __ATOMIC_RELEASE);
+    seg->a2a_moved++;
+}
+
+/* Block q -> rank unless q (writing) claimed it first. */
+static ibex_status_t pair_in(ibex_coll_shm_t *seg, uint64_t g, const take_ctx_t *t, int q)
+{
+    if (!pair_claim(seg, g, q, seg->rank))
+        return IBEX_OK;
+    void *block = ibex_coll_block(t->a->rbuf, t->a->rdt, (size_t)q * (size_t)t->a->rcount);
+    ibex_status_t st = ibex_coll_shm_fetch_at(seg, q, (size_t)seg->rank * t->bytes, block,
+                                              t->a->rcount, t->a->rdt);
+    pair_done(seg, q, seg->rank);
+    return st;
+}
+
+/* Block rank -> q into q's receive buffer unless q reads it (q claimed it first, or its receive
+ * buffer is not dense: raddr 0). q's raddr is for generation g: q cannot leave g before this
+ * block is delivered, and a claim succeeds only while it is not. */
+static ibex_status_t pair_out(ibex_coll_shm_t *seg, uint64_t g, const take_ctx_t *t, int q)
+{
+    uint64_t raddr = ibex_coll_shm_load(&seg->ctl[q].raddr);
+    if (raddr == 0 || !pair_claim(seg, g, seg->rank, q))
+        return IBEX_OK;
+    const char *mine = (const char *)(uintptr_t)seg->ctl[seg->rank].saddr;
+    ibex_status_t st = ibex_coll_shm_write(seg, q, raddr + (uint64_t)seg->rank * t->bytes,
+                                           mine + (size_t)q * t->bytes, t->bytes);
+    pair_done(seg, seg->rank, q);
+    return st;
+}
+
+/* Both blocks shared with every peer, peers that have arrived first (the caller then waits for
+ * the two counts). */
+static ibex_status_t collect_pairs(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
+                                   size_t bytes)
+{
+    take_ctx_t t = {.a = a, .bytes = bytes};
+    ibex_status_t st = IBEX_OK;
+    int left = seg->size - 1;
+    bool todo[seg->size];
+    for (int r = 0; r < seg->size; r++)
+        todo[r] = r != seg->rank;
+    while (left > 0) {
+        int took = 0;
+        for (int i = 1; i < seg->size; i++) {
+            int q = (seg->rank + i) % seg->size;
+            if (!todo[q] || ibex_coll_shm_load(&seg->ctl[q].arrive) < g)
+                continue;
+            ibex_status_t ist = pair_in(seg, g, &t, q), ost = pair_out(seg, g, &t, q);
+            st = st != IBEX_OK ? st : ist != IBEX_OK ? ist : ost;
+            todo[q] = false;
+            took++;
+        }
+        left -= took;
+        if (left > 0 && took == 0)
+            ibex_coll_shm_wait_any(seg, offsetof(ibex_coll_shm_ctl_t, arrive), g, todo);
+    }
+    return st;
+}
+
+/* Where senders may write this rank's blocks: its receive buffer when dense, else 0 (it reads
+ * them itself and unpacks). */
+static uint64_t recv_addr(const ibex_coll_shm_t *seg, const ibex_coll_args_t *a)
+{
+    const ibex_dt_t *d = ibex_dt_get(a->rdt);
+    if (!ibex_dt_is_contig(d, (MPI_Count)a->rcount * seg->size))
+        return 0;
+    return (uint64_t)(uintptr_t)((char *)a->rbuf + d->true_lb);
 }
 
 /* Single copy: every source's block once it has arrived, any arrived source first
@@ -120,6 +216,9 @@ ibex_status_t ibex_coll_alltoall_shm(const ibex_coll_args_t *a)
     } else if ((st = publish(seg, a, &tmp)) != IBEX_OK) {
         return st; /* fatal for the job: the others wait for these blocks */
     }
+    bool pairs = !inline_ && seg->oversub && seg->size >= ibex_coll_shm_a2a_pairs();
+    if (pairs)
+        seg->ctl[seg->rank].raddr = recv_addr(seg, a);
     ibex_coll_shm_arrive(seg, g);
     st = copy_own(seg, a, tmp);
     if (inline_) {
@@ -127,10 +226,14 @@ ibex_status_t ibex_coll_alltoall_shm(const ibex_coll_args_t *a)
         seg->all_seen = g;
         return st != IBEX_OK ? st : cst;
     }
-    ibex_status_t cst = collect_single(seg, g, a, bytes);
+    ibex_status_t cst = pairs ? collect_pairs(seg, g, a, bytes) : collect_single(seg, g, a, bytes);
     /* return once every other rank has read its block from this one (not once each has read
      * everything): p - 1 more counts since the last single-copy Alltoall */
     seg->nread_want += (uint64_t)(seg->size - 1);
+    if (pairs) { /* every block into this rank delivered, by whichever rank moved it */
+        seg->nrecv_want += (uint64_t)(seg->size - 1);
+        ibex_coll_shm_wait(&seg->count[seg->rank].nrecv, seg->nrecv_want);
+    }
     ibex_coll_shm_wait(&seg->count[seg->rank].nread, seg->nread_want);
     free(tmp);
     return st != IBEX_OK ? st : cst;

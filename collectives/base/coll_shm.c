@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@ static int pair_reduce; /* ibex_coll_pair_reduce_t */
 static int node_size;
 static int node_level; /* index into level_types[] */
 static int wait_spin;
+static int a2a_pairs = 8;
 
 static const ibex_cfg_entry_t coll_shm_table[] = {
     {"COLL_SHM_INLINE", IBEX_CFG_SIZE, "64k", NULL, &seg_inline,
@@ -72,6 +74,13 @@ static const ibex_cfg_entry_t coll_shm_table[] = {
      "shared-memory Bcast on a node with more ranks than cores: the root writes its slot (inline "
      "or staging) in 8 KiB chunks and the others copy each as it lands (1), or whole (0); with "
      "a core per rank it is pipelined from 16 KiB either way"},
+    {"COLL_SHM_A2A_PAIRS", IBEX_CFG_INT, "8", NULL, &a2a_pairs,
+     "shared-memory Alltoall past the inline limit on a node with more ranks than cores, on "
+     "communicators of at least this many ranks: each block is moved by whichever of its two "
+     "ranks gets to it first (the receiver with process_vm_readv or the sender with "
+     "process_vm_writev), so a running rank serves arrived peers that have no core and "
+     "nobody waits for a descheduled reader; smaller communicators (and 0: all) have every "
+     "rank read its own blocks. The same on every rank"},
     {"COLL_SHM_SPIN", IBEX_CFG_INT, "0", NULL, &wait_spin,
      "shared-memory collectives: loads of a flag before a wait's first progress call and yield "
      "(the rank that sets it may be running on another core and about to; 0: none, the "
@@ -112,6 +121,11 @@ size_t ibex_coll_shm_bcast_single(void)
 bool ibex_coll_shm_bcast_pipe(void)
 {
     return bcast_pipe != 0;
+}
+
+int ibex_coll_shm_a2a_pairs(void)
+{
+    return a2a_pairs > 0 ? a2a_pairs : INT_MAX;
 }
 
 size_t ibex_coll_shm_stage_max(void)
@@ -364,6 +378,7 @@ static size_t seg_bytes(int size, size_t slot)
     size_t ring = (size_t)IBEX_COLL_SHM_RING * IBEX_COLL_SHM_RING_SLOT;
     size_t bytes = (size_t)size * (sizeof(ibex_coll_shm_ctl_t) + 2 * slot + ring);
     bytes += sizeof(ibex_coll_shm_work_t) + (size_t)size * sizeof(ibex_coll_shm_count_t);
+    bytes += (size_t)size * (size_t)size * sizeof(uint64_t);
     return (bytes + page - 1) / page * page;
 }
 
@@ -459,6 +474,7 @@ static void seg_attach(ibex_comm_t *comm, ibex_coll_shm_t *seg, void *map, size_
     seg->work = (ibex_coll_shm_work_t *)(seg->ring + (size_t)comm->size * IBEX_COLL_SHM_RING *
                                                          IBEX_COLL_SHM_RING_SLOT);
     seg->count = (ibex_coll_shm_count_t *)(seg->work + 1);
+    seg->pair = (uint64_t *)(seg->count + comm->size);
     seg->ctl[seg->rank].pid = (int32_t)getpid();
     seg->ctl[seg->rank].saddr = (uint64_t)(uintptr_t)&probe_magic;
 }

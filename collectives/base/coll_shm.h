@@ -87,8 +87,13 @@ typedef struct ibex_coll_shm_work {
 
 typedef struct ibex_coll_shm_count {
     uint64_t nread;
-    char pad[64 - sizeof(uint64_t)];
+    uint64_t nrecv; /* blocks delivered into this rank's receive buffer (the pair Alltoall) */
+    char pad[64 - 2 * sizeof(uint64_t)];
 } __attribute__((aligned(64))) ibex_coll_shm_count_t;
+
+/* After the counts, size x size words: pair[s * size + d] is the last generation at which block
+ * s -> d of an oversubscribed single-copy Alltoall was claimed, by s (process_vm_writev) or by d
+ * (process_vm_readv), whichever got to it first (alltoall_shm.c). Only grows, as the work block. */
 
 typedef struct ibex_coll_shm {
     int size, rank;
@@ -103,6 +108,9 @@ typedef struct ibex_coll_shm {
     ibex_coll_shm_work_t *work;   /* one, written by every rank (atomics) */
     ibex_coll_shm_count_t *count; /* size of them, written by every rank (atomics) */
     uint64_t nread_want;          /* what this rank's count.nread must reach (alltoall) */
+    uint64_t *pair;               /* size x size claim words (alltoall), written by every rank */
+    uint64_t nrecv_want;          /* what this rank's count.nrecv must reach (alltoall) */
+    uint64_t a2a_moved;           /* blocks this rank moved in pair Alltoalls (reads + writes) */
     char *scratch;                /* chunks of the single-copy reductions, kept between calls */
     size_t scratch_size;
     char *stage;       /* the staging slots (ibex_coll_shm_stage_get); NULL until made */
@@ -210,6 +218,10 @@ static inline void *ibex_coll_shm_stage_slot(ibex_coll_shm_t *seg, int rank, uin
 
 /* Bcast on an oversubscribed node pipelines its slot (IBEX_COLL_SHM_BCAST_PIPE, bcast_shm.c). */
 bool ibex_coll_shm_bcast_pipe(void);
+/* IBEX_COLL_SHM_A2A_PAIRS: the smallest communicator whose oversubscribed single-copy Alltoall
+ * moves each block by whichever of its two ranks gets to it first (alltoall_shm.c); INT_MAX for
+ * none. */
+int ibex_coll_shm_a2a_pairs(void);
 /* Bytes per chunk of the single-copy paths (IBEX_COLL_SHM_CHUNK). */
 size_t ibex_coll_shm_chunk(void);
 /* Bytes per write of the two-rank pushed Reduce (IBEX_COLL_SHM_PAIR_CHUNK). */

@@ -72,6 +72,9 @@ for n in ${COLL_HIER_RANKS-4 5}; do
 done
 # Scatter / Alltoall in shared memory; the segment is a memfd (checked by the program)
 for n in ${COLL_A2A_RANKS-2 3 5}; do one coll_shm_a2a "$n"; done
+# ... with the oversubscribed single-copy Alltoall moving each block by whichever of its two
+# ranks gets to it first (IBEX_COLL_SHM_A2A_PAIRS, from 8 ranks by default) at 3 and 5 ranks
+for n in 3 5; do IBEX_COLL_SHM_A2A_PAIRS=2 one coll_shm_a2a "$n"; done
 # without shared memory among the transports no segment is made (the verbs path on softib)
 SOFTIB="$top_builddir/softib/.libs/libsoftib.so"
 IBEX_TRANSPORTS=verbs LD_PRELOAD="$SOFTIB" COLL_A2A_NOSEG=1 one coll_shm_a2a 3

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "coll.h"
+#include "coll_shm.h"
 #include "comm_check.h"
 
 static MPI_Datatype strided; /* one int in an extent of two */
@@ -58,29 +59,56 @@ static void t_scatter(MPI_Comm comm, int n, int root, int mode)
     free(r);
 }
 
-/* Alltoall: rank r sends val(r * 31 + j, i) to rank j. mode 1: in place; 2: strided receive. */
+/* Alltoall: rank r sends val(r * 31 + j, i) to rank j. mode 1: in place; 2: strided receive;
+ * 3: strided send (packed by the sender, which then writes its blocks from the packed copy). */
 static void t_alltoall(MPI_Comm comm, int n, int mode)
 {
     int rank, p;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &p);
     size_t all = (size_t)n * (size_t)p;
-    int stride = mode == 2 ? 2 : 1, *s = ints(all, -1), *r = ints(all * stride, -1);
+    int rstride = mode == 2 ? 2 : 1, sstride = mode == 3 ? 2 : 1;
+    int *s = ints(all * sstride, -1), *r = ints(all * rstride, -1);
     int *src = mode == 1 ? r : s;
     for (int j = 0; j < p; j++)
         for (int i = 0; i < n; i++)
-            src[(size_t)j * n + i] = val(rank * 31 + j, i);
-    CHECK_OK(MPI_Alltoall(mode == 1 ? MPI_IN_PLACE : s, n, MPI_INT, r, n,
+            src[((size_t)j * n + i) * sstride] = val(rank * 31 + j, i);
+    CHECK_OK(MPI_Alltoall(mode == 1 ? MPI_IN_PLACE : s, n, mode == 3 ? strided : MPI_INT, r, n,
                           mode == 2 ? strided : MPI_INT, comm));
     for (int j = 0; j < p; j++)
         for (int i = 0; i < n; i++) {
-            size_t at = ((size_t)j * n + i) * stride;
+            size_t at = ((size_t)j * n + i) * rstride;
             CHECK(r[at] == val(j * 31 + rank, i));
-            if (stride == 2)
+            if (rstride == 2)
                 CHECK(r[at + 1] == -1);
         }
     free(s);
     free(r);
+}
+
+/* Oversubscribed, past the inline limit, from IBEX_COLL_SHM_A2A_PAIRS ranks (coll_shm.sh sets 2):
+ * every block s -> d was claimed at this call's generation and moved exactly once, by s or by d
+ * (the moves of all ranks add up to p (p - 1)); below that size nobody moves a block that way. */
+static void t_alltoall_pairs(MPI_Comm comm)
+{
+    int rank, p, n = 70000;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    ibex_comm_t *c = ibex_comm_get(comm);
+    ibex_coll_shm_t *seg = c ? ibex_coll_state(c) : NULL;
+    CHECK(seg != NULL);
+    uint64_t before = seg->a2a_moved;
+    t_alltoall(comm, n, 0);
+    if (!seg->ctl || p < 2)
+        return;
+    bool on = seg->oversub && p >= ibex_coll_shm_a2a_pairs();
+    uint64_t g = seg->gen; /* the Alltoall's (the Allreduce below takes the next) */
+    long moved = (long)(seg->a2a_moved - before), all = 0;
+    CHECK_OK(MPI_Allreduce(&moved, &all, 1, MPI_LONG, MPI_SUM, comm));
+    CHECK(all == (on ? (long)p * (p - 1) : 0));
+    for (int q = 0; on && q < p; q++)
+        if (q != rank)
+            CHECK(seg->pair[(size_t)q * p + rank] == g && seg->pair[(size_t)rank * p + q] == g);
 }
 
 /* Back-to-back single-copy Alltoalls on one send buffer, rewritten as soon as each call returns,
@@ -113,14 +141,15 @@ static void t_alltoall_reuse(MPI_Comm comm)
 static void suite(MPI_Comm comm)
 {
     t_alltoall_reuse(comm);
+    t_alltoall_pairs(comm);
     int p;
     MPI_Comm_size(comm, &p);
     int fill = 16384 / p; /* ints per block at which p blocks fill the 64 KiB slot */
     int counts[] = {0, 1, 5, 7, fill, fill + 1, 70000};
     for (int c = 0; c < 7; c++)
-        for (int mode = 0; mode < 3; mode++) {
+        for (int mode = 0; mode < 4; mode++) {
             t_alltoall(comm, counts[c], mode);
-            for (int root = 0; root < p; root++)
+            for (int root = 0; mode < 3 && root < p; root++)
                 t_scatter(comm, counts[c], root, mode);
         }
 }
