@@ -19,23 +19,6 @@
 
 static int rank, size;
 
-static int pvar_index(const char *name)
-{
-    int n = 0;
-    MPI_T_pvar_get_num(&n);
-    for (int i = 0; i < n; i++) {
-        char nm[128], desc[256];
-        int nl = sizeof(nm), dl = sizeof(desc), verb, cls, bind, ro, cont, atom;
-        MPI_Datatype dt;
-        MPI_T_enum e;
-        if (MPI_T_pvar_get_info(i, nm, &nl, &verb, &cls, &dt, &e, desc, &dl, &bind, &ro, &cont,
-                                &atom) == MPI_SUCCESS &&
-            strcmp(nm, name) == 0)
-            return i;
-    }
-    return -1;
-}
-
 static void check_comm(MPI_Comm c, MPI_Comm next, int mark)
 {
     int r, s, sum = -1, v = rank + mark;
@@ -84,7 +67,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     CHECK_RC(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
-    int idx = pvar_index("ibex_idup_retries");
+    int idx = mt_pvar_index("ibex_idup_retries");
     MPI_T_pvar_session s;
     MPI_T_pvar_handle h;
     if (idx >= 0) {

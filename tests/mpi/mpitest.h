@@ -79,4 +79,23 @@ static inline void mt_barrier(MPI_Comm comm)
     }
 }
 
+/* Index of the MPI_T performance variable called name, or -1 (another MPI: the count guards
+ * of Ibex's own variables then check the data only). MPI_T must be initialised. */
+static inline int mt_pvar_index(const char *name)
+{
+    int n = 0;
+    MPI_T_pvar_get_num(&n);
+    for (int i = 0; i < n; i++) {
+        char nm[128], desc[256];
+        int nl = sizeof(nm), dl = sizeof(desc), verb, cls, bind, ro, cont, atom;
+        MPI_Datatype dt;
+        MPI_T_enum e;
+        if (MPI_T_pvar_get_info(i, nm, &nl, &verb, &cls, &dt, &e, desc, &dl, &bind, &ro, &cont,
+                                &atom) == MPI_SUCCESS &&
+            strcmp(nm, name) == 0)
+            return i;
+    }
+    return -1;
+}
+
 #endif

@@ -22,23 +22,6 @@
 #define WALK_BYTES     4096
 #define WALK_MAX_STEPS 4
 
-static int pvar_index(const char *name)
-{
-    int n = 0;
-    MPI_T_pvar_get_num(&n);
-    for (int i = 0; i < n; i++) {
-        char nm[128], desc[256];
-        int nl = sizeof(nm), dl = sizeof(desc), verb, cls, bind, ro, cont, atom;
-        MPI_Datatype dt;
-        MPI_T_enum e;
-        if (MPI_T_pvar_get_info(i, nm, &nl, &verb, &cls, &dt, &e, desc, &dl, &bind, &ro, &cont,
-                                &atom) == MPI_SUCCESS &&
-            strcmp(nm, name) == 0)
-            return i;
-    }
-    return -1;
-}
-
 typedef struct {
     MPI_T_pvar_session s;
     MPI_T_pvar_handle h[2];
@@ -47,7 +30,7 @@ typedef struct {
 
 static void vars_start(walk_vars_t *v)
 {
-    int idx[2] = {pvar_index("ibex_win_direct_replies"), pvar_index("ibex_win_reply_steps")};
+    int idx[2] = {mt_pvar_index("ibex_win_direct_replies"), mt_pvar_index("ibex_win_reply_steps")};
     v->on = idx[0] >= 0 && idx[1] >= 0;
     if (!v->on)
         return;
