@@ -56,15 +56,21 @@ static ibex_status_t collect_inline(ibex_coll_shm_t *seg, uint64_t g, const ibex
 typedef struct take_ctx {
     const ibex_coll_args_t *a;
     size_t bytes;
+    uint64_t g;
 } take_ctx_t;
+
+/* Reads this rank's block of source src into its place in the receive buffer. */
+static ibex_status_t fetch_block(ibex_coll_shm_t *seg, const take_ctx_t *t, int src)
+{
+    void *block = ibex_coll_block(t->a->rbuf, t->a->rdt, (size_t)src * (size_t)t->a->rcount);
+    return ibex_coll_shm_fetch_at(seg, src, (size_t)seg->rank * t->bytes, block, t->a->rcount,
+                                  t->a->rdt);
+}
 
 /* Reads this rank's block of source src and tells src (its read count) that it is taken. */
 static ibex_status_t take(ibex_coll_shm_t *seg, int src, void *ctx)
 {
-    const take_ctx_t *t = ctx;
-    void *block = ibex_coll_block(t->a->rbuf, t->a->rdt, (size_t)src * (size_t)t->a->rcount);
-    ibex_status_t st = ibex_coll_shm_fetch_at(seg, src, (size_t)seg->rank * t->bytes, block,
-                                              t->a->rcount, t->a->rdt);
+    ibex_status_t st = fetch_block(seg, ctx, src);
     /* counted even after a failure, so src does not wait for ever; this rank reports it */
     __atomic_fetch_add(&seg->count[src].nread, 1, __ATOMIC_RELEASE);
     return st;
@@ -90,13 +96,11 @@ static void pair_done(ibex_coll_shm_t *seg, int s, int d)
 }
 
 /* Block q -> rank unless q (writing) claimed it first. */
-static ibex_status_t pair_in(ibex_coll_shm_t *seg, uint64_t g, const take_ctx_t *t, int q)
+static ibex_status_t pair_in(ibex_coll_shm_t *seg, const take_ctx_t *t, int q)
 {
-    if (!pair_claim(seg, g, q, seg->rank))
+    if (!pair_claim(seg, t->g, q, seg->rank))
         return IBEX_OK;
-    void *block = ibex_coll_block(t->a->rbuf, t->a->rdt, (size_t)q * (size_t)t->a->rcount);
-    ibex_status_t st = ibex_coll_shm_fetch_at(seg, q, (size_t)seg->rank * t->bytes, block,
-                                              t->a->rcount, t->a->rdt);
+    ibex_status_t st = fetch_block(seg, t, q);
     pair_done(seg, q, seg->rank);
     return st;
 }
@@ -104,10 +108,10 @@ static ibex_status_t pair_in(ibex_coll_shm_t *seg, uint64_t g, const take_ctx_t 
 /* Block rank -> q into q's receive buffer unless q reads it (q claimed it first, or its receive
  * buffer is not dense: raddr 0). q's raddr is for generation g: q cannot leave g before this
  * block is delivered, and a claim succeeds only while it is not. */
-static ibex_status_t pair_out(ibex_coll_shm_t *seg, uint64_t g, const take_ctx_t *t, int q)
+static ibex_status_t pair_out(ibex_coll_shm_t *seg, const take_ctx_t *t, int q)
 {
     uint64_t raddr = ibex_coll_shm_load(&seg->ctl[q].raddr);
-    if (raddr == 0 || !pair_claim(seg, g, seg->rank, q))
+    if (raddr == 0 || !pair_claim(seg, t->g, seg->rank, q))
         return IBEX_OK;
     const char *mine = (const char *)(uintptr_t)seg->ctl[seg->rank].saddr;
     ibex_status_t st = ibex_coll_shm_write(seg, q, raddr + (uint64_t)seg->rank * t->bytes,
@@ -116,33 +120,20 @@ static ibex_status_t pair_out(ibex_coll_shm_t *seg, uint64_t g, const take_ctx_t
     return st;
 }
 
+/* Both blocks shared with peer q, once q has arrived (ibex_coll_shm_each_arrived). */
+static ibex_status_t pair_both(ibex_coll_shm_t *seg, int q, void *ctx)
+{
+    ibex_status_t ist = pair_in(seg, ctx, q), ost = pair_out(seg, ctx, q);
+    return ist != IBEX_OK ? ist : ost;
+}
+
 /* Both blocks shared with every peer, peers that have arrived first (the caller then waits for
  * the two counts). */
 static ibex_status_t collect_pairs(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
                                    size_t bytes)
 {
-    take_ctx_t t = {.a = a, .bytes = bytes};
-    ibex_status_t st = IBEX_OK;
-    int left = seg->size - 1;
-    bool todo[seg->size];
-    for (int r = 0; r < seg->size; r++)
-        todo[r] = r != seg->rank;
-    while (left > 0) {
-        int took = 0;
-        for (int i = 1; i < seg->size; i++) {
-            int q = (seg->rank + i) % seg->size;
-            if (!todo[q] || ibex_coll_shm_load(&seg->ctl[q].arrive) < g)
-                continue;
-            ibex_status_t ist = pair_in(seg, g, &t, q), ost = pair_out(seg, g, &t, q);
-            st = st != IBEX_OK ? st : ist != IBEX_OK ? ist : ost;
-            todo[q] = false;
-            took++;
-        }
-        left -= took;
-        if (left > 0 && took == 0)
-            ibex_coll_shm_wait_any(seg, offsetof(ibex_coll_shm_ctl_t, arrive), g, todo);
-    }
-    return st;
+    take_ctx_t t = {.a = a, .bytes = bytes, .g = g};
+    return ibex_coll_shm_each_arrived(seg, g, pair_both, &t);
 }
 
 /* Where senders may write this rank's blocks: its receive buffer when dense, else 0 (it reads
