@@ -22,10 +22,13 @@
     X(IBEX_ERR_PEER_FAILED, -11, "peer failed")                                                    \
     X(IBEX_ERR_BOOTSTRAP, -12, "bootstrap (PMIx) error")                                           \
     X(IBEX_ERR_CANCELED, -13, "canceled")                                                          \
-    X(IBEX_ERR_INTERNAL, -14, "internal error")
+    X(IBEX_ERR_INTERNAL, -14, "internal error")                                                    \
+    X(IBEX_ERR_NO_CONTEXT, -15,                                                                    \
+      "no context id is free on every rank of the communicator: free some communicators")
 
 #define IBEX_STATUS_ENUM(name, value, text) name = value,
 typedef enum { IBEX_STATUS_LIST(IBEX_STATUS_ENUM) } ibex_status_t;
+enum { IBEX_STATUS_LAST = IBEX_ERR_NO_CONTEXT }; /* the most negative status */
 #undef IBEX_STATUS_ENUM
 
 const char *ibex_status_str(ibex_status_t status);

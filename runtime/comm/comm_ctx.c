@@ -256,7 +256,7 @@ ibex_status_t ibex_comm_ctx_take_idup(const uint64_t *mask, uint32_t *context_id
     if (id < 0) {
         ibex_error(CORE, "no context id is free on every rank of the parent (%d pairs)",
                    IBEX_CTX_PAIRS);
-        return IBEX_ERR_AGAIN;
+        return IBEX_ERR_NO_CONTEXT;
     }
     uint32_t pair = (uint32_t)id / 2;
     ibex_assert(ctx_free[pair / 64] & ((uint64_t)1 << (pair % 64)));

@@ -241,7 +241,7 @@ static bool idup_next(idup_t *d, ibex_status_t *st_p, ibex_comm_t **comm_p)
          * never meet */
         unsigned start = (unsigned)d->s[0]->tag / 2 + idup_mix(d->parent->context_id / 2, d->tries);
         if (ibex_comm_ctx_reserve(d->m1, (int)(start % 64u), d->inter ? 2 : 1, d->mine) < 0) {
-            *st_p = IBEX_ERR_AGAIN; /* no class has the pairs needed free on every member */
+            *st_p = IBEX_ERR_NO_CONTEXT; /* no class has the pairs needed free on every member */
             return true;
         }
         memcpy(d->m2, d->mine, sizeof(d->m2));
@@ -255,7 +255,7 @@ static bool idup_next(idup_t *d, ibex_status_t *st_p, ibex_comm_t **comm_p)
     ibex_comm_ctx_unreserve(d->mine);
     ibex_engine_stats.idup_retries++;
     if (++d->tries == IDUP_TRIES) {
-        *st_p = IBEX_ERR_AGAIN;
+        *st_p = IBEX_ERR_NO_CONTEXT;
         return true;
     }
     ibex_comm_ctx_offer(d->m1);

@@ -142,6 +142,7 @@ int ibex_err_class_of(ibex_status_t status)
     case IBEX_ERR_INTERNAL:
         return MPI_ERR_INTERN;
     case IBEX_ERR_AGAIN:
+    case IBEX_ERR_NO_CONTEXT:
     case IBEX_ERR_IO:
     case IBEX_ERR_NO_DEVICE:
     case IBEX_ERR_TIMEOUT:

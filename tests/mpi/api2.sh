@@ -17,6 +17,7 @@ done
 MT_ARGS=startfail run_case 2 session_basic IBEX_EAGER_LIMIT=bogus
 run_case 5 idup_basic # uneven groups of 3 and 2 in its intercommunicator idups
 run_case 3 idup_count # 24 idups at once never retry (ibex_idup_retries)
+run_case 3 comm_exhaust # out of context ids: every rank fails at the same dup / idup
 for n in 1 2 3; do # mostly local calls; a ring of neighbours
     run_case "$n" large_out
 done

@@ -13,6 +13,7 @@
  */
 #include <mpi.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,23 @@ static void do_nomem(void)
     fail("MPI_Alloc_mem(2^62) returned under MPI_ERRORS_ARE_FATAL");
 }
 
+/* Duplicates MPI_COMM_WORLD until the context ids run out, under MPI_ERRORS_ARE_FATAL (or
+ * idups with idup set): the job must end with the reason, not hang or crash. */
+static void do_ctxfull(bool idup)
+{
+    for (int i = 0; i < 100000; i++) {
+        MPI_Comm c;
+        MPI_Request r;
+        if (!idup) {
+            MPI_Comm_dup(MPI_COMM_WORLD, &c);
+            continue;
+        }
+        MPI_Comm_idup(MPI_COMM_WORLD, &c, &r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+    }
+    fail("100000 duplicates of MPI_COMM_WORLD, none failed");
+}
+
 static void do_abortsend(int rank, int size, int n, int bytes)
 {
     char *b = calloc((size_t)bytes + 1, 1);
@@ -99,13 +117,16 @@ int main(int argc, char **argv)
         do_abortsend(rank, size, n, argc > 3 ? atoi(argv[3]) : 8);
     else if (strcmp(mode, "nomem") == 0)
         do_nomem();
+    else if (strcmp(mode, "ctxfull") == 0 || strcmp(mode, "ctxfull_idup") == 0)
+        do_ctxfull(mode[7] == '_');
     else if (strcmp(mode, "kill") == 0 || strcmp(mode, "sleep") == 0) {
         MPI_Barrier(MPI_COMM_WORLD);
         if (mode[0] == 'k' && rank == 1)
             raise(SIGKILL);
         sleep((unsigned)(mode[0] == 's' ? n : 30));
     } else
-        fail("usage: err_prog coll N|bigsend N|kill|sleep S|nomem|abortsend N B");
+        fail("usage: err_prog coll N|bigsend N|kill|sleep S|nomem|ctxfull|ctxfull_idup|abortsend N "
+             "B");
     MPI_Finalize();
     if (rank == 0)
         printf("err_prog: ok\n");

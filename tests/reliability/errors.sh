@@ -38,6 +38,12 @@ run 40 -n 2 "$R/err_prog" nomem 0 "$MARK"
 expect "out of memory" 39 "rank [01] \([^)]*\): MPI_Alloc_mem: cannot allocate 4611686018427387904 bytes: out of memory \[MPI_ERR_NO_MEM\]"
 printf '%s\n' "$OUT" | grep -q "MPI_ERR_NO_MEM returned" || fail "out of memory: MPI_ERRORS_RETURN: $OUT"
 
+# Out of context ids (Comm_dup / Comm_idup in a loop): the reason, not "resource exhausted"
+for m in ctxfull ctxfull_idup; do
+    run 60 -n 2 "$R/err_prog" "$m" "$MARK"
+    expect "out of context ids ($m)" 16 "rank [01] \([^)]*\): MPI_(Comm_dup|Wait): [a-z ]* failed: no context id is free on every rank of the communicator: free some communicators \[MPI_ERR_OTHER\]"
+done
+
 run 40 -n 2 -x IBEX_TRANSPORTS=verbs "$R/err_prog" sleep 0 "$MARK"
 expect "no RDMA device" 16 "transport verbs was requested \(IBEX_TRANSPORTS=verbs\) but cannot open: no usable device"
 

@@ -41,9 +41,10 @@ static void test_class_of_status(void **state)
     assert_int_equal(ibex_err_class_of(IBEX_ERR_UNSUPPORTED), MPI_ERR_UNSUPPORTED_OPERATION);
     assert_int_equal(ibex_err_class_of(IBEX_ERR_INTERNAL), MPI_ERR_INTERN);
     assert_int_equal(ibex_err_class_of(IBEX_ERR_BOOTSTRAP), MPI_ERR_OTHER);
+    assert_int_equal(ibex_err_class_of(IBEX_ERR_NO_CONTEXT), MPI_ERR_OTHER);
     assert_int_equal(ibex_err_class_of((ibex_status_t)-999), MPI_ERR_UNKNOWN);
     /* every error status maps to an error class */
-    for (int s = IBEX_ERR_NO_MEMORY; s >= IBEX_ERR_INTERNAL; s--)
+    for (int s = IBEX_ERR_NO_MEMORY; s >= IBEX_STATUS_LAST; s--)
         if (s != IBEX_ERR_CANCELED)
             assert_int_not_equal(ibex_err_class_of((ibex_status_t)s), MPI_SUCCESS);
 }
