@@ -182,6 +182,13 @@ ibex_status_t ibex_coll_barrier_shm_fanin(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_reduce_scatter_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_reduce_scatter_block_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_allreduce_shm(const ibex_coll_args_t *args);
+/* MPI_Allreduce's short path (allreduce_shm.c): true when it ran the call (it cannot fail);
+ * false: nothing was done, run the general path. ibex_coll_allreduce_shm_note: ibex_coll_run
+ * tells it what the table chose. */
+bool ibex_coll_allreduce_tiny(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                              MPI_Comm comm);
+void ibex_coll_allreduce_shm_note(const ibex_coll_args_t *args, const ibex_coll_algo_t *algo,
+                                  size_t bytes);
 ibex_status_t ibex_coll_gather_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_allgather_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_allgather_shm_staged(const ibex_coll_args_t *args);
@@ -214,6 +221,9 @@ const ibex_coll_algo_t *ibex_coll_select(ibex_coll_kind_t kind, int comm_size, s
 /* Forces an algorithm by name, or back to the table with NULL / "auto". IBEX_ERR_INVALID if
  * the name is not an algorithm of that kind. */
 ibex_status_t ibex_coll_force(ibex_coll_kind_t kind, const char *name);
+/* Moved by every ibex_coll_force: a memo of what the table chose (the short Allreduce's,
+ * allreduce_shm.c) made at another value is stale. */
+extern unsigned ibex_coll_select_epoch;
 /* Number of algorithms of a kind and the i-th one, so tests can loop over all of them. */
 int ibex_coll_algo_count(ibex_coll_kind_t kind);
 const ibex_coll_algo_t *ibex_coll_algo_at(ibex_coll_kind_t kind, int i);

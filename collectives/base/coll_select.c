@@ -227,10 +227,13 @@ void ibex_coll_algo_names(ibex_coll_kind_t kind, char *buf, size_t len)
     }
 }
 
+unsigned ibex_coll_select_epoch = 1;
+
 ibex_status_t ibex_coll_force(ibex_coll_kind_t kind, const char *name)
 {
     if ((unsigned)kind >= IBEX_COLL_KIND_COUNT)
         return IBEX_ERR_INVALID;
+    ibex_coll_select_epoch++;
     if (!name || strcasecmp(name, "auto") == 0) {
         forced[kind] = NULL;
         return IBEX_OK;
@@ -387,5 +390,8 @@ ibex_status_t ibex_coll_run(ibex_coll_kind_t kind, const ibex_coll_args_t *args,
     ibex_blk_coll_enter(algo->name, args->comm);
     ibex_status_t st = algo->fn(args);
     ibex_blk_coll_leave();
+    if (__builtin_expect(algo->fn == ibex_coll_allreduce_shm, 0) && bytes <= IBEX_COLL_SHM_TINY &&
+        st == IBEX_OK)
+        ibex_coll_allreduce_shm_note(args, algo, bytes);
     return st;
 }

@@ -127,6 +127,17 @@ typedef struct ibex_coll_shm {
     int *leader_of;            /* parent rank -> parent rank of its node's leader */
     int *leader_index;         /* parent rank -> rank of its node's leader in `leaders` */
     bool hier_ordered;         /* nodes are consecutive blocks of parent ranks: rank order holds */
+    /* MPI_Allreduce's short path (allreduce_shm.c): bit b of tiny_sizes says the table gave a
+     * b-byte Allreduce (b <= IBEX_COLL_SHM_TINY) on this communicator to tiny_algo (the inline
+     * shared-memory one), at selection epoch tiny_epoch; the last (op, type) pair of the short
+     * path, both predefined, with its type's size and the op's function on it */
+    uint32_t tiny_sizes;
+    unsigned tiny_epoch;
+    const ibex_coll_algo_t *tiny_algo;
+    MPI_Op tiny_op;
+    MPI_Datatype tiny_dt;
+    size_t tiny_dsize;
+    ibex_op_fn_t *tiny_fn;
 } ibex_coll_shm_t;
 
 /* The collectives' state of comm (segment, hierarchy), made on first use with no message;

@@ -106,6 +106,8 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
                    MPI_Comm comm)
 {
     IBEX_ENTER_FAST(Allreduce);
+    if (ibex_coll_allreduce_tiny(sendbuf, recvbuf, count, datatype, op, comm))
+        return MPI_SUCCESS;
     ibex_coll_args_t a = {.sbuf = sendbuf, .rbuf = recvbuf, .rcount = count, .rdt = datatype};
     return ibex_coll_call(IBEX_COLL_ALLREDUCE, comm, op, call, &a);
 }

@@ -70,6 +70,11 @@ for n in ${COLL_HIER_RANKS-4 5}; do
     IBEX_COLL_NODE_SIZE=2 one coll_shm "$n"
     IBEX_COLL_NODE_SIZE=2 one coll_all "$n"
 done
+# MPI_Allreduce's short path (at most 24 bytes of a predefined type and op): every size, type
+# and op against references, which path ran, forced algorithms, bad arguments; oversubscribed
+# at 3 and 8; never without shared memory among the transports (verbs on softib)
+for n in 1 2 3 8; do one coll_short "$n"; done
+IBEX_TRANSPORTS=verbs LD_PRELOAD="$top_builddir/softib/.libs/libsoftib.so" one coll_short 3
 # Scatter / Alltoall in shared memory; the segment is a memfd (checked by the program)
 for n in ${COLL_A2A_RANKS-2 3 5}; do one coll_shm_a2a "$n"; done
 # ... with the oversubscribed single-copy Alltoall moving each block by whichever of its two

@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * MPI_Allreduce's short path (collectives/allreduce_shm.c, ibex_coll_allreduce_tiny): a
+ * predefined op on at most 24 bytes of a predefined type, on a communicator the table gave that
+ * size's inline shared-memory Allreduce. Checked against references computed here:
+ *   - every payload size from 1 to 24 bytes and past it (32, 40: the general path), of int,
+ *     double, char, uint8, int64, float, short, long double, C bool (LAND / LOR) and MPI_2INT
+ *     (MAXLOC / MINLOC), with SUM, PROD, MAX, MIN, BAND, BOR, BXOR, the type and op changing
+ *     from call to call (the short path's one-pair cache), in place and not;
+ *   - on MPI_COMM_WORLD, a duplicate and a Comm_split with reversed ranks;
+ *   - which path ran (ibex_engine_stats.allreduce_short): the first call of a size goes the
+ *     general way (it teaches the size), the next ones the short way; a derived type, a user
+ *     op and a payload past 24 bytes never take it; a forced algorithm (ibex_coll_force, what
+ *     IBEX_COLL_ALLREDUCE does) stops it at once, the table's choice brings it back after one
+ *     call; the algorithm MPI_T reports (coll_algo) stays the one that ran;
+ *   - bad arguments once the short path knows the size: count -1, MPI_OP_NULL, a freed type,
+ *     send buffer = receive buffer, MPI_IN_PLACE as the receive buffer, NULL buffers give the
+ *     general path's error classes and leave the result untouched.
+ * Where the table does not choose the shared-memory Allreduce (one rank, no shared memory among
+ * the transports) the short path must never run. Prints "coll_short: ok".
+ */
+#include <float.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "coll.h"
+#include "coll_shm.h"
+#include "comm_check.h"
+#include "ibex_engine_stats.h"
+
+static int wrank;
+
+typedef enum { T_INT, T_DOUBLE, T_CHAR, T_U8, T_I64, T_FLOAT, T_SHORT, T_LDOUBLE, T_COUNT } tkind_t;
+
+static MPI_Datatype mpi_of(tkind_t t)
+{
+    static const MPI_Datatype m[T_COUNT] = {MPI_INT,     MPI_DOUBLE, MPI_CHAR,  MPI_UINT8_T,
+                                            MPI_INT64_T, MPI_FLOAT,  MPI_SHORT, MPI_LONG_DOUBLE};
+    return m[t];
+}
+
+static size_t size_of(tkind_t t)
+{
+    static const size_t s[T_COUNT] = {sizeof(int),   sizeof(double),     1, 1, 8, sizeof(float),
+                                      sizeof(short), sizeof(long double)};
+    return s[t];
+}
+
+static bool int_kind(tkind_t t)
+{
+    return t != T_DOUBLE && t != T_FLOAT && t != T_LDOUBLE;
+}
+
+/* Rank r's element i: small, so that sums and products stay exact in every type. */
+static long input(int r, int i, int op)
+{
+    return op == 1 ? 1 + (r + i) % 2 : (r * 5 + i * 3) % 7 + (op == 6 ? 8 * r : 0);
+}
+
+static long combine(long x, long y, int op)
+{
+    switch (op) {
+    case 0:
+        return x + y;
+    case 1:
+        return x * y;
+    case 2:
+        return x > y ? x : y;
+    case 3:
+        return x < y ? x : y;
+    case 4:
+        return x & y;
+    case 5:
+        return x | y;
+    default:
+        return x ^ y;
+    }
+}
+
+static MPI_Op mpi_op(int op)
+{
+    static const MPI_Op m[7] = {MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN, MPI_BAND, MPI_BOR, MPI_BXOR};
+    return m[op];
+}
+
+static void put(void *buf, tkind_t t, int i, long v)
+{
+    switch (t) {
+    case T_INT:
+        ((int *)buf)[i] = (int)v;
+        break;
+    case T_DOUBLE:
+        ((double *)buf)[i] = (double)v;
+        break;
+    case T_CHAR:
+        ((char *)buf)[i] = (char)v;
+        break;
+    case T_U8:
+        ((uint8_t *)buf)[i] = (uint8_t)v;
+        break;
+    case T_I64:
+        ((int64_t *)buf)[i] = v;
+        break;
+    case T_FLOAT:
+        ((float *)buf)[i] = (float)v;
+        break;
+    case T_SHORT:
+        ((short *)buf)[i] = (short)v;
+        break;
+    default:
+        ((long double *)buf)[i] = (long double)v;
+        break;
+    }
+}
+
+static long get(const void *buf, tkind_t t, int i)
+{
+    switch (t) {
+    case T_INT:
+        return ((const int *)buf)[i];
+    case T_DOUBLE:
+        return (long)((const double *)buf)[i];
+    case T_CHAR:
+        return ((const char *)buf)[i];
+    case T_U8:
+        return ((const uint8_t *)buf)[i];
+    case T_I64:
+        return (long)((const int64_t *)buf)[i];
+    case T_FLOAT:
+        return (long)((const float *)buf)[i];
+    case T_SHORT:
+        return ((const short *)buf)[i];
+    default:
+        return (long)((const long double *)buf)[i];
+    }
+}
+
+/* One Allreduce of count elements of t with op (in place or not) on comm, checked; returns how
+ * many times the short path ran for it (0 or 1). */
+static unsigned long long one(MPI_Comm comm, tkind_t t, int count, int op, bool in_place)
+{
+    int rank, p;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    long double sb[8], rb[8]; /* 128 bytes each, aligned for every type */
+    memset(sb, 0x5a, sizeof(sb));
+    memset(rb, 0x5a, sizeof(rb));
+    for (int i = 0; i < count; i++)
+        put(in_place ? rb : sb, t, i, input(rank, i, op));
+    unsigned long long before = ibex_engine_stats.allreduce_short;
+    CHECK_OK(MPI_Allreduce(in_place ? MPI_IN_PLACE : sb, rb, count, mpi_of(t), mpi_op(op), comm));
+    for (int i = 0; i < count; i++) {
+        long want = input(0, i, op);
+        for (int r = 1; r < p; r++)
+            want = combine(want, input(r, i, op), op);
+        if (t == T_CHAR || t == T_U8)
+            want = t == T_CHAR ? (char)want : (uint8_t)want;
+        if (t == T_SHORT)
+            want = (short)want;
+        if (get(rb, t, i) != want) {
+            fprintf(stderr, "rank %d: type %d count %d op %d%s: [%d] = %ld, want %ld\n", wrank,
+                    (int)t, count, op, in_place ? " in place" : "", i, get(rb, t, i), want);
+            CHECK(0);
+        }
+    }
+    /* nothing written past the result */
+    CHECK(((unsigned char *)rb)[(size_t)count * size_of(t)] == 0x5a);
+    return ibex_engine_stats.allreduce_short - before;
+}
+
+/* Whether the table gives a 4-byte Allreduce on comm to the inline shared-memory one (not with
+ * one rank, nor without shared memory among the transports). */
+static bool shm_chosen(MPI_Comm comm)
+{
+    int v = 1, r = 0;
+    CHECK_OK(MPI_Allreduce(&v, &r, 1, MPI_INT, MPI_SUM, comm));
+    const ibex_coll_algo_t *a = ibex_engine_stats.coll_algo[IBEX_COLL_ALLREDUCE];
+    return a && strcmp(a->name, "shmem") == 0;
+}
+
+/* Every type, op and count up to 40 bytes: each (size, comm) pair's first call teaches the
+ * size; from then on calls of at most 24 bytes run short, larger ones never. */
+static void t_matrix(MPI_Comm comm)
+{
+    bool shm = shm_chosen(comm);
+    for (int round = 0; round < 2; round++)
+        for (int t = 0; t < T_COUNT; t++)
+            for (int count = 1; (size_t)count * size_of((tkind_t)t) <= 40; count++)
+                for (int op = 0; op < 7; op++) {
+                    if (!int_kind((tkind_t)t) && op >= 4)
+                        continue;
+                    size_t bytes = (size_t)count * size_of((tkind_t)t);
+                    unsigned long long s = one(comm, (tkind_t)t, count, op, (op + count) % 2);
+                    if (bytes > IBEX_COLL_SHM_TINY || !shm)
+                        CHECK(s == 0);
+                    else if (round == 1)
+                        CHECK(s == 1); /* every size was taught in round 0 */
+                }
+}
+
+/* C bool with LAND / LOR and MPI_2INT with MAXLOC / MINLOC, changing pair every call. */
+static void t_pairs(MPI_Comm comm)
+{
+    int rank, p;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    for (int k = 0; k < 6; k++) {
+        bool b[3] = {true, rank != 1, rank == 0}, rb[3];
+        CHECK_OK(MPI_Allreduce(b, rb, 3, MPI_C_BOOL, k % 2 ? MPI_LOR : MPI_LAND, comm));
+        CHECK(rb[0] == true);
+        CHECK(rb[1] == (k % 2 ? true : p < 2));
+        CHECK(rb[2] == (k % 2 ? true : p == 1));
+        struct {
+            int v, i;
+        } x[2] = {{rank % 3, rank}, {-rank, rank}}, y[2];
+        MPI_Op op = k % 2 ? MPI_MINLOC : MPI_MAXLOC;
+        CHECK_OK(MPI_Allreduce(x, y, 2, MPI_2INT, op, comm));
+        int best = 0, besti = 0, best1 = 0, best1i = 0;
+        for (int r = 0; r < p; r++) {
+            int v = r % 3;
+            if (k % 2 ? v < best : v > best)
+                best = v, besti = r;
+            if (k % 2 ? -r < best1 : 0)
+                best1 = -r, best1i = r;
+        }
+        CHECK(y[0].v == best && y[0].i == besti);
+        CHECK(y[1].v == best1 && y[1].i == best1i); /* MAXLOC ties: the lowest index, 0 */
+    }
+}
+
+/* Concatenation of decimal digits, (value, 10^digits) pairs: associative, not commutative. */
+static void noncomm_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    int *a = in, *b = inout;
+    for (int i = 0; i + 1 < *len; i += 2) {
+        b[i] = a[i] * b[i + 1] + b[i];
+        b[i + 1] = a[i + 1] * b[i + 1];
+    }
+}
+
+/* A derived type and a user op on 8 bytes never run short, and give the right result. */
+static void t_general(MPI_Comm comm)
+{
+    int rank, p;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    MPI_Datatype two;
+    CHECK_OK(MPI_Type_contiguous(2, MPI_INT, &two));
+    CHECK_OK(MPI_Type_commit(&two));
+    MPI_Op digits;
+    CHECK_OK(MPI_Op_create(noncomm_fn, 0, &digits));
+    for (int k = 0; k < 3; k++) {
+        int s[2] = {rank, 2 * rank}, r[2] = {-1, -1};
+        unsigned long long before = ibex_engine_stats.allreduce_short;
+        CHECK_OK(MPI_Allreduce(s, r, 1, two, MPI_SUM, comm));
+        CHECK(r[0] == p * (p - 1) / 2 && r[1] == p * (p - 1));
+        int d[2] = {rank + 1, 10}, got[2] = {-1, -1}, want = 0;
+        CHECK_OK(MPI_Allreduce(d, got, 2, MPI_INT, digits, comm));
+        for (int q = 0; q < p; q++)
+            want = want * 10 + q + 1;
+        CHECK(got[0] == want);
+        CHECK(ibex_engine_stats.allreduce_short == before);
+    }
+    MPI_Op_free(&digits);
+    MPI_Type_free(&two);
+}
+
+/* A forced algorithm stops the short path at once; back to the table, one call re-teaches. */
+static void t_forced(MPI_Comm comm)
+{
+    int p, v = 3, s = 0;
+    MPI_Comm_size(comm, &p);
+    for (int k = 0; k < 3; k++)
+        CHECK_OK(MPI_Allreduce(&v, &s, 1, MPI_INT, MPI_SUM, comm));
+    const ibex_coll_algo_t *before = ibex_engine_stats.coll_algo[IBEX_COLL_ALLREDUCE];
+    CHECK(before && strcmp(before->name, "shmem") == 0);
+    CHECK(ibex_coll_force(IBEX_COLL_ALLREDUCE, "recursive_doubling") == IBEX_OK);
+    unsigned long long n0 = ibex_engine_stats.allreduce_short;
+    for (int k = 0; k < 3; k++) {
+        s = 0;
+        CHECK_OK(MPI_Allreduce(&v, &s, 1, MPI_INT, MPI_SUM, comm));
+        CHECK(s == 3 * p);
+        const ibex_coll_algo_t *a = ibex_engine_stats.coll_algo[IBEX_COLL_ALLREDUCE];
+        CHECK(a && strcmp(a->name, "recursive_doubling") == 0);
+    }
+    CHECK(ibex_engine_stats.allreduce_short == n0);
+    CHECK(ibex_coll_force(IBEX_COLL_ALLREDUCE, "auto") == IBEX_OK);
+    for (int k = 0; k < 3; k++) {
+        s = 0;
+        CHECK_OK(MPI_Allreduce(&v, &s, 1, MPI_INT, MPI_SUM, comm));
+        CHECK(s == 3 * p);
+    }
+    CHECK(ibex_engine_stats.allreduce_short == n0 + 2); /* the first call taught the size */
+    CHECK(ibex_engine_stats.coll_algo[IBEX_COLL_ALLREDUCE] == before);
+}
+
+/* Bad arguments after the size is known: the general path's classes, the result untouched. */
+static void t_errors(MPI_Comm comm)
+{
+    int v = 1, r = 0, cls;
+    CHECK_OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+    for (int k = 0; k < 2; k++) /* teach 4 bytes of int SUM */
+        CHECK_OK(MPI_Allreduce(&v, &r, 1, MPI_INT, MPI_SUM, comm));
+    r = -7;
+    MPI_Datatype gone;
+    CHECK_OK(MPI_Type_contiguous(1, MPI_INT, &gone));
+    CHECK_OK(MPI_Type_commit(&gone));
+    MPI_Datatype stale = gone;
+    CHECK_OK(MPI_Type_free(&gone));
+    struct {
+        const void *s;
+        void *r;
+        int count;
+        MPI_Datatype dt;
+        MPI_Op op;
+        int cls;
+    } bad[] = {
+        {&v, &r, -1, MPI_INT, MPI_SUM, MPI_ERR_COUNT},
+        {&v, &r, 1, MPI_INT, MPI_OP_NULL, MPI_ERR_OP},
+        {&v, &r, 1, MPI_DATATYPE_NULL, MPI_SUM, MPI_ERR_TYPE},
+        {&v, &r, 1, stale, MPI_SUM, MPI_ERR_TYPE},
+        {&r, &r, 1, MPI_INT, MPI_SUM, MPI_ERR_BUFFER},
+        {&v, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, MPI_ERR_BUFFER},
+        {&v, NULL, 1, MPI_INT, MPI_SUM, MPI_ERR_BUFFER},
+        {NULL, &r, 1, MPI_INT, MPI_SUM, MPI_ERR_BUFFER},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        unsigned long long before = ibex_engine_stats.allreduce_short;
+        int rc = MPI_Allreduce(bad[i].s, bad[i].r, bad[i].count, bad[i].dt, bad[i].op, comm);
+        CHECK(rc != MPI_SUCCESS);
+        CHECK_OK(MPI_Error_class(rc, &cls));
+        if (cls != bad[i].cls)
+            fprintf(stderr, "rank %d: bad case %zu: class %d, want %d\n", wrank, i, cls,
+                    bad[i].cls);
+        CHECK(cls == bad[i].cls);
+        CHECK(ibex_engine_stats.allreduce_short == before);
+        CHECK(r == -7);
+    }
+    CHECK_OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_ARE_FATAL));
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    int p;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Comm dup, rev;
+    CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, p - wrank, &rev));
+    MPI_Comm comms[3] = {MPI_COMM_WORLD, dup, rev};
+    for (int c = 0; c < 3; c++) {
+        t_matrix(comms[c]);
+        t_pairs(comms[c]);
+        t_general(comms[c]);
+    }
+    if (shm_chosen(rev))
+        t_forced(rev);
+    t_errors(dup);
+    MPI_Comm_free(&rev);
+    MPI_Comm_free(&dup);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (wrank == 0)
+        printf("coll_short: ok\n");
+    MPI_Finalize();
+    return 0;
+}
