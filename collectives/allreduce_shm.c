@@ -33,6 +33,7 @@ static ibex_status_t allreduce_inline(ibex_coll_shm_t *seg, uint64_t g, const ib
     ibex_coll_shm_claim(seg, g);
     memcpy(ibex_coll_shm_slot(seg, seg->rank, g, bytes), in, bytes);
     ibex_coll_shm_arrive(seg, g);
+    seg->tiny_gen = bytes <= IBEX_COLL_SHM_TINY ? g : seg->tiny_gen; /* the short path's note */
     return ibex_coll_shm_combine(seg, g, a, in, out);
 }
 
@@ -70,73 +71,42 @@ ibex_status_t ibex_coll_allreduce_shm(const ibex_coll_args_t *args)
     return allreduce_single(seg, g, args, in, out);
 }
 
-/* ---- the short path of MPI_Allreduce ----
- * A payload of at most IBEX_COLL_SHM_TINY bytes of a predefined contiguous type and op, on a
- * communicator where the table gave that size to the inline Allreduce above: the same steps
- * (claim, copy into the tiny slot, arrive, fold every rank's slot from the top in rank order),
+/* ---- the short path of MPI_Allreduce (coll_shm.h: ibex_coll_short_t) ----
+ * A predefined op on at most IBEX_COLL_SHM_TINY bytes of a predefined contiguous type, on a
+ * communicator where the table gave that size to the inline path above: the same steps (claim,
+ * copy into the tiny slot, arrive, fold every rank's slot from the top in rank order), so ranks
+ * on the short path and ranks on the general one (another type of the same signature) meet,
  * without the general entry's layers (the argument record, the second check, the table lookup,
- * the type and op lookups, the fold's dispatch): about 590 instructions a call at 2 ranks
- * before, see collectives/README.md. The table stays the one place that chooses: ibex_coll_run
- * notes each size it gave to the inline Allreduce (ibex_coll_allreduce_shm_note), and a forced
- * algorithm moves the selection epoch, which forgets the notes. Anything the short path does
- * not know (another size, a derived type, a user op, MPI_IN_PLACE as the result, a NULL or
- * aliased buffer, a bad handle) goes the general way, which raises the errors. */
+ * the type and op lookups, the fold's dispatch): 604 -> 233 instructions a 2-rank 8-byte call
+ * (collectives/README.md). Anything it does not know (another size, a derived type, a user op,
+ * MPI_IN_PLACE as the result, a NULL or aliased buffer, a bad handle) goes the general way,
+ * which raises the errors. */
 
-void ibex_coll_allreduce_shm_note(const ibex_coll_args_t *a, const ibex_coll_algo_t *algo,
-                                  size_t bytes)
+/* The (op, type) pair: both predefined, the op defined on the type (what the general check
+ * accepts without a message). */
+static bool tiny_learn(ibex_coll_short_t *sp, MPI_Op op, MPI_Datatype dt)
 {
-    ibex_coll_shm_t *seg = (ibex_coll_shm_t *)a->comm->coll_shm;
-    if (!seg || !seg->tried || !seg->ctl || bytes == 0 || bytes > seg->slot_size)
-        return; /* it ran some other way (no segment: the fallback) */
-    if (seg->tiny_epoch != ibex_coll_select_epoch) {
-        seg->tiny_sizes = 0;
-        seg->tiny_epoch = ibex_coll_select_epoch;
-    }
-    seg->tiny_sizes |= 1u << bytes;
-    seg->tiny_algo = algo;
-}
-
-/* The (op, type) pair of the short path: both predefined, the type contiguous from 0, the op
- * defined on it (what the general check accepts without a message). */
-static bool tiny_learn(ibex_coll_shm_t *seg, MPI_Op op, MPI_Datatype dt)
-{
-    const ibex_dt_t *d = ibex_dt_get(dt);
     const ibex_op_t *o = ibex_op_get(op);
-    if (!d || !o || !d->predefined || !o->predefined || !d->contiguous || d->true_lb != 0)
+    if (!o || !o->predefined || !ibex_coll_short_type(sp, dt))
         return false;
-    ibex_op_fn_t *fn = ibex_op_fn_of(o, d);
-    if (!fn)
-        return false;
-    seg->tiny_op = op;
-    seg->tiny_dt = dt;
-    seg->tiny_dsize = d->size;
-    seg->tiny_fn = fn;
-    return true;
-}
-
-static inline void tiny_copy(void *dst, const void *src, size_t n)
-{
-    if (n == 8)
-        __builtin_memcpy(dst, src, 8);
-    else if (n == 4)
-        __builtin_memcpy(dst, src, 4);
-    else
-        memcpy(dst, src, n);
+    sp->fn = ibex_op_fn_of(o, ibex_dt_get(dt));
+    sp->op = sp->fn ? op : MPI_OP_NULL;
+    return sp->fn != NULL;
 }
 
 /* allreduce_inline and ibex_coll_shm_combine for this case. */
-static void tiny_run(ibex_coll_shm_t *seg, ibex_comm_t *c, const char *in, char *out, int count,
-                     size_t bytes)
+static void tiny_run(ibex_coll_shm_t *seg, const ibex_coll_short_t *sp, ibex_comm_t *c,
+                     const char *in, char *out, int count, size_t bytes)
 {
-    const ibex_coll_algo_t *algo = seg->tiny_algo;
-    ibex_trace(COLL, "allreduce %s: %d ranks, %zu bytes (short path)", algo->name, c->size, bytes);
-    ibex_engine_stats.coll_algo[IBEX_COLL_ALLREDUCE] = algo; /* as ibex_coll_run does */
-    ibex_engine_stats.allreduce_short++;
-    ibex_blk_coll_enter(algo->name, c);
+    ibex_trace(COLL, "allreduce %s: %d ranks, %zu bytes (short path)", sp->algo->name, c->size,
+               bytes);
+    ibex_engine_stats.coll_algo[IBEX_COLL_ALLREDUCE] = sp->algo; /* as ibex_coll_run does */
+    ibex_engine_stats.coll_short[IBEX_COLL_SHORT_ALLREDUCE]++;
+    ibex_blk_coll_enter(sp->algo->name, c);
     uint64_t g = ibex_coll_shm_begin(seg);
     if (g >= 3 && seg->all_seen < g - 1)
         ibex_coll_shm_claim(seg, g);
-    tiny_copy(ibex_coll_shm_slot(seg, seg->rank, g, bytes), in, bytes);
+    ibex_coll_tiny_copy(ibex_coll_shm_slot(seg, seg->rank, g, bytes), in, bytes);
     ibex_coll_shm_arrive(seg, g);
     const char *own = in == out ? NULL : in; /* in place: out is written first, use the slot */
     for (int i = seg->size - 1; i >= 0; i--) {
@@ -146,9 +116,9 @@ static void tiny_run(ibex_coll_shm_t *seg, ibex_comm_t *c, const char *in, char 
         else if (own)
             src = own;
         if (i == seg->size - 1)
-            tiny_copy(out, src, bytes);
+            ibex_coll_tiny_copy(out, src, bytes);
         else
-            seg->tiny_fn(src, out, (size_t)count);
+            sp->fn(src, out, (size_t)count);
     }
     seg->all_seen = g;
     ibex_blk_coll_leave();
@@ -158,17 +128,17 @@ bool ibex_coll_allreduce_tiny(const void *sbuf, void *rbuf, int count, MPI_Datat
                               MPI_Comm comm)
 {
     ibex_comm_t *c;
+    ibex_coll_short_t *sp;
     if (!(__builtin_expect(ibex_rt.running, 1) &&
-          (c = ibex_handle_get(&ibex_comm_handles, comm)) != NULL))
+          (c = ibex_handle_get(&ibex_comm_handles, comm)) != NULL &&
+          (sp = ibex_coll_short_get(c, IBEX_COLL_SHORT_ALLREDUCE)) != NULL))
         return false;
-    ibex_coll_shm_t *seg = (ibex_coll_shm_t *)c->coll_shm;
-    if (!seg || seg->tiny_epoch != ibex_coll_select_epoch ||
-        ((op != seg->tiny_op || dt != seg->tiny_dt) && !tiny_learn(seg, op, dt)))
+    if ((op != sp->op || dt != sp->dt) && !tiny_learn(sp, op, dt))
         return false;
-    size_t bytes = (size_t)count * seg->tiny_dsize;
-    if (count <= 0 || bytes > IBEX_COLL_SHM_TINY || !((seg->tiny_sizes >> bytes) & 1u) || !rbuf ||
+    size_t bytes = (size_t)count * sp->dsize;
+    if (count <= 0 || bytes > IBEX_COLL_SHM_TINY || !((sp->sizes >> bytes) & 1u) || !rbuf ||
         rbuf == MPI_IN_PLACE || !sbuf || sbuf == rbuf)
         return false;
-    tiny_run(seg, c, sbuf == MPI_IN_PLACE ? rbuf : sbuf, rbuf, count, bytes);
+    tiny_run(c->coll_shm, sp, c, sbuf == MPI_IN_PLACE ? rbuf : sbuf, rbuf, count, bytes);
     return true;
 }

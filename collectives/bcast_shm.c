@@ -20,8 +20,12 @@
 #include <stdlib.h>
 
 #include "coll_shm.h"
+#include "ibex_blocked_rec.h"
 #include "ibex_datatype.h"
+#include "ibex_engine_stats.h"
+#include "ibex_log.h"
 #include "ibex_request.h"
+#include "ibex_runtime.h"
 
 /* The dense bytes of (buf, count, dt), or NULL if it is not one run. */
 static char *dense(void *buf, int count, const ibex_dt_t *d)
@@ -113,9 +117,13 @@ static void bcast_inline(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_
         else
             ibex_dt_pack(a->rbuf, a->rcount, d, 0, slot, bytes);
         ibex_coll_shm_arrive(seg, g);
+        if (!stage && !pipe && bytes <= IBEX_COLL_SHM_TINY)
+            seg->tiny_gen = g;
         return;
     }
     ibex_coll_shm_arrive(seg, g);
+    if (!stage && !pipe && bytes <= IBEX_COLL_SHM_TINY)
+        seg->tiny_gen = g; /* what the short path does (its note, coll_shm.h) */
     if (pipe) {
         pipe_leaf(seg, g, a, slot, bytes);
         return;
@@ -185,4 +193,55 @@ ibex_status_t ibex_coll_bcast_shm(const ibex_coll_args_t *args)
     }
     return seg->rank == args->root ? bcast_root_single(seg, g, args, bytes)
                                    : bcast_leaf_single(seg, g, args, bytes);
+}
+
+/* ---- the short path of MPI_Bcast (coll_shm.h: ibex_coll_short_t) ----
+ * At most IBEX_COLL_SHM_TINY bytes of a predefined contiguous type, on a communicator where the
+ * table gave that size to this algorithm and it went through bcast_inline's small slots (the
+ * tiny slot in the root's flag line, or on an oversubscribed node its ring slot): the same
+ * steps (the root claims, copies in and arrives; the others arrive, wait for the root and copy
+ * out), so ranks on either path meet. A bad root, buffer, type or handle goes the general way,
+ * which raises the error. */
+static void tiny_run(ibex_coll_shm_t *seg, const ibex_coll_short_t *sp, ibex_comm_t *c, char *buf,
+                     int root, size_t bytes)
+{
+    ibex_trace(COLL, "bcast %s: %d ranks, %zu bytes (short path)", sp->algo->name, c->size, bytes);
+    ibex_engine_stats.coll_algo[IBEX_COLL_BCAST] = sp->algo; /* as ibex_coll_run does */
+    ibex_engine_stats.coll_short[IBEX_COLL_SHORT_BCAST]++;
+    ibex_blk_coll_enter(sp->algo->name, c);
+    uint64_t g = ibex_coll_shm_begin(seg);
+    bool ring = use_ring(seg, bytes);
+    char *slot =
+        ring ? ibex_coll_shm_ring_slot(seg, root, g) : ibex_coll_shm_slot(seg, root, g, bytes);
+    if (seg->rank == root) {
+        if (ring)
+            ibex_coll_shm_claim_ring(seg, g);
+        else if (g >= 3 && seg->all_seen < g - 1)
+            ibex_coll_shm_claim(seg, g);
+        ibex_coll_tiny_copy(slot, buf, bytes);
+        ibex_coll_shm_arrive(seg, g);
+    } else {
+        ibex_coll_shm_arrive(seg, g);
+        ibex_coll_shm_wait(&seg->ctl[root].arrive, g);
+        ibex_coll_tiny_copy(buf, slot, bytes);
+    }
+    ibex_blk_coll_leave();
+}
+
+bool ibex_coll_bcast_tiny(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+    ibex_comm_t *c;
+    ibex_coll_short_t *sp;
+    if (!(__builtin_expect(ibex_rt.running, 1) &&
+          (c = ibex_handle_get(&ibex_comm_handles, comm)) != NULL &&
+          (sp = ibex_coll_short_get(c, IBEX_COLL_SHORT_BCAST)) != NULL))
+        return false;
+    if (dt != sp->dt && !ibex_coll_short_type(sp, dt))
+        return false;
+    size_t bytes = (size_t)count * sp->dsize;
+    if (count <= 0 || bytes > IBEX_COLL_SHM_TINY || !((sp->sizes >> bytes) & 1u) || !buf ||
+        buf == MPI_IN_PLACE || (unsigned)root >= (unsigned)c->size)
+        return false;
+    tiny_run(c->coll_shm, sp, c, buf, root, bytes);
+    return true;
 }

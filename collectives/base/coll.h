@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <mpi.h>
 
@@ -119,6 +120,7 @@ typedef struct ibex_coll_algo {
     ibex_coll_kind_t kind;
     ibex_coll_fn_t fn;
     ibex_coll_span_t span; /* the communicators it is chosen for (by the table) */
+    int short_kind;        /* 1 + the short path it feeds (IBEX_COLL_SHORT_*, coll_shm.h), or 0 */
 } ibex_coll_algo_t;
 
 /* ---- algorithms, one per file ---- */
@@ -182,13 +184,14 @@ ibex_status_t ibex_coll_barrier_shm_fanin(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_reduce_scatter_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_reduce_scatter_block_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_allreduce_shm(const ibex_coll_args_t *args);
-/* MPI_Allreduce's short path (allreduce_shm.c): true when it ran the call (it cannot fail);
- * false: nothing was done, run the general path. ibex_coll_allreduce_shm_note: ibex_coll_run
- * tells it what the table chose. */
+/* The short paths of MPI_Allreduce (allreduce_shm.c) and MPI_Bcast (bcast_shm.c), coll_shm.h:
+ * true when they ran the call (they cannot fail); false: nothing was done, run the general
+ * path. ibex_coll_shm_short_note: ibex_coll_run tells them what the table chose. */
 bool ibex_coll_allreduce_tiny(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                               MPI_Comm comm);
-void ibex_coll_allreduce_shm_note(const ibex_coll_args_t *args, const ibex_coll_algo_t *algo,
-                                  size_t bytes);
+bool ibex_coll_bcast_tiny(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
+void ibex_coll_shm_short_note(const ibex_coll_args_t *args, const ibex_coll_algo_t *algo,
+                              size_t bytes, uint64_t g0);
 ibex_status_t ibex_coll_gather_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_allgather_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_allgather_shm_staged(const ibex_coll_args_t *args);

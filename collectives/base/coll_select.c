@@ -60,9 +60,10 @@ static const ibex_coll_algo_t algorithms[] = {
     {"linear", IBEX_COLL_EXSCAN, ibex_coll_exscan_linear},
     /* shared-memory native and hierarchical (collshm): chosen by span, see the rules */
     {"shmem", IBEX_COLL_BARRIER, ibex_coll_barrier_shm, IBEX_COLL_SPAN_NODE},
-    {"shmem", IBEX_COLL_BCAST, ibex_coll_bcast_shm, IBEX_COLL_SPAN_NODE},
+    {"shmem", IBEX_COLL_BCAST, ibex_coll_bcast_shm, IBEX_COLL_SPAN_NODE, 1 + IBEX_COLL_SHORT_BCAST},
     {"shmem", IBEX_COLL_REDUCE, ibex_coll_reduce_shm, IBEX_COLL_SPAN_NODE},
-    {"shmem", IBEX_COLL_ALLREDUCE, ibex_coll_allreduce_shm, IBEX_COLL_SPAN_NODE},
+    {"shmem", IBEX_COLL_ALLREDUCE, ibex_coll_allreduce_shm, IBEX_COLL_SPAN_NODE,
+     1 + IBEX_COLL_SHORT_ALLREDUCE},
     {"shmem", IBEX_COLL_GATHER, ibex_coll_gather_shm, IBEX_COLL_SPAN_NODE},
     {"shmem", IBEX_COLL_ALLGATHER, ibex_coll_allgather_shm, IBEX_COLL_SPAN_NODE},
     {"shmem", IBEX_COLL_SCATTER, ibex_coll_scatter_shm, IBEX_COLL_SPAN_NODE},
@@ -388,10 +389,12 @@ ibex_status_t ibex_coll_run(ibex_coll_kind_t kind, const ibex_coll_args_t *args,
                args->comm->size, bytes);
     ibex_engine_stats.coll_algo[kind] = algo; /* MPI_T: ibex_coll_<kind>_algorithm */
     ibex_blk_coll_enter(algo->name, args->comm);
+    bool noting = __builtin_expect(algo->short_kind != 0, 0) && bytes <= IBEX_COLL_SHM_TINY;
+    const ibex_coll_shm_t *seg = noting ? (ibex_coll_shm_t *)args->comm->coll_shm : NULL;
+    uint64_t g0 = seg ? seg->gen : 0;
     ibex_status_t st = algo->fn(args);
     ibex_blk_coll_leave();
-    if (__builtin_expect(algo->fn == ibex_coll_allreduce_shm, 0) && bytes <= IBEX_COLL_SHM_TINY &&
-        st == IBEX_OK)
-        ibex_coll_allreduce_shm_note(args, algo, bytes);
+    if (noting && st == IBEX_OK)
+        ibex_coll_shm_short_note(args, algo, bytes, g0);
     return st;
 }

@@ -20,6 +20,7 @@
 #include "coll_shm.h"
 #include "ibex_blocked_rec.h"
 #include "ibex_config.h"
+#include "ibex_datatype.h"
 #include "ibex_log.h"
 #include "ibex_p2p.h"
 #include "ibex_request.h"
@@ -253,6 +254,34 @@ void ibex_coll_shm_wait_any(ibex_coll_shm_t *seg, size_t offset, uint64_t g, con
 out:
     if (rec)
         ibex_blk_end();
+}
+
+/* After algo ran a call of `bytes` that ibex_coll_run gave it (the segment's generation was
+ * g0 before): a note for its short path if the call went through the tiny slots as generation
+ * g0 + 1 (not the fallback, not another route a tunable chose). */
+void ibex_coll_shm_short_note(const ibex_coll_args_t *a, const ibex_coll_algo_t *algo, size_t bytes,
+                              uint64_t g0)
+{
+    ibex_coll_shm_t *seg = (ibex_coll_shm_t *)a->comm->coll_shm;
+    if (!seg || !seg->ctl || bytes == 0 || seg->gen != g0 + 1 || seg->tiny_gen != seg->gen)
+        return;
+    ibex_coll_short_t *sp = &seg->shortp[algo->short_kind - 1];
+    if (sp->epoch != ibex_coll_select_epoch) {
+        sp->sizes = 0;
+        sp->epoch = ibex_coll_select_epoch;
+    }
+    sp->sizes |= 1u << bytes;
+    sp->algo = algo;
+}
+
+bool ibex_coll_short_type(ibex_coll_short_t *sp, MPI_Datatype dt)
+{
+    const ibex_dt_t *d = ibex_dt_get(dt);
+    if (!d || !d->predefined || !d->contiguous || d->true_lb != 0 || d->size == 0)
+        return false;
+    sp->dt = dt;
+    sp->dsize = d->size;
+    return true;
 }
 
 void ibex_coll_shm_claim_ring(ibex_coll_shm_t *seg, uint64_t g)

@@ -95,6 +95,23 @@ typedef struct ibex_coll_shm_count {
  * s -> d of an oversubscribed single-copy Alltoall was claimed, by s (process_vm_writev) or by d
  * (process_vm_readv), whichever got to it first (alltoall_shm.c). Only grows, as the work block. */
 
+/* The short path of a blocking collective (MPI_Allreduce: allreduce_shm.c, MPI_Bcast:
+ * bcast_shm.c), called first by its MPI entry: at most IBEX_COLL_SHM_TINY bytes of a predefined
+ * contiguous type (and op), on a communicator where the table gave that size to the collective's
+ * shared-memory algorithm and that algorithm went through the tiny slots. The table stays the
+ * one place that chooses: ibex_coll_run notes each size (ibex_coll_shm_short_note), and every
+ * ibex_coll_force moves the selection epoch, which forgets the notes. */
+enum { IBEX_COLL_SHORT_ALLREDUCE, IBEX_COLL_SHORT_BCAST, IBEX_COLL_SHORT_KINDS };
+typedef struct ibex_coll_short {
+    uint32_t sizes;               /* bit b: b bytes were noted (b <= IBEX_COLL_SHM_TINY) */
+    unsigned epoch;               /* the selection epoch of the notes */
+    const ibex_coll_algo_t *algo; /* what the table chose, for MPI_T and the hang report */
+    MPI_Datatype dt;              /* the last type of the short path (predefined) */
+    size_t dsize;                 /* its size */
+    MPI_Op op;                    /* Allreduce: the last op (predefined) */
+    ibex_op_fn_t *fn;             /* its function on dt */
+} ibex_coll_short_t;
+
 typedef struct ibex_coll_shm {
     int size, rank;
     uint64_t gen;             /* generation of the last collective run on the segment */
@@ -127,17 +144,9 @@ typedef struct ibex_coll_shm {
     int *leader_of;            /* parent rank -> parent rank of its node's leader */
     int *leader_index;         /* parent rank -> rank of its node's leader in `leaders` */
     bool hier_ordered;         /* nodes are consecutive blocks of parent ranks: rank order holds */
-    /* MPI_Allreduce's short path (allreduce_shm.c): bit b of tiny_sizes says the table gave a
-     * b-byte Allreduce (b <= IBEX_COLL_SHM_TINY) on this communicator to tiny_algo (the inline
-     * shared-memory one), at selection epoch tiny_epoch; the last (op, type) pair of the short
-     * path, both predefined, with its type's size and the op's function on it */
-    uint32_t tiny_sizes;
-    unsigned tiny_epoch;
-    const ibex_coll_algo_t *tiny_algo;
-    MPI_Op tiny_op;
-    MPI_Datatype tiny_dt;
-    size_t tiny_dsize;
-    ibex_op_fn_t *tiny_fn;
+    /* the short paths of MPI_Allreduce and MPI_Bcast (ibex_coll_short_t, below) */
+    ibex_coll_short_t shortp[IBEX_COLL_SHORT_KINDS];
+    uint64_t tiny_gen; /* the last generation run through the tiny slots (an inline path) */
 } ibex_coll_shm_t;
 
 /* The collectives' state of comm (segment, hierarchy), made on first use with no message;
@@ -272,6 +281,28 @@ static inline void *ibex_coll_shm_slot(ibex_coll_shm_t *seg, int rank, uint64_t 
     if (bytes <= IBEX_COLL_SHM_TINY)
         return seg->ctl[rank].tiny[g & 1];
     return seg->slots + ((size_t)rank * 2 + (g & 1)) * seg->slot_size;
+}
+
+/* The short path's record of kind k on comm's segment when its notes are current, else NULL
+ * (no segment, or an algorithm was forced since: ibex_coll_select_epoch). */
+static inline ibex_coll_short_t *ibex_coll_short_get(ibex_comm_t *comm, int k)
+{
+    ibex_coll_shm_t *seg = (ibex_coll_shm_t *)comm->coll_shm;
+    if (!seg || seg->shortp[k].epoch != ibex_coll_select_epoch)
+        return NULL;
+    return &seg->shortp[k];
+}
+/* Learns the type of the short path: predefined, contiguous from 0. */
+bool ibex_coll_short_type(ibex_coll_short_t *sp, MPI_Datatype dt);
+/* Copies a short path's payload (at most IBEX_COLL_SHM_TINY bytes): the common sizes inline. */
+static inline void ibex_coll_tiny_copy(void *dst, const void *src, size_t n)
+{
+    if (n == 8)
+        __builtin_memcpy(dst, src, 8);
+    else if (n == 4)
+        __builtin_memcpy(dst, src, 4);
+    else
+        __builtin_memcpy(dst, src, n);
 }
 
 /* Ring slot of `rank` for generation g (bcast on an oversubscribed node, coll_shm.h). */

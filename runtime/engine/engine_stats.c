@@ -97,9 +97,12 @@ static const ibex_pvar_desc_t pvars[] = {
      "_pipe)"},
     {"ibex_requests_active", IBEX_PVAR_LEVEL, read_requests, 0,
      "requests started and not yet completed (the program's and internal ones)"},
-    {"ibex_allreduce_short", IBEX_PVAR_COUNTER, COUNTER(allreduce_short),
+    {"ibex_allreduce_short", IBEX_PVAR_COUNTER, COUNTER(coll_short[0]),
      "MPI_Allreduce calls run by its short path (a predefined op on at most 24 bytes of a "
      "predefined type, on a communicator within one node)"},
+    {"ibex_bcast_short", IBEX_PVAR_COUNTER, COUNTER(coll_short[1]),
+     "MPI_Bcast calls run by its short path (at most 24 bytes of a predefined type, on a "
+     "communicator within one node)"},
     /* hosts area */
     {"ibex_eps_offnode", IBEX_PVAR_COUNTER, COUNTER(eps_offnode),
      "endpoints connected to ranks on other nodes (node ids from the launcher, PMIx)"},

@@ -89,6 +89,8 @@ int PMPI_Barrier(MPI_Comm comm)
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     IBEX_ENTER_FAST(Bcast);
+    if (ibex_coll_bcast_tiny(buffer, count, datatype, root, comm))
+        return MPI_SUCCESS;
     ibex_coll_args_t a = {.rbuf = buffer, .rcount = count, .rdt = datatype, .root = root};
     return ibex_coll_call(IBEX_COLL_BCAST, comm, MPI_OP_NULL, call, &a);
 }

@@ -1,21 +1,26 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * MPI_Allreduce's short path (collectives/allreduce_shm.c, ibex_coll_allreduce_tiny): a
- * predefined op on at most 24 bytes of a predefined type, on a communicator the table gave that
- * size's inline shared-memory Allreduce. Checked against references computed here:
+ * The short paths of MPI_Allreduce and MPI_Bcast (collectives/allreduce_shm.c, bcast_shm.c;
+ * collectives/base/coll_shm.h): a predefined op on at most 24 bytes of a predefined type, on a
+ * communicator the table gave that size's inline shared-memory algorithm. Allreduce, checked
+ * against references computed here:
  *   - every payload size from 1 to 24 bytes and past it (32, 40: the general path), of int,
  *     double, char, uint8, int64, float, short, long double, C bool (LAND / LOR) and MPI_2INT
  *     (MAXLOC / MINLOC), with SUM, PROD, MAX, MIN, BAND, BOR, BXOR, the type and op changing
  *     from call to call (the short path's one-pair cache), in place and not;
  *   - on MPI_COMM_WORLD, a duplicate and a Comm_split with reversed ranks;
- *   - which path ran (ibex_engine_stats.allreduce_short): the first call of a size goes the
- *     general way (it teaches the size), the next ones the short way; a derived type, a user
- *     op and a payload past 24 bytes never take it; a forced algorithm (ibex_coll_force, what
+ *   - which path ran (ibex_engine_stats.coll_short[IBEX_COLL_SHORT_ALLREDUCE]): the first call of a
+ * size goes the general way (it teaches the size), the next ones the short way; a derived type, a
+ * user op and a payload past 24 bytes never take it; a forced algorithm (ibex_coll_force, what
  *     IBEX_COLL_ALLREDUCE does) stops it at once, the table's choice brings it back after one
  *     call; the algorithm MPI_T reports (coll_algo) stays the one that ran;
  *   - bad arguments once the short path knows the size: count -1, MPI_OP_NULL, a freed type,
  *     send buffer = receive buffer, MPI_IN_PLACE as the receive buffer, NULL buffers give the
  *     general path's error classes and leave the result untouched.
+ *   - ranks on the short path and ranks on the general one in the same call (MPI_INT x 2 on
+ *     some, a contiguous type of two ints on the others: the same signature) meet.
+ * Bcast: every size 1-40 bytes of every type from every root, in turn on the three
+ * communicators, which path ran, mixed types, forced algorithms and bad arguments the same way.
  * Where the table does not choose the shared-memory Allreduce (one rank, no shared memory among
  * the transports) the short path must never run. Prints "coll_short: ok".
  */
@@ -148,7 +153,7 @@ static unsigned long long one(MPI_Comm comm, tkind_t t, int count, int op, bool 
     memset(rb, 0x5a, sizeof(rb));
     for (int i = 0; i < count; i++)
         put(in_place ? rb : sb, t, i, input(rank, i, op));
-    unsigned long long before = ibex_engine_stats.allreduce_short;
+    unsigned long long before = ibex_engine_stats.coll_short[IBEX_COLL_SHORT_ALLREDUCE];
     CHECK_OK(MPI_Allreduce(in_place ? MPI_IN_PLACE : sb, rb, count, mpi_of(t), mpi_op(op), comm));
     for (int i = 0; i < count; i++) {
         long want = input(0, i, op);
@@ -166,7 +171,7 @@ static unsigned long long one(MPI_Comm comm, tkind_t t, int count, int op, bool 
     }
     /* nothing written past the result */
     CHECK(((unsigned char *)rb)[(size_t)count * size_of(t)] == 0x5a);
-    return ibex_engine_stats.allreduce_short - before;
+    return ibex_engine_stats.coll_short[IBEX_COLL_SHORT_ALLREDUCE] - before;
 }
 
 /* Whether the table gives a 4-byte Allreduce on comm to the inline shared-memory one (not with
@@ -253,7 +258,7 @@ static void t_general(MPI_Comm comm)
     CHECK_OK(MPI_Op_create(noncomm_fn, 0, &digits));
     for (int k = 0; k < 3; k++) {
         int s[2] = {rank, 2 * rank}, r[2] = {-1, -1};
-        unsigned long long before = ibex_engine_stats.allreduce_short;
+        unsigned long long before = ibex_engine_stats.coll_short[IBEX_COLL_SHORT_ALLREDUCE];
         CHECK_OK(MPI_Allreduce(s, r, 1, two, MPI_SUM, comm));
         CHECK(r[0] == p * (p - 1) / 2 && r[1] == p * (p - 1));
         int d[2] = {rank + 1, 10}, got[2] = {-1, -1}, want = 0;
@@ -261,7 +266,7 @@ static void t_general(MPI_Comm comm)
         for (int q = 0; q < p; q++)
             want = want * 10 + q + 1;
         CHECK(got[0] == want);
-        CHECK(ibex_engine_stats.allreduce_short == before);
+        CHECK(ibex_engine_stats.coll_short[IBEX_COLL_SHORT_ALLREDUCE] == before);
     }
     MPI_Op_free(&digits);
     MPI_Type_free(&two);
@@ -277,7 +282,7 @@ static void t_forced(MPI_Comm comm)
     const ibex_coll_algo_t *before = ibex_engine_stats.coll_algo[IBEX_COLL_ALLREDUCE];
     CHECK(before && strcmp(before->name, "shmem") == 0);
     CHECK(ibex_coll_force(IBEX_COLL_ALLREDUCE, "recursive_doubling") == IBEX_OK);
-    unsigned long long n0 = ibex_engine_stats.allreduce_short;
+    unsigned long long n0 = ibex_engine_stats.coll_short[IBEX_COLL_SHORT_ALLREDUCE];
     for (int k = 0; k < 3; k++) {
         s = 0;
         CHECK_OK(MPI_Allreduce(&v, &s, 1, MPI_INT, MPI_SUM, comm));
@@ -285,14 +290,15 @@ static void t_forced(MPI_Comm comm)
         const ibex_coll_algo_t *a = ibex_engine_stats.coll_algo[IBEX_COLL_ALLREDUCE];
         CHECK(a && strcmp(a->name, "recursive_doubling") == 0);
     }
-    CHECK(ibex_engine_stats.allreduce_short == n0);
+    CHECK(ibex_engine_stats.coll_short[IBEX_COLL_SHORT_ALLREDUCE] == n0);
     CHECK(ibex_coll_force(IBEX_COLL_ALLREDUCE, "auto") == IBEX_OK);
     for (int k = 0; k < 3; k++) {
         s = 0;
         CHECK_OK(MPI_Allreduce(&v, &s, 1, MPI_INT, MPI_SUM, comm));
         CHECK(s == 3 * p);
     }
-    CHECK(ibex_engine_stats.allreduce_short == n0 + 2); /* the first call taught the size */
+    CHECK(ibex_engine_stats.coll_short[IBEX_COLL_SHORT_ALLREDUCE] ==
+          n0 + 2); /* the first call taught the size */
     CHECK(ibex_engine_stats.coll_algo[IBEX_COLL_ALLREDUCE] == before);
 }
 
@@ -327,7 +333,7 @@ static void t_errors(MPI_Comm comm)
         {NULL, &r, 1, MPI_INT, MPI_SUM, MPI_ERR_BUFFER},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        unsigned long long before = ibex_engine_stats.allreduce_short;
+        unsigned long long before = ibex_engine_stats.coll_short[IBEX_COLL_SHORT_ALLREDUCE];
         int rc = MPI_Allreduce(bad[i].s, bad[i].r, bad[i].count, bad[i].dt, bad[i].op, comm);
         CHECK(rc != MPI_SUCCESS);
         CHECK_OK(MPI_Error_class(rc, &cls));
@@ -335,8 +341,125 @@ static void t_errors(MPI_Comm comm)
             fprintf(stderr, "rank %d: bad case %zu: class %d, want %d\n", wrank, i, cls,
                     bad[i].cls);
         CHECK(cls == bad[i].cls);
-        CHECK(ibex_engine_stats.allreduce_short == before);
+        CHECK(ibex_engine_stats.coll_short[IBEX_COLL_SHORT_ALLREDUCE] == before);
         CHECK(r == -7);
+    }
+    CHECK_OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_ARE_FATAL));
+}
+
+/* Some ranks pass MPI_INT x 2, the others one element of a contiguous type of two ints: the
+ * short path on the first, the general one on the others, in one call. */
+static void t_mixed(MPI_Comm comm)
+{
+    int rank, p;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    MPI_Datatype two;
+    CHECK_OK(MPI_Type_contiguous(2, MPI_INT, &two));
+    CHECK_OK(MPI_Type_commit(&two));
+    for (int k = 0; k < 4; k++) {
+        bool derived = (rank + k) % 2;
+        int s[2] = {rank, 1}, r[2] = {-1, -1};
+        CHECK_OK(MPI_Allreduce(s, r, derived ? 1 : 2, derived ? two : MPI_INT, MPI_SUM, comm));
+        CHECK(r[0] == p * (p - 1) / 2 && r[1] == p);
+        int root = k % p, b[2] = {-1, -1};
+        if (rank == root)
+            b[0] = 100 + k, b[1] = 200 + k;
+        CHECK_OK(MPI_Bcast(b, derived ? 1 : 2, derived ? two : MPI_INT, root, comm));
+        CHECK(b[0] == 100 + k && b[1] == 200 + k);
+    }
+    MPI_Type_free(&two);
+}
+
+/* Bcast of count elements of t from root, checked; returns how many times its short path ran. */
+static unsigned long long one_bcast(MPI_Comm comm, tkind_t t, int count, int root)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    long double b[8];
+    memset(b, 0x5a, sizeof(b));
+    for (int i = 0; rank == root && i < count; i++)
+        put(b, t, i, input(root, i, 0) + 3 * i);
+    unsigned long long before = ibex_engine_stats.coll_short[IBEX_COLL_SHORT_BCAST];
+    CHECK_OK(MPI_Bcast(b, count, mpi_of(t), root, comm));
+    for (int i = 0; i < count; i++)
+        CHECK(get(b, t, i) == input(root, i, 0) + 3 * i);
+    CHECK(((unsigned char *)b)[(size_t)count * size_of(t)] == 0x5a);
+    return ibex_engine_stats.coll_short[IBEX_COLL_SHORT_BCAST] - before;
+}
+
+static bool bcast_shm_chosen(MPI_Comm comm)
+{
+    int v = 1;
+    CHECK_OK(MPI_Bcast(&v, 1, MPI_INT, 0, comm));
+    const ibex_coll_algo_t *a = ibex_engine_stats.coll_algo[IBEX_COLL_BCAST];
+    return a && strcmp(a->name, "shmem") == 0;
+}
+
+static void t_bcast(MPI_Comm comm)
+{
+    int p;
+    MPI_Comm_size(comm, &p);
+    bool shm = bcast_shm_chosen(comm);
+    for (int round = 0; round < 2; round++)
+        for (int t = 0; t < T_COUNT; t++)
+            for (int count = 1; (size_t)count * size_of((tkind_t)t) <= 40; count++)
+                for (int root = 0; root < p; root++) {
+                    size_t bytes = (size_t)count * size_of((tkind_t)t);
+                    unsigned long long n = one_bcast(comm, (tkind_t)t, count, root);
+                    if (bytes > IBEX_COLL_SHM_TINY || !shm)
+                        CHECK(n == 0);
+                    else if (round == 1)
+                        CHECK(n == 1);
+                }
+}
+
+/* Bcast: a forced algorithm stops the short path; bad arguments keep their classes. */
+static void t_bcast_forced_errors(MPI_Comm comm)
+{
+    int p, v = 0;
+    MPI_Comm_size(comm, &p);
+    unsigned long long *n = &ibex_engine_stats.coll_short[IBEX_COLL_SHORT_BCAST];
+    for (int k = 0; k < 2; k++)
+        CHECK_OK(MPI_Bcast(&v, 1, MPI_INT, 0, comm));
+    CHECK(ibex_coll_force(IBEX_COLL_BCAST, "binomial") == IBEX_OK);
+    unsigned long long n0 = *n;
+    for (int k = 0; k < 3; k++) {
+        int rank, x = -1;
+        MPI_Comm_rank(comm, &rank);
+        if (rank == k % p)
+            x = 40 + k;
+        CHECK_OK(MPI_Bcast(&x, 1, MPI_INT, k % p, comm));
+        CHECK(x == 40 + k);
+        const ibex_coll_algo_t *a = ibex_engine_stats.coll_algo[IBEX_COLL_BCAST];
+        CHECK(a && strcmp(a->name, "binomial") == 0);
+    }
+    CHECK(*n == n0);
+    CHECK(ibex_coll_force(IBEX_COLL_BCAST, "auto") == IBEX_OK);
+    for (int k = 0; k < 3; k++)
+        CHECK_OK(MPI_Bcast(&v, 1, MPI_INT, 0, comm));
+    CHECK(*n == n0 + 2);
+    CHECK_OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+    struct {
+        void *buf;
+        int count;
+        MPI_Datatype dt;
+        int root, cls;
+    } bad[] = {
+        {&v, 1, MPI_INT, -1, MPI_ERR_ROOT},    {&v, 1, MPI_INT, p, MPI_ERR_ROOT},
+        {&v, -1, MPI_INT, 0, MPI_ERR_COUNT},   {&v, 1, MPI_DATATYPE_NULL, 0, MPI_ERR_TYPE},
+        {NULL, 1, MPI_INT, 0, MPI_ERR_BUFFER},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        unsigned long long before = *n;
+        int cls, rc = MPI_Bcast(bad[i].buf, bad[i].count, bad[i].dt, bad[i].root, comm);
+        CHECK(rc != MPI_SUCCESS);
+        CHECK_OK(MPI_Error_class(rc, &cls));
+        if (cls != bad[i].cls)
+            fprintf(stderr, "rank %d: bcast bad case %zu: class %d, want %d\n", wrank, i, cls,
+                    bad[i].cls);
+        CHECK(cls == bad[i].cls);
+        CHECK(*n == before);
     }
     CHECK_OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_ARE_FATAL));
 }
@@ -355,7 +478,11 @@ int main(int argc, char **argv)
         t_matrix(comms[c]);
         t_pairs(comms[c]);
         t_general(comms[c]);
+        t_mixed(comms[c]);
+        t_bcast(comms[c]);
     }
+    if (bcast_shm_chosen(rev))
+        t_bcast_forced_errors(rev);
     if (shm_chosen(rev))
         t_forced(rev);
     t_errors(dup);
