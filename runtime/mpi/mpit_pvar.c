@@ -6,7 +6,7 @@
  * an MPI_INT whose enum ("IBEX_COLL_<KIND>") names the kind's algorithms in
  * ibex_coll_algo_at's order (the names IBEX_COLL_<KIND> takes), then "none": the algorithm
  * the last blocking collective of that kind ran in this process; then the windows' counters
- * (runtime/win/ibex_win.h: ibex_win_direct_replies, ibex_win_reply_steps).
+ * (runtime/win/ibex_win.h: ibex_win_direct_replies, ibex_win_reply_steps, ibex_win_short_cas).
  *
  * - Levels and sizes (queue lengths, buffered bytes, live requests) and the high-water mark
  *   are continuous and read-only: they always show the library's current value, cannot be
@@ -15,6 +15,7 @@
  *   stopped at 0, counts only while started, and may be reset or written.
  * Sessions isolate handles: freeing a session frees its handles.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,16 +108,24 @@ int ibex_mpit_pvar_setup(void)
 
 /* ---- windows (runtime/win/ibex_win.h) ---- */
 
-static unsigned long long read_win(int which)
+/* A counter of ibex_win_stats: arg is its offset there (offsetof). */
+static unsigned long long read_win(int arg)
 {
-    return which ? ibex_win_stats.reply_steps : ibex_win_stats.direct_replies;
+    unsigned long long v;
+    memcpy(&v, (const char *)&ibex_win_stats + arg, sizeof(v));
+    return v;
 }
 
+#define WIN_COUNTER(field) read_win, (int)offsetof(ibex_win_stats_t, field)
+
 static const ibex_pvar_desc_t win_pvars[] = {
-    {"ibex_win_direct_replies", IBEX_PVAR_COUNTER, read_win, 0,
+    {"ibex_win_direct_replies", IBEX_PVAR_COUNTER, WIN_COUNTER(direct_replies),
      "Get replies this process sent as an active-message target straight from window memory"},
-    {"ibex_win_reply_steps", IBEX_PVAR_COUNTER, read_win, 1,
+    {"ibex_win_reply_steps", IBEX_PVAR_COUNTER, WIN_COUNTER(reply_steps),
      "entries of the in-flight Get replies visited by the target's walks (about one per reply)"},
+    {"ibex_win_short_cas", IBEX_PVAR_COUNTER, WIN_COUNTER(short_cas),
+     "Compare_and_swaps this process did on a shared mapping's short path (an 8-byte aligned "
+     "element, one CPU compare-exchange; the others go the general way)"},
 };
 #define WIN_PVARS ((int)(sizeof(win_pvars) / sizeof(win_pvars[0])))
 

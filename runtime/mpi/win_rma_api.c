@@ -298,6 +298,10 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
     return acc(call, w, &in, target_rank, target_disp, 1, datatype, op, NULL, IBEX_WIN_OP_GACC);
 }
 
+/* One element of one predefined type on every side: the checks of rma_check such a call needs
+ * (committed, a rank of the window) in place, then ibex_win_op_start, whose short path on the
+ * shared mapping checks the rest (epoch, range, alignment, the type once) and whose general
+ * path takes anything else, as after rma_run. MPI_PROC_NULL and bad ranks go through rma_run. */
 int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
                           MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
@@ -307,18 +311,27 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
         return IBEX_WIN_ERROR(w, MPI_ERR_TYPE,
                               "Compare_and_swap takes one predefined datatype (0x%x is not)",
                               (unsigned)datatype);
-    acc_in_t in = {origin_addr, 1, datatype, result_addr, 1, datatype};
+    ibex_win_op_t op = {.kind = IBEX_WIN_OP_CAS,
+                        .origin = origin_addr,
+                        .ocount = 1,
+                        .odt = dt,
+                        .result = result_addr,
+                        .rcount = 1,
+                        .rdt = dt,
+                        .compare = compare_addr,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = 1,
+                        .tdt = dt,
+                        .op_handle = MPI_REPLACE};
+    if (dt->committed && (unsigned)target_rank < (unsigned)w->comm->size)
+        return short_run(call, w, &op);
     int target_count = 1;
     MPI_Datatype target_datatype = datatype;
     RMA_ARGS(IBEX_WIN_OP_CAS);
-    a.op.origin = in.origin;
-    a.op.ocount = 1;
+    a.op = op;
     a.odt = datatype;
-    a.op.result = result_addr;
-    a.op.rcount = 1;
     a.rdt = datatype;
-    a.op.compare = compare_addr;
-    a.op.op_handle = MPI_REPLACE;
     return rma_run(&a);
 }
 

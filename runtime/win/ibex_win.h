@@ -86,6 +86,9 @@ typedef struct ibex_win {
     bool direct;
     bool mapped; /* the segment exists but operations go to the targets (IBEX_WIN_DIRECT=0) */
     ibex_win_ctrl_t *ctrl;
+    /* the predefined type Compare_and_swap's short path last accepted (win_rma.c: an 8-byte
+     * CAS type), so its type checks run once per type, not per call; NULL before the first */
+    const ibex_dt_t *cas_type_seen;
     /* MPI_Win_create on one node: operations by cross-memory attach (process_vm_readv /
      * writev) into each member's memory at bases[] in process pids[], lock words in ctrl */
     bool cma;
@@ -150,9 +153,10 @@ typedef struct ibex_win {
 /* What windows count (win_target.c), for the performance variables of runtime/mpi/mpit_pvar.c:
  * the Get replies an active-message target sent straight from window memory, and the entries
  * the walks over those still in flight visited (amortised: about one per reply; a walk per
- * request, quadratic in the replies in flight, shows as many per reply). Plain increments. */
+ * request, quadratic in the replies in flight, shows as many per reply); the Compare_and_swaps
+ * this origin did on the shared mapping's short path (win_rma.c). Plain increments. */
 typedef struct ibex_win_stats {
-    unsigned long long direct_replies, reply_steps;
+    unsigned long long direct_replies, reply_steps, short_cas;
 } ibex_win_stats_t;
 extern ibex_win_stats_t ibex_win_stats;
 

@@ -802,8 +802,64 @@ static __attribute__((noinline)) int op_start_rdma(ibex_win_t *win, ibex_win_op_
     return rc;
 }
 
-/* The shared mapping's short case inline (a tail call to the general path otherwise, so
- * nothing is kept across it), the network direct path's in its own frame. */
+/* A Compare_and_swap type the short path takes: one predefined type on every side, 8 bytes
+ * dense, one element each (what MPI_Compare_and_swap gives), of the kinds the general path
+ * applies by a CPU atomic on the shared mapping (ibex_win_atomic_kind) and that
+ * Compare_and_swap accepts (acc_check). The checks run once per type: the type accepted last
+ * is kept in win->cas_type_seen. A message written to msg is the general path's to replace. */
+static __attribute__((noinline)) bool cas_type_learn(ibex_win_t *win, const ibex_win_op_t *op,
+                                                     char *msg, size_t len)
+{
+    const ibex_dt_t *dt = op->tdt;
+    if (!dt->predefined || dt->size != 8 || dt->true_lb != 0 || !ibex_win_atomic_kind(op) ||
+        acc_check(op, msg, len) != MPI_SUCCESS)
+        return false;
+    win->cas_type_seen = dt;
+    return true;
+}
+
+static inline bool cas_type_ok(ibex_win_t *win, const ibex_win_op_t *op, char *msg, size_t len)
+{
+    const ibex_dt_t *dt = op->tdt;
+    if (op->odt != dt || op->rdt != dt || op->tcount != 1 || op->ocount != 1 || op->rcount != 1)
+        return false;
+    return dt == win->cas_type_seen || cas_type_learn(win, op, msg, len);
+}
+
+/* Compare_and_swap's short case on the shared mapping: an accepted 8-byte type (cas_type_ok),
+ * a target in an open epoch (fast_ok's test), the element in range and 8-byte aligned there.
+ * Then what elem_cpu does for that element in the general path (direct_acc), so it stays
+ * atomic with every other accumulate of the window (one atomicity domain): one CPU
+ * compare-exchange, the old value to the result. Anything else, and every error, goes the
+ * general way. */
+static __attribute__((noinline)) int op_start_cas(ibex_win_t *win, ibex_win_op_t *op, char *msg,
+                                                  size_t len)
+{
+    int t = op->target;
+    if (t == MPI_PROC_NULL || !cas_type_ok(win, op, msg, len))
+        return op_start(win, op, msg, len);
+    int64_t off = (int64_t)op->disp * win->disp_units[t];
+    if (off < 0 || (uint64_t)off + 8 > (uint64_t)win->sizes[t] ||
+        (!(win->epoch & (IBEX_WIN_EPOCH_FENCE | IBEX_WIN_EPOCH_LOCK_ALL)) && !win->locked[t]))
+        return op_start(win, op, msg, len);
+    char *p = (char *)win->seg + win->seg_offs[t] + off;
+    if ((uintptr_t)p & 7u)
+        return op_start(win, op, msg, len);
+    uint64_t old, value;
+    memcpy(&old, op->compare, sizeof(old));
+    memcpy(&value, op->origin, sizeof(value));
+    __atomic_compare_exchange_n((uint64_t *)(void *)p, &old, value, false, __ATOMIC_SEQ_CST,
+                                __ATOMIC_SEQ_CST);
+    memcpy(op->result, &old, sizeof(old));
+    ibex_win_stats.short_cas++;
+    if (op->user_req)
+        ibex_req_complete(op->user_req, IBEX_OK);
+    return MPI_SUCCESS;
+}
+
+/* The shared mapping's short cases, the put / get inline (a tail call to the general path or
+ * Compare_and_swap's otherwise, so nothing is kept across it), the network direct path's in
+ * its own frame. */
 int ibex_win_op_start(ibex_win_t *win, ibex_win_op_t *op, char *msg, size_t len)
 {
     if (!win->direct)
@@ -811,7 +867,8 @@ int ibex_win_op_start(ibex_win_t *win, ibex_win_op_t *op, char *msg, size_t len)
     size_t bytes;
     int64_t off;
     if (!fast_ok(win, op, &bytes, &off))
-        return op_start(win, op, msg, len);
+        return op->kind == IBEX_WIN_OP_CAS ? op_start_cas(win, op, msg, len)
+                                           : op_start(win, op, msg, len);
     char *tp = (char *)win->seg + win->seg_offs[op->target] + off + op->tdt->true_lb;
     char *o = (char *)op->origin + op->odt->true_lb;
     if (op->kind == IBEX_WIN_OP_PUT)

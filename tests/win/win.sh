@@ -31,6 +31,11 @@ run_case 3 win_rdma IBEX_WIN_DIRECT=0
 # MPICH's manyget by counts: the target's walks over its Get replies in flight stay about one
 # step per reply (they were quadratic); origins that do not progress while they issue
 run_case 3 win_walk IBEX_WIN_DIRECT=0 IBEX_WIN_AM_POLL=0 IBEX_EAGER_LIMIT=1k
+# Compare_and_swap: spin lock, mixed with Fetch_and_op, old values, errors; the shared
+# mapping's short path by ibex_win_short_cas (none on the active-message path)
+run_case 2 win_cas
+run_case 3 win_cas
+run_case 3 win_cas IBEX_WIN_DIRECT=0 MT_WIN_AM=1
 # faked nodes: Win_create's allgather on a communicator spanning them (it once hung there)
 run_case 3 win_sync IBEX_WIN_DIRECT=0 MT_WIN_AM=1 IBEX_COLL_NODE_SIZE=2
 run_case 3 win_ops IBEX_WIN_DIRECT=0 IBEX_EAGER_LIMIT=1k
