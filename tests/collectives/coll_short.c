@@ -17,10 +17,10 @@
  *   - bad arguments once the short path knows the size: count -1, MPI_OP_NULL, a freed type,
  *     send buffer = receive buffer, MPI_IN_PLACE as the receive buffer, NULL buffers give the
  *     general path's error classes and leave the result untouched.
- *   - ranks on the short path and ranks on the general one in the same call (MPI_INT x 2 on
- *     some, a contiguous type of two ints on the others: the same signature) meet.
  * Bcast: every size 1-40 bytes of every type from every root, in turn on the three
- * communicators, which path ran, mixed types, forced algorithms and bad arguments the same way.
+ * communicators, which path ran, forced algorithms and bad arguments the same way, and ranks
+ * on the short path and ranks on the general one in the same call (MPI_INT x 2 on some, a
+ * contiguous type of two ints on the others: the same signature) meet.
  * Where the table does not choose the shared-memory Allreduce (one rank, no shared memory among
  * the transports) the short path must never run. Prints "coll_short: ok".
  */
@@ -347,8 +347,9 @@ static void t_errors(MPI_Comm comm)
     CHECK_OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_ARE_FATAL));
 }
 
-/* Some ranks pass MPI_INT x 2, the others one element of a contiguous type of two ints: the
- * short path on the first, the general one on the others, in one call. */
+/* Bcast: some ranks pass MPI_INT x 2, the others one element of a contiguous type of two ints
+ * (the same signature): the short path on the first, the general one on the others, in one
+ * call. Allreduce runs on both in turn (MPI asks the same datatype on every rank there). */
 static void t_mixed(MPI_Comm comm)
 {
     int rank, p;
@@ -360,7 +361,8 @@ static void t_mixed(MPI_Comm comm)
     for (int k = 0; k < 4; k++) {
         bool derived = (rank + k) % 2;
         int s[2] = {rank, 1}, r[2] = {-1, -1};
-        CHECK_OK(MPI_Allreduce(s, r, derived ? 1 : 2, derived ? two : MPI_INT, MPI_SUM, comm));
+        bool two_all = k % 2; /* every rank the same type */
+        CHECK_OK(MPI_Allreduce(s, r, two_all ? 1 : 2, two_all ? two : MPI_INT, MPI_SUM, comm));
         CHECK(r[0] == p * (p - 1) / 2 && r[1] == p);
         int root = k % p, b[2] = {-1, -1};
         if (rank == root)
