@@ -89,6 +89,18 @@ void bench_out_header(const struct bench_opts *o, const struct bench *b, const c
     }
 }
 
+/* Decimals for v: prec, or more for a small value so that it keeps three significant digits
+ * (a message rate of 0.004 Mmsg/s under load printed as 0.00 read as no traffic at all). */
+static int decimals(double v, int prec)
+{
+    double a = v < 0 ? -v : v, floor = 100;
+    for (int i = 0; i < prec; i++)
+        floor /= 10;
+    while (a > 0 && a < floor && prec < 9)
+        floor /= 10, prec++;
+    return prec;
+}
+
 void bench_out_row(const struct bench_opts *o, const struct bench *b, long n,
                    const struct bench_result *r, int first)
 {
@@ -105,7 +117,7 @@ void bench_out_row(const struct bench_opts *o, const struct bench *b, long n,
         printf("%s,", b->name);
     for (int i = 0; i < k; i++) {
         size_t len = strlen(names[i]);
-        int prec = len > 3 && strcmp(names[i] + len - 3, "_us") == 0 ? 3 : 2;
+        int prec = decimals(v[i], len > 3 && strcmp(names[i] + len - 3, "_us") == 0 ? 3 : 2);
         if (o->format == BENCH_TABLE)
             i ? printf(" %16.*f", prec, v[i]) : printf("%-12ld", n);
         else if (o->format == BENCH_CSV)
