@@ -167,6 +167,58 @@ static ibex_status_t bcast_leaf_single(ibex_coll_shm_t *seg, uint64_t g, const i
     return st;
 }
 
+/* Two ranks with a core each, from IBEX_COLL_SHM_PAIR_SPLIT bytes: the root writes the second
+ * half into the other rank's buffer while that rank reads the first half from the root's, so
+ * both cores copy (the point-to-point SPLIT rendezvous does the same: it beat one reader from
+ * 32 KiB, runtime/engine/README.md). The root publishes its buffer and waits for the other's
+ * address; each says when its half is in (root: ready, the other: done); the root returns once
+ * the other has read its half, the other once the root's half has landed. A failed write is
+ * told by saddr = 0 before ready: the other rank then fails too. */
+static bool use_split(const ibex_coll_shm_t *seg, size_t bytes)
+{
+    size_t split = ibex_coll_shm_pair_split();
+    return seg->size == 2 && !seg->oversub && seg->cma && split > 0 && bytes >= split;
+}
+
+static ibex_status_t bcast_split(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
+                                 size_t bytes)
+{
+    const ibex_dt_t *d = ibex_dt_get(a->rdt);
+    int other = 1 - seg->rank;
+    bool root = seg->rank == a->root;
+    char *mine = dense(a->rbuf, a->rcount, d), *tmp = NULL;
+    if (!mine && !(mine = tmp = malloc(bytes)))
+        return IBEX_ERR_NO_MEMORY; /* fatal for the job: the other rank waits */
+    if (tmp && root)
+        ibex_dt_pack(a->rbuf, a->rcount, d, 0, tmp, bytes);
+    size_t half = bytes / 2;
+    ibex_coll_shm_ctl_t *me = &seg->ctl[seg->rank], *peer = &seg->ctl[other];
+    ibex_status_t st;
+    if (root) {
+        me->saddr = (uint64_t)(uintptr_t)mine;
+        ibex_coll_shm_arrive(seg, g);
+        ibex_coll_shm_wait(&peer->arrive, g); /* its raddr for g is published */
+        st = ibex_coll_shm_write(seg, other, peer->raddr + half, mine + half, bytes - half);
+        if (st != IBEX_OK)
+            __atomic_store_n(&me->saddr, 0, __ATOMIC_RELAXED);
+        ibex_coll_shm_set(&me->ready, g);
+        ibex_coll_shm_wait(&peer->done, g); /* it has read its half of this buffer */
+    } else {
+        me->raddr = (uint64_t)(uintptr_t)mine;
+        ibex_coll_shm_arrive(seg, g);
+        ibex_coll_shm_wait(&peer->arrive, g);
+        st = ibex_coll_shm_read(seg, other, peer->saddr, mine, half);
+        ibex_coll_shm_set(&me->done, g);
+        ibex_coll_shm_wait(&peer->ready, g);
+        if (st == IBEX_OK && __atomic_load_n(&peer->saddr, __ATOMIC_RELAXED) == 0)
+            st = IBEX_ERR_IO; /* the root could not write its half (it said why) */
+        if (tmp && st == IBEX_OK)
+            ibex_dt_unpack(a->rbuf, a->rcount, d, 0, tmp, bytes);
+    }
+    free(tmp);
+    return st;
+}
+
 ibex_status_t ibex_coll_bcast_shm(const ibex_coll_args_t *args)
 {
     size_t bytes = (size_t)args->rcount * ibex_dt_get(args->rdt)->size;
@@ -191,6 +243,8 @@ ibex_status_t ibex_coll_bcast_shm(const ibex_coll_args_t *args)
         bcast_inline(seg, g, args, bytes, true);
         return IBEX_OK;
     }
+    if (use_split(seg, bytes))
+        return bcast_split(seg, g, args, bytes);
     return seg->rank == args->root ? bcast_root_single(seg, g, args, bytes)
                                    : bcast_leaf_single(seg, g, args, bytes);
 }

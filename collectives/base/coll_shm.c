@@ -32,6 +32,7 @@ static long long seg_inline = 65536;
 static long long seg_chunk = 65536;
 static long long pair_inline = 8192;
 static long long pair_chunk = 1048576;
+static long long pair_split = 32768;
 static long long bcast_single;
 static long long stage_max = 1048576;
 static int bcast_pipe = 1;
@@ -55,6 +56,11 @@ static const ibex_cfg_entry_t coll_shm_table[] = {
     {"COLL_SHM_PAIR_CHUNK", IBEX_CFG_SIZE, "1m", NULL, &pair_chunk,
      "shared-memory Reduce at two ranks with a core each, pushed: bytes per process_vm_writev "
      "of the other rank's input into the root's buffer (the root folds each as it lands)"},
+    {"COLL_SHM_PAIR_SPLIT", IBEX_CFG_SIZE, "32k", NULL, &pair_split,
+     "shared-memory Bcast at two ranks with a core each, single copy: from this many bytes the "
+     "root writes the second half into the receiver's buffer (process_vm_writev) while the "
+     "receiver reads the first, so both cores copy, as the point-to-point SPLIT rendezvous "
+     "does from IBEX_RNDV_SPLIT_MIN; 0: the receiver reads it all"},
     {"COLL_SHM_PAIR_REDUCE", IBEX_CFG_ENUM, "pull", "slots|push|pull", &pair_reduce,
      "shared-memory Reduce at two ranks with a core each past IBEX_COLL_SHM_PAIR_INLINE bytes: "
      "slots (pipelined inline slots up to the inline limit, push past it), push (the other rank "
@@ -107,6 +113,11 @@ size_t ibex_coll_shm_inline_max(void)
 size_t ibex_coll_shm_pair_inline(void)
 {
     return (size_t)pair_inline;
+}
+
+size_t ibex_coll_shm_pair_split(void)
+{
+    return (size_t)pair_split;
 }
 
 ibex_coll_pair_reduce_t ibex_coll_shm_pair_reduce(void)

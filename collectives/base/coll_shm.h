@@ -201,6 +201,9 @@ size_t ibex_coll_shm_inline_max(void);
 /* Two ranks with a core each: past this many bytes (IBEX_COLL_SHM_PAIR_INLINE, 8 KiB) Bcast and
  * Allgather go single copy and Reduce takes the path of IBEX_COLL_SHM_PAIR_REDUCE. */
 size_t ibex_coll_shm_pair_inline(void);
+/* Two ranks with a core each: from this many bytes (IBEX_COLL_SHM_PAIR_SPLIT, 32 KiB; 0: never)
+ * a single-copy Bcast is copied half by each rank (bcast_shm.c). */
+size_t ibex_coll_shm_pair_split(void);
 /* That Reduce path (IBEX_COLL_SHM_PAIR_REDUCE, reduce_shm.c). */
 typedef enum {
     IBEX_COLL_PAIR_SLOTS, /* the pipelined inline slots up to the inline limit, push past it */

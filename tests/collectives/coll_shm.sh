@@ -38,6 +38,11 @@ for m in pull push; do
     IBEX_COLL_SHM_PAIR_REDUCE=$m IBEX_COLL_SHM_PAIR_INLINE=4k IBEX_COLL_SHM_PAIR_CHUNK=4k one coll_shm 2
 done
 for n in 2 4; do IBEX_COLL_SHM_BCAST_SINGLE=4k one coll_shm "$n"; done
+# the two-rank split Bcast (IBEX_COLL_SHM_PAIR_SPLIT: the root writes the second half while the
+# other reads the first) from 17 bytes, odd halves and derived types included, and turned off
+IBEX_COLL_SHM_PAIR_SPLIT=1 IBEX_COLL_SHM_PAIR_INLINE=16 one coll_shm 2
+IBEX_COLL_SHM_PAIR_SPLIT=1 IBEX_COLL_SHM_PAIR_INLINE=16 one coll_all 2
+IBEX_COLL_SHM_PAIR_SPLIT=0 one coll_shm 2
 # the staging slots (IBEX_COLL_SHM_STAGE; the staged Allgather is forced inside coll_shm, the
 # staged Bcast is the oversubscribed default): slots of 100 KiB, so that the 40000-int blocks go
 # past them (single copy) and the 16385-int ones through them, then none at all
