@@ -184,6 +184,25 @@ static inline ibex_req_t *ibex_req_from_handle(MPI_Request handle)
     return req && __atomic_load_n(&req->handle, __ATOMIC_ACQUIRE) == handle ? req : NULL;
 }
 
+/* The shared completed send (issue 18): pool slot 0 is never taken; it holds a request born
+ * complete (a standard send with an empty status, no communicator, no datatype, no hook) that
+ * never changes. An MPI_Isend / MPI_Irsend whose eager message the transport took whole
+ * (ibex_proto_send_now) returns its handle instead of a request of its own: nothing can happen
+ * to such a send any more (no ACK, CTS or FIN, no error: the request path reports every
+ * failure), so every completion call gives it back as MPI_REQUEST_NULL with an empty status,
+ * MPI_Request_get_status says complete, MPI_Cancel does nothing (a send goes ahead), and
+ * ibex_req_release of it returns at once. Many sends may hold the handle at once. */
+enum { IBEX_REQ_SENT_SLOT = 0 };
+#define IBEX_REQ_SENT ((MPI_Request)IBEX_HANDLE(IBEX_KIND_REQUEST, IBEX_REQ_SENT_SLOT + 1))
+#define ibex_req_sent (&ibex_req_first[IBEX_REQ_SENT_SLOT])
+static inline bool ibex_req_is_sent(const ibex_req_t *req)
+{
+    return req == ibex_req_sent;
+}
+/* Makes the pool's first chunk (and the shared completed send): the engine's start
+ * (ibex_p2p_init), so the handle IBEX_REQ_SENT is valid before any request is taken. */
+ibex_status_t ibex_req_pool_init(void);
+
 /* Gives the request its MPI_Request handle, IBEX_HANDLE(IBEX_KIND_REQUEST, slot + 1); returns
  * 0 (the pool never holds more requests than a handle can name). */
 static inline int ibex_req_publish(ibex_req_t *req, MPI_Request *handle_p)

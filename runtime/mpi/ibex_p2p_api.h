@@ -71,11 +71,6 @@ int ibex_p2p_send_req_on(const char *call, const void *buf, MPI_Count count, ibe
                          ibex_req_t **req_p);
 int ibex_p2p_recv_req(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype, int src,
                       int tag, MPI_Comm comm, bool start, ibex_req_t **req_p);
-/* A standard or ready non-blocking send that the transport took at once (ibex_proto_send_now):
- * its request is born complete. MPI_ERR_PENDING, having done nothing, when the message needs
- * the request path (rendezvous, backlog, no room, a peer not connected, MPI_PROC_NULL). */
-int ibex_p2p_send_now_req(const char *call, const void *buf, MPI_Count count, ibex_dt_t *dt,
-                          int dest, int tag, ibex_comm_t *c, ibex_req_t **req_p);
 /* Completes a request to or from MPI_PROC_NULL at once. */
 void ibex_p2p_req_proc_null(ibex_req_t *req);
 /* The message's fields, which ibex_req_take / ibex_req_init_local leave to the caller. */

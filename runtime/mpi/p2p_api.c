@@ -59,11 +59,14 @@ send_nonblocking(const char *call, const void *buf, MPI_Count count, MPI_Datatyp
     int rc = ibex_p2p_args(call, buf, count, dt, dest, tag, comm, false, &c, &t);
     if (rc != MPI_SUCCESS)
         return rc;
-    /* as the blocking send: an eager message the transport takes needs no protocol state */
-    bool now = mode == IBEX_SEND_STANDARD || mode == IBEX_SEND_READY;
-    rc = now ? ibex_p2p_send_now_req(call, buf, count, t, dest, tag, c, &req) : MPI_ERR_PENDING;
-    if (rc == MPI_ERR_PENDING)
-        rc = ibex_p2p_send_req_on(call, buf, count, t, dest, tag, c, mode, true, &req);
+    /* as the blocking send: an eager message the transport takes whole needs no protocol state
+     * and can report nothing later, so its request is the shared completed send */
+    if ((mode == IBEX_SEND_STANDARD || mode == IBEX_SEND_READY) &&
+        ibex_proto_send_now_inline(buf, count, t, dest, tag, c) == IBEX_OK) {
+        *request = IBEX_REQ_SENT;
+        return MPI_SUCCESS;
+    }
+    rc = ibex_p2p_send_req_on(call, buf, count, t, dest, tag, c, mode, true, &req);
     if (rc != MPI_SUCCESS)
         return rc;
     if (ibex_req_publish(req, request) != 0)
