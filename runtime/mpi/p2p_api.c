@@ -94,10 +94,10 @@ static inline __attribute__((always_inline)) int
 recv_nonblocking(const char *call, void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag,
                  MPI_Comm comm, MPI_Request *request)
 {
-    ibex_req_t *req;
+    ibex_req_t *req = NULL;
     if (!request)
         return ibex_mpi_error(ibex_comm_get(comm), MPI_ERR_ARG, call, "request pointer is NULL");
-    IBEX_CHECK(ibex_p2p_recv_req(call, buf, count, dt, source, tag, comm, true, &req));
+    IBEX_CHECK(ibex_p2p_irecv_req(call, buf, count, dt, source, tag, comm, &req));
     if (ibex_req_publish(req, request) != 0)
         return ibex_mpi_error(req->comm, MPI_ERR_NO_MEM, call, "out of request handles");
     return MPI_SUCCESS;

@@ -35,7 +35,7 @@ int ibex_p2p_check_args(const char *call, const void *buf, MPI_Count count, MPI_
 static ibex_req_t *req_fill(ibex_req_kind_t kind, const void *buf, MPI_Count count, ibex_dt_t *dt,
                             int peer, int tag, ibex_comm_t *comm, bool coll)
 {
-    ibex_req_t *req = ibex_req_take(kind); /* sets all but the message's fields */
+    ibex_req_t *req = ibex_req_take_inline(kind); /* sets all but the message's fields */
     if (req)
         ibex_p2p_req_set(req, buf, count, dt, peer, tag, comm, coll);
     return req;
