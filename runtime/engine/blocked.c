@@ -136,6 +136,13 @@ void ibex_blk_begin(bool or_wait)
     pg->since_ns = blk_now_ns();
 }
 
+void ibex_blk_begin_again(bool or_wait)
+{
+    int64_t since = ibex_blk.page->since_ns;
+    ibex_blk_begin(or_wait);
+    ibex_blk.page->since_ns = since; /* before the commit's even seq */
+}
+
 /* The communicator of the first item names the wait; ANY and COLL items need its members. */
 static void blk_comm_note(ibex_blk_page_t *pg, const ibex_comm_t *comm, bool members)
 {

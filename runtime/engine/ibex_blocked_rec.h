@@ -28,6 +28,9 @@ ibex_status_t ibex_blk_init(void);
 void ibex_blk_finalize(void);
 
 void ibex_blk_begin(bool or_wait);
+/* ibex_blk_begin for a wait that goes on with fewer items (MPI_Waitall moving to its next
+ * request): the record keeps when the wait began. */
+void ibex_blk_begin_again(bool or_wait);
 void ibex_blk_add(const ibex_comm_t *comm, ibex_blk_op_t op, int rank, int tag, size_t bytes);
 /* One item for a request not yet complete: its peer (or the communicator, for a collective
  * request; an unknown item, "more", for a generalized one). */

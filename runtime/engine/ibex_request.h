@@ -124,6 +124,7 @@ static inline void ibex_status_empty(MPI_Status *st)
  * the wire is still a pool request (issue 16). */
 enum { IBEX_REQ_LOCAL = -1 };
 extern long ibex_req_active_count IBEX_ENGINE_HIDDEN;
+extern ibex_req_t *ibex_req_free_list IBEX_ENGINE_HIDDEN; /* the pool's, through pnext */
 /* Everything ibex_req_take sets but the pool link (every caller sets the message fields). */
 static inline void ibex_req_head_init(ibex_req_t *req, ibex_req_kind_t kind)
 {
@@ -145,6 +146,17 @@ static inline void ibex_req_head_init(ibex_req_t *req, ibex_req_kind_t kind)
     req->on_release = NULL;
     req->ext = NULL;
     ibex_req_active_count++;
+}
+/* ibex_req_take with the free list's pop inline (its call was a tenth of an MPI_Irecv,
+ * callgrind, issue 18); the pool's growth stays out of line. */
+static inline __attribute__((always_inline)) ibex_req_t *ibex_req_take_inline(ibex_req_kind_t kind)
+{
+    ibex_req_t *req = ibex_req_free_list;
+    if (__builtin_expect(!req, 0))
+        return ibex_req_take(kind);
+    ibex_req_free_list = req->pnext;
+    ibex_req_head_init(req, kind);
+    return req;
 }
 static inline void ibex_req_init_local(ibex_req_t *req, ibex_req_kind_t kind)
 {
@@ -184,6 +196,25 @@ static inline ibex_req_t *ibex_req_from_handle(MPI_Request handle)
     return req && __atomic_load_n(&req->handle, __ATOMIC_ACQUIRE) == handle ? req : NULL;
 }
 
+/* The shared completed send (issue 18): pool slot 0 is never taken; it holds a request born
+ * complete (a standard send with an empty status, no communicator, no datatype, no hook) that
+ * never changes. An MPI_Isend / MPI_Irsend whose eager message the transport took whole
+ * (ibex_proto_send_now) returns its handle instead of a request of its own: nothing can happen
+ * to such a send any more (no ACK, CTS or FIN, no error: the request path reports every
+ * failure), so every completion call gives it back as MPI_REQUEST_NULL with an empty status,
+ * MPI_Request_get_status says complete, MPI_Cancel does nothing (a send goes ahead), and
+ * ibex_req_release of it returns at once. Many sends may hold the handle at once. */
+enum { IBEX_REQ_SENT_SLOT = 0 };
+#define IBEX_REQ_SENT ((MPI_Request)IBEX_HANDLE(IBEX_KIND_REQUEST, IBEX_REQ_SENT_SLOT + 1))
+#define ibex_req_sent (&ibex_req_first[IBEX_REQ_SENT_SLOT])
+static inline bool ibex_req_is_sent(const ibex_req_t *req)
+{
+    return req == ibex_req_sent;
+}
+/* Makes the pool's first chunk (and the shared completed send): the engine's start
+ * (ibex_p2p_init), so the handle IBEX_REQ_SENT is valid before any request is taken. */
+ibex_status_t ibex_req_pool_init(void);
+
 /* Gives the request its MPI_Request handle, IBEX_HANDLE(IBEX_KIND_REQUEST, slot + 1); returns
  * 0 (the pool never holds more requests than a handle can name). */
 static inline int ibex_req_publish(ibex_req_t *req, MPI_Request *handle_p)
@@ -207,8 +238,25 @@ static inline void ibex_req_complete_inline(ibex_req_t *req, ibex_status_t error
     req->complete = true;
     ibex_req_active_count--;
 }
-/* Returns the request to the pool (and its handle, if any). */
+/* Returns the request to the pool (and its handle, if any): the references, the hooks, the
+ * free list. Out of line; ibex_req_release_inline is the same with the common case (no hook, a
+ * predefined datatype, complete, a pool request) inline. */
 void ibex_req_release(ibex_req_t *req);
+static inline __attribute__((always_inline)) void ibex_req_release_inline(ibex_req_t *req)
+{
+    if (__builtin_expect(ibex_req_is_sent(req), 0))
+        return;
+    if (__builtin_expect(req->on_release || req->ext || !req->complete || req->slot < 0 ||
+                             (req->dt && !req->dt->predefined),
+                         0)) {
+        ibex_req_release(req);
+        return;
+    }
+    ibex_comm_release(req->comm);
+    __atomic_store_n(&req->handle, MPI_REQUEST_NULL, __ATOMIC_RELAXED);
+    req->pnext = ibex_req_free_list;
+    ibex_req_free_list = req;
+}
 /* The inactive persistent requests the program holds on comm (each keeps a reference to it:
  * MPI_Comm_disconnect does not wait for those). */
 int ibex_req_count_idle(const ibex_comm_t *comm);

@@ -81,7 +81,8 @@ static void ctx_queues_free(void)
 
 ibex_status_t ibex_p2p_init(void)
 {
-    return ibex_ep_open_transports();
+    ibex_status_t st = ibex_req_pool_init(); /* the shared completed send's handle, too */
+    return st != IBEX_OK ? st : ibex_ep_open_transports();
 }
 
 static double now_sec(void)

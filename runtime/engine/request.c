@@ -34,7 +34,7 @@ enum {
 ibex_req_t ibex_req_first[IBEX_REQ_CHUNK0];
 static ibex_req_t *req_chunk[REQ_CHUNKS]; /* req_chunk[0] = ibex_req_first once it is a pool */
 static int req_capacity;                  /* slots in the chunks (release-published) */
-static ibex_req_t *req_free_list;         /* linked through pnext */
+ibex_req_t *ibex_req_free_list;           /* linked through pnext */
 long ibex_req_active_count;
 
 static int req_chunk_slots(int k)
@@ -54,6 +54,26 @@ ibex_req_t *ibex_req_slot_far(unsigned s)
     return &chunk[b & ~(1u << top)];
 }
 
+/* The shared completed send in slot 0 (ibex_request.h): complete, an empty status, no
+ * references; never on the free list, never written again. */
+static void req_sent_init(void)
+{
+    ibex_req_t *req = ibex_req_sent;
+    ibex_req_head_init(req, IBEX_REQ_SEND);
+    ibex_req_active_count--; /* head_init counts it active: it is born complete */
+    req->complete = true;
+    req->mode = IBEX_SEND_STANDARD;
+    req->proto = IBEX_PROTO_EAGER;
+    req->comm = NULL;
+    req->buf = NULL;
+    req->count = 0;
+    req->dt = NULL;
+    req->bytes = 0;
+    req->peer = req->tag = 0;
+    req->slot = IBEX_REQ_SENT_SLOT;
+    __atomic_store_n(&req->handle, IBEX_REQ_SENT, __ATOMIC_RELEASE);
+}
+
 /* Adds the next chunk, its lowest slots first on the free list; the chunk is published before
  * the capacity that lets a lookup index it. Out of line: inlined, its registers made every
  * ibex_req_alloc save and restore six. */
@@ -69,21 +89,33 @@ static __attribute__((noinline, cold)) int req_pool_grow(void)
     if (!chunk)
         return -1;
     int base = req_capacity;
-    for (int i = n - 1; i >= 0; i--) {
+    for (int i = n - 1; i >= (k == 0 ? IBEX_REQ_SENT_SLOT + 1 : 0); i--) {
         chunk[i].slot = base + i;
         chunk[i].handle = MPI_REQUEST_NULL;
-        chunk[i].pnext = req_free_list;
-        req_free_list = &chunk[i];
+        chunk[i].pnext = ibex_req_free_list;
+        ibex_req_free_list = &chunk[i];
     }
+    if (k == 0)
+        req_sent_init();
     __atomic_store_n(&req_chunk[k], chunk, __ATOMIC_RELEASE);
     __atomic_store_n(&req_capacity, base + n, __ATOMIC_RELEASE);
     return 0;
 }
 
-/* The request a peer's control message names, or NULL when the id is no request of the pool:
- * a peer sending garbage must not make us follow a wild pointer. */
+ibex_status_t ibex_req_pool_init(void)
+{
+    if (req_chunk[0])
+        return IBEX_OK;
+    return req_pool_grow() == 0 ? IBEX_OK : IBEX_ERR_NO_MEMORY;
+}
+
+/* The request a peer's control message names, or NULL when the id is no request of the pool
+ * (nor the shared completed send, which is on no wire): a peer sending garbage must not make
+ * us follow a wild pointer. */
 ibex_req_t *ibex_req_from_wire(uint64_t id)
 {
+    if (id == (uintptr_t)ibex_req_sent)
+        return NULL;
     for (int k = 0; k < REQ_CHUNKS && req_chunk[k]; k++) {
         uintptr_t lo = (uintptr_t)req_chunk[k], p = (uintptr_t)id;
         if (p >= lo && p < lo + (size_t)req_chunk_slots(k) * sizeof(ibex_req_t))
@@ -98,10 +130,10 @@ ibex_req_t *ibex_req_from_wire(uint64_t id)
  * (ibex_req_rndv_clear), so an eager request never writes its lines. */
 ibex_req_t *ibex_req_take(ibex_req_kind_t kind)
 {
-    if (!req_free_list && req_pool_grow() != 0)
+    if (!ibex_req_free_list && req_pool_grow() != 0)
         return NULL;
-    ibex_req_t *req = req_free_list;
-    req_free_list = req->pnext;
+    ibex_req_t *req = ibex_req_free_list;
+    ibex_req_free_list = req->pnext;
     ibex_req_head_init(req, kind);
     return req;
 }
@@ -160,6 +192,8 @@ void ibex_req_complete(ibex_req_t *req, ibex_status_t error)
 
 void ibex_req_release(ibex_req_t *req)
 {
+    if (ibex_req_is_sent(req))
+        return; /* shared and never changed */
     if (req->on_release)
         req->on_release(req);
     if (req->ext) {
@@ -174,8 +208,8 @@ void ibex_req_release(ibex_req_t *req)
     if (__builtin_expect(req->slot == IBEX_REQ_LOCAL, 0))
         return; /* on its caller's stack: no pool slot, no handle */
     __atomic_store_n(&req->handle, MPI_REQUEST_NULL, __ATOMIC_RELAXED);
-    req->pnext = req_free_list;
-    req_free_list = req;
+    req->pnext = ibex_req_free_list;
+    ibex_req_free_list = req;
 }
 
 void ibex_req_pool_fini(void)
@@ -185,7 +219,7 @@ void ibex_req_pool_fini(void)
     memset(req_chunk, 0, sizeof(req_chunk));
     memset(ibex_req_first, 0, sizeof(ibex_req_first));
     req_capacity = 0;
-    req_free_list = NULL;
+    ibex_req_free_list = NULL;
     ibex_req_active_count = 0;
 }
 

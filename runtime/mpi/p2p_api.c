@@ -59,11 +59,14 @@ send_nonblocking(const char *call, const void *buf, MPI_Count count, MPI_Datatyp
     int rc = ibex_p2p_args(call, buf, count, dt, dest, tag, comm, false, &c, &t);
     if (rc != MPI_SUCCESS)
         return rc;
-    /* as the blocking send: an eager message the transport takes needs no protocol state */
-    bool now = mode == IBEX_SEND_STANDARD || mode == IBEX_SEND_READY;
-    rc = now ? ibex_p2p_send_now_req(call, buf, count, t, dest, tag, c, &req) : MPI_ERR_PENDING;
-    if (rc == MPI_ERR_PENDING)
-        rc = ibex_p2p_send_req_on(call, buf, count, t, dest, tag, c, mode, true, &req);
+    /* as the blocking send: an eager message the transport takes whole needs no protocol state
+     * and can report nothing later, so its request is the shared completed send */
+    if ((mode == IBEX_SEND_STANDARD || mode == IBEX_SEND_READY) &&
+        ibex_proto_send_now_inline(buf, count, t, dest, tag, c) == IBEX_OK) {
+        *request = IBEX_REQ_SENT;
+        return MPI_SUCCESS;
+    }
+    rc = ibex_p2p_send_req_on(call, buf, count, t, dest, tag, c, mode, true, &req);
     if (rc != MPI_SUCCESS)
         return rc;
     if (ibex_req_publish(req, request) != 0)
@@ -91,10 +94,10 @@ static inline __attribute__((always_inline)) int
 recv_nonblocking(const char *call, void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag,
                  MPI_Comm comm, MPI_Request *request)
 {
-    ibex_req_t *req;
+    ibex_req_t *req = NULL;
     if (!request)
         return ibex_mpi_error(ibex_comm_get(comm), MPI_ERR_ARG, call, "request pointer is NULL");
-    IBEX_CHECK(ibex_p2p_recv_req(call, buf, count, dt, source, tag, comm, true, &req));
+    IBEX_CHECK(ibex_p2p_irecv_req(call, buf, count, dt, source, tag, comm, &req));
     if (ibex_req_publish(req, request) != 0)
         return ibex_mpi_error(req->comm, MPI_ERR_NO_MEM, call, "out of request handles");
     return MPI_SUCCESS;

@@ -11,7 +11,6 @@
 #include "ibex_dt_ref.h"
 #include "ibex_log.h"
 #include "ibex_runtime.h"
-#include "ibex_send_now.h"
 
 int ibex_p2p_check_args(const char *call, const void *buf, MPI_Count count, MPI_Datatype datatype,
                         int peer, int tag, MPI_Comm comm, bool is_recv, ibex_comm_t **comm_p,
@@ -36,7 +35,7 @@ int ibex_p2p_check_args(const char *call, const void *buf, MPI_Count count, MPI_
 static ibex_req_t *req_fill(ibex_req_kind_t kind, const void *buf, MPI_Count count, ibex_dt_t *dt,
                             int peer, int tag, ibex_comm_t *comm, bool coll)
 {
-    ibex_req_t *req = ibex_req_take(kind); /* sets all but the message's fields */
+    ibex_req_t *req = ibex_req_take_inline(kind); /* sets all but the message's fields */
     if (req)
         ibex_p2p_req_set(req, buf, count, dt, peer, tag, comm, coll);
     return req;
@@ -121,21 +120,6 @@ int ibex_p2p_send_req_on(const char *call, const void *buf, MPI_Count count, ibe
     if (mode == IBEX_SEND_BUFFERED && dest != MPI_PROC_NULL)
         return ibex_p2p_bsend_start(call, req);
     ibex_p2p_start(req);
-    return MPI_SUCCESS;
-}
-
-int ibex_p2p_send_now_req(const char *call, const void *buf, MPI_Count count, ibex_dt_t *dt,
-                          int dest, int tag, ibex_comm_t *c, ibex_req_t **req_p)
-{
-    if (ibex_proto_send_now_inline(buf, count, dt, dest, tag, c) != IBEX_OK)
-        return MPI_ERR_PENDING; /* nothing done: the caller takes the request path */
-    ibex_req_t *req = req_fill(IBEX_REQ_SEND, buf, count, dt, dest, tag, c, false);
-    if (!req) /* the message is out: only the handle is missing */
-        return ibex_mpi_error(c, MPI_ERR_NO_MEM, call, "out of memory for a request");
-    req->proto = IBEX_PROTO_EAGER;
-    req->complete = true; /* ibex_req_complete, for a request with no hook and nothing in flight */
-    ibex_req_active_count--;
-    *req_p = req;
     return MPI_SUCCESS;
 }
 

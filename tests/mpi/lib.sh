@@ -4,7 +4,7 @@
 IBEXRUN="$top_builddir/launcher/ibexrun"
 MPI_T="$top_builddir/tests/mpi"
 P2P_PROGS="p2p_order p2p_wildcard p2p_probe p2p_special p2p_persist p2p_sizes p2p_many
-p2p_flood p2p_datatype p2p_errors p2p_progress p2p_realloc p2p_fastpath"
+p2p_flood p2p_datatype p2p_errors p2p_progress p2p_realloc p2p_fastpath p2p_sent"
 CASE_TIMEOUT=${CASE_TIMEOUT:-240}
 mt_pass=0
 mt_fail=0

@@ -17,6 +17,8 @@ for prog in p2p_order p2p_sizes p2p_datatype p2p_errors p2p_progress p2p_probe; 
     run_case 2 "$prog" $V IBEX_RNDV_SCHEME=write IBEX_EAGER_LIMIT=1k MT_MAX_MB=16
     run_case 3 "$prog" $V IBEX_EAGER_LIMIT=0 MT_MAX_MB=4
 done
+# a small MPI_Isend over verbs alone is the shared completed request too (issue 18)
+run_case 2 p2p_sent $V MT_SENT_SHARED=1
 # four ranks: every pair brings its connection up on first use, often from both ends at once
 run_case 4 p2p_order $V MT_MAX_MB=4
 run_case 4 p2p_wildcard $V

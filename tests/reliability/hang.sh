@@ -8,7 +8,8 @@
 #   --hang-report (the job goes on and ends well), the same with a rank polling MPI_Test,
 #   polling loops as OR-waits (Testsome, Iprobe(MPI_ANY_SOURCE)) in and out of a knot,
 #   one-sided waits (Win_wait, Win_fence in a knot; Win_lock shown, not claimed), a wait on a
-#   non-blocking collective (the peer of its step's receive in flight), a Bcast of an empty
+#   non-blocking collective (the peer of its step's receive in flight), an MPI_Waitall past its
+#   first request (the record names only the requests left), a Bcast of an empty
 #   type on an intercommunicator (no bytes named),
 #   ibex_stack and SIGUSR1 on a running job.
 . "${top_srcdir:?}/tests/launcher/lib.sh"
@@ -82,6 +83,11 @@ not "Test + Iprobe loop, rank 2 computes" "cause: deadlock"
 printf '%s\n' "$OUT" | grep -q "^hang_prog: ok" || fail "Test + Iprobe loop: the job did not end well: $OUT"
 
 # A wait on a non-blocking collective names the peer of the receive its schedule waits for.
+# MPI_Waitall waits for its requests in turn: once the first is in, the record names the rest
+# only (a record written once would still name rank 1, which has sent and finished).
+run 40 -n 3 --timeout 6 "$R/hang_prog" waitall 1 "$MARK"
+expect "Waitall, first request done" 124 "cause: deadlock \(a cycle of waits\): rank 0 waits in MPI_Waitall\(src 2, tag 8, 4 B, MPI_COMM_WORLD\) for rank 2; rank 2 waits in MPI_Recv\(src 0, tag 6, 4 B, MPI_COMM_WORLD\) for rank 0"
+
 run 40 -n 2 --timeout 5 "$R/hang_prog" nbc 0 "$MARK"
 expect "MPI_Wait on an Ibarrier in a knot" 124 "cause: deadlock \(a cycle of waits\): rank 0 waits in MPI_Wait\(src 1, MPI_COMM_WORLD\) for rank 1; rank 1 waits in MPI_Recv\(src 0, tag 4, 4 B, MPI_COMM_WORLD\) for rank 0"
 

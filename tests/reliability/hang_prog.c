@@ -24,6 +24,10 @@
  *   winfence  every rank but the last calls MPI_Win_fence; the last receives from rank 0
  *   winlock   rank 0 holds an exclusive lock on rank 1 and receives from rank 1, which waits
  *             in MPI_Win_lock for the same lock (shown, but a lock's holder is not recorded)
+ *   waitall   rank 0 waits in MPI_Waitall for a receive from rank 1 (tag 7), which computes
+ *             (sleeps) ARG s, sends and finishes, and one from rank 2 (tag 8), which receives
+ *             from rank 0 instead: once rank 1's message is in, the record names only rank 2
+ *             (a deadlock between ranks 0 and 2)
  *   bcast0    on an intercommunicator of the even and the odd ranks, rank 1 waits in MPI_Bcast
  *             of 16 elements of an empty type (0 bytes) from rank 0, which receives from rank 1
  *             instead (on an intracommunicator such a Bcast returns at once)
@@ -250,6 +254,22 @@ static void hang_compute(int rank, int secs, int anysrc)
     }
 }
 
+static void hang_waitall(int rank, int secs)
+{
+    int buf = rank, got[2] = {0, 0};
+    if (rank == 0) {
+        MPI_Request r[2];
+        MPI_Irecv(&got[0], 1, MPI_INT, 1, 7, MPI_COMM_WORLD, &r[0]);
+        MPI_Irecv(&got[1], 1, MPI_INT, 2, 8, MPI_COMM_WORLD, &r[1]);
+        MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+    } else if (rank == 1) {
+        sleep((unsigned)secs); /* "compute" */
+        MPI_Send(&buf, 1, MPI_INT, 0, 7, MPI_COMM_WORLD);
+    } else if (rank == 2) {
+        MPI_Recv(&got[0], 1, MPI_INT, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -278,6 +298,8 @@ int main(int argc, char **argv)
         hang_mixpoll(rank, size, secs);
     else if (strcmp(mode, "nbc") == 0)
         hang_nbc(rank);
+    else if (strcmp(mode, "waitall") == 0 && size >= 3)
+        hang_waitall(rank, secs);
     else if (strcmp(mode, "bcast0") == 0 && size >= 2)
         hang_bcast0(rank);
     else if (strncmp(mode, "win", 3) == 0)
@@ -287,7 +309,7 @@ int main(int argc, char **argv)
     else {
         fprintf(stderr,
                 "usage: hang_prog ssend|ring|missing|mismatch|anyknot|compute|anysrc|poll|testsome|"
-                "iprobe|mixpoll|winwait|winfence|winlock|bcast0 [SECS]\n");
+                "iprobe|mixpoll|winwait|winfence|winlock|waitall|bcast0 [SECS]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     MPI_Finalize();
