@@ -180,6 +180,67 @@ ibex_status_t ibex_coll_shm_reduce_pull(ibex_coll_shm_t *seg, uint64_t g, const 
     return pull_fold(seg, a, in, out, bytes);
 }
 
+/* Two ranks with a core each, pulled, from IBEX_COLL_SHM_PAIR_REDUCE_SPLIT bytes: both fold. The
+ * root pulls and folds the first 5/8 of the elements (pull_fold: a read and a fold per byte);
+ * the other rank reads the root's input for the rest into its scratch, folds its own into it
+ * and writes the result into the root's receive buffer (a read, a fold and a write per byte:
+ * hence the larger part for the root). The order is rank order when the op commutes or the
+ * other rank is rank 0 (split_fits; else the whole pull). In place the other rank reads the root's
+ * input from the receive buffer and writes the result back there: the root never touches that
+ * part. The other rank says ready = g when its part is in (a failure: its published address
+ * set to 0 first, so the root fails too) and returns once the root has read the other's first
+ * part (done, set by pull_fold). */
+static bool split_fits(const ibex_coll_args_t *a, size_t bytes)
+{
+    size_t from = ibex_coll_shm_pair_reduce_split();
+    return from > 0 && bytes >= from && (a->op->commutative || a->root == 1);
+}
+
+static ibex_status_t split_other(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
+                                 const char *in, size_t from, size_t bytes)
+{
+    const ibex_dt_t *d = ibex_dt_get(a->rdt);
+    ibex_coll_shm_ctl_t *me = &seg->ctl[seg->rank];
+    const ibex_coll_shm_ctl_t *root = &seg->ctl[a->root];
+    uint64_t src = root->saddr, dst = root->raddr;
+    size_t step = push_step(a);
+    char *tmp = ibex_coll_shm_scratch(seg, step < bytes - from ? step : bytes - from);
+    ibex_status_t st = tmp ? IBEX_OK : IBEX_ERR_NO_MEMORY;
+    for (size_t off = from; off < bytes && st == IBEX_OK; off += step) {
+        size_t len = bytes - off < step ? bytes - off : step;
+        st = ibex_coll_shm_read(seg, a->root, src + off, tmp, len);
+        if (st == IBEX_OK) /* tmp = mine op the root's: rank order (split_fits) */
+            st = ibex_coll_apply(a->op, in + off - d->true_lb, tmp - d->true_lb,
+                                 (int)(len / d->size), a->rdt);
+        if (st == IBEX_OK)
+            st = ibex_coll_shm_write(seg, a->root, dst + off, tmp, len);
+    }
+    if (st != IBEX_OK)
+        __atomic_store_n(&me->saddr, 0, __ATOMIC_RELAXED);
+    ibex_coll_shm_set(&me->ready, g);
+    ibex_coll_shm_wait(&root->done, g); /* the root has read my first part */
+    return st;
+}
+
+static ibex_status_t reduce_split(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
+                                  const char *in, char *out, size_t bytes)
+{
+    size_t size = ibex_dt_get(a->rdt)->size;
+    size_t from = (size_t)a->rcount * 5 / 8 * size; /* the root's part */
+    ibex_coll_shm_ctl_t *me = &seg->ctl[seg->rank], *other = &seg->ctl[1 - seg->rank];
+    me->saddr = (uint64_t)(uintptr_t)in;
+    me->raddr = (uint64_t)(uintptr_t)out;
+    ibex_coll_shm_arrive(seg, g);
+    ibex_coll_shm_wait(&other->arrive, g); /* its addresses for g are published */
+    if (seg->rank != a->root)
+        return split_other(seg, g, a, in, from, bytes);
+    ibex_status_t st = pull_fold(seg, a, in, out, from);
+    ibex_coll_shm_wait(&other->ready, g);
+    if (st == IBEX_OK && __atomic_load_n(&other->saddr, __ATOMIC_RELAXED) == 0)
+        st = IBEX_ERR_IO; /* the other rank could not do its part (it said why) */
+    return st;
+}
+
 static ibex_status_t reduce_single(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
                                    const char *in, char *out)
 {
@@ -224,6 +285,8 @@ ibex_status_t ibex_coll_reduce_shm(const ibex_coll_args_t *args)
      * 122 / 94 / 103 (collectives/README.md, "Two-rank defaults"). */
     ibex_coll_pair_reduce_t mode =
         ibex_coll_shm_pair_single(seg, bytes) ? ibex_coll_shm_pair_reduce() : IBEX_COLL_PAIR_SLOTS;
+    if (mode == IBEX_COLL_PAIR_PULL && split_fits(args, bytes))
+        return reduce_split(seg, g, args, in, out, bytes);
     if (mode == IBEX_COLL_PAIR_PULL)
         return ibex_coll_shm_reduce_pull(seg, g, args, in, out, bytes);
     if (bytes <= seg->slot_size && mode == IBEX_COLL_PAIR_SLOTS)

@@ -37,6 +37,7 @@ static long long bcast_single;
 static long long stage_max = 1048576;
 static int bcast_pipe = 1;
 static int pair_reduce; /* ibex_coll_pair_reduce_t */
+static long long pair_reduce_split = 262144;
 static int node_size;
 static int node_level; /* index into level_types[] */
 static int wait_spin;
@@ -66,7 +67,13 @@ static const ibex_cfg_entry_t coll_shm_table[] = {
      "slots (pipelined inline slots up to the inline limit, push past it), push (the other rank "
      "process_vm_writev's its input into the root's buffer, the root folds its own into it), "
      "pull (the root process_vm_readv's the other's input in pieces of "
-     "IBEX_COLL_SHM_PAIR_CHUNK and folds each: Open MPI 4.1's scheme)"},
+     "IBEX_COLL_SHM_PAIR_CHUNK and folds each: Open MPI 4.1's scheme; from "
+     "IBEX_COLL_SHM_PAIR_REDUCE_SPLIT bytes both ranks fold)"},
+    {"COLL_SHM_PAIR_REDUCE_SPLIT", IBEX_CFG_SIZE, "256k", NULL, &pair_reduce_split,
+     "shared-memory Reduce at two ranks with a core each, pulled: from this many bytes both "
+     "ranks fold (the root pulls and folds the first 5/8 of the elements, the other rank reads "
+     "the root's input for the rest, folds its own into it and writes the result into the "
+     "root's buffer), for a commutative op or root 1; 0: never"},
     {"COLL_SHM_BCAST_SINGLE", IBEX_CFG_SIZE, "0", NULL, &bcast_single,
      "shared-memory Bcast: past this many bytes every receiver reads the root's buffer itself "
      "(process_vm_readv, single copy) even below the inline limit; 0: only past the inline "
@@ -118,6 +125,11 @@ size_t ibex_coll_shm_pair_inline(void)
 size_t ibex_coll_shm_pair_split(void)
 {
     return (size_t)pair_split;
+}
+
+size_t ibex_coll_shm_pair_reduce_split(void)
+{
+    return (size_t)pair_reduce_split;
 }
 
 ibex_coll_pair_reduce_t ibex_coll_shm_pair_reduce(void)

@@ -212,6 +212,9 @@ typedef enum {
                            * call, then folds; push past it */
 } ibex_coll_pair_reduce_t;
 ibex_coll_pair_reduce_t ibex_coll_shm_pair_reduce(void);
+/* Pulled, from this many bytes (IBEX_COLL_SHM_PAIR_REDUCE_SPLIT, 256 KiB; 0: never) both ranks
+ * fold a part (reduce_shm.c). */
+size_t ibex_coll_shm_pair_reduce_split(void);
 /* Bcast: past this many bytes single copy even below the inline limit; 0: only past it
  * (IBEX_COLL_SHM_BCAST_SINGLE). */
 size_t ibex_coll_shm_bcast_single(void);

@@ -43,6 +43,9 @@ for n in 2 4; do IBEX_COLL_SHM_BCAST_SINGLE=4k one coll_shm "$n"; done
 IBEX_COLL_SHM_PAIR_SPLIT=1 IBEX_COLL_SHM_PAIR_INLINE=16 one coll_shm 2
 IBEX_COLL_SHM_PAIR_SPLIT=1 IBEX_COLL_SHM_PAIR_INLINE=16 one coll_all 2
 IBEX_COLL_SHM_PAIR_SPLIT=0 one coll_shm 2
+# the two-rank Reduce where both ranks fold (IBEX_COLL_SHM_PAIR_REDUCE_SPLIT) from 9 KiB: every
+# root, in place, odd counts; non-commutative user ops (split at root 1, pulled at root 0)
+for p in coll_shm conf_red; do IBEX_COLL_SHM_PAIR_REDUCE_SPLIT=9k one "$p" 2; done
 # the staging slots (IBEX_COLL_SHM_STAGE; the staged Allgather is forced inside coll_shm, the
 # staged Bcast is the oversubscribed default): slots of 100 KiB, so that the 40000-int blocks go
 # past them (single copy) and the 16385-int ones through them, then none at all
