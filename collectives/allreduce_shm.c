@@ -25,7 +25,6 @@
 #include "ibex_datatype.h"
 #include "ibex_engine_stats.h"
 #include "ibex_log.h"
-#include "ibex_runtime.h"
 
 static ibex_status_t allreduce_inline(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
                                       const char *in, char *out, size_t bytes)
@@ -127,13 +126,9 @@ static void tiny_run(ibex_coll_shm_t *seg, const ibex_coll_short_t *sp, ibex_com
 bool ibex_coll_allreduce_tiny(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                               MPI_Comm comm)
 {
-    ibex_comm_t *c;
-    ibex_coll_short_t *sp;
-    if (!(__builtin_expect(ibex_rt.running, 1) &&
-          (c = ibex_handle_get(&ibex_comm_handles, comm)) != NULL &&
-          (sp = ibex_coll_short_get(c, IBEX_COLL_SHORT_ALLREDUCE)) != NULL))
-        return false;
-    if ((op != sp->op || dt != sp->dt) && !tiny_learn(sp, op, dt))
+    ibex_comm_t *c = NULL;
+    ibex_coll_short_t *sp = ibex_coll_short_enter(comm, IBEX_COLL_SHORT_ALLREDUCE, &c);
+    if (!sp || ((op != sp->op || dt != sp->dt) && !tiny_learn(sp, op, dt)))
         return false;
     size_t bytes = (size_t)count * sp->dsize;
     if (count <= 0 || bytes > IBEX_COLL_SHM_TINY || !((sp->sizes >> bytes) & 1u) || !rbuf ||

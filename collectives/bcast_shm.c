@@ -25,7 +25,6 @@
 #include "ibex_engine_stats.h"
 #include "ibex_log.h"
 #include "ibex_request.h"
-#include "ibex_runtime.h"
 
 /* The dense bytes of (buf, count, dt), or NULL if it is not one run. */
 static char *dense(void *buf, int count, const ibex_dt_t *d)
@@ -284,13 +283,9 @@ static void tiny_run(ibex_coll_shm_t *seg, const ibex_coll_short_t *sp, ibex_com
 
 bool ibex_coll_bcast_tiny(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
-    ibex_comm_t *c;
-    ibex_coll_short_t *sp;
-    if (!(__builtin_expect(ibex_rt.running, 1) &&
-          (c = ibex_handle_get(&ibex_comm_handles, comm)) != NULL &&
-          (sp = ibex_coll_short_get(c, IBEX_COLL_SHORT_BCAST)) != NULL))
-        return false;
-    if (dt != sp->dt && !ibex_coll_short_type(sp, dt))
+    ibex_comm_t *c = NULL;
+    ibex_coll_short_t *sp = ibex_coll_short_enter(comm, IBEX_COLL_SHORT_BCAST, &c);
+    if (!sp || (dt != sp->dt && !ibex_coll_short_type(sp, dt)))
         return false;
     size_t bytes = (size_t)count * sp->dsize;
     if (count <= 0 || bytes > IBEX_COLL_SHM_TINY || !((sp->sizes >> bytes) & 1u) || !buf ||

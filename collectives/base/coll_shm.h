@@ -47,6 +47,7 @@
 #include <sys/types.h>
 
 #include "coll.h"
+#include "ibex_runtime.h"
 
 #define IBEX_COLL_SHM_TINY 24 /* payloads this small travel in the arrive flag's cache line */
 /* Oversubscribed nodes: a ring of this many small slots per rank (after the inline slots), so a
@@ -297,6 +298,17 @@ static inline ibex_coll_short_t *ibex_coll_short_get(ibex_comm_t *comm, int k)
     if (!seg || seg->shortp[k].epoch != ibex_coll_select_epoch)
         return NULL;
     return &seg->shortp[k];
+}
+/* The short path of kind k for a call on communicator handle comm (*c_p: its object), or NULL:
+ * MPI not running, a bad handle, no current notes (the general path raises any error). */
+static inline ibex_coll_short_t *ibex_coll_short_enter(MPI_Comm comm, int k, ibex_comm_t **c_p)
+{
+    ibex_comm_t *c;
+    if (!(__builtin_expect(ibex_rt.running, 1) &&
+          (c = ibex_handle_get(&ibex_comm_handles, comm)) != NULL))
+        return NULL;
+    *c_p = c;
+    return ibex_coll_short_get(c, k);
 }
 /* Learns the type of the short path: predefined, contiguous from 0. */
 bool ibex_coll_short_type(ibex_coll_short_t *sp, MPI_Datatype dt);

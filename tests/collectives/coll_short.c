@@ -234,6 +234,29 @@ static void t_pairs(MPI_Comm comm)
     }
 }
 
+/* A committed contiguous type of two ints (8 bytes, not predefined: the general path). */
+static MPI_Datatype two_ints(void)
+{
+    MPI_Datatype two;
+    CHECK_OK(MPI_Type_contiguous(2, MPI_INT, &two));
+    CHECK_OK(MPI_Type_commit(&two));
+    return two;
+}
+
+/* A call that must fail with class want (case i of what) without running a short path (its
+ * count *n stays at before). */
+static void check_bad(int rc, int want, const char *what, size_t i, const unsigned long long *n,
+                      unsigned long long before)
+{
+    int cls = -1;
+    CHECK(rc != MPI_SUCCESS);
+    CHECK_OK(MPI_Error_class(rc, &cls));
+    if (cls != want)
+        fprintf(stderr, "rank %d: %s bad case %zu: class %d, want %d\n", wrank, what, i, cls, want);
+    CHECK(cls == want);
+    CHECK(*n == before);
+}
+
 /* Concatenation of decimal digits, (value, 10^digits) pairs: associative, not commutative. */
 static void noncomm_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
 {
@@ -251,9 +274,7 @@ static void t_general(MPI_Comm comm)
     int rank, p;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &p);
-    MPI_Datatype two;
-    CHECK_OK(MPI_Type_contiguous(2, MPI_INT, &two));
-    CHECK_OK(MPI_Type_commit(&two));
+    MPI_Datatype two = two_ints();
     MPI_Op digits;
     CHECK_OK(MPI_Op_create(noncomm_fn, 0, &digits));
     for (int k = 0; k < 3; k++) {
@@ -305,7 +326,7 @@ static void t_forced(MPI_Comm comm)
 /* Bad arguments after the size is known: the general path's classes, the result untouched. */
 static void t_errors(MPI_Comm comm)
 {
-    int v = 1, r = 0, cls;
+    int v = 1, r = 0;
     CHECK_OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
     for (int k = 0; k < 2; k++) /* teach 4 bytes of int SUM */
         CHECK_OK(MPI_Allreduce(&v, &r, 1, MPI_INT, MPI_SUM, comm));
@@ -332,16 +353,11 @@ static void t_errors(MPI_Comm comm)
         {&v, NULL, 1, MPI_INT, MPI_SUM, MPI_ERR_BUFFER},
         {NULL, &r, 1, MPI_INT, MPI_SUM, MPI_ERR_BUFFER},
     };
+    const unsigned long long *n = &ibex_engine_stats.coll_short[IBEX_COLL_SHORT_ALLREDUCE];
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        unsigned long long before = ibex_engine_stats.coll_short[IBEX_COLL_SHORT_ALLREDUCE];
+        unsigned long long before = *n;
         int rc = MPI_Allreduce(bad[i].s, bad[i].r, bad[i].count, bad[i].dt, bad[i].op, comm);
-        CHECK(rc != MPI_SUCCESS);
-        CHECK_OK(MPI_Error_class(rc, &cls));
-        if (cls != bad[i].cls)
-            fprintf(stderr, "rank %d: bad case %zu: class %d, want %d\n", wrank, i, cls,
-                    bad[i].cls);
-        CHECK(cls == bad[i].cls);
-        CHECK(ibex_engine_stats.coll_short[IBEX_COLL_SHORT_ALLREDUCE] == before);
+        check_bad(rc, bad[i].cls, "allreduce", i, n, before);
         CHECK(r == -7);
     }
     CHECK_OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_ARE_FATAL));
@@ -355,9 +371,7 @@ static void t_mixed(MPI_Comm comm)
     int rank, p;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &p);
-    MPI_Datatype two;
-    CHECK_OK(MPI_Type_contiguous(2, MPI_INT, &two));
-    CHECK_OK(MPI_Type_commit(&two));
+    MPI_Datatype two = two_ints();
     for (int k = 0; k < 4; k++) {
         bool derived = (rank + k) % 2;
         int s[2] = {rank, 1}, r[2] = {-1, -1};
@@ -454,14 +468,8 @@ static void t_bcast_forced_errors(MPI_Comm comm)
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         unsigned long long before = *n;
-        int cls, rc = MPI_Bcast(bad[i].buf, bad[i].count, bad[i].dt, bad[i].root, comm);
-        CHECK(rc != MPI_SUCCESS);
-        CHECK_OK(MPI_Error_class(rc, &cls));
-        if (cls != bad[i].cls)
-            fprintf(stderr, "rank %d: bcast bad case %zu: class %d, want %d\n", wrank, i, cls,
-                    bad[i].cls);
-        CHECK(cls == bad[i].cls);
-        CHECK(*n == before);
+        int rc = MPI_Bcast(bad[i].buf, bad[i].count, bad[i].dt, bad[i].root, comm);
+        check_bad(rc, bad[i].cls, "bcast", i, n, before);
     }
     CHECK_OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_ARE_FATAL));
 }
