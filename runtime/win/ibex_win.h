@@ -278,8 +278,10 @@ void ibex_win_rdma_free(ibex_win_t *win);
 bool ibex_win_rdma_copy(ibex_win_t *win, const ibex_win_op_t *op, const struct win_hdr *h,
                         int *rc_p);
 /* The short path's one WRITE / READ (contiguous types, in range: checked by the caller) of
- * bytes at offset off of the target's part; MPI_SUCCESS or an error class. */
-int ibex_win_rdma_short(ibex_win_t *win, const ibex_win_op_t *op, uint64_t off, size_t bytes);
+ * bytes at offset off of the target's part; MPI_SUCCESS or an error class with its message in
+ * msg (len bytes). */
+int ibex_win_rdma_short(ibex_win_t *win, const ibex_win_op_t *op, uint64_t off, size_t bytes,
+                        char *msg, size_t len);
 /* ACC / GACC / CAS served by 8-byte atomics: every one on a dense 8-byte basic type (the same
  * rule for remote atomics and CPU atomics on the shared mapping). Per element: fetch-and-add
  * when ibex_win_elem_fadd (SUM on integers, NO_OP), else compare-and-swap (a loop computing

@@ -532,13 +532,17 @@ static struct ibex_tl_mem *own_window_mem(const ibex_win_t *win, const char *loc
 
 /* The short path's transfer (win_rma.c's fast_ok held: a put / get of a created or allocated
  * window, both types contiguous, off + bytes inside the target's part): one WRITE / READ from
- * the origin's buffer, nothing else looked at. MPI_SUCCESS or MPI_ERR_NO_MEM / OTHER. */
-int ibex_win_rdma_short(ibex_win_t *win, const ibex_win_op_t *op, uint64_t off, size_t bytes)
+ * the origin's buffer, nothing else looked at. MPI_SUCCESS or MPI_ERR_NO_MEM / OTHER (the
+ * message in msg: the caller tail-calls this, keeping nothing across it). */
+int ibex_win_rdma_short(ibex_win_t *win, const ibex_win_op_t *op, uint64_t off, size_t bytes,
+                        char *msg, size_t len)
 {
     int t = op->target;
     rdma_req_t *r = rdma_req_short(win, t, op->user_req);
-    if (!r)
+    if (!r) {
+        snprintf(msg, len, "cannot start an rdma transfer with rank %d", t);
         return MPI_ERR_NO_MEM;
+    }
     char *local = (char *)op->origin + op->odt->true_lb;
     ibex_tl_rma_t d = {.local = local,
                        .len = bytes,
@@ -552,6 +556,7 @@ int ibex_win_rdma_short(ibex_win_t *win, const ibex_win_op_t *op, uint64_t off, 
         return MPI_SUCCESS;
     ibex_error(CORE, "window: cannot start an rdma %s to rank %d: %s", put ? "write" : "read", t,
                ibex_status_str(st));
+    snprintf(msg, len, "cannot start an rdma transfer with rank %d", t);
     return MPI_ERR_OTHER;
 }
 

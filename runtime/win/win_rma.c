@@ -787,7 +787,7 @@ sync_error:
 }
 
 /* Off the shared mapping: the network direct path's short case, one WRITE / READ of a
- * created or allocated window, else the general path. */
+ * created or allocated window, else the general path; both tail calls (no frame kept). */
 static __attribute__((noinline)) int op_start_rdma(ibex_win_t *win, ibex_win_op_t *op, char *msg,
                                                    size_t len)
 {
@@ -795,11 +795,8 @@ static __attribute__((noinline)) int op_start_rdma(ibex_win_t *win, ibex_win_op_
     int64_t off;
     if (!win->rdma || win->flavor == MPI_WIN_FLAVOR_DYNAMIC || !fast_ok(win, op, &bytes, &off))
         return op_start(win, op, msg, len);
-    int rc = ibex_win_rdma_short(win, op, (uint64_t)off, bytes);
-    if (rc != MPI_SUCCESS)
-        snprintf(msg, len, "cannot start an rdma transfer with rank %d", op->target);
-    win->fence_ops = true;
-    return rc;
+    win->fence_ops = true; /* as before the transfer's start, failed or not */
+    return ibex_win_rdma_short(win, op, (uint64_t)off, bytes, msg, len);
 }
 
 /* A Compare_and_swap type the short path takes: one predefined type on every side, 8 bytes
