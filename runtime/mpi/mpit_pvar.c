@@ -6,7 +6,8 @@
  * an MPI_INT whose enum ("IBEX_COLL_<KIND>") names the kind's algorithms in
  * ibex_coll_algo_at's order (the names IBEX_COLL_<KIND> takes), then "none": the algorithm
  * the last blocking collective of that kind ran in this process; then the windows' counters
- * (runtime/win/ibex_win.h: ibex_win_direct_replies, ibex_win_reply_steps, ibex_win_short_cas).
+ * (runtime/win/ibex_win.h: ibex_win_direct_replies, ibex_win_reply_steps, ibex_win_short_cas,
+ * ibex_win_short_fop, ibex_win_short_acc).
  *
  * - Levels and sizes (queue lengths, buffered bytes, live requests) and the high-water mark
  *   are continuous and read-only: they always show the library's current value, cannot be
@@ -126,6 +127,12 @@ static const ibex_pvar_desc_t win_pvars[] = {
     {"ibex_win_short_cas", IBEX_PVAR_COUNTER, WIN_COUNTER(short_cas),
      "Compare_and_swaps this process did on a shared mapping's short path (an 8-byte aligned "
      "element, one CPU compare-exchange; the others go the general way)"},
+    {"ibex_win_short_fop", IBEX_PVAR_COUNTER, WIN_COUNTER(short_fop),
+     "Fetch_and_ops (one-element Get_accumulates) done on a shared mapping's short path (8-byte "
+     "aligned predefined element, the general path's CPU atomic)"},
+    {"ibex_win_short_acc", IBEX_PVAR_COUNTER, WIN_COUNTER(short_acc),
+     "one-element Accumulates this process did on a shared mapping's short path (as "
+     "ibex_win_short_fop, no result)"},
 };
 #define WIN_PVARS ((int)(sizeof(win_pvars) / sizeof(win_pvars[0])))
 

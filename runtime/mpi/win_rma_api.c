@@ -192,6 +192,23 @@ static int short_run(const char *call, ibex_win_t *w, ibex_win_op_t *op)
     return rc == MPI_SUCCESS ? rc : IBEX_WIN_ERROR(w, rc, "%s", msg);
 }
 
+/* One element of one committed predefined type on every side, a valid op, a rank of the
+ * window: the checks of rma_check such a call needs, in place, then ibex_win_op_start, whose
+ * short path on the shared mapping checks the rest (epoch, range, alignment, the (type, op)
+ * pair once) and whose general path takes anything else, as after rma_run. False: none of it
+ * done, the general way (MPI_PROC_NULL, derived types, bad arguments). */
+static inline bool short_elem_args(ibex_win_t *w, ibex_win_op_t *op, MPI_Datatype datatype,
+                                   MPI_Op op_handle)
+{
+    ibex_dt_t *dt = ibex_dt_get(datatype);
+    op->odt = op->tdt = dt;
+    op->ocount = op->tcount = 1;
+    op->op_handle = op_handle;
+    op->op = ibex_op_get(op_handle);
+    return dt && dt->predefined && dt->committed && op->op &&
+           (unsigned)op->target < (unsigned)w->comm->size;
+}
+
 int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
              int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
              MPI_Win win)
@@ -247,6 +264,11 @@ int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     IBEX_ENTER_WIN(Accumulate, win, w);
+    ibex_win_op_t o = {
+        .kind = IBEX_WIN_OP_ACC, .origin = origin_addr, .target = target_rank, .disp = target_disp};
+    if (origin_count == 1 && target_count == 1 && origin_datatype == target_datatype &&
+        short_elem_args(w, &o, target_datatype, op))
+        return short_run(call, w, &o);
     acc_in_t in = {origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL};
     return acc(call, w, &in, target_rank, target_disp, target_count, target_datatype, op, NULL,
                IBEX_WIN_OP_ACC);
@@ -294,6 +316,16 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
                       int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
     IBEX_ENTER_WIN(Fetch_and_op, win, w);
+    ibex_win_op_t o = {.kind = IBEX_WIN_OP_GACC,
+                       .origin = origin_addr,
+                       .result = result_addr,
+                       .rcount = 1,
+                       .target = target_rank,
+                       .disp = target_disp};
+    if (short_elem_args(w, &o, datatype, op)) {
+        o.rdt = o.tdt;
+        return short_run(call, w, &o);
+    }
     acc_in_t in = {origin_addr, 1, datatype, result_addr, 1, datatype};
     return acc(call, w, &in, target_rank, target_disp, 1, datatype, op, NULL, IBEX_WIN_OP_GACC);
 }

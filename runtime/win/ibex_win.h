@@ -89,6 +89,15 @@ typedef struct ibex_win {
     /* the predefined type Compare_and_swap's short path last accepted (win_rma.c: an 8-byte
      * CAS type), so its type checks run once per type, not per call; NULL before the first */
     const ibex_dt_t *cas_type_seen;
+    /* the (type, op) pair the short path of a one-element Fetch_and_op / Accumulate last
+     * accepted (win_rma.c), with how elem_cpu applies it (how: a win_rma.c fop_how_t) and the
+     * element type ops other than REPLACE / NO_OP compute on; type NULL before the first */
+    struct {
+        const ibex_dt_t *type;
+        MPI_Op op;
+        int how;
+        const ibex_dt_t *basic;
+    } fop_seen;
     /* MPI_Win_create on one node: operations by cross-memory attach (process_vm_readv /
      * writev) into each member's memory at bases[] in process pids[], lock words in ctrl */
     bool cma;
@@ -154,9 +163,10 @@ typedef struct ibex_win {
  * the Get replies an active-message target sent straight from window memory, and the entries
  * the walks over those still in flight visited (amortised: about one per reply; a walk per
  * request, quadratic in the replies in flight, shows as many per reply); the Compare_and_swaps
- * this origin did on the shared mapping's short path (win_rma.c). Plain increments. */
+ * this origin did on the shared mapping's short path (win_rma.c), and the Fetch_and_ops
+ * (one-element Get_accumulates) and one-element Accumulates it did there. Plain increments. */
 typedef struct ibex_win_stats {
-    unsigned long long direct_replies, reply_steps, short_cas;
+    unsigned long long direct_replies, reply_steps, short_cas, short_fop, short_acc;
 } ibex_win_stats_t;
 extern ibex_win_stats_t ibex_win_stats;
 
@@ -268,8 +278,10 @@ void ibex_win_rdma_free(ibex_win_t *win);
 bool ibex_win_rdma_copy(ibex_win_t *win, const ibex_win_op_t *op, const struct win_hdr *h,
                         int *rc_p);
 /* The short path's one WRITE / READ (contiguous types, in range: checked by the caller) of
- * bytes at offset off of the target's part; MPI_SUCCESS or an error class. */
-int ibex_win_rdma_short(ibex_win_t *win, const ibex_win_op_t *op, uint64_t off, size_t bytes);
+ * bytes at offset off of the target's part; MPI_SUCCESS or an error class with its message in
+ * msg (len bytes). */
+int ibex_win_rdma_short(ibex_win_t *win, const ibex_win_op_t *op, uint64_t off, size_t bytes,
+                        char *msg, size_t len);
 /* ACC / GACC / CAS served by 8-byte atomics: every one on a dense 8-byte basic type (the same
  * rule for remote atomics and CPU atomics on the shared mapping). Per element: fetch-and-add
  * when ibex_win_elem_fadd (SUM on integers, NO_OP), else compare-and-swap (a loop computing

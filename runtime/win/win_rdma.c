@@ -160,16 +160,45 @@ static ibex_status_t rdma_started(ibex_win_t *win, rdma_req_t *r, ibex_status_t 
     return IBEX_OK;
 }
 
-static rdma_req_t *rdma_req_new(ibex_win_t *win, int t)
+/* A kept record or a new one, its contents undefined. */
+static inline rdma_req_t *rdma_req_take(ibex_win_t *win)
 {
     rdma_req_t *r = win->rreq_free;
     if (r) {
         win->rreq_free = r->whole;
         win->rreq_nfree--;
-    } else if (!(r = malloc(sizeof(*r)))) {
-        return NULL;
+        return r;
     }
-    *r = (rdma_req_t){.comp = {rdma_done}, .win = win, .target = t};
+    return malloc(sizeof(*r));
+}
+
+static rdma_req_t *rdma_req_new(ibex_win_t *win, int t)
+{
+    rdma_req_t *r = rdma_req_take(win);
+    if (r)
+        *r = (rdma_req_t){.comp = {rdma_done}, .win = win, .target = t};
+    return r;
+}
+
+/* The short path's record: only the fields its completion (rdma_done, and rdma_finish on a
+ * failure or for a request) and a failed start (rdma_started) read; a whole's fields (left,
+ * status), the registration (read when own_mem) and the unpack target (read when udt) stay
+ * as they were, unread. Saves clearing the whole record per transfer. */
+static inline rdma_req_t *rdma_req_short(ibex_win_t *win, int t, ibex_req_t *user_req)
+{
+    rdma_req_t *r = rdma_req_take(win);
+    if (!r)
+        return NULL;
+    r->comp.cb = rdma_done;
+    r->win = win;
+    r->target = t;
+    r->whole = NULL;
+    r->user_req = user_req;
+    r->tmp = NULL;
+    r->own_mem = false;
+    r->udt = NULL;
+    r->done = NULL;
+    r->plain = !user_req;
     return r;
 }
 
@@ -503,15 +532,17 @@ static struct ibex_tl_mem *own_window_mem(const ibex_win_t *win, const char *loc
 
 /* The short path's transfer (win_rma.c's fast_ok held: a put / get of a created or allocated
  * window, both types contiguous, off + bytes inside the target's part): one WRITE / READ from
- * the origin's buffer, nothing else looked at. MPI_SUCCESS or MPI_ERR_NO_MEM / OTHER. */
-int ibex_win_rdma_short(ibex_win_t *win, const ibex_win_op_t *op, uint64_t off, size_t bytes)
+ * the origin's buffer, nothing else looked at. MPI_SUCCESS or MPI_ERR_NO_MEM / OTHER (the
+ * message in msg: the caller tail-calls this, keeping nothing across it). */
+int ibex_win_rdma_short(ibex_win_t *win, const ibex_win_op_t *op, uint64_t off, size_t bytes,
+                        char *msg, size_t len)
 {
     int t = op->target;
-    rdma_req_t *r = rdma_req_new(win, t);
-    if (!r)
+    rdma_req_t *r = rdma_req_short(win, t, op->user_req);
+    if (!r) {
+        snprintf(msg, len, "cannot start an rdma transfer with rank %d", t);
         return MPI_ERR_NO_MEM;
-    r->user_req = op->user_req;
-    r->plain = !op->user_req;
+    }
     char *local = (char *)op->origin + op->odt->true_lb;
     ibex_tl_rma_t d = {.local = local,
                        .len = bytes,
@@ -525,6 +556,7 @@ int ibex_win_rdma_short(ibex_win_t *win, const ibex_win_op_t *op, uint64_t off, 
         return MPI_SUCCESS;
     ibex_error(CORE, "window: cannot start an rdma %s to rank %d: %s", put ? "write" : "read", t,
                ibex_status_str(st));
+    snprintf(msg, len, "cannot start an rdma transfer with rank %d", t);
     return MPI_ERR_OTHER;
 }
 

@@ -787,7 +787,7 @@ sync_error:
 }
 
 /* Off the shared mapping: the network direct path's short case, one WRITE / READ of a
- * created or allocated window, else the general path. */
+ * created or allocated window, else the general path; both tail calls (no frame kept). */
 static __attribute__((noinline)) int op_start_rdma(ibex_win_t *win, ibex_win_op_t *op, char *msg,
                                                    size_t len)
 {
@@ -795,11 +795,8 @@ static __attribute__((noinline)) int op_start_rdma(ibex_win_t *win, ibex_win_op_
     int64_t off;
     if (!win->rdma || win->flavor == MPI_WIN_FLAVOR_DYNAMIC || !fast_ok(win, op, &bytes, &off))
         return op_start(win, op, msg, len);
-    int rc = ibex_win_rdma_short(win, op, (uint64_t)off, bytes);
-    if (rc != MPI_SUCCESS)
-        snprintf(msg, len, "cannot start an rdma transfer with rank %d", op->target);
-    win->fence_ops = true;
-    return rc;
+    win->fence_ops = true; /* as before the transfer's start, failed or not */
+    return ibex_win_rdma_short(win, op, (uint64_t)off, bytes, msg, len);
 }
 
 /* A Compare_and_swap type the short path takes: one predefined type on every side, 8 bytes
@@ -826,30 +823,36 @@ static inline bool cas_type_ok(ibex_win_t *win, const ibex_win_op_t *op, char *m
     return dt == win->cas_type_seen || cas_type_learn(win, op, msg, len);
 }
 
-/* Compare_and_swap's short case on the shared mapping: an accepted 8-byte type (cas_type_ok),
- * a target in an open epoch (fast_ok's test), the element in range and 8-byte aligned there.
- * Then what elem_cpu does for that element in the general path (direct_acc), so it stays
- * atomic with every other accumulate of the window (one atomicity domain): one CPU
- * compare-exchange, the old value to the result. Anything else, and every error, goes the
- * general way. */
-static __attribute__((noinline)) int op_start_cas(ibex_win_t *win, ibex_win_op_t *op, char *msg,
-                                                  size_t len)
+/* The target element of a short-path atomic on the shared mapping (op_start_cas,
+ * op_start_fop): a target in an open epoch (fast_ok's test), the 8 bytes in range and 8-byte
+ * aligned there; NULL otherwise (the general way). */
+static inline uint64_t *short_elem(ibex_win_t *win, const ibex_win_op_t *op)
 {
     int t = op->target;
-    if (t == MPI_PROC_NULL || !cas_type_ok(win, op, msg, len))
-        return op_start(win, op, msg, len);
     int64_t off = (int64_t)op->disp * win->disp_units[t];
     if (off < 0 || (uint64_t)off + 8 > (uint64_t)win->sizes[t] ||
         (!(win->epoch & (IBEX_WIN_EPOCH_FENCE | IBEX_WIN_EPOCH_LOCK_ALL)) && !win->locked[t]))
-        return op_start(win, op, msg, len);
+        return NULL;
     char *p = (char *)win->seg + win->seg_offs[t] + off;
-    if ((uintptr_t)p & 7u)
+    return (uintptr_t)p & 7u ? NULL : (uint64_t *)(void *)p;
+}
+
+/* Compare_and_swap's short case on the shared mapping: an accepted 8-byte type (cas_type_ok)
+ * on an element short_elem gives. Then what elem_cpu does for that element in the general
+ * path (direct_acc), so it stays atomic with every other accumulate of the window (one
+ * atomicity domain): one CPU compare-exchange, the old value to the result. Anything else,
+ * and every error, goes the general way. */
+static __attribute__((noinline)) int op_start_cas(ibex_win_t *win, ibex_win_op_t *op, char *msg,
+                                                  size_t len)
+{
+    uint64_t *p;
+    if (op->target == MPI_PROC_NULL || !cas_type_ok(win, op, msg, len) ||
+        !(p = short_elem(win, op)))
         return op_start(win, op, msg, len);
     uint64_t old, value;
     memcpy(&old, op->compare, sizeof(old));
     memcpy(&value, op->origin, sizeof(value));
-    __atomic_compare_exchange_n((uint64_t *)(void *)p, &old, value, false, __ATOMIC_SEQ_CST,
-                                __ATOMIC_SEQ_CST);
+    __atomic_compare_exchange_n(p, &old, value, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
     memcpy(op->result, &old, sizeof(old));
     ibex_win_stats.short_cas++;
     if (op->user_req)
@@ -857,9 +860,110 @@ static __attribute__((noinline)) int op_start_cas(ibex_win_t *win, ibex_win_op_t
     return MPI_SUCCESS;
 }
 
+/* How elem_cpu applies one element of an accepted (type, op) pair, in its order. */
+typedef enum { FOP_LOAD, FOP_FADD, FOP_XCHG, FOP_LOOP } fop_how_t;
+
+/* A Fetch_and_op / Accumulate pair the short path takes: one predefined type on every side, 8
+ * bytes dense, one element each, of the kinds the general path applies by a CPU atomic on the
+ * shared mapping (ibex_win_atomic_kind) with an op acc_check accepts. The checks run once per
+ * pair: the pair accepted last is kept in win->fop_seen with elem_cpu's choice for it (the
+ * same tests on the header the general path builds). A message written to msg is the general
+ * path's to replace. */
+static __attribute__((noinline)) bool fop_type_learn(ibex_win_t *win, const ibex_win_op_t *op,
+                                                     char *msg, size_t len)
+{
+    const ibex_dt_t *dt = op->tdt;
+    if (!dt->predefined || dt->size != 8 || dt->true_lb != 0 || !ibex_win_atomic_kind(op) ||
+        acc_check(op, msg, len) != MPI_SUCCESS)
+        return false;
+    win_hdr_t h = {.type = op_wire[op->kind], .op = op->op_handle, .basic = acc_type(dt)};
+    const ibex_dt_t *basic = ibex_dt_get(h.basic);
+    if (!basic)
+        return false;
+    win->fop_seen.how = h.op == MPI_NO_OP        ? FOP_LOAD
+                        : ibex_win_elem_fadd(&h) ? FOP_FADD
+                        : h.op == MPI_REPLACE    ? FOP_XCHG
+                                                 : FOP_LOOP;
+    win->fop_seen.basic = basic;
+    win->fop_seen.op = op->op_handle;
+    win->fop_seen.type = dt;
+    return true;
+}
+
+static inline bool fop_type_ok(ibex_win_t *win, const ibex_win_op_t *op, char *msg, size_t len)
+{
+    const ibex_dt_t *dt = op->tdt;
+    if (op->odt != dt || op->tcount != 1 || op->ocount != 1 ||
+        (op->kind == IBEX_WIN_OP_GACC && (op->rdt != dt || op->rcount != 1)))
+        return false;
+    return (dt == win->fop_seen.type && op->op_handle == win->fop_seen.op) ||
+           fop_type_learn(win, op, msg, len);
+}
+
+/* elem_cpu on one element by the pair's cached choice: the old value. */
+static inline uint64_t fop_apply(const ibex_win_t *win, const ibex_win_op_t *op, uint64_t *p,
+                                 uint64_t in)
+{
+    uint64_t old;
+    switch (win->fop_seen.how) {
+    case FOP_LOAD:
+        return __atomic_load_n(p, __ATOMIC_SEQ_CST);
+    case FOP_FADD:
+        return __atomic_fetch_add(p, in, __ATOMIC_SEQ_CST);
+    case FOP_XCHG:
+        return __atomic_exchange_n(p, in, __ATOMIC_SEQ_CST);
+    default:
+        old = __atomic_load_n(p, __ATOMIC_RELAXED);
+        for (;;) { /* ibex_win_elem_new: old = in op old */
+            uint64_t v = old;
+            ibex_op_apply_dt(op->op, &in, &v, 1, win->fop_seen.basic);
+            if (__atomic_compare_exchange_n(p, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+                return old;
+        }
+    }
+}
+
+/* Fetch_and_op's (a one-element Get_accumulate's) and a one-element Accumulate's short case on
+ * the shared mapping: an accepted pair (fop_type_ok) on an element short_elem gives, then
+ * what elem_cpu does for it in the general path (one atomicity domain, as op_start_cas), the
+ * old value to the result of a Fetch_and_op. Anything else, and every error, goes the general
+ * way. */
+static __attribute__((noinline)) int op_start_fop(ibex_win_t *win, ibex_win_op_t *op, char *msg,
+                                                  size_t len)
+{
+    uint64_t *p;
+    if (op->target == MPI_PROC_NULL || !fop_type_ok(win, op, msg, len) ||
+        !(p = short_elem(win, op)))
+        return op_start(win, op, msg, len);
+    uint64_t in = 0;
+    if (op->op_handle != MPI_NO_OP)
+        memcpy(&in, op->origin, sizeof(in));
+    uint64_t old = fop_apply(win, op, p, in);
+    if (op->kind == IBEX_WIN_OP_GACC) {
+        memcpy(op->result, &old, sizeof(old));
+        ibex_win_stats.short_fop++;
+    } else {
+        ibex_win_stats.short_acc++;
+    }
+    if (op->user_req)
+        ibex_req_complete(op->user_req, IBEX_OK);
+    return MPI_SUCCESS;
+}
+
+/* The short paths off put / get on the shared mapping: Compare_and_swap's, and Fetch_and_op's
+ * for one-element accumulates; the general path for the rest. */
+static inline int op_start_other(ibex_win_t *win, ibex_win_op_t *op, char *msg, size_t len)
+{
+    if (op->kind == IBEX_WIN_OP_CAS)
+        return op_start_cas(win, op, msg, len);
+    if (op->kind == IBEX_WIN_OP_GACC || op->kind == IBEX_WIN_OP_ACC)
+        return op_start_fop(win, op, msg, len);
+    return op_start(win, op, msg, len);
+}
+
 /* The shared mapping's short cases, the put / get inline (a tail call to the general path or
- * Compare_and_swap's otherwise, so nothing is kept across it), the network direct path's in
- * its own frame. */
+ * the atomics' short paths otherwise, so nothing is kept across it), the network direct
+ * path's in its own frame. */
 int ibex_win_op_start(ibex_win_t *win, ibex_win_op_t *op, char *msg, size_t len)
 {
     if (!win->direct)
@@ -867,8 +971,7 @@ int ibex_win_op_start(ibex_win_t *win, ibex_win_op_t *op, char *msg, size_t len)
     size_t bytes;
     int64_t off;
     if (!fast_ok(win, op, &bytes, &off))
-        return op->kind == IBEX_WIN_OP_CAS ? op_start_cas(win, op, msg, len)
-                                           : op_start(win, op, msg, len);
+        return op_start_other(win, op, msg, len);
     char *tp = (char *)win->seg + win->seg_offs[op->target] + off + op->tdt->true_lb;
     char *o = (char *)op->origin + op->odt->true_lb;
     if (op->kind == IBEX_WIN_OP_PUT)

@@ -36,6 +36,11 @@ run_case 3 win_walk IBEX_WIN_DIRECT=0 IBEX_WIN_AM_POLL=0 IBEX_EAGER_LIMIT=1k
 run_case 2 win_cas
 run_case 3 win_cas
 run_case 3 win_cas IBEX_WIN_DIRECT=0 MT_WIN_AM=1
+# Fetch_and_op and one-element Accumulate: ticket counter, every op against a reference, mixed
+# with Compare_and_swap, errors; the short path by ibex_win_short_fop / _acc (none on AM)
+run_case 2 win_fop
+run_case 3 win_fop
+run_case 3 win_fop IBEX_WIN_DIRECT=0 MT_WIN_AM=1
 # faked nodes: Win_create's allgather on a communicator spanning them (it once hung there)
 run_case 3 win_sync IBEX_WIN_DIRECT=0 MT_WIN_AM=1 IBEX_COLL_NODE_SIZE=2
 run_case 3 win_ops IBEX_WIN_DIRECT=0 IBEX_EAGER_LIMIT=1k

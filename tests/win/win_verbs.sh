@@ -36,6 +36,8 @@ run_case 2 win_suites $V IBEX_WIN_DIRECT=0 IBEX_WIN_RDMA=0
 run_case 3 win_walk $V IBEX_WIN_DIRECT=0 IBEX_WIN_RDMA=0 IBEX_WIN_AM_POLL=0 IBEX_EAGER_LIMIT=1k
 # Compare_and_swap by remote atomics (8-byte) and the accumulate lock (MPI_INT): no short path
 run_case 3 win_cas $V IBEX_WIN_DIRECT=0 MT_WIN_RDMA=1
+# Fetch_and_op / Accumulate by remote atomics (8-byte) and the accumulate lock (MPI_INT)
+run_case 3 win_fop $V IBEX_WIN_DIRECT=0 MT_WIN_RDMA=1
 [ -n "$full" ] && run_case 2 win_rdma $V IBEX_WIN_DIRECT=0 IBEX_WIN_RDMA=0
 # the default: windows on one node need no transport for their data
 run_case 2 win_sync $V

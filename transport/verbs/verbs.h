@@ -125,9 +125,10 @@ typedef struct verbs_rcache {
     verbs_rcache_stats_t st;
     /* Hot slots: the last registrations looked up, each holding a reference, searched by the
      * owner thread without the lock (verbs_mr.c). A memory hook that invalidates one raises
-     * hot_stale; the next lookup under the lock lets it go. */
+     * hot_stale; the next lookup under the lock lets it go. hot_last: the slot of the last hot
+     * hit, tried first (a loop on one buffer finds it there whatever its slot). */
     ibex_tl_mem_t *hot[VERBS_RCACHE_HOT_MAX];
-    unsigned nhot, hot_next;
+    unsigned nhot, hot_next, hot_last;
     int hot_stale;
     unsigned long hot_hits;
 } verbs_rcache_t;
@@ -253,7 +254,23 @@ void ibex_verbs_ep_established(ibex_tl_ep_t *ep);
 /* A peer's address (published, or carried by its handshake): size, magic, common link layer. */
 ibex_status_t ibex_verbs_addr_check(ibex_tl_t *tl, int peer, const void *addr, size_t len);
 ibex_status_t ibex_verbs_addr_pack(ibex_tl_t *tl, void *buf, size_t *len_p);
-ibex_tl_ep_t *ibex_verbs_ep_by_qpn(ibex_tl_t *tl, uint32_t qpn);
+/* The endpoint of a local QP number (NULL: none of ours), by the open-addressing map: inline,
+ * since every send completion asks it. */
+static inline uint32_t ibex_verbs_qpn_hash(uint32_t qpn)
+{
+    return qpn * 2654435761u;
+}
+
+static inline ibex_tl_ep_t *ibex_verbs_ep_by_qpn(ibex_tl_t *tl, uint32_t qpn)
+{
+    uint32_t i = ibex_verbs_qpn_hash(qpn) & tl->qpn_mask;
+    while (tl->qpn_map[i]) {
+        if (tl->qpn_keys[i] == qpn)
+            return &tl->eps[tl->qpn_map[i] - 1];
+        i = (i + 1) & tl->qpn_mask;
+    }
+    return NULL;
+}
 ibex_status_t ibex_verbs_ep_create(ibex_tl_t *tl, int peer, const void *addr, size_t addr_len,
                                    ibex_tl_ep_t **ep_p);
 void ibex_verbs_ep_destroy(ibex_tl_ep_t *ep);

@@ -13,29 +13,13 @@
 #include "verbs.h"
 #include "verbs_wire.h"
 
-static uint32_t qpn_hash(uint32_t qpn)
-{
-    return qpn * 2654435761u;
-}
-
 static void qpn_map_add(ibex_tl_t *tl, uint32_t qpn, int peer)
 {
-    uint32_t i = qpn_hash(qpn) & tl->qpn_mask;
+    uint32_t i = ibex_verbs_qpn_hash(qpn) & tl->qpn_mask;
     while (tl->qpn_map[i])
         i = (i + 1) & tl->qpn_mask;
     tl->qpn_keys[i] = qpn;
     tl->qpn_map[i] = (uint32_t)peer + 1;
-}
-
-ibex_tl_ep_t *ibex_verbs_ep_by_qpn(ibex_tl_t *tl, uint32_t qpn)
-{
-    uint32_t i = qpn_hash(qpn) & tl->qpn_mask;
-    while (tl->qpn_map[i]) {
-        if (tl->qpn_keys[i] == qpn)
-            return &tl->eps[tl->qpn_map[i] - 1];
-        i = (i + 1) & tl->qpn_mask;
-    }
-    return NULL;
 }
 
 static struct ibv_qp *qp_create(ibex_tl_t *tl, uint32_t *inline_p)

@@ -300,20 +300,30 @@ static void hot_add(verbs_rcache_t *rc, ibex_tl_mem_t *m)
     rc->hot[i] = m;
 }
 
-/* The owner's lookup without the lock: a hot entry covering [a, end) that no hook invalidated. */
+static inline bool hot_covers(const ibex_tl_mem_t *m, uintptr_t a, uintptr_t end)
+{
+    return m && m->start <= a && end <= m->end && __atomic_load_n(&m->cached, __ATOMIC_ACQUIRE);
+}
+
+/* The owner's lookup without the lock: a hot entry covering [a, end) that no hook invalidated,
+ * the last hit's slot first (slots past nhot stay NULL). */
 static ibex_tl_mem_t *hot_find(verbs_rcache_t *rc, uintptr_t a, uintptr_t end)
 {
     if (__atomic_load_n(&rc->hot_stale, __ATOMIC_RELAXED))
         return NULL;
-    for (unsigned i = 0; i < rc->nhot; i++) {
-        ibex_tl_mem_t *m = rc->hot[i];
-        if (m && m->start <= a && end <= m->end && __atomic_load_n(&m->cached, __ATOMIC_ACQUIRE)) {
-            ref_add(m, 1);
-            rc->hot_hits++;
-            return m;
-        }
+    ibex_tl_mem_t *m = rc->hot[rc->hot_last];
+    if (!hot_covers(m, a, end)) {
+        unsigned i = 0;
+        while (i < rc->nhot && !hot_covers(rc->hot[i], a, end))
+            i++;
+        if (i == rc->nhot)
+            return NULL;
+        m = rc->hot[i];
+        rc->hot_last = i;
     }
-    return NULL;
+    ref_add(m, 1);
+    rc->hot_hits++;
+    return m;
 }
 
 /* The lookup under the lock (and the registration of a miss), out of line: a hot hit saves no

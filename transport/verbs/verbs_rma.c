@@ -184,7 +184,8 @@ void ibex_verbs_rma_free_all(ibex_tl_t *tl)
     tl->rma_nfree = 0;
 }
 
-static void rma_finish(ibex_tl_ep_t *ep, verbs_rma_req_t *req)
+/* Inline: in the completion of every transfer (ibex_verbs_rma_done). */
+static inline __attribute__((always_inline)) void rma_finish(ibex_tl_ep_t *ep, verbs_rma_req_t *req)
 {
     ibex_tl_t *tl = ep->tl;
     if (req->own_mem)

@@ -3,7 +3,8 @@
  * Unit tests of the registration cache (transport/verbs/verbs_mr.c) and its memory hooks
  * (verbs_memhooks.c): hits, sub-range hits, LRU eviction under the size limit, in-use entries
  * never evicted, invalidation by munmap, MPI_Alloc_mem memory, the hot slots (a hit without the
- * lock, unmapped hot memory registered afresh, the size limit), a heap buffer from before the
+ * lock, unmapped hot memory registered afresh, lookups alternating over slots with the last
+ * hit's slot tried first, the size limit), a heap buffer from before the
  * transport opened freed and reused, and the policy tests (test_policy_*): what the hooks do with
  * and without verbs in IBEX_TRANSPORTS. One process with the transport open on softib
  * (test_verbs_mr.sh preloads it, with SOFTIB_STALE_CHECK=1).
@@ -242,6 +243,43 @@ static void test_hot_invalidated(void **state)
     ops->mem_dereg(tl, c);
     ops->mem_dereg(tl, b);
     munmap(q, len);
+}
+
+/* Lookups alternating over three hot buffers (each in its own slot; the last hit's slot is
+ * tried first) each find their own registration without a miss, and a range the last hit's
+ * entry does not cover is not answered by it. */
+static void test_hot_alternate(void **state)
+{
+    ibex_tl_t *tl = *state;
+    verbs_rcache_t *rc = &tl->rcache;
+    if (rc->nhot < 3)
+        skip();
+    char *buf = aligned_alloc(PG, 6 * PG);
+    ibex_tl_mem_t *e[3], *m;
+    for (int i = 0; i < 3; i++) { /* buffers 2 pages apart: entries never merge */
+        assert_int_equal(ops->mem_reg(tl, buf + i * 2 * PG, PG, &e[i]), IBEX_OK);
+        ops->mem_dereg(tl, e[i]);
+        assert_true(e[i]->hot);
+    }
+    unsigned long misses = stats(tl).misses, hits = stats(tl).hits;
+    for (int k = 0; k < 30; k++) {
+        int i = k % 5 == 4 ? (k - 1) % 3 : k % 3; /* 0 1 2 0 then 0 again ... */
+        assert_int_equal(ops->mem_reg(tl, buf + i * 2 * PG + 8 * (k % 4), 64, &m), IBEX_OK);
+        assert_ptr_equal(m, e[i]);
+        ops->mem_dereg(tl, m);
+    }
+    assert_int_equal(stats(tl).misses, misses);
+    assert_int_equal(stats(tl).hits, hits + 30);
+    /* right after a hit on entry 0, a range past its end: not entry 0, a miss */
+    assert_int_equal(ops->mem_reg(tl, buf + 10, 64, &m), IBEX_OK);
+    assert_ptr_equal(m, e[0]);
+    ops->mem_dereg(tl, m);
+    assert_int_equal(ops->mem_reg(tl, buf + PG - 8, 16, &m), IBEX_OK);
+    assert_ptr_not_equal(m, e[0]);
+    assert_true(m->start <= (uintptr_t)buf + PG - 8 && (uintptr_t)buf + PG + 8 <= m->end);
+    assert_int_equal(stats(tl).misses, misses + 1);
+    ops->mem_dereg(tl, m);
+    free(buf);
 }
 
 /* Hot entries count towards the size limit: beyond it they are let go like unused ones. */
@@ -489,6 +527,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_mem_alloc, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hot_without_lock, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hot_invalidated, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hot_alternate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hot_limit, setup, teardown),
         cmocka_unit_test(test_info),
         cmocka_unit_test(test_reuse_before_open),
