@@ -35,9 +35,13 @@
  * above, spread over the ranks that run.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "coll_shm.h"
+#include "ibex_blocked_rec.h"
 #include "ibex_datatype.h"
+#include "ibex_engine_stats.h"
+#include "ibex_log.h"
 
 static ibex_status_t collect_inline(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
                                     size_t bytes)
@@ -213,6 +217,7 @@ ibex_status_t ibex_coll_alltoall_shm(const ibex_coll_args_t *a)
     ibex_coll_shm_arrive(seg, g);
     st = copy_own(seg, a, tmp);
     if (inline_) {
+        seg->tiny_gen = g; /* the short path's note (coll_shm.h): it does what this does */
         ibex_status_t cst = collect_inline(seg, g, a, bytes);
         seg->all_seen = g;
         return st != IBEX_OK ? st : cst;
@@ -228,4 +233,52 @@ ibex_status_t ibex_coll_alltoall_shm(const ibex_coll_args_t *a)
     ibex_coll_shm_wait(&seg->count[seg->rank].nread, seg->nread_want);
     free(tmp);
     return st != IBEX_OK ? st : cst;
+}
+
+/* ---- the short path of MPI_Alltoall (coll_shm.h: ibex_coll_short_t) ----
+ * Blocks of at most IBEX_COLL_SHM_TINY bytes of one predefined contiguous type on both sides,
+ * on a communicator where the table gave that block size to this algorithm and it went
+ * inline: the same steps (claim, the p blocks into this rank's slot, arrive, the own block
+ * copied, block `rank` of every other slot in shift order as its flag appears), so ranks on
+ * either path meet (a rank may pass other types of the same signature). MPI_IN_PLACE, other
+ * counts or types, NULL or aliased buffers and bad handles go the general way. */
+static void tiny_run(ibex_coll_shm_t *seg, const ibex_coll_short_t *sp, ibex_comm_t *c,
+                     const char *sbuf, char *rbuf, size_t bytes)
+{
+    ibex_trace(COLL, "alltoall %s: %d ranks, %zu bytes (short path)", sp->algo->name, c->size,
+               bytes);
+    ibex_engine_stats.coll_algo[IBEX_COLL_ALLTOALL] = sp->algo; /* as ibex_coll_run does */
+    ibex_engine_stats.coll_short[IBEX_COLL_SHORT_ALLTOALL]++;
+    ibex_blk_coll_enter(sp->algo->name, c);
+    uint64_t g = ibex_coll_shm_begin(seg);
+    int p = seg->size, me = seg->rank;
+    size_t total = bytes * (size_t)p;
+    if (g >= 3 && seg->all_seen < g - 1)
+        ibex_coll_shm_claim(seg, g);
+    memcpy(ibex_coll_shm_slot(seg, me, g, total), sbuf, total);
+    ibex_coll_shm_arrive(seg, g);
+    ibex_coll_tiny_copy(rbuf + (size_t)me * bytes, sbuf + (size_t)me * bytes, bytes);
+    for (int i = 1; i < p; i++) {
+        int src = me + i < p ? me + i : me + i - p;
+        ibex_coll_shm_wait(&seg->ctl[src].arrive, g);
+        const char *slot = ibex_coll_shm_slot(seg, src, g, total);
+        ibex_coll_tiny_copy(rbuf + (size_t)src * bytes, slot + (size_t)me * bytes, bytes);
+    }
+    seg->all_seen = g;
+    ibex_blk_coll_leave();
+}
+
+bool ibex_coll_alltoall_tiny(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                             MPI_Datatype rdt, MPI_Comm comm)
+{
+    ibex_comm_t *c = NULL;
+    ibex_coll_short_t *sp = ibex_coll_short_enter(comm, IBEX_COLL_SHORT_ALLTOALL, &c);
+    if (!sp || sdt != rdt || scount != rcount || (rdt != sp->dt && !ibex_coll_short_type(sp, rdt)))
+        return false;
+    size_t bytes = (size_t)rcount * sp->dsize;
+    if (rcount <= 0 || bytes > IBEX_COLL_SHM_TINY || !((sp->sizes >> bytes) & 1u) || !rbuf ||
+        rbuf == MPI_IN_PLACE || !sbuf || sbuf == MPI_IN_PLACE || sbuf == rbuf)
+        return false;
+    tiny_run(c->coll_shm, sp, c, sbuf, rbuf, bytes);
+    return true;
 }

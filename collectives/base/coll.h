@@ -184,12 +184,15 @@ ibex_status_t ibex_coll_barrier_shm_fanin(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_reduce_scatter_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_reduce_scatter_block_shm(const ibex_coll_args_t *args);
 ibex_status_t ibex_coll_allreduce_shm(const ibex_coll_args_t *args);
-/* The short paths of MPI_Allreduce (allreduce_shm.c) and MPI_Bcast (bcast_shm.c), coll_shm.h:
+/* The short paths of MPI_Allreduce (allreduce_shm.c), MPI_Bcast (bcast_shm.c) and
+ * MPI_Alltoall (alltoall_shm.c), coll_shm.h:
  * true when they ran the call (they cannot fail); false: nothing was done, run the general
  * path. ibex_coll_shm_short_note: ibex_coll_run tells them what the table chose. */
 bool ibex_coll_allreduce_tiny(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                               MPI_Comm comm);
 bool ibex_coll_bcast_tiny(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
+bool ibex_coll_alltoall_tiny(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                             MPI_Datatype rdt, MPI_Comm comm);
 void ibex_coll_shm_short_note(const ibex_coll_args_t *args, const ibex_coll_algo_t *algo,
                               size_t bytes, uint64_t g0);
 ibex_status_t ibex_coll_gather_shm(const ibex_coll_args_t *args);

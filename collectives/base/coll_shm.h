@@ -97,12 +97,18 @@ typedef struct ibex_coll_shm_count {
  * (process_vm_readv), whichever got to it first (alltoall_shm.c). Only grows, as the work block. */
 
 /* The short path of a blocking collective (MPI_Allreduce: allreduce_shm.c, MPI_Bcast:
- * bcast_shm.c), called first by its MPI entry: at most IBEX_COLL_SHM_TINY bytes of a predefined
+ * bcast_shm.c, MPI_Alltoall: alltoall_shm.c), called first by its MPI entry: at most
+ * IBEX_COLL_SHM_TINY bytes (Alltoall: per block) of a predefined
  * contiguous type (and op), on a communicator where the table gave that size to the collective's
  * shared-memory algorithm and that algorithm went through the tiny slots. The table stays the
  * one place that chooses: ibex_coll_run notes each size (ibex_coll_shm_short_note), and every
  * ibex_coll_force moves the selection epoch, which forgets the notes. */
-enum { IBEX_COLL_SHORT_ALLREDUCE, IBEX_COLL_SHORT_BCAST, IBEX_COLL_SHORT_KINDS };
+enum {
+    IBEX_COLL_SHORT_ALLREDUCE,
+    IBEX_COLL_SHORT_BCAST,
+    IBEX_COLL_SHORT_ALLTOALL,
+    IBEX_COLL_SHORT_KINDS
+};
 typedef struct ibex_coll_short {
     uint32_t sizes;               /* bit b: b bytes were noted (b <= IBEX_COLL_SHM_TINY) */
     unsigned epoch;               /* the selection epoch of the notes */

@@ -103,6 +103,9 @@ static const ibex_pvar_desc_t pvars[] = {
     {"ibex_bcast_short", IBEX_PVAR_COUNTER, COUNTER(coll_short[1]),
      "MPI_Bcast calls run by its short path (at most 24 bytes of a predefined type, on a "
      "communicator within one node)"},
+    {"ibex_alltoall_short", IBEX_PVAR_COUNTER, COUNTER(coll_short[2]),
+     "MPI_Alltoall calls run by its short path (blocks of at most 24 bytes of one predefined "
+     "type, on a communicator within one node)"},
     /* hosts area */
     {"ibex_eps_offnode", IBEX_PVAR_COUNTER, COUNTER(eps_offnode),
      "endpoints connected to ranks on other nodes (node ids from the launcher, PMIx)"},

@@ -36,9 +36,9 @@ typedef struct ibex_engine_stats {
     /* per collective kind (collectives/base/coll.h): the algorithm (an ibex_coll_algo_t)
      * the last blocking call ran, NULL before the first; set in coll_select.c */
     const void *coll_algo[IBEX_STATS_MAX_COLL];
-    /* of them, MPI_Allreduce and MPI_Bcast calls run by their short paths (IBEX_COLL_SHORT_*,
-     * collectives/base/coll_shm.h) */
-    unsigned long long coll_short[2];
+    /* of them, MPI_Allreduce, MPI_Bcast and MPI_Alltoall calls run by their short paths
+     * (IBEX_COLL_SHORT_*, collectives/base/coll_shm.h) */
+    unsigned long long coll_short[3];
     /* hosts area: endpoints connected to peers on another node (node ids from PMIx), and those
      * of them over a transport whose data moves by CPU copies (shared memory): must stay 0 */
     unsigned long long eps_offnode, eps_offnode_cpu_copy;

@@ -52,6 +52,8 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     IBEX_ENTER_FAST(Alltoall);
+    if (ibex_coll_alltoall_tiny(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+        return MPI_SUCCESS;
     ibex_coll_args_t a = {.sbuf = sendbuf,
                           .scount = sendcount,
                           .sdt = sendtype,

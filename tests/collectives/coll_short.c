@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The short paths of MPI_Allreduce and MPI_Bcast (collectives/allreduce_shm.c, bcast_shm.c;
+ * The short paths of MPI_Allreduce, MPI_Bcast and MPI_Alltoall (collectives/allreduce_shm.c,
+ * bcast_shm.c, alltoall_shm.c;
  * collectives/base/coll_shm.h): a predefined op on at most 24 bytes of a predefined type, on a
  * communicator the table gave that size's inline shared-memory algorithm. Allreduce, checked
  * against references computed here:
@@ -21,6 +22,9 @@
  * communicators, which path ran, forced algorithms and bad arguments the same way, and ranks
  * on the short path and ranks on the general one in the same call (MPI_INT x 2 on some, a
  * contiguous type of two ints on the others: the same signature) meet.
+ * Alltoall: every block size 1-40 bytes of every type on the three communicators, which path
+ * ran, ranks with a derived receive type (the general path) beside the short one, forced
+ * algorithms and bad arguments.
  * Where the table does not choose the shared-memory Allreduce (one rank, no shared memory among
  * the transports) the short path must never run. Prints "coll_short: ok".
  */
@@ -474,6 +478,119 @@ static void t_bcast_forced_errors(MPI_Comm comm)
     CHECK_OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_ARE_FATAL));
 }
 
+/* Alltoall of count elements of t per block, checked; returns how many times its short path
+ * ran. Block j of rank r is input(r * 16 + j, i). */
+static unsigned long long one_alltoall(MPI_Comm comm, tkind_t t, int count, bool derived_recv)
+{
+    int rank, p;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    size_t bytes = (size_t)count * size_of(t), total = bytes * (size_t)p;
+    unsigned char *sb = malloc(total + 1), *rb = malloc(total + 1);
+    CHECK(sb && rb);
+    memset(rb, 0x5a, total + 1);
+    for (int j = 0; j < p; j++)
+        for (int i = 0; i < count; i++)
+            put(sb + (size_t)j * bytes, t, i, input(rank * 16 + j, i, 0));
+    MPI_Datatype rdt = mpi_of(t), blk = MPI_DATATYPE_NULL;
+    int rcount = count;
+    if (derived_recv) { /* the same signature through a contiguous type of the whole block */
+        CHECK_OK(MPI_Type_contiguous(count, mpi_of(t), &blk));
+        CHECK_OK(MPI_Type_commit(&blk));
+        rdt = blk;
+        rcount = 1;
+    }
+    unsigned long long before = ibex_engine_stats.coll_short[IBEX_COLL_SHORT_ALLTOALL];
+    CHECK_OK(MPI_Alltoall(sb, count, mpi_of(t), rb, rcount, rdt, comm));
+    for (int j = 0; j < p; j++)
+        for (int i = 0; i < count; i++)
+            CHECK(get(rb + (size_t)j * bytes, t, i) == input(j * 16 + rank, i, 0));
+    CHECK(rb[total] == 0x5a);
+    if (blk != MPI_DATATYPE_NULL)
+        MPI_Type_free(&blk);
+    free(sb);
+    free(rb);
+    return ibex_engine_stats.coll_short[IBEX_COLL_SHORT_ALLTOALL] - before;
+}
+
+static bool alltoall_shm_chosen(MPI_Comm comm)
+{
+    int p;
+    MPI_Comm_size(comm, &p);
+    int *s = calloc((size_t)p, sizeof(int)), *r = calloc((size_t)p, sizeof(int));
+    CHECK(s && r);
+    CHECK_OK(MPI_Alltoall(s, 1, MPI_INT, r, 1, MPI_INT, comm));
+    free(s);
+    free(r);
+    const ibex_coll_algo_t *a = ibex_engine_stats.coll_algo[IBEX_COLL_ALLTOALL];
+    return a && strcmp(a->name, "shmem") == 0;
+}
+
+/* Every type and block size to 40 bytes, twice (the first round teaches the sizes), and ranks
+ * on the general path (a derived receive type on odd ranks) beside the short one. */
+static void t_alltoall(MPI_Comm comm)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    bool shm = alltoall_shm_chosen(comm);
+    for (int round = 0; round < 3; round++)
+        for (int t = 0; t < T_COUNT; t++)
+            for (int count = 1; (size_t)count * size_of((tkind_t)t) <= 40; count++) {
+                size_t bytes = (size_t)count * size_of((tkind_t)t);
+                bool derived = round == 2 && rank % 2;
+                unsigned long long n = one_alltoall(comm, (tkind_t)t, count, derived);
+                if (bytes > IBEX_COLL_SHM_TINY || !shm || derived)
+                    CHECK(n == 0);
+                else if (round >= 1)
+                    CHECK(n == 1);
+            }
+}
+
+/* Alltoall: a forced algorithm stops the short path; bad arguments keep their classes. */
+static void t_alltoall_forced_errors(MPI_Comm comm)
+{
+    int p;
+    MPI_Comm_size(comm, &p);
+    const unsigned long long *n = &ibex_engine_stats.coll_short[IBEX_COLL_SHORT_ALLTOALL];
+    for (int k = 0; k < 2; k++)
+        one_alltoall(comm, T_INT, 1, false);
+    CHECK(ibex_coll_force(IBEX_COLL_ALLTOALL, "pairwise") == IBEX_OK);
+    unsigned long long n0 = *n;
+    for (int k = 0; k < 3; k++) {
+        CHECK(one_alltoall(comm, T_INT, 1, false) == 0);
+        const ibex_coll_algo_t *a = ibex_engine_stats.coll_algo[IBEX_COLL_ALLTOALL];
+        CHECK(a && strcmp(a->name, "pairwise") == 0);
+    }
+    CHECK(*n == n0);
+    CHECK(ibex_coll_force(IBEX_COLL_ALLTOALL, "auto") == IBEX_OK);
+    for (int k = 0; k < 3; k++)
+        one_alltoall(comm, T_INT, 1, false);
+    CHECK(*n == n0 + 2);
+    CHECK_OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+    int *s = calloc((size_t)p, sizeof(int)), *r = calloc((size_t)p, sizeof(int));
+    CHECK(s && r);
+    struct {
+        const void *s;
+        void *r;
+        int count;
+        MPI_Datatype dt;
+        int cls;
+    } bad[] = {
+        {s, r, -1, MPI_INT, MPI_ERR_COUNT},    {s, r, 1, MPI_DATATYPE_NULL, MPI_ERR_TYPE},
+        {NULL, r, 1, MPI_INT, MPI_ERR_BUFFER}, {s, NULL, 1, MPI_INT, MPI_ERR_BUFFER},
+        {r, r, 1, MPI_INT, MPI_ERR_BUFFER},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        unsigned long long before = *n;
+        int rc = MPI_Alltoall(bad[i].s, bad[i].count, bad[i].dt, bad[i].r, bad[i].count, bad[i].dt,
+                              comm);
+        check_bad(rc, bad[i].cls, "alltoall", i, n, before);
+    }
+    free(s);
+    free(r);
+    CHECK_OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_ARE_FATAL));
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -490,7 +607,10 @@ int main(int argc, char **argv)
         t_general(comms[c]);
         t_mixed(comms[c]);
         t_bcast(comms[c]);
+        t_alltoall(comms[c]);
     }
+    if (alltoall_shm_chosen(rev))
+        t_alltoall_forced_errors(rev);
     if (bcast_shm_chosen(rev))
         t_bcast_forced_errors(rev);
     if (shm_chosen(rev))
