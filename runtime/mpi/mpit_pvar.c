@@ -7,7 +7,7 @@
  * ibex_coll_algo_at's order (the names IBEX_COLL_<KIND> takes), then "none": the algorithm
  * the last blocking collective of that kind ran in this process; then the windows' counters
  * (runtime/win/ibex_win.h: ibex_win_direct_replies, ibex_win_reply_steps, ibex_win_short_cas,
- * ibex_win_short_fop, ibex_win_short_acc).
+ * ibex_win_short_fop, ibex_win_short_acc, ibex_win_short_rcas, ibex_win_short_rfop).
  *
  * - Levels and sizes (queue lengths, buffered bytes, live requests) and the high-water mark
  *   are continuous and read-only: they always show the library's current value, cannot be
@@ -133,6 +133,12 @@ static const ibex_pvar_desc_t win_pvars[] = {
     {"ibex_win_short_acc", IBEX_PVAR_COUNTER, WIN_COUNTER(short_acc),
      "one-element Accumulates this process did on a shared mapping's short path (as "
      "ibex_win_short_fop, no result)"},
+    {"ibex_win_short_rcas", IBEX_PVAR_COUNTER, WIN_COUNTER(short_rcas),
+     "Compare_and_swaps this process did on the network direct path's short path (an 8-byte "
+     "aligned element: one remote compare-and-swap)"},
+    {"ibex_win_short_rfop", IBEX_PVAR_COUNTER, WIN_COUNTER(short_rfop),
+     "Fetch_and_ops (SUM on an 8-byte integer, NO_OP) on the network direct path's short path "
+     "(one remote fetch-and-add)"},
 };
 #define WIN_PVARS ((int)(sizeof(win_pvars) / sizeof(win_pvars[0])))
 

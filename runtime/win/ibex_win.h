@@ -164,9 +164,12 @@ typedef struct ibex_win {
  * the walks over those still in flight visited (amortised: about one per reply; a walk per
  * request, quadratic in the replies in flight, shows as many per reply); the Compare_and_swaps
  * this origin did on the shared mapping's short path (win_rma.c), and the Fetch_and_ops
- * (one-element Get_accumulates) and one-element Accumulates it did there. Plain increments. */
+ * (one-element Get_accumulates) and one-element Accumulates it did there; the
+ * Compare_and_swaps and Fetch_and_ops it did on the network direct path's short path (one
+ * remote atomic posted, short_rcas / short_rfop). Plain increments. */
 typedef struct ibex_win_stats {
     unsigned long long direct_replies, reply_steps, short_cas, short_fop, short_acc;
+    unsigned long long short_rcas, short_rfop;
 } ibex_win_stats_t;
 extern ibex_win_stats_t ibex_win_stats;
 
@@ -282,6 +285,14 @@ bool ibex_win_rdma_copy(ibex_win_t *win, const ibex_win_op_t *op, const struct w
  * msg (len bytes). */
 int ibex_win_rdma_short(ibex_win_t *win, const ibex_win_op_t *op, uint64_t off, size_t bytes,
                         char *msg, size_t len);
+/* The short path's one remote atomic (win_rma.c checked the rest: a created or allocated
+ * window, the type (and op) of one 8-byte element, the epoch, the range): a compare-and-swap
+ * (cas) or fetch-and-add (the origin's value, or 0 for NO_OP) of the 8 bytes at offset off of
+ * the target's part, the old value written into op->result by its completion. -1 when that
+ * element is off an 8-byte boundary at the target (the general way); else MPI_SUCCESS or an
+ * error class with its message in msg (len bytes). */
+int ibex_win_rdma_atomic_short(ibex_win_t *win, const ibex_win_op_t *op, uint64_t off, bool cas,
+                               char *msg, size_t len);
 /* ACC / GACC / CAS served by 8-byte atomics: every one on a dense 8-byte basic type (the same
  * rule for remote atomics and CPU atomics on the shared mapping). Per element: fetch-and-add
  * when ibex_win_elem_fadd (SUM on integers, NO_OP), else compare-and-swap (a loop computing

@@ -560,6 +560,45 @@ int ibex_win_rdma_short(ibex_win_t *win, const ibex_win_op_t *op, uint64_t off, 
     return MPI_ERR_OTHER;
 }
 
+/* The short path's remote atomic: what elem_remote posts for this one element in the general
+ * way (CAS: compare-and-swap of the compare value for the origin's; SUM on an integer:
+ * fetch-and-add of the origin's value; NO_OP: fetch-and-add of 0), so the window keeps its one
+ * atomicity domain, but not waited for: the device writes the old value into the result
+ * buffer (its window's registration, else the transport's cache) when it completes, and
+ * flush / unlock / fence wait for it as for a Get. An element off its 8-byte boundary takes
+ * the general way (the accumulate lock): -1. */
+int ibex_win_rdma_atomic_short(ibex_win_t *win, const ibex_win_op_t *op, uint64_t off, bool cas,
+                               char *msg, size_t len)
+{
+    int t = op->target;
+    uint64_t remote = win->rkeys[t].base + off;
+    if (remote & 7u)
+        return -1;
+    rdma_req_t *r = rdma_req_short(win, t, op->user_req);
+    if (!r) {
+        snprintf(msg, len, "out of memory");
+        return MPI_ERR_NO_MEM;
+    }
+    ibex_tl_atomic_t a = {.op = cas ? IBEX_TL_ATOMIC_CSWAP : IBEX_TL_ATOMIC_FADD,
+                          .result = op->result,
+                          .result_mem = own_window_mem(win, op->result, 8),
+                          .remote = remote,
+                          .rkey = win->rkeys[t].key,
+                          .comp = &r->comp};
+    if (cas) {
+        memcpy(&a.operand, op->compare, 8);
+        memcpy(&a.swap, op->origin, 8);
+    } else if (op->op_handle != MPI_NO_OP) {
+        memcpy(&a.operand, op->origin, 8);
+    }
+    ibex_status_t st = rdma_started(win, r, ibex_rma_atomic(win->rma, t, &a));
+    if (st == IBEX_OK)
+        return MPI_SUCCESS;
+    ibex_error(CORE, "window: cannot start a remote atomic at rank %d: %s", t, ibex_status_str(st));
+    snprintf(msg, len, "remote atomic at rank %d failed", t);
+    return MPI_ERR_OTHER;
+}
+
 /* A contiguous target: one WRITE / READ from the origin's buffer (its window's registration
  * when it lies in this rank's window memory, else registered through the transport's cache) or
  * from a bounce buffer; a non-contiguous one: a WRITE / READ per run. */

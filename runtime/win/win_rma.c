@@ -786,15 +786,20 @@ sync_error:
     return MPI_ERR_RMA_SYNC;
 }
 
-/* Off the shared mapping: the network direct path's short case, one WRITE / READ of a
- * created or allocated window, else the general path; both tail calls (no frame kept). */
+static int op_start_ratomic(ibex_win_t *win, ibex_win_op_t *op, char *msg, size_t len);
+
+/* Off the shared mapping: the network direct path's short cases, one WRITE / READ of a
+ * created or allocated window, or one remote atomic (op_start_ratomic), else the general
+ * path; all tail calls (no frame kept). */
 static __attribute__((noinline)) int op_start_rdma(ibex_win_t *win, ibex_win_op_t *op, char *msg,
                                                    size_t len)
 {
     size_t bytes;
     int64_t off;
-    if (!win->rdma || win->flavor == MPI_WIN_FLAVOR_DYNAMIC || !fast_ok(win, op, &bytes, &off))
+    if (!win->rdma || win->flavor == MPI_WIN_FLAVOR_DYNAMIC)
         return op_start(win, op, msg, len);
+    if (!fast_ok(win, op, &bytes, &off))
+        return op_start_ratomic(win, op, msg, len);
     win->fence_ops = true; /* as before the transfer's start, failed or not */
     return ibex_win_rdma_short(win, op, (uint64_t)off, bytes, msg, len);
 }
@@ -948,6 +953,44 @@ static __attribute__((noinline)) int op_start_fop(ibex_win_t *win, ibex_win_op_t
     if (op->user_req)
         ibex_req_complete(op->user_req, IBEX_OK);
     return MPI_SUCCESS;
+}
+
+/* Compare_and_swap's and Fetch_and_op's (a one-element Get_accumulate's) short case on the
+ * network direct path of a created or allocated window: an accepted 8-byte type
+ * (cas_type_ok) or (type, op) pair (fop_type_ok) that the general path sends as one remote
+ * atomic (ibex_win_rdma_acc's elem_remote: CAS a compare-and-swap; SUM on an integer
+ * (FOP_FADD) and NO_OP (FOP_LOAD) a fetch-and-add; REPLACE and the other ops are a
+ * compare-and-swap loop there and go that way), on an element in range in an open fence,
+ * lock or lock_all epoch, with no active-message request in flight to the target (which the
+ * general path flushes first). ibex_win_rdma_atomic_short tests the target's alignment
+ * (misaligned: the accumulate lock, the general way) and posts the atomic; its old value
+ * reaches the result at completion (flush waits for it). Anything else, and every error, goes
+ * the general way unchanged. */
+static __attribute__((noinline)) int op_start_ratomic(ibex_win_t *win, ibex_win_op_t *op, char *msg,
+                                                      size_t len)
+{
+    int t = op->target;
+    bool cas = op->kind == IBEX_WIN_OP_CAS;
+    if (t == MPI_PROC_NULL ||
+        !(cas ? cas_type_ok(win, op, msg, len)
+              : op->kind == IBEX_WIN_OP_GACC && fop_type_ok(win, op, msg, len) &&
+                    (win->fop_seen.how == FOP_FADD || win->fop_seen.how == FOP_LOAD)))
+        return op_start(win, op, msg, len);
+    int64_t off = (int64_t)op->disp * win->disp_units[t];
+    if (off < 0 || (uint64_t)off + 8 > (uint64_t)win->sizes[t] || win->touched[t] ||
+        (!(win->epoch & (IBEX_WIN_EPOCH_FENCE | IBEX_WIN_EPOCH_LOCK_ALL)) && !win->locked[t]))
+        return op_start(win, op, msg, len);
+    int rc = ibex_win_rdma_atomic_short(win, op, (uint64_t)off, cas, msg, len);
+    if (rc < 0)
+        return op_start(win, op, msg, len);
+    if (rc == MPI_SUCCESS) { /* fence_ops as the general path's op_rdma sets it */
+        win->fence_ops = true;
+        if (cas)
+            ibex_win_stats.short_rcas++;
+        else
+            ibex_win_stats.short_rfop++;
+    }
+    return rc;
 }
 
 /* The short paths off put / get on the shared mapping: Compare_and_swap's, and Fetch_and_op's

@@ -7,8 +7,10 @@
  *   every bit of the word used, under Win_lock_all + flush, Win_lock + flush and fence;
  * - a contended CAS spin lock at rank 0 guards a critical section counter read with MPI_Get
  *   and written with MPI_Put (not atomic): its final value is exact;
- * - on one word of rank 0, every rank mixes CAS increment loops and Fetch_and_op SUM of the
- *   same type (the standard's atomicity: same op or CAS, same basic type): the final value is
+ * - on one word of rank 0, every rank mixes CAS increment loops, Fetch_and_op SUM and
+ *   Accumulate SUM of the same type (the standard's atomicity: same op or CAS, same basic
+ *   type; the Accumulates take the general path everywhere but the shared mapping): the
+ *   final value is
  *   exact; for MPI_INT every rank also adds to the int beside it, which must not be touched
  *   by the 4-byte CAS;
  * - an 8-byte element off its 8-byte boundary, and the last 8 bytes of the window;
@@ -20,11 +22,19 @@
  * aligned one in an epoch and in range on a window on the shared mapping (allocate and
  * allocate_shared when every rank is on one node, unless MT_WIN_AM or MT_WIN_RDMA says the
  * library was told IBEX_WIN_DIRECT=0), none for MPI_INT, unaligned elements, MPI_PROC_NULL,
- * errors or Win_create memory.
+ * errors or Win_create memory. With MT_WIN_RDMA (IBEX_WIN_DIRECT=0, the network direct path)
+ * ibex_win_short_rcas counts likewise the CASes of the network direct path's short path on
+ * allocate and create windows (one remote compare-and-swap each): every 8-byte aligned one
+ * in an epoch and in range, so the spin lock and the mixed words run on it, mixed there with
+ * the general path's one-element Accumulate SUM on the same word; with MT_SOFTIB
+ * softib's counters show one atomic per CAS of the spin lock, one READ per Get and one WRITE
+ * per Put.
  */
+#include <dlfcn.h>
 #include <stdbool.h>
 
 #include "mpitest.h"
+#include "softib_counters.h"
 
 #define WIN_BYTES   132 /* 16 words and 4 bytes: the last 8 bytes are off the boundary */
 #define OFF_LOCK    0   /* the spin lock (MPI_INT64_T) at rank 0 */
@@ -49,53 +59,78 @@ static ty_t types[4];
 static int rank, size;
 static bool on_map;     /* windows of allocate / allocate_shared are on the shared mapping */
 static bool win_mapped; /* the current window is */
+static bool on_rdma;    /* allocate / create windows are on the network direct path */
+static bool win_rdma;   /* the current window is */
+static softib_counters_get_fn counters; /* MT_SOFTIB: softib's (softib_counters.h) */
 static const char *win_name;
 
-/* ---- ibex_win_short_cas ---- */
+/* ---- ibex_win_short_cas, ibex_win_short_rcas ---- */
+
+enum { K_CAS, K_RCAS, NK };
 
 static struct {
     MPI_T_pvar_session s;
-    MPI_T_pvar_handle h;
+    MPI_T_pvar_handle h[NK];
     bool on;
-    unsigned long long base, want; /* the count at the section's start; the short CASes since */
+    /* the counts at the section's start; the short CASes since */
+    unsigned long long base, want, rbase, rwant;
 } sc;
 
-static unsigned long long short_read(void)
+static unsigned long long count_read(int k)
 {
     unsigned long long v = 0;
     if (sc.on)
-        CHECK_RC(MPI_T_pvar_read(sc.s, sc.h, &v));
+        CHECK_RC(MPI_T_pvar_read(sc.s, sc.h[k], &v));
     return v;
+}
+
+static unsigned long long short_read(void)
+{
+    return count_read(K_CAS);
 }
 
 static void short_start(void)
 {
-    int idx = mt_pvar_index("ibex_win_short_cas"), count;
-    sc.on = idx >= 0;
+    int idx[NK] = {mt_pvar_index("ibex_win_short_cas"), mt_pvar_index("ibex_win_short_rcas")};
+    int count;
+    sc.on = idx[K_CAS] >= 0 && idx[K_RCAS] >= 0;
     if (!sc.on)
         return;
     CHECK_RC(MPI_T_pvar_session_create(&sc.s));
-    CHECK_RC(MPI_T_pvar_handle_alloc(sc.s, idx, NULL, &sc.h, &count));
-    CHECK(count == 1);
-    CHECK_RC(MPI_T_pvar_start(sc.s, sc.h));
+    for (int k = 0; k < NK; k++) {
+        CHECK_RC(MPI_T_pvar_handle_alloc(sc.s, idx[k], NULL, &sc.h[k], &count));
+        CHECK(count == 1);
+        CHECK_RC(MPI_T_pvar_start(sc.s, sc.h[k]));
+    }
 }
 
 static void section(void)
 {
     sc.base = short_read();
-    sc.want = 0;
+    sc.rbase = count_read(K_RCAS);
+    sc.want = sc.rwant = 0;
 }
 
-/* The CASes of this rank since section() that took the short path: exactly those expected. */
+/* The CASes of this rank since section() that took either short path: exactly those
+ * expected. */
 static void short_check(const char *what)
 {
     if (!sc.on)
         return;
-    unsigned long long got = short_read() - sc.base;
-    if (got != sc.want)
-        fprintf(stderr, "rank %d %s %s: %llu short-path CASes, expected %llu\n", rank, win_name,
-                what, got, sc.want);
+    unsigned long long got = short_read() - sc.base, rgot = count_read(K_RCAS) - sc.rbase;
+    if (got != sc.want || rgot != sc.rwant)
+        fprintf(stderr,
+                "rank %d %s %s: %llu short-path CASes, expected %llu; %llu on the network "
+                "direct path's, expected %llu\n",
+                rank, win_name, what, got, sc.want, rgot, sc.rwant);
     CHECK(got == sc.want);
+    CHECK(rgot == sc.rwant);
+}
+
+static void snap(struct softib_counters *c)
+{
+    if (counters)
+        counters(c);
 }
 
 /* ---- typed values: the low t->bytes bytes of a uint64_t ---- */
@@ -135,6 +170,12 @@ static bool will_short(const ty_t *t, int target, MPI_Aint disp)
            disp + 8 <= WIN_BYTES;
 }
 
+static bool will_rshort(const ty_t *t, int target, MPI_Aint disp)
+{
+    return win_rdma && target != MPI_PROC_NULL && t->bytes == 8 && disp % 8 == 0 && disp >= 0 &&
+           disp + 8 <= WIN_BYTES;
+}
+
 /* One CAS, counted when it should take the short path (the caller has an epoch open); the
  * result (valid after the epoch's flush or fence) in *res. */
 static int cas_rc(MPI_Win win, const ty_t *t, uint64_t value, uint64_t compare, uint64_t *res,
@@ -146,6 +187,8 @@ static int cas_rc(MPI_Win win, const ty_t *t, uint64_t value, uint64_t compare, 
     int rc = MPI_Compare_and_swap(o, c, res, t->dt, target, disp, win);
     if (rc == MPI_SUCCESS && will_short(t, target, disp))
         sc.want++;
+    if (rc == MPI_SUCCESS && will_rshort(t, target, disp))
+        sc.rwant++;
     return rc;
 }
 
@@ -242,9 +285,13 @@ static void spin_lock(MPI_Win win)
         CHECK_RC(MPI_Win_flush(0, win));
     }
     MPI_Barrier(MPI_COMM_WORLD);
+    struct softib_counters c0 = {0}, c1 = {0};
+    uint64_t ncas = 0;
+    snap(&c0);
     for (int i = 0; i < LOCK_ITERS; i++) {
-        while (cas_flush(win, t, (uint64_t)rank + 1, 0, 0, OFF_LOCK) != 0)
+        for (ncas++; cas_flush(win, t, (uint64_t)rank + 1, 0, 0, OFF_LOCK) != 0; ncas++)
             ;
+        ncas++; /* the release */
         CHECK_RC(MPI_Get(&c, 1, MPI_INT64_T, 0, OFF_COUNT, 1, MPI_INT64_T, win));
         CHECK_RC(MPI_Win_flush(0, win));
         c++;
@@ -252,6 +299,20 @@ static void spin_lock(MPI_Win win)
         CHECK_RC(MPI_Win_flush(0, win));
         /* the release finds this rank's mark: nobody else held the lock meanwhile */
         CHECK(cas_flush(win, t, 0, (uint64_t)rank + 1, 0, OFF_LOCK) == (uint64_t)rank + 1);
+    }
+    snap(&c1);
+    if (counters && win_rdma) { /* one compare-and-swap per CAS, a READ per Get, a WRITE per Put */
+        if (c1.atomic - c0.atomic != ncas || c1.rdma_read - c0.rdma_read != LOCK_ITERS ||
+            c1.rdma_write - c0.rdma_write != LOCK_ITERS)
+            fprintf(stderr,
+                    "rank %d %s spin lock: %llu atomics for %llu CASes, %llu READs, %llu "
+                    "WRITEs for %d\n",
+                    rank, win_name, (unsigned long long)(c1.atomic - c0.atomic),
+                    (unsigned long long)ncas, (unsigned long long)(c1.rdma_read - c0.rdma_read),
+                    (unsigned long long)(c1.rdma_write - c0.rdma_write), LOCK_ITERS);
+        CHECK(c1.atomic - c0.atomic == ncas);
+        CHECK(c1.rdma_read - c0.rdma_read == LOCK_ITERS);
+        CHECK(c1.rdma_write - c0.rdma_write == LOCK_ITERS);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK_RC(MPI_Get(&c, 1, MPI_INT64_T, 0, OFF_COUNT, 1, MPI_INT64_T, win));
@@ -262,8 +323,8 @@ static void spin_lock(MPI_Win win)
     short_check("spin lock");
 }
 
-/* Every rank adds rank + 1 MIX_OPS times to one word of rank 0, alternately by a CAS loop and
- * by Fetch_and_op SUM; for MPI_INT also 1 to the int beside it by Fetch_and_op. */
+/* Every rank adds rank + 1 MIX_OPS times to one word of rank 0, in turn by Fetch_and_op SUM, a
+ * CAS loop and Accumulate SUM; for MPI_INT also 1 to the int beside it by Fetch_and_op. */
 static void mixed(MPI_Win win, const ty_t *t, uint64_t start)
 {
     bool is_int = t->bytes != 8;
@@ -279,8 +340,13 @@ static void mixed(MPI_Win win, const ty_t *t, uint64_t start)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     for (int i = 0; i < ops; i++) {
-        if ((i + rank) % 2 == 0) {
+        if ((i + rank) % 3 == 0) {
             fop_flush(win, t, inc, MPI_SUM, 0, disp);
+        } else if ((i + rank) % 3 == 1) {
+            unsigned char o[8];
+            put_val(t, o, inc);
+            CHECK_RC(MPI_Accumulate(o, 1, t->dt, 0, disp, 1, t->dt, MPI_SUM, win));
+            CHECK_RC(MPI_Win_flush(0, win));
         } else {
             uint64_t got;
             while ((got = cas_flush(win, t, (guess + inc) & m, guess, 0, disp)) != guess)
@@ -351,9 +417,10 @@ static void errors(MPI_Win win)
     short_check("errors");
 }
 
-static void run(MPI_Win win, bool mapped, const char *name)
+static void run(MPI_Win win, bool mapped, bool rdma, const char *name)
 {
     win_mapped = mapped && on_map;
+    win_rdma = rdma && on_rdma;
     win_name = name;
     old_values(win);
     spin_lock(win);
@@ -390,28 +457,36 @@ int main(int argc, char **argv)
     bool node = shared_node();
     /* MT_WIN_AM / MT_WIN_RDMA: the library was told IBEX_WIN_DIRECT=0 */
     on_map = node && !getenv("MT_WIN_AM") && !getenv("MT_WIN_RDMA");
+    on_rdma = getenv("MT_WIN_RDMA") != NULL;
+    if (on_rdma && getenv("MT_SOFTIB")) {
+        counters = (softib_counters_get_fn)dlsym(RTLD_DEFAULT, "softib_counters_get");
+        CHECK(counters); /* the script preloaded softib */
+    }
     short_start();
     void *base;
     MPI_Win win;
     CHECK_RC(MPI_Win_allocate(WIN_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
-    run(win, true, "allocate");
+    run(win, true, true, "allocate");
     CHECK_RC(MPI_Win_free(&win));
     if (node) {
         CHECK_RC(MPI_Win_allocate_shared(WIN_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
-        run(win, true, "allocate_shared");
+        run(win, true, false, "allocate_shared");
         CHECK_RC(MPI_Win_free(&win));
     }
     void *mem = calloc(1, WIN_BYTES);
     CHECK(mem);
     CHECK_RC(MPI_Win_create(mem, WIN_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
-    run(win, false, "create");
+    run(win, false, true, "create");
     CHECK_RC(MPI_Win_free(&win));
     free(mem);
     if (sc.on) {
-        unsigned long long n = short_read();
+        unsigned long long n = short_read(), r = count_read(K_RCAS);
         if (rank == 0)
-            printf("win_cas: rank 0 took the short path for %llu CASes\n", n);
-        MPI_T_pvar_handle_free(sc.s, &sc.h);
+            printf("win_cas: rank 0 took the short path for %llu CASes, the network direct "
+                   "path's for %llu\n",
+                   n, r);
+        for (int k = 0; k < NK; k++)
+            MPI_T_pvar_handle_free(sc.s, &sc.h[k]);
         MPI_T_pvar_session_free(&sc.s);
     }
     mt_done("win_cas");

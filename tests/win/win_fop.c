@@ -24,11 +24,20 @@
  * one in an epoch and in range on a window on the shared mapping (allocate and
  * allocate_shared when every rank is on one node, unless MT_WIN_AM or MT_WIN_RDMA says the
  * library was told IBEX_WIN_DIRECT=0), none for MPI_INT, unaligned elements, MPI_PROC_NULL,
- * errors or Win_create memory.
+ * errors or Win_create memory. With MT_WIN_RDMA (IBEX_WIN_DIRECT=0, the network direct path)
+ * ibex_win_short_rfop counts likewise the Fetch_and_ops (and one-element Get_accumulates) of
+ * the network direct path's short path on allocate and create windows: exactly the 8-byte
+ * aligned ones of MPI_SUM on an integer or of MPI_NO_OP (one remote fetch-and-add; REPLACE and
+ * the other ops, a compare-and-swap loop there, and every Accumulate go the general way), so
+ * the mixed section runs the short path's fetch-and-adds, the general path's Accumulate SUM
+ * and the short path's CAS on one word; with MT_SOFTIB softib's counters show one atomic per
+ * ticket (the ticket loop posts nothing else, and no READ or WRITE).
  */
+#include <dlfcn.h>
 #include <stdbool.h>
 
 #include "mpitest.h"
+#include "softib_counters.h"
 
 #define WIN_BYTES   132 /* 16 words and 4 bytes: the last 8 bytes are off the boundary */
 #define OFF_TICKET  0   /* the ticket counter at rank 0 */
@@ -46,22 +55,25 @@
 #define MIX_OPS_MAP 1000
 #define SENTINEL    0xa5a5a5a5a5a5a5a5ull
 
-enum { K_FOP, K_ACC }; /* the two counters */
+enum { K_FOP, K_ACC, K_RFOP, NK }; /* the counters */
 
 typedef enum { T_I64, T_U64, T_DBL } tk_t;
 
 static int rank, size;
 static bool on_map;     /* windows of allocate / allocate_shared are on the shared mapping */
 static bool win_mapped; /* the current window is */
+static bool on_rdma;    /* allocate / create windows are on the network direct path */
+static bool win_rdma;   /* the current window is */
+static softib_counters_get_fn counters; /* MT_SOFTIB: softib's (softib_counters.h) */
 static const char *win_name;
 
 /* ---- ibex_win_short_fop / ibex_win_short_acc ---- */
 
 static struct {
     MPI_T_pvar_session s;
-    MPI_T_pvar_handle h[2];
+    MPI_T_pvar_handle h[NK];
     bool on;
-    unsigned long long base[2], want[2]; /* the counts at the section's start; expected since */
+    unsigned long long base[NK], want[NK]; /* the counts at the section's start; expected since */
 } sc;
 
 static unsigned long long short_read(int k)
@@ -74,13 +86,16 @@ static unsigned long long short_read(int k)
 
 static void short_start(void)
 {
-    static const char *names[2] = {"ibex_win_short_fop", "ibex_win_short_acc"};
-    int idx[2] = {mt_pvar_index(names[0]), mt_pvar_index(names[1])}, count;
-    sc.on = idx[0] >= 0 && idx[1] >= 0;
+    static const char *names[NK] = {"ibex_win_short_fop", "ibex_win_short_acc",
+                                    "ibex_win_short_rfop"};
+    int idx[NK], count;
+    sc.on = true;
+    for (int k = 0; k < NK; k++)
+        sc.on = (idx[k] = mt_pvar_index(names[k])) >= 0 && sc.on;
     if (!sc.on)
         return;
     CHECK_RC(MPI_T_pvar_session_create(&sc.s));
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < NK; k++) {
         CHECK_RC(MPI_T_pvar_handle_alloc(sc.s, idx[k], NULL, &sc.h[k], &count));
         CHECK(count == 1);
         CHECK_RC(MPI_T_pvar_start(sc.s, sc.h[k]));
@@ -89,7 +104,7 @@ static void short_start(void)
 
 static void section(void)
 {
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < NK; k++) {
         sc.base[k] = short_read(k);
         sc.want[k] = 0;
     }
@@ -98,11 +113,12 @@ static void section(void)
 /* The operations of this rank since section() that took the short path: exactly those. */
 static void short_check(const char *what)
 {
-    for (int k = 0; sc.on && k < 2; k++) {
+    static const char *what_k[NK] = {"Fetch_and_ops", "Accumulates", "remote Fetch_and_ops"};
+    for (int k = 0; sc.on && k < NK; k++) {
         unsigned long long got = short_read(k) - sc.base[k];
         if (got != sc.want[k])
             fprintf(stderr, "rank %d %s %s: %llu short-path %s, expected %llu\n", rank, win_name,
-                    what, got, k == K_FOP ? "Fetch_and_ops" : "Accumulates", sc.want[k]);
+                    what, got, what_k[k], sc.want[k]);
         CHECK(got == sc.want[k]);
     }
 }
@@ -111,6 +127,16 @@ static bool will_short(int bytes, int target, MPI_Aint disp)
 {
     return win_mapped && target != MPI_PROC_NULL && bytes == 8 && disp % 8 == 0 && disp >= 0 &&
            disp + 8 <= WIN_BYTES;
+}
+
+/* The network direct path's short path: what the general path sends as one fetch-and-add */
+static bool will_rshort(MPI_Datatype dt, MPI_Op op, int target, MPI_Aint disp)
+{
+    bool fadd = op == MPI_NO_OP || (op == MPI_SUM && (dt == MPI_INT64_T || dt == MPI_UINT64_T));
+    int bytes;
+    MPI_Type_size(dt, &bytes);
+    return win_rdma && fadd && target != MPI_PROC_NULL && bytes == 8 && disp % 8 == 0 &&
+           disp >= 0 && disp + 8 <= WIN_BYTES;
 }
 
 /* ---- the operations, counted when they should take the short path (an epoch is open) ---- */
@@ -123,6 +149,8 @@ static int fop_rc(MPI_Win win, MPI_Datatype dt, const void *in, void *res, MPI_O
     int rc = MPI_Fetch_and_op(in, res, dt, target, disp, op, win);
     if (rc == MPI_SUCCESS && will_short(bytes, target, disp))
         sc.want[K_FOP]++;
+    if (rc == MPI_SUCCESS && will_rshort(dt, op, target, disp))
+        sc.want[K_RFOP]++;
     return rc;
 }
 
@@ -132,6 +160,8 @@ static int gacc_rc(MPI_Win win, MPI_Datatype dt, const void *in, void *res, MPI_
     int rc = MPI_Get_accumulate(in, 1, dt, res, 1, dt, target, disp, 1, dt, op, win);
     if (rc == MPI_SUCCESS && will_short(8, target, disp))
         sc.want[K_FOP]++;
+    if (rc == MPI_SUCCESS && will_rshort(dt, op, target, disp))
+        sc.want[K_RFOP]++;
     return rc;
 }
 
@@ -241,10 +271,24 @@ static void tickets(MPI_Win win)
     if (rank == 0)
         fop8(win, MPI_UINT64_T, start, MPI_REPLACE, 0, OFF_TICKET);
     MPI_Barrier(MPI_COMM_WORLD);
+    struct softib_counters c0 = {0}, c1 = {0};
+    if (counters)
+        counters(&c0);
     for (int i = 0; i < n; i++) {
         mine[i] = fop8(win, MPI_UINT64_T, 1, MPI_SUM, 0, OFF_TICKET);
         CHECK(mine[i] >= start && mine[i] < start + (uint64_t)n * size);
         CHECK(i == 0 || mine[i] > mine[i - 1]); /* each flushed before the next */
+    }
+    if (counters && win_rdma) { /* one remote fetch-and-add per ticket */
+        counters(&c1);
+        if (c1.atomic - c0.atomic != (uint64_t)n || c1.rdma_read != c0.rdma_read ||
+            c1.rdma_write != c0.rdma_write)
+            fprintf(stderr, "rank %d %s tickets: %llu atomics, %llu READs, %llu WRITEs for %d\n",
+                    rank, win_name, (unsigned long long)(c1.atomic - c0.atomic),
+                    (unsigned long long)(c1.rdma_read - c0.rdma_read),
+                    (unsigned long long)(c1.rdma_write - c0.rdma_write), n);
+        CHECK(c1.atomic - c0.atomic == (uint64_t)n);
+        CHECK(c1.rdma_read == c0.rdma_read && c1.rdma_write == c0.rdma_write);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK(read8(win, MPI_UINT64_T, 0, OFF_TICKET) == start + (uint64_t)n * size);
@@ -494,9 +538,10 @@ static void errors(MPI_Win win)
     short_check("errors");
 }
 
-static void run(MPI_Win win, bool mapped, const char *name)
+static void run(MPI_Win win, bool mapped, bool rdma, const char *name)
 {
     win_mapped = mapped && on_map;
+    win_rdma = rdma && on_rdma;
     win_name = name;
     tickets(win);
     ops(win);
@@ -525,30 +570,35 @@ int main(int argc, char **argv)
     bool node = shared_node();
     /* MT_WIN_AM / MT_WIN_RDMA: the library was told IBEX_WIN_DIRECT=0 */
     on_map = node && !getenv("MT_WIN_AM") && !getenv("MT_WIN_RDMA");
+    on_rdma = getenv("MT_WIN_RDMA") != NULL;
+    if (on_rdma && getenv("MT_SOFTIB")) {
+        counters = (softib_counters_get_fn)dlsym(RTLD_DEFAULT, "softib_counters_get");
+        CHECK(counters); /* the script preloaded softib */
+    }
     short_start();
     void *base;
     MPI_Win win;
     CHECK_RC(MPI_Win_allocate(WIN_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
-    run(win, true, "allocate");
+    run(win, true, true, "allocate");
     CHECK_RC(MPI_Win_free(&win));
     if (node) {
         CHECK_RC(MPI_Win_allocate_shared(WIN_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
-        run(win, true, "allocate_shared");
+        run(win, true, false, "allocate_shared");
         CHECK_RC(MPI_Win_free(&win));
     }
     void *mem = calloc(1, WIN_BYTES);
     CHECK(mem);
     CHECK_RC(MPI_Win_create(mem, WIN_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
-    run(win, false, "create");
+    run(win, false, true, "create");
     CHECK_RC(MPI_Win_free(&win));
     free(mem);
     if (sc.on) {
-        unsigned long long f = short_read(K_FOP), a = short_read(K_ACC);
+        unsigned long long f = short_read(K_FOP), a = short_read(K_ACC), r = short_read(K_RFOP);
         if (rank == 0)
             printf("win_fop: rank 0 took the short path for %llu Fetch_and_ops and %llu "
-                   "Accumulates\n",
-                   f, a);
-        for (int k = 0; k < 2; k++)
+                   "Accumulates, the network direct path's for %llu Fetch_and_ops\n",
+                   f, a, r);
+        for (int k = 0; k < NK; k++)
             MPI_T_pvar_handle_free(sc.s, &sc.h[k]);
         MPI_T_pvar_session_free(&sc.s);
     }

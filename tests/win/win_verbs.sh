@@ -34,10 +34,14 @@ done
 run_case 2 win_suites $V IBEX_WIN_DIRECT=0 IBEX_WIN_RDMA=0
 # manyget's walk by counts over verbs (active messages: the replies are rendezvous READs)
 run_case 3 win_walk $V IBEX_WIN_DIRECT=0 IBEX_WIN_RDMA=0 IBEX_WIN_AM_POLL=0 IBEX_EAGER_LIMIT=1k
-# Compare_and_swap by remote atomics (8-byte) and the accumulate lock (MPI_INT): no short path
-run_case 3 win_cas $V IBEX_WIN_DIRECT=0 MT_WIN_RDMA=1
-# Fetch_and_op / Accumulate by remote atomics (8-byte) and the accumulate lock (MPI_INT)
-run_case 3 win_fop $V IBEX_WIN_DIRECT=0 MT_WIN_RDMA=1
+# Compare_and_swap by remote atomics (8-byte: the short path's one compare-and-swap,
+# ibex_win_short_rcas, mixed with the general path's Accumulate on one word) and the
+# accumulate lock (MPI_INT); softib's counters: one atomic per CAS of the spin lock
+run_case 3 win_cas $V IBEX_WIN_DIRECT=0 MT_WIN_RDMA=1 MT_SOFTIB=1
+# Fetch_and_op / Accumulate by remote atomics (8-byte SUM on integers and NO_OP: the short
+# path's one fetch-and-add, ibex_win_short_rfop; the other ops the general path's loops) and
+# the accumulate lock (MPI_INT); softib's counters: one atomic per ticket
+run_case 3 win_fop $V IBEX_WIN_DIRECT=0 MT_WIN_RDMA=1 MT_SOFTIB=1
 [ -n "$full" ] && run_case 2 win_rdma $V IBEX_WIN_DIRECT=0 IBEX_WIN_RDMA=0
 # the default: windows on one node need no transport for their data
 run_case 2 win_sync $V

@@ -372,12 +372,69 @@ ibex_status_t ibex_verbs_put(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc)
     return rma_start(ep, desc, false);
 }
 
+/* The latency-bound atomic (a window's Compare_and_swap / Fetch_and_op short path): as
+ * rma_one, nothing queued before it and room in the queues (an atomic takes a read slot of
+ * the responder), its request gets the fields completion reads and its one work request is
+ * posted from the template at once. The template's rdma fields share a union with these:
+ * rma_one sets its own each time. False: nothing done, the general way. */
+static bool atomic_one(ibex_tl_ep_t *ep, const ibex_tl_atomic_t *desc, enum ibv_wr_opcode opcode)
+{
+    ibex_tl_t *tl = ep->tl;
+    if (ep->rma_head || ep->sq_avail < 2 || tl->cq_room < 1 || ep->rd_out >= ep->rd_max ||
+        !tl->rma_free)
+        return false;
+    ibex_tl_mem_t *mem = desc->result_mem, *own = NULL;
+    if (!mem) {
+        if (ibex_verbs_rcache_get(&tl->rcache, desc->result, 8, &own) != IBEX_OK)
+            return false;
+        mem = own;
+    }
+    verbs_rma_req_t *req = tl->rma_free, *next = req->next;
+    uint32_t rkey;
+    memcpy(&rkey, desc->rkey, sizeof(rkey));
+    req->comp = desc->comp; /* what completion reads, as rma_one, and the error's name */
+    req->len = req->off = 8;
+    req->own_mem = own;
+    req->bounce = NULL;
+    req->frags_out = 1;
+    req->is_read = true;
+    req->atomic = opcode;
+    req->status = IBEX_OK;
+    struct ibv_sge *sge = &tl->one_sge;
+    struct ibv_send_wr *wr = &tl->one_wr;
+    *sge = (struct ibv_sge){(uintptr_t)desc->result, 8, mem->mr->lkey};
+    wr->wr_id = (uintptr_t)req | VERBS_WR_RMA;
+    wr->sg_list = sge;
+    wr->num_sge = 1;
+    wr->opcode = opcode;
+    wr->send_flags = 0;
+    wr->wr.atomic.remote_addr = desc->remote;
+    wr->wr.atomic.compare_add = desc->operand;
+    wr->wr.atomic.swap = desc->swap;
+    wr->wr.atomic.rkey = rkey;
+    if (ibex_verbs_post(ep, wr, true) != 0) { /* the general way posts again and fails it */
+        req->next = next;                     /* still the free list's head */
+        if (own)
+            ibex_verbs_rcache_put(&tl->rcache, own);
+        return false;
+    }
+    tl->rma_free = next; /* taken off the free list only now */
+    tl->rma_nfree--;
+    ep->rd_out++;
+    tl->rma_out++;
+    return true;
+}
+
 /* One atomic WR of 8 bytes into desc->result; its remote alignment and access are the
  * responder's to check (a misaligned address is a remote invalid request error). */
 ibex_status_t ibex_verbs_atomic(ibex_tl_ep_t *ep, const ibex_tl_atomic_t *desc)
 {
     if (ep->failed)
         return ep->fail_status;
+    enum ibv_wr_opcode opcode =
+        desc->op == IBEX_TL_ATOMIC_FADD ? IBV_WR_ATOMIC_FETCH_AND_ADD : IBV_WR_ATOMIC_CMP_AND_SWP;
+    if (atomic_one(ep, desc, opcode))
+        return IBEX_INPROGRESS;
     ibex_tl_rma_t rd = {.local = desc->result,
                         .len = 8,
                         .local_mem = desc->result_mem,
@@ -388,8 +445,7 @@ ibex_status_t ibex_verbs_atomic(ibex_tl_ep_t *ep, const ibex_tl_atomic_t *desc)
     verbs_rma_req_t *req = rma_req_new(ep, &rd, true, &st);
     if (!req)
         return st;
-    req->atomic =
-        desc->op == IBEX_TL_ATOMIC_FADD ? IBV_WR_ATOMIC_FETCH_AND_ADD : IBV_WR_ATOMIC_CMP_AND_SWP;
+    req->atomic = opcode;
     req->compare_add = desc->operand;
     req->swap = desc->swap;
     return rma_post(ep, req);
