@@ -30,11 +30,7 @@
  * softib's counters show one atomic per CAS of the spin lock, one READ per Get and one WRITE
  * per Put.
  */
-#include <dlfcn.h>
-#include <stdbool.h>
-
-#include "mpitest.h"
-#include "softib_counters.h"
+#include "win_short.h"
 
 #define WIN_BYTES   132 /* 16 words and 4 bytes: the last 8 bytes are off the boundary */
 #define OFF_LOCK    0   /* the spin lock (MPI_INT64_T) at rank 0 */
@@ -56,76 +52,10 @@ typedef struct {
 } ty_t;
 
 static ty_t types[4];
-static int rank, size;
-static bool on_map;     /* windows of allocate / allocate_shared are on the shared mapping */
-static bool win_mapped; /* the current window is */
-static bool on_rdma;    /* allocate / create windows are on the network direct path */
-static bool win_rdma;   /* the current window is */
-static softib_counters_get_fn counters; /* MT_SOFTIB: softib's (softib_counters.h) */
-static const char *win_name;
-
-/* ---- ibex_win_short_cas, ibex_win_short_rcas ---- */
-
+/* ibex_win_short_cas, ibex_win_short_rcas (win_short.h) */
 enum { K_CAS, K_RCAS, NK };
-
-static struct {
-    MPI_T_pvar_session s;
-    MPI_T_pvar_handle h[NK];
-    bool on;
-    /* the counts at the section's start; the short CASes since */
-    unsigned long long base, want, rbase, rwant;
-} sc;
-
-static unsigned long long count_read(int k)
-{
-    unsigned long long v = 0;
-    if (sc.on)
-        CHECK_RC(MPI_T_pvar_read(sc.s, sc.h[k], &v));
-    return v;
-}
-
-static unsigned long long short_read(void)
-{
-    return count_read(K_CAS);
-}
-
-static void short_start(void)
-{
-    int idx[NK] = {mt_pvar_index("ibex_win_short_cas"), mt_pvar_index("ibex_win_short_rcas")};
-    int count;
-    sc.on = idx[K_CAS] >= 0 && idx[K_RCAS] >= 0;
-    if (!sc.on)
-        return;
-    CHECK_RC(MPI_T_pvar_session_create(&sc.s));
-    for (int k = 0; k < NK; k++) {
-        CHECK_RC(MPI_T_pvar_handle_alloc(sc.s, idx[k], NULL, &sc.h[k], &count));
-        CHECK(count == 1);
-        CHECK_RC(MPI_T_pvar_start(sc.s, sc.h[k]));
-    }
-}
-
-static void section(void)
-{
-    sc.base = short_read();
-    sc.rbase = count_read(K_RCAS);
-    sc.want = sc.rwant = 0;
-}
-
-/* The CASes of this rank since section() that took either short path: exactly those
- * expected. */
-static void short_check(const char *what)
-{
-    if (!sc.on)
-        return;
-    unsigned long long got = short_read() - sc.base, rgot = count_read(K_RCAS) - sc.rbase;
-    if (got != sc.want || rgot != sc.rwant)
-        fprintf(stderr,
-                "rank %d %s %s: %llu short-path CASes, expected %llu; %llu on the network "
-                "direct path's, expected %llu\n",
-                rank, win_name, what, got, sc.want, rgot, sc.rwant);
-    CHECK(got == sc.want);
-    CHECK(rgot == sc.rwant);
-}
+static const char *const k_names[NK] = {"ibex_win_short_cas", "ibex_win_short_rcas"};
+static const char *const k_what[NK] = {"CASes", "CASes on the network direct path's"};
 
 static void snap(struct softib_counters *c)
 {
@@ -186,9 +116,9 @@ static int cas_rc(MPI_Win win, const ty_t *t, uint64_t value, uint64_t compare, 
     put_val(t, c, compare);
     int rc = MPI_Compare_and_swap(o, c, res, t->dt, target, disp, win);
     if (rc == MPI_SUCCESS && will_short(t, target, disp))
-        sc.want++;
+        sc.want[K_CAS]++;
     if (rc == MPI_SUCCESS && will_rshort(t, target, disp))
-        sc.rwant++;
+        sc.want[K_RCAS]++;
     return rc;
 }
 
@@ -252,7 +182,7 @@ static void old_values(MPI_Win win)
         MPI_Barrier(MPI_COMM_WORLD);
         short_check(t->name);
         if (t->bytes != 8 && sc.on) /* MPI_INT: never the short path */
-            CHECK(short_read() == sc.base);
+            CHECK(short_read(K_CAS) == sc.base[K_CAS]);
     }
     /* under fence: the results are there after the closing fence */
     const ty_t *t = &types[0];
@@ -369,7 +299,7 @@ static void mixed(MPI_Win win, const ty_t *t, uint64_t start)
     MPI_Barrier(MPI_COMM_WORLD);
     short_check(t->name);
     if (is_int && sc.on)
-        CHECK(short_read() == sc.base);
+        CHECK(short_read(K_CAS) == sc.base[K_CAS]);
 }
 
 /* MPI_PROC_NULL, no epoch, out of range: nothing changes, nothing takes the short path. */
@@ -419,9 +349,6 @@ static void errors(MPI_Win win)
 
 static void run(MPI_Win win, bool mapped, bool rdma, const char *name)
 {
-    win_mapped = mapped && on_map;
-    win_rdma = rdma && on_rdma;
-    win_name = name;
     old_values(win);
     spin_lock(win);
     mixed(win, &types[0], (uint64_t)-1000);
@@ -429,68 +356,15 @@ static void run(MPI_Win win, bool mapped, bool rdma, const char *name)
     mixed(win, &types[2], 1ull << 40);
     mixed(win, &types[3], (uint64_t)(uint32_t)-300);
     errors(win);
-    MPI_Barrier(MPI_COMM_WORLD);
-}
-
-static bool shared_node(void)
-{
-    MPI_Comm node;
-    int n;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_size(node, &n);
-    MPI_Comm_free(&node);
-    return n == size;
 }
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init(&argc, &argv);
-    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
     ty_t ts[4] = {{MPI_INT64_T, "MPI_INT64_T", 8},
                   {MPI_UINT64_T, "MPI_UINT64_T", 8},
                   {MPI_LONG, "MPI_LONG", (int)sizeof(long)},
                   {MPI_INT, "MPI_INT", (int)sizeof(int)}};
     memcpy(types, ts, sizeof(ts));
-    bool node = shared_node();
-    /* MT_WIN_AM / MT_WIN_RDMA: the library was told IBEX_WIN_DIRECT=0 */
-    on_map = node && !getenv("MT_WIN_AM") && !getenv("MT_WIN_RDMA");
-    on_rdma = getenv("MT_WIN_RDMA") != NULL;
-    if (on_rdma && getenv("MT_SOFTIB")) {
-        counters = (softib_counters_get_fn)dlsym(RTLD_DEFAULT, "softib_counters_get");
-        CHECK(counters); /* the script preloaded softib */
-    }
-    short_start();
-    void *base;
-    MPI_Win win;
-    CHECK_RC(MPI_Win_allocate(WIN_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
-    run(win, true, true, "allocate");
-    CHECK_RC(MPI_Win_free(&win));
-    if (node) {
-        CHECK_RC(MPI_Win_allocate_shared(WIN_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
-        run(win, true, false, "allocate_shared");
-        CHECK_RC(MPI_Win_free(&win));
-    }
-    void *mem = calloc(1, WIN_BYTES);
-    CHECK(mem);
-    CHECK_RC(MPI_Win_create(mem, WIN_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
-    run(win, false, true, "create");
-    CHECK_RC(MPI_Win_free(&win));
-    free(mem);
-    if (sc.on) {
-        unsigned long long n = short_read(), r = count_read(K_RCAS);
-        if (rank == 0)
-            printf("win_cas: rank 0 took the short path for %llu CASes, the network direct "
-                   "path's for %llu\n",
-                   n, r);
-        for (int k = 0; k < NK; k++)
-            MPI_T_pvar_handle_free(sc.s, &sc.h[k]);
-        MPI_T_pvar_session_free(&sc.s);
-    }
-    mt_done("win_cas");
-    MPI_T_finalize();
-    MPI_Finalize();
+    ws_main(&argc, &argv, "win_cas", k_names, k_what, NK, WIN_BYTES, run);
     return 0;
 }

@@ -33,11 +33,7 @@
  * and the short path's CAS on one word; with MT_SOFTIB softib's counters show one atomic per
  * ticket (the ticket loop posts nothing else, and no READ or WRITE).
  */
-#include <dlfcn.h>
-#include <stdbool.h>
-
-#include "mpitest.h"
-#include "softib_counters.h"
+#include "win_short.h"
 
 #define WIN_BYTES   132 /* 16 words and 4 bytes: the last 8 bytes are off the boundary */
 #define OFF_TICKET  0   /* the ticket counter at rank 0 */
@@ -59,69 +55,11 @@ enum { K_FOP, K_ACC, K_RFOP, NK }; /* the counters */
 
 typedef enum { T_I64, T_U64, T_DBL } tk_t;
 
-static int rank, size;
-static bool on_map;     /* windows of allocate / allocate_shared are on the shared mapping */
-static bool win_mapped; /* the current window is */
-static bool on_rdma;    /* allocate / create windows are on the network direct path */
-static bool win_rdma;   /* the current window is */
-static softib_counters_get_fn counters; /* MT_SOFTIB: softib's (softib_counters.h) */
-static const char *win_name;
-
-/* ---- ibex_win_short_fop / ibex_win_short_acc ---- */
-
-static struct {
-    MPI_T_pvar_session s;
-    MPI_T_pvar_handle h[NK];
-    bool on;
-    unsigned long long base[NK], want[NK]; /* the counts at the section's start; expected since */
-} sc;
-
-static unsigned long long short_read(int k)
-{
-    unsigned long long v = 0;
-    if (sc.on)
-        CHECK_RC(MPI_T_pvar_read(sc.s, sc.h[k], &v));
-    return v;
-}
-
-static void short_start(void)
-{
-    static const char *names[NK] = {"ibex_win_short_fop", "ibex_win_short_acc",
-                                    "ibex_win_short_rfop"};
-    int idx[NK], count;
-    sc.on = true;
-    for (int k = 0; k < NK; k++)
-        sc.on = (idx[k] = mt_pvar_index(names[k])) >= 0 && sc.on;
-    if (!sc.on)
-        return;
-    CHECK_RC(MPI_T_pvar_session_create(&sc.s));
-    for (int k = 0; k < NK; k++) {
-        CHECK_RC(MPI_T_pvar_handle_alloc(sc.s, idx[k], NULL, &sc.h[k], &count));
-        CHECK(count == 1);
-        CHECK_RC(MPI_T_pvar_start(sc.s, sc.h[k]));
-    }
-}
-
-static void section(void)
-{
-    for (int k = 0; k < NK; k++) {
-        sc.base[k] = short_read(k);
-        sc.want[k] = 0;
-    }
-}
-
-/* The operations of this rank since section() that took the short path: exactly those. */
-static void short_check(const char *what)
-{
-    static const char *what_k[NK] = {"Fetch_and_ops", "Accumulates", "remote Fetch_and_ops"};
-    for (int k = 0; sc.on && k < NK; k++) {
-        unsigned long long got = short_read(k) - sc.base[k];
-        if (got != sc.want[k])
-            fprintf(stderr, "rank %d %s %s: %llu short-path %s, expected %llu\n", rank, win_name,
-                    what, got, what_k[k], sc.want[k]);
-        CHECK(got == sc.want[k]);
-    }
-}
+/* ibex_win_short_fop, ibex_win_short_acc, ibex_win_short_rfop (win_short.h) */
+static const char *const k_names[NK] = {"ibex_win_short_fop", "ibex_win_short_acc",
+                                        "ibex_win_short_rfop"};
+static const char *const k_what[NK] = {"Fetch_and_ops", "Accumulates",
+                                       "Fetch_and_ops on the network direct path's"};
 
 static bool will_short(int bytes, int target, MPI_Aint disp)
 {
@@ -540,70 +478,14 @@ static void errors(MPI_Win win)
 
 static void run(MPI_Win win, bool mapped, bool rdma, const char *name)
 {
-    win_mapped = mapped && on_map;
-    win_rdma = rdma && on_rdma;
-    win_name = name;
     tickets(win);
     ops(win);
     mixed(win);
     errors(win);
-    MPI_Barrier(MPI_COMM_WORLD);
-}
-
-static bool shared_node(void)
-{
-    MPI_Comm node;
-    int n;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_size(node, &n);
-    MPI_Comm_free(&node);
-    return n == size;
 }
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init(&argc, &argv);
-    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    bool node = shared_node();
-    /* MT_WIN_AM / MT_WIN_RDMA: the library was told IBEX_WIN_DIRECT=0 */
-    on_map = node && !getenv("MT_WIN_AM") && !getenv("MT_WIN_RDMA");
-    on_rdma = getenv("MT_WIN_RDMA") != NULL;
-    if (on_rdma && getenv("MT_SOFTIB")) {
-        counters = (softib_counters_get_fn)dlsym(RTLD_DEFAULT, "softib_counters_get");
-        CHECK(counters); /* the script preloaded softib */
-    }
-    short_start();
-    void *base;
-    MPI_Win win;
-    CHECK_RC(MPI_Win_allocate(WIN_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
-    run(win, true, true, "allocate");
-    CHECK_RC(MPI_Win_free(&win));
-    if (node) {
-        CHECK_RC(MPI_Win_allocate_shared(WIN_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
-        run(win, true, false, "allocate_shared");
-        CHECK_RC(MPI_Win_free(&win));
-    }
-    void *mem = calloc(1, WIN_BYTES);
-    CHECK(mem);
-    CHECK_RC(MPI_Win_create(mem, WIN_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
-    run(win, false, true, "create");
-    CHECK_RC(MPI_Win_free(&win));
-    free(mem);
-    if (sc.on) {
-        unsigned long long f = short_read(K_FOP), a = short_read(K_ACC), r = short_read(K_RFOP);
-        if (rank == 0)
-            printf("win_fop: rank 0 took the short path for %llu Fetch_and_ops and %llu "
-                   "Accumulates, the network direct path's for %llu Fetch_and_ops\n",
-                   f, a, r);
-        for (int k = 0; k < NK; k++)
-            MPI_T_pvar_handle_free(sc.s, &sc.h[k]);
-        MPI_T_pvar_session_free(&sc.s);
-    }
-    mt_done("win_fop");
-    MPI_T_finalize();
-    MPI_Finalize();
+    ws_main(&argc, &argv, "win_fop", k_names, k_what, NK, WIN_BYTES, run);
     return 0;
 }
