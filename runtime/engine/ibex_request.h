@@ -257,6 +257,27 @@ static inline __attribute__((always_inline)) void ibex_req_release_inline(ibex_r
     req->pnext = ibex_req_free_list;
     ibex_req_free_list = req;
 }
+/* ibex_req_release_inline for a complete request found by its handle (ibex_req_from_handle of
+ * a handle other than IBEX_REQ_SENT): a pool request, not the shared completed send, so only
+ * the hooks and the datatype are tested (MPI_Waitall, issue 18). */
+static inline __attribute__((always_inline)) void ibex_req_release_found(ibex_req_t *req)
+{
+    if (__builtin_expect(req->on_release || req->ext || (req->dt && !req->dt->predefined), 0)) {
+        ibex_req_release(req);
+        return;
+    }
+    ibex_comm_release(req->comm);
+    __atomic_store_n(&req->handle, MPI_REQUEST_NULL, __ATOMIC_RELAXED);
+    req->pnext = ibex_req_free_list;
+    ibex_req_free_list = req;
+}
+/* MPI_REQUEST_NULL or IBEX_REQ_SENT (they are consecutive): one compare. */
+static inline bool ibex_req_null_or_sent(MPI_Request h)
+{
+    return (unsigned)h - (unsigned)MPI_REQUEST_NULL <= 1;
+}
+_Static_assert((unsigned)IBEX_REQ_SENT == (unsigned)MPI_REQUEST_NULL + 1,
+               "ibex_req_null_or_sent: the shared completed send follows MPI_REQUEST_NULL");
 /* The inactive persistent requests the program holds on comm (each keeps a reference to it:
  * MPI_Comm_disconnect does not wait for those). */
 int ibex_req_count_idle(const ibex_comm_t *comm);
