@@ -23,6 +23,9 @@ typedef struct ibex_match_entry {
     int tag; /* a tag, or MPI_ANY_TAG for a posted receive */
 } ibex_match_entry_t;
 
+/* A list's head has no predecessor and its prev is not read (it may name an entry taken
+ * since): taking the head writes only the head's line and the list, not the next entry's
+ * (the posted receive an eager message takes, issue 18). */
 typedef struct ibex_match_list {
     ibex_match_entry_t *head, *tail;
     size_t length;
@@ -62,10 +65,8 @@ static inline ibex_match_entry_t *ibex_match_take_posted_inline(ibex_match_queue
     ibex_match_entry_t *e = q->posted.head;
     if (!e || !ibex_match_fits(e->src, e->tag, src, tag))
         return e ? ibex_match_take_posted(q, src, tag) : NULL;
-    q->posted.head = e->next;
-    if (e->next)
-        e->next->prev = NULL;
-    else
+    q->posted.head = e->next; /* its prev is left: a head's is not read */
+    if (!e->next)
         q->posted.tail = NULL;
     q->posted.length--;
     e->next = e->prev = NULL;
