@@ -91,10 +91,11 @@ static inline ibex_status_t ibex_ep_tl_send(ibex_ep_t *ep, const void *hdr, size
 {
     ibex_tl_inst_t *tl = ep->tl;
     ibex_status_t st = tl->comp->ops.send(ep->tl_ep, hdr, hdr_len, payload, len);
-    if (tl->loopback && st == IBEX_OK)
+    if (__builtin_expect(st != IBEX_OK, 0))
+        return st;
+    if (tl->loopback)
         tl->queued++;
-    if (st == IBEX_OK) /* plain increments: the engine takes no locks */
-        tl->count->msgs++, tl->count->bytes += hdr_len + len;
+    tl->count->msgs++, tl->count->bytes += hdr_len + len; /* plain: the engine takes no locks */
     return st;
 }
 /* Sends a control message (queued behind pending ones when the transport is full). */

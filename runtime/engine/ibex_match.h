@@ -23,6 +23,9 @@ typedef struct ibex_match_entry {
     int tag; /* a tag, or MPI_ANY_TAG for a posted receive */
 } ibex_match_entry_t;
 
+/* A list's head has no predecessor and its prev is not read (it may name an entry taken
+ * since): taking the head writes only the head's line and the list, not the next entry's
+ * (the posted receive an eager message takes, issue 18). */
 typedef struct ibex_match_list {
     ibex_match_entry_t *head, *tail;
     size_t length;
@@ -52,6 +55,17 @@ static inline bool ibex_match_fits(int src, int tag, int msg_src, int msg_tag)
 {
     return (src == msg_src || src == MPI_ANY_SOURCE) && (tag == msg_tag || tag == MPI_ANY_TAG);
 }
+/* Takes the head of the posted queue (not empty), as ibex_match_take_posted_inline does when
+ * the head takes the message. */
+static inline void ibex_match_take_head(ibex_match_queue_t *q)
+{
+    ibex_match_entry_t *e = q->posted.head;
+    q->posted.head = e->next; /* its prev is left: a head's is not read */
+    if (!e->next)
+        q->posted.tail = NULL;
+    q->posted.length--;
+    e->next = e->prev = NULL;
+}
 /* First posted receive that takes message (src, tag); removed from the queue. */
 ibex_match_entry_t *ibex_match_take_posted(ibex_match_queue_t *q, int src, int tag);
 /* ibex_match_take_posted with its common case inline: the oldest posted receive takes the
@@ -62,13 +76,7 @@ static inline ibex_match_entry_t *ibex_match_take_posted_inline(ibex_match_queue
     ibex_match_entry_t *e = q->posted.head;
     if (!e || !ibex_match_fits(e->src, e->tag, src, tag))
         return e ? ibex_match_take_posted(q, src, tag) : NULL;
-    q->posted.head = e->next;
-    if (e->next)
-        e->next->prev = NULL;
-    else
-        q->posted.tail = NULL;
-    q->posted.length--;
-    e->next = e->prev = NULL;
+    ibex_match_take_head(q);
     return e;
 }
 /* First unexpected message that receive (src, tag) takes; removed if remove is true. */

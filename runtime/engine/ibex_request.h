@@ -125,27 +125,38 @@ static inline void ibex_status_empty(MPI_Status *st)
 enum { IBEX_REQ_LOCAL = -1 };
 extern long ibex_req_active_count IBEX_ENGINE_HIDDEN;
 extern ibex_req_t *ibex_req_free_list IBEX_ENGINE_HIDDEN; /* the pool's, through pnext */
-/* Everything ibex_req_take sets but the pool link (every caller sets the message fields). */
-static inline void ibex_req_head_init(ibex_req_t *req, ibex_req_kind_t kind)
+/* Everything ibex_req_take sets but the pool link, the match entry and in_posted (given): the
+ * error, the protocol state and the hooks zeroed as one run of bytes (IBEX_OK is 0), which gcc
+ * stores 16 at a time (field by field they were seven stores). */
+_Static_assert(IBEX_OK == 0 && offsetof(ibex_req_t, error) < offsetof(ibex_req_t, ep) &&
+                   offsetof(ibex_req_t, ep) < offsetof(ibex_req_t, seq) &&
+                   offsetof(ibex_req_t, seq) < offsetof(ibex_req_t, on_complete) &&
+                   offsetof(ibex_req_t, on_complete) < offsetof(ibex_req_t, hook_arg) &&
+                   offsetof(ibex_req_t, hook_arg) < offsetof(ibex_req_t, on_release) &&
+                   offsetof(ibex_req_t, on_release) < offsetof(ibex_req_t, ext) &&
+                   offsetof(ibex_req_t, ext) < offsetof(ibex_req_t, slot),
+               "ibex_req_head_init_common: error .. ext are one run before slot");
+static inline __attribute__((always_inline)) void
+ibex_req_head_init_common(ibex_req_t *req, ibex_req_kind_t kind, bool in_posted)
 {
-    req->match.next = req->match.prev = NULL;
-    req->match.src = req->match.tag = 0;
     req->pnext = req->inext = req->iprev = NULL;
     req->inflight_ep = NULL;
     req->handle = MPI_REQUEST_NULL;
     req->kind = (uint8_t)kind;
     req->mode = req->proto = 0;
     req->complete = req->persistent = req->active = req->freed = false;
-    req->coll = req->in_posted = false;
+    req->coll = false;
+    req->in_posted = in_posted;
     ibex_status_empty(&req->status);
-    req->error = IBEX_OK;
-    req->ep = NULL;
-    req->seq = 0;
-    req->on_complete = NULL;
-    req->hook_arg = NULL;
-    req->on_release = NULL;
-    req->ext = NULL;
+    memset(&req->error, 0, offsetof(ibex_req_t, slot) - offsetof(ibex_req_t, error));
     ibex_req_active_count++;
+}
+/* Everything ibex_req_take sets but the pool link (every caller sets the message fields). */
+static inline void ibex_req_head_init(ibex_req_t *req, ibex_req_kind_t kind)
+{
+    req->match.next = req->match.prev = NULL;
+    req->match.src = req->match.tag = 0;
+    ibex_req_head_init_common(req, kind, false);
 }
 /* ibex_req_take with the free list's pop inline (its call was a tenth of an MPI_Irecv,
  * callgrind, issue 18); the pool's growth stays out of line. */
@@ -257,6 +268,27 @@ static inline __attribute__((always_inline)) void ibex_req_release_inline(ibex_r
     req->pnext = ibex_req_free_list;
     ibex_req_free_list = req;
 }
+/* ibex_req_release_inline for a complete request found by its handle (ibex_req_from_handle of
+ * a handle other than IBEX_REQ_SENT): a pool request, not the shared completed send, so only
+ * the hooks and the datatype are tested (MPI_Waitall, issue 18). */
+static inline __attribute__((always_inline)) void ibex_req_release_found(ibex_req_t *req)
+{
+    if (__builtin_expect(req->on_release || req->ext || (req->dt && !req->dt->predefined), 0)) {
+        ibex_req_release(req);
+        return;
+    }
+    ibex_comm_release(req->comm);
+    __atomic_store_n(&req->handle, MPI_REQUEST_NULL, __ATOMIC_RELAXED);
+    req->pnext = ibex_req_free_list;
+    ibex_req_free_list = req;
+}
+/* MPI_REQUEST_NULL or IBEX_REQ_SENT (they are consecutive): one compare. */
+static inline bool ibex_req_null_or_sent(MPI_Request h)
+{
+    return (unsigned)h - (unsigned)MPI_REQUEST_NULL <= 1;
+}
+_Static_assert((unsigned)IBEX_REQ_SENT == (unsigned)MPI_REQUEST_NULL + 1,
+               "ibex_req_null_or_sent: the shared completed send follows MPI_REQUEST_NULL");
 /* The inactive persistent requests the program holds on comm (each keeps a reference to it:
  * MPI_Comm_disconnect does not wait for those). */
 int ibex_req_count_idle(const ibex_comm_t *comm);

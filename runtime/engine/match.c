@@ -12,10 +12,10 @@ void ibex_match_list_append(ibex_match_list_t *list, ibex_match_entry_t *entry)
 /* Static, so that the searches below inline it (exported functions cannot be, in a library). */
 static inline void list_unlink(ibex_match_list_t *list, ibex_match_entry_t *entry)
 {
-    if (entry->prev)
-        entry->prev->next = entry->next;
-    else
+    if (entry == list->head) /* its prev may be stale: ibex_match_list_t */
         list->head = entry->next;
+    else
+        entry->prev->next = entry->next;
     if (entry->next)
         entry->next->prev = entry->prev;
     else

@@ -270,9 +270,10 @@ recv_eager_in_turn(ibex_ep_t *ep, int world_src, const void *data, size_t len)
     return IBEX_OK;
 }
 
-ibex_status_t ibex_proto_recv_cb(void *arg, int src_world, const void *data, size_t len)
+/* Every message but the one of recv_small_expected: what ibex_proto_recv_cb did for all. */
+static __attribute__((noinline)) ibex_status_t recv_cb_general(int src_world, const void *data,
+                                                               size_t len)
 {
-    (void)arg;
     const ibex_match_hdr_t *h = data;
     ibex_ep_t *ep = ibex_ep_peek(src_world);
     if (ep && ep->failed)
@@ -284,4 +285,68 @@ ibex_status_t ibex_proto_recv_cb(void *arg, int src_world, const void *data, siz
                          1))
         return recv_eager_in_turn(ep, src_world, data, len);
     return recv_cb_full(src_world, data, len);
+}
+
+/* The 4 to 16 bytes (or none) of recv_small_expected: two fixed-size copies that overlap, no
+ * call (copy_small's memcpy of other sizes would need a frame). */
+static inline __attribute__((always_inline)) void copy_4_16(char *d, const char *s, size_t n)
+{
+    char a[8], b[8];
+    if (n >= 8) {
+        memcpy(a, s, 8), memcpy(b, s + n - 8, 8);
+        memcpy(d, a, 8), memcpy(d + n - 8, b, 8);
+    } else if (n >= 4) {
+        memcpy(a, s, 4), memcpy(b, s + n - 4, 4);
+        memcpy(d, a, 4), memcpy(d + n - 4, b, 4);
+    }
+}
+
+/* The usual message, the expected small eager one, with no call: a known peer that has not
+ * failed, in its turn with nothing early behind it, no ACK asked, the oldest posted receive of
+ * its context takes it, into a contiguous buffer 4 to 16 bytes (or none, or truncated to
+ * those), nothing to run at completion. Every test is made before anything is written, and
+ * what is written is what recv_cb_general does in that case (recv_eager_in_turn); so the
+ * callback needs no stack frame (it saved six registers for the other cases' calls: 15 of
+ * its 112 instructions a message, callgrind, issue 18). False: nothing done. */
+static inline __attribute__((always_inline)) bool recv_small_expected(int src_world,
+                                                                      const void *data, size_t len)
+{
+    const ibex_match_hdr_t *h = data;
+    if (!((unsigned)src_world < (unsigned)ibex_ep_table_size && len >= sizeof(*h) &&
+          h->type == IBEX_HDR_EAGER && !(h->flags & IBEX_HDR_FLAG_SYNC) &&
+          h->ctx < IBEX_MAX_CONTEXT_IDS))
+        return false;
+    ibex_ep_t *ep = &ibex_ep_table[src_world];
+    ibex_match_queue_t *q = ibex_match_queues[h->ctx];
+    if (!q || ep->failed || h->seq != ep->recv_seq || ep->early)
+        return false;
+    ibex_match_entry_t *e = q->posted.head;
+    if (!e || !ibex_match_fits(e->src, e->tag, h->src, h->tag))
+        return false;
+    ibex_req_t *req = (ibex_req_t *)e;
+    size_t got = len - sizeof(*h);
+    size_t n = got < req->bytes ? got : req->bytes;
+    if (!(n == 0 || (n >= 4 && n <= 16 && ibex_dt_is_contig(req->dt, req->count))) ||
+        req->inflight_ep || req->on_complete || req->freed)
+        return false;
+    ibex_match_take_head(q);
+    req->in_posted = false;
+    req->status.MPI_SOURCE = h->src;
+    req->status.MPI_TAG = h->tag;
+    if (n)
+        copy_4_16((char *)req->buf + req->dt->true_lb, (const char *)(h + 1), n);
+    req->status.ibex_count = (MPI_Count)n;
+    req->error = got > req->bytes ? IBEX_ERR_TRUNCATE : IBEX_OK;
+    req->complete = true;
+    ibex_req_active_count--;
+    ep->recv_seq++;
+    return true;
+}
+
+ibex_status_t ibex_proto_recv_cb(void *arg, int src_world, const void *data, size_t len)
+{
+    (void)arg;
+    if (__builtin_expect(recv_small_expected(src_world, data, len), 1))
+        return IBEX_OK;
+    return recv_cb_general(src_world, data, len);
 }

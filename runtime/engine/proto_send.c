@@ -29,6 +29,20 @@ __attribute__((noinline)) const void *ibex_proto_eager_pack(const void *buf, MPI
     return p;
 }
 
+__attribute__((noinline)) ibex_status_t ibex_proto_send_now_packed(ibex_ep_t *ep,
+                                                                   const ibex_match_hdr_t *h,
+                                                                   const void *buf, MPI_Count count,
+                                                                   ibex_dt_t *dt, size_t bytes)
+{
+    ibex_eager_pack_t pk;
+    pk.owned = NULL;
+    const void *payload = ibex_proto_eager_payload(buf, count, dt, bytes, &pk);
+    ibex_status_t st =
+        payload ? ibex_ep_tl_send(ep, h, sizeof(*h), payload, bytes) : IBEX_ERR_NO_MEMORY;
+    free(pk.owned);
+    return st;
+}
+
 static void match_hdr_fill(ibex_req_t *req, ibex_match_hdr_t *h, int type)
 {
     h->type = (uint8_t)type;

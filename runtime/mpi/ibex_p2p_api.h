@@ -27,9 +27,9 @@ ibex_p2p_args(const char *call, const void *buf, MPI_Count count, MPI_Datatype d
     ibex_comm_t *c;
     ibex_dt_t *dt;
     if (__builtin_expect(ibex_rt.running, 1) &&
-        (c = ibex_handle_get(&ibex_comm_handles, comm)) != NULL &&
-        (dt = ibex_handle_get(&ibex_dt_handles, datatype)) != NULL && dt->committed && count >= 0 &&
-        (buf || count == 0 || !dt->predefined) &&
+        (c = ibex_handle_get_k(&ibex_comm_handles, IBEX_KIND_COMM, comm)) != NULL &&
+        (dt = ibex_handle_get_k(&ibex_dt_handles, IBEX_KIND_DATATYPE, datatype)) != NULL &&
+        dt->committed && count >= 0 && (buf || count == 0 || !dt->predefined) &&
         ((unsigned)tag <= (unsigned)ibex_tag_ub || (is_recv && tag == MPI_ANY_TAG)) &&
         ((unsigned)peer < (unsigned)c->peer_size || peer == MPI_PROC_NULL ||
          (is_recv && peer == MPI_ANY_SOURCE))) {
@@ -37,7 +37,14 @@ ibex_p2p_args(const char *call, const void *buf, MPI_Count count, MPI_Datatype d
         *dt_p = dt;
         return MPI_SUCCESS;
     }
-    return ibex_p2p_check_args(call, buf, count, datatype, peer, tag, comm, is_recv, comm_p, dt_p);
+    /* the full check fills its own variables, so the caller's stay in registers (their
+     * addresses passed on made the compiler keep them on the stack on the fast path too) */
+    ibex_comm_t *fc = NULL;
+    ibex_dt_t *fdt = NULL;
+    int rc = ibex_p2p_check_args(call, buf, count, datatype, peer, tag, comm, is_recv, &fc, &fdt);
+    *comm_p = fc;
+    *dt_p = fdt;
+    return rc;
 }
 /* Raises the error of a completed request through its communicator's handler. */
 int ibex_p2p_req_error(ibex_req_t *req, const char *call);
@@ -156,7 +163,22 @@ ibex_p2p_irecv_req(const char *call, void *buf, MPI_Count count, MPI_Datatype da
     int rc = ibex_p2p_args(call, buf, count, datatype, src, tag, comm, true, &c, &dt);
     if (rc != MPI_SUCCESS)
         return rc;
-    ibex_req_t *req = ibex_req_take_inline(IBEX_REQ_RECV);
+    ibex_match_queue_t *q = c->pt2pt;
+    ibex_req_t *req = ibex_req_free_list;
+    if (__builtin_expect(
+            req && !q->unexpected.head && ibex_ep_failed_count == 0 && src != MPI_PROC_NULL, 1)) {
+        /* the usual receive, posted: each field written once (ibex_req_take_inline, then
+         * ibex_p2p_recv_start, wrote the match entry, in_posted and coll twice) */
+        ibex_req_free_list = req->pnext;
+        req->match.src = src;
+        req->match.tag = tag;
+        ibex_req_head_init_common(req, IBEX_REQ_RECV, true);
+        ibex_p2p_req_set(req, buf, count, dt, src, tag, c, false);
+        ibex_match_list_append_inline(&q->posted, &req->match);
+        *req_p = req;
+        return MPI_SUCCESS;
+    }
+    req = ibex_req_take_inline(IBEX_REQ_RECV);
     if (__builtin_expect(!req, 0))
         return ibex_mpi_error(c, MPI_ERR_NO_MEM, call, "out of memory for a request");
     ibex_p2p_req_set(req, buf, count, dt, src, tag, c, false);

@@ -129,7 +129,7 @@ static int check_array(const char *call, int count, const MPI_Request reqs[])
     if (count > 0 && !reqs)
         return ibex_mpi_error(NULL, MPI_ERR_REQUEST, call, "request array is NULL");
     for (int i = 0; i < count; i++)
-        if (reqs[i] != MPI_REQUEST_NULL && __builtin_expect(!ibex_req_from_handle(reqs[i]), 0))
+        if (!ibex_req_null_or_sent(reqs[i]) && __builtin_expect(!ibex_req_from_handle(reqs[i]), 0))
             return req_bad(reqs[i], call);
     return MPI_SUCCESS;
 }
@@ -274,35 +274,76 @@ static __attribute__((noinline)) void wait_in_turn(ibex_req_t *req, int count,
     }
 }
 
+/* One entry of MPI_Waitall the general way: a persistent request, a handle gone bad since the
+ * check (what req_lookup does then). */
+static __attribute__((noinline)) void waitall_entry_full(const char *call, int count,
+                                                         MPI_Request reqs[], int i, MPI_Status *st,
+                                                         all_wait_t *w, fail_note_t *f)
+{
+    ibex_req_t *req;
+    int rc;
+    if (req_lookup(reqs[i], call, &req, &rc) == REQ_INACTIVE) {
+        status_empty_out(st);
+        return;
+    }
+    if (!req->complete)
+        wait_in_turn(req, count, reqs, w);
+    finish_in_array(call, req, &reqs[i], st, i, f);
+}
+
+/* One entry of MPI_Waitall, inline for the usual ones: the shared completed send or
+ * MPI_REQUEST_NULL (one compare), else a live request that is not persistent, waited for if
+ * need be, then released with the tests its lookup already answered left out
+ * (ibex_req_release_found) when no status is wanted and it did not fail. */
+static inline __attribute__((always_inline)) void waitall_entry(const char *call, int count,
+                                                                MPI_Request reqs[], int i,
+                                                                MPI_Status *st, all_wait_t *w,
+                                                                fail_note_t *f)
+{
+    MPI_Request h = reqs[i];
+    if (ibex_req_null_or_sent(h)) {
+        if (h == MPI_REQUEST_NULL) {
+            status_empty_out(st);
+            return;
+        }
+        reqs[i] = MPI_REQUEST_NULL; /* what finish_in_array does for it, without a lookup */
+        if (st != MPI_STATUS_IGNORE) {
+            ibex_p2p_status_out(ibex_req_sent, st);
+            st->MPI_ERROR = MPI_SUCCESS;
+        }
+        return;
+    }
+    ibex_req_t *req = ibex_req_from_handle(h);
+    if (__builtin_expect(!req || req->persistent, 0)) {
+        waitall_entry_full(call, count, reqs, i, st, w, f);
+        return;
+    }
+    if (__builtin_expect(!req->complete, 0))
+        wait_in_turn(req, count, reqs, w);
+    if (__builtin_expect(st == MPI_STATUS_IGNORE && req->error == IBEX_OK, 1)) {
+        ibex_req_release_found(req);
+        reqs[i] = MPI_REQUEST_NULL;
+        return;
+    }
+    finish_in_array(call, req, &reqs[i], st, i, f);
+}
+
 /* Each request in turn: a complete one is finished at once (one test), an incomplete one
  * waited for (wait_in_turn), then finished, so the array is walked once after its check, not
- * after every progress call. MPI_ERR_IN_STATUS, if any failed, once all are done. */
+ * after every progress call; one loop without statuses, one with. MPI_ERR_IN_STATUS, if any
+ * failed, once all are done. */
 int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 {
     IBEX_ENTER_FAST(Waitall);
     IBEX_CHECK(check_array(call, count, reqs));
     all_wait_t w = {0, 0, false};
     fail_note_t f = {-1, NULL};
-    for (int i = 0; i < count; i++) {
-        ibex_req_t *req;
-        int rc;
-        MPI_Status *st = status_at(statuses, i);
-        if (reqs[i] == IBEX_REQ_SENT) { /* what finish_in_array does for it, without a lookup */
-            reqs[i] = MPI_REQUEST_NULL;
-            if (st != MPI_STATUS_IGNORE) {
-                ibex_p2p_status_out(ibex_req_sent, st);
-                st->MPI_ERROR = MPI_SUCCESS;
-            }
-            continue;
-        }
-        if (req_lookup(reqs[i], call, &req, &rc) == REQ_INACTIVE) {
-            status_empty_out(st);
-            continue;
-        }
-        if (__builtin_expect(!req->complete, 0))
-            wait_in_turn(req, count, reqs, &w);
-        finish_in_array(call, req, &reqs[i], st, i, &f);
-    }
+    if (statuses == MPI_STATUSES_IGNORE)
+        for (int i = 0; i < count; i++)
+            waitall_entry(call, count, reqs, i, MPI_STATUS_IGNORE, &w, &f);
+    else
+        for (int i = 0; i < count; i++)
+            waitall_entry(call, count, reqs, i, &statuses[i], &w, &f);
     blk_done(w.rec);
     return fail_raise(call, &f);
 }

@@ -108,6 +108,59 @@ static void test_wraparound(void **state)
     ring_teardown(&f);
 }
 
+/* The call-free push of the usual eager message writes what ibex_shm_ring_push writes (slot
+ * length, header, payload; the bytes past it untouched), takes only the sizes it is for, and
+ * gives IBEX_ERR_AGAIN on a full ring having done nothing. */
+static void test_push_small(void **state)
+{
+    (void)state;
+    assert_true(ibex_shm_small_len_ok(32, 0));
+    for (size_t n = 4; n <= 16; n++)
+        assert_true(ibex_shm_small_len_ok(32, n));
+    for (size_t n = 1; n < 4; n++)
+        assert_false(ibex_shm_small_len_ok(32, n));
+    assert_false(ibex_shm_small_len_ok(32, 17));
+    assert_false(ibex_shm_small_len_ok(31, 8));
+    assert_false(ibex_shm_small_len_ok(33, 0));
+    ring_fixture_t f, g;
+    ring_setup(&f, 4, 128);
+    ring_setup(&g, 4, 128);
+    unsigned char hdr[32], payload[16];
+    const size_t lens[] = {0, 4, 5, 7, 8, 9, 15, 16};
+    for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+        size_t len = lens[i];
+        for (size_t k = 0; k < sizeof(hdr); k++)
+            hdr[k] = (unsigned char)(i * 31 + k);
+        for (size_t k = 0; k < sizeof(payload); k++)
+            payload[k] = (unsigned char)(0xa0 + i + k);
+        memset(f.tx.slots + (f.tx.head & f.tx.mask) * f.tx.stride, 0x5c, 128);
+        assert_int_equal(ibex_shm_ring_push_small(&f.tx, hdr, payload, len), IBEX_OK);
+        assert_int_equal(ibex_shm_ring_push(&g.tx, hdr, sizeof(hdr), payload, len), IBEX_OK);
+        const ibex_shm_slot_t *a = ibex_shm_ring_peek(&f.rx), *b = ibex_shm_ring_peek(&g.rx);
+        assert_non_null(a);
+        assert_non_null(b);
+        assert_int_equal(a->len, 32 + len);
+        assert_int_equal(a->len, b->len);
+        assert_memory_equal(a->data, b->data, 32 + len);
+        assert_memory_equal(a->data, hdr, 32);
+        if (len)
+            assert_memory_equal(a->data + 32, payload, len);
+        for (size_t k = 32 + len; k < 128 - IBEX_SHM_SLOT_HDR; k++)
+            assert_int_equal(a->data[k], 0x5c);
+        ibex_shm_ring_pop(&f.rx);
+        ibex_shm_ring_pop(&g.rx);
+    }
+    for (int k = 0; k < 4; k++)
+        assert_int_equal(ibex_shm_ring_push_small(&f.tx, hdr, payload, 8), IBEX_OK);
+    uint64_t head_before = f.tx.head;
+    assert_int_equal(ibex_shm_ring_push_small(&f.tx, hdr, payload, 8), IBEX_ERR_AGAIN);
+    assert_int_equal(f.tx.head, head_before);
+    ibex_shm_ring_pop(&f.rx);
+    assert_int_equal(ibex_shm_ring_push_small(&f.tx, hdr, payload, 8), IBEX_OK);
+    ring_teardown(&f);
+    ring_teardown(&g);
+}
+
 static void test_full_gives_again(void **state)
 {
     (void)state;
@@ -375,6 +428,7 @@ int main(void)
         cmocka_unit_test(test_geometry_check),
         cmocka_unit_test(test_wraparound),
         cmocka_unit_test(test_full_gives_again),
+        cmocka_unit_test(test_push_small),
         cmocka_unit_test(test_hold_keeps_order),
         cmocka_unit_test(test_concurrent_stream),
         cmocka_unit_test(test_stream_copy),

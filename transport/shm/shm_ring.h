@@ -228,6 +228,45 @@ ibex_shm_ring_push(ibex_shm_ring_tx_t *tx, const void *hdr, size_t hdr_len, cons
     return IBEX_OK;
 }
 
+/* ibex_shm_ring_push of the usual eager message, with no call: a 32-byte header and no payload
+ * or 4 to 16 bytes of it (payload_len_ok below), which fit the slot's first line with its own
+ * header, so no line is taken ahead and nothing streams; the caller has tested the sizes. */
+enum { IBEX_SHM_SMALL_HDR = 32, IBEX_SHM_SMALL_MAX = 16 };
+_Static_assert(IBEX_SHM_SLOT_HDR + IBEX_SHM_SMALL_HDR + IBEX_SHM_SMALL_MAX <= IBEX_SHM_CACHE_LINE,
+               "ibex_shm_ring_push_small: one line, nothing to own ahead");
+static inline bool ibex_shm_small_len_ok(size_t hdr_len, size_t len)
+{
+    return hdr_len == IBEX_SHM_SMALL_HDR && (len == 0 || (len >= 4 && len <= IBEX_SHM_SMALL_MAX));
+}
+static inline __attribute__((always_inline)) ibex_status_t
+ibex_shm_ring_push_small(ibex_shm_ring_tx_t *tx, const void *hdr, const void *payload, size_t len)
+{
+    uint64_t head = tx->head;
+    if (head - tx->tail_cache >= tx->nslots) {
+        tx->tail_cache = atomic_load_explicit(&tx->ctl->tail, memory_order_acquire);
+        if (head - tx->tail_cache >= tx->nslots)
+            return IBEX_ERR_AGAIN;
+    }
+    ibex_shm_slot_t *slot = (ibex_shm_slot_t *)(tx->slots + (head & tx->mask) * tx->stride);
+    unsigned char h[IBEX_SHM_SMALL_HDR], a[8], b[8];
+    memcpy(h, hdr, sizeof(h));
+    memcpy(slot->data, h, sizeof(h));
+    unsigned char *d = slot->data + IBEX_SHM_SMALL_HDR;
+    const unsigned char *s = payload;
+    if (len >= 8) {
+        memcpy(a, s, 8), memcpy(b, s + len - 8, 8);
+        memcpy(d, a, 8), memcpy(d + len - 8, b, 8);
+    } else if (len >= 4) {
+        memcpy(a, s, 4), memcpy(b, s + len - 4, 4);
+        memcpy(d, a, 4), memcpy(d + len - 4, b, 4);
+    }
+    slot->len = (uint32_t)(IBEX_SHM_SMALL_HDR + len);
+    atomic_store_explicit(&slot->seq, (uint32_t)(head + 1), memory_order_release);
+    tx->head = head + 1;
+    atomic_store_explicit(&tx->ctl->head, head + 1, memory_order_relaxed);
+    return IBEX_OK;
+}
+
 /* The next message, in place, or NULL when the ring is empty: one load when empty. */
 static inline const ibex_shm_slot_t *ibex_shm_ring_peek(const ibex_shm_ring_rx_t *rx)
 {

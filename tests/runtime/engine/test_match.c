@@ -92,10 +92,40 @@ static void test_remove_middle(void **state)
     assert_int_equal(l.length, 1);
 }
 
+/* Taking the head (the inline take) leaves the new head's prev naming the old one: removals
+ * after it, at the head, the tail or in between, must still leave a sound list. */
+static void test_take_head_then_remove(void **state)
+{
+    (void)state;
+    ibex_match_queue_t q = {0};
+    ibex_match_entry_t e[4] = {entry(0, 0), entry(1, 1), entry(2, 2), entry(3, 3)};
+    for (int i = 0; i < 4; i++)
+        ibex_match_list_append(&q.posted, &e[i]);
+    assert_ptr_equal(ibex_match_take_posted_inline(&q, 0, 0), &e[0]);
+    assert_ptr_equal(q.posted.head, &e[1]);
+    ibex_match_list_remove(&q.posted, &e[3]); /* the tail, through a prev that is sound */
+    assert_ptr_equal(q.posted.tail, &e[2]);
+    assert_null(e[2].next);
+    ibex_match_list_remove(&q.posted, &e[1]); /* the head, whose prev is stale */
+    assert_ptr_equal(q.posted.head, &e[2]);
+    assert_ptr_equal(q.posted.tail, &e[2]);
+    assert_int_equal(q.posted.length, 1);
+    assert_null(e[0].next); /* the taken entry was not written through the stale link */
+    ibex_match_list_append(&q.posted, &e[1]);
+    assert_ptr_equal(ibex_match_take_posted(&q, 1, 1), &e[1]); /* the tail, by the search */
+    assert_ptr_equal(q.posted.tail, &e[2]);
+    assert_ptr_equal(ibex_match_take_posted_inline(&q, 5, 2), NULL);
+    assert_ptr_equal(ibex_match_take_posted_inline(&q, 2, 2), &e[2]);
+    assert_null(q.posted.head);
+    assert_null(q.posted.tail);
+    assert_int_equal(q.posted.length, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fits),
+        cmocka_unit_test(test_take_head_then_remove),
         cmocka_unit_test(test_posted_order),
         cmocka_unit_test(test_unexpected_arrival_order),
         cmocka_unit_test(test_no_wildcard_in_messages),
