@@ -3,6 +3,7 @@
 #include "ibex_match.h"
 
 #include <mpi.h>
+#include <stdbool.h>
 
 void ibex_match_list_append(ibex_match_list_t *list, ibex_match_entry_t *entry)
 {
@@ -12,14 +13,16 @@ void ibex_match_list_append(ibex_match_list_t *list, ibex_match_entry_t *entry)
 /* Static, so that the searches below inline it (exported functions cannot be, in a library). */
 static inline void list_unlink(ibex_match_list_t *list, ibex_match_entry_t *entry)
 {
-    if (entry == list->head) /* its prev may be stale: ibex_match_list_t */
+    bool head = entry == list->head; /* then its prev may be stale: ibex_match_list_t */
+    ibex_match_entry_t *prev = head ? NULL : entry->prev;
+    if (head)
         list->head = entry->next;
     else
-        entry->prev->next = entry->next;
+        prev->next = entry->next;
     if (entry->next)
-        entry->next->prev = entry->prev;
+        entry->next->prev = prev;
     else
-        list->tail = entry->prev;
+        list->tail = prev;
     entry->next = entry->prev = NULL;
     list->length--;
 }

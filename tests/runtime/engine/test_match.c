@@ -121,11 +121,35 @@ static void test_take_head_then_remove(void **state)
     assert_int_equal(q.posted.length, 0);
 }
 
+/* The head taken inline, then the new head, now the only entry, removed (a cancelled posted
+ * receive): the list must be empty, not keep the stale prev as its tail (the window
+ * active-message path hung on that: the next receive was appended after a taken entry). */
+static void test_take_head_then_remove_last(void **state)
+{
+    (void)state;
+    ibex_match_queue_t q = {0};
+    ibex_match_entry_t e[3] = {entry(0, 0), entry(1, 1), entry(2, 2)};
+    ibex_match_list_append(&q.posted, &e[0]);
+    ibex_match_list_append(&q.posted, &e[1]);
+    assert_ptr_equal(ibex_match_take_posted_inline(&q, 0, 0), &e[0]);
+    ibex_match_list_remove(&q.posted, &e[1]); /* the head and the tail, its prev stale */
+    assert_null(q.posted.head);
+    assert_null(q.posted.tail);
+    assert_int_equal(q.posted.length, 0);
+    ibex_match_list_append(&q.posted, &e[2]);
+    assert_ptr_equal(q.posted.head, &e[2]);
+    assert_ptr_equal(q.posted.tail, &e[2]);
+    assert_null(e[0].next);
+    assert_ptr_equal(ibex_match_take_posted(&q, 2, 2), &e[2]); /* by the search this time */
+    assert_null(q.posted.tail);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fits),
         cmocka_unit_test(test_take_head_then_remove),
+        cmocka_unit_test(test_take_head_then_remove_last),
         cmocka_unit_test(test_posted_order),
         cmocka_unit_test(test_unexpected_arrival_order),
         cmocka_unit_test(test_no_wildcard_in_messages),
