@@ -21,10 +21,7 @@
 #include <string.h>
 
 #include "coll_shm.h"
-#include "ibex_blocked_rec.h"
 #include "ibex_datatype.h"
-#include "ibex_engine_stats.h"
-#include "ibex_log.h"
 
 static ibex_status_t allreduce_inline(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
                                       const char *in, char *out, size_t bytes)
@@ -97,14 +94,8 @@ static bool tiny_learn(ibex_coll_short_t *sp, MPI_Op op, MPI_Datatype dt)
 static void tiny_run(ibex_coll_shm_t *seg, const ibex_coll_short_t *sp, ibex_comm_t *c,
                      const char *in, char *out, int count, size_t bytes)
 {
-    ibex_trace(COLL, "allreduce %s: %d ranks, %zu bytes (short path)", sp->algo->name, c->size,
-               bytes);
-    ibex_engine_stats.coll_algo[IBEX_COLL_ALLREDUCE] = sp->algo; /* as ibex_coll_run does */
-    ibex_engine_stats.coll_short[IBEX_COLL_SHORT_ALLREDUCE]++;
-    ibex_blk_coll_enter(sp->algo->name, c);
-    uint64_t g = ibex_coll_shm_begin(seg);
-    if (g >= 3 && seg->all_seen < g - 1)
-        ibex_coll_shm_claim(seg, g);
+    uint64_t g = ibex_coll_short_begin(seg, sp, IBEX_COLL_SHORT_ALLREDUCE, IBEX_COLL_ALLREDUCE, c,
+                                       bytes, true);
     ibex_coll_tiny_copy(ibex_coll_shm_slot(seg, seg->rank, g, bytes), in, bytes);
     ibex_coll_shm_arrive(seg, g);
     const char *own = in == out ? NULL : in; /* in place: out is written first, use the slot */

@@ -38,10 +38,7 @@
 #include <string.h>
 
 #include "coll_shm.h"
-#include "ibex_blocked_rec.h"
 #include "ibex_datatype.h"
-#include "ibex_engine_stats.h"
-#include "ibex_log.h"
 
 static ibex_status_t collect_inline(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
                                     size_t bytes)
@@ -245,16 +242,10 @@ ibex_status_t ibex_coll_alltoall_shm(const ibex_coll_args_t *a)
 static void tiny_run(ibex_coll_shm_t *seg, const ibex_coll_short_t *sp, ibex_comm_t *c,
                      const char *sbuf, char *rbuf, size_t bytes)
 {
-    ibex_trace(COLL, "alltoall %s: %d ranks, %zu bytes (short path)", sp->algo->name, c->size,
-               bytes);
-    ibex_engine_stats.coll_algo[IBEX_COLL_ALLTOALL] = sp->algo; /* as ibex_coll_run does */
-    ibex_engine_stats.coll_short[IBEX_COLL_SHORT_ALLTOALL]++;
-    ibex_blk_coll_enter(sp->algo->name, c);
-    uint64_t g = ibex_coll_shm_begin(seg);
+    uint64_t g = ibex_coll_short_begin(seg, sp, IBEX_COLL_SHORT_ALLTOALL, IBEX_COLL_ALLTOALL, c,
+                                       bytes, true);
     int p = seg->size, me = seg->rank;
     size_t total = bytes * (size_t)p;
-    if (g >= 3 && seg->all_seen < g - 1)
-        ibex_coll_shm_claim(seg, g);
     memcpy(ibex_coll_shm_slot(seg, me, g, total), sbuf, total);
     ibex_coll_shm_arrive(seg, g);
     ibex_coll_tiny_copy(rbuf + (size_t)me * bytes, sbuf + (size_t)me * bytes, bytes);

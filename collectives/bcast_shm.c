@@ -20,10 +20,7 @@
 #include <stdlib.h>
 
 #include "coll_shm.h"
-#include "ibex_blocked_rec.h"
 #include "ibex_datatype.h"
-#include "ibex_engine_stats.h"
-#include "ibex_log.h"
 #include "ibex_request.h"
 
 /* The dense bytes of (buf, count, dt), or NULL if it is not one run. */
@@ -258,12 +255,9 @@ ibex_status_t ibex_coll_bcast_shm(const ibex_coll_args_t *args)
 static void tiny_run(ibex_coll_shm_t *seg, const ibex_coll_short_t *sp, ibex_comm_t *c, char *buf,
                      int root, size_t bytes)
 {
-    ibex_trace(COLL, "bcast %s: %d ranks, %zu bytes (short path)", sp->algo->name, c->size, bytes);
-    ibex_engine_stats.coll_algo[IBEX_COLL_BCAST] = sp->algo; /* as ibex_coll_run does */
-    ibex_engine_stats.coll_short[IBEX_COLL_SHORT_BCAST]++;
-    ibex_blk_coll_enter(sp->algo->name, c);
-    uint64_t g = ibex_coll_shm_begin(seg);
-    bool ring = use_ring(seg, bytes);
+    uint64_t g =
+        ibex_coll_short_begin(seg, sp, IBEX_COLL_SHORT_BCAST, IBEX_COLL_BCAST, c, bytes, false);
+    bool ring = use_ring(seg, bytes); /* the root claims below, as bcast_inline */
     char *slot =
         ring ? ibex_coll_shm_ring_slot(seg, root, g) : ibex_coll_shm_slot(seg, root, g, bytes);
     if (seg->rank == root) {

@@ -47,6 +47,9 @@
 #include <sys/types.h>
 
 #include "coll.h"
+#include "ibex_blocked_rec.h"
+#include "ibex_engine_stats.h"
+#include "ibex_log.h"
 #include "ibex_runtime.h"
 
 #define IBEX_COLL_SHM_TINY 24 /* payloads this small travel in the arrive flag's cache line */
@@ -407,6 +410,24 @@ void ibex_coll_shm_wait_all(ibex_coll_shm_t *seg, size_t offset, uint64_t g);
 void ibex_coll_shm_wait_any(ibex_coll_shm_t *seg, size_t offset, uint64_t g, const bool *which);
 /* Before writing this rank's slot at g: waits until every rank arrived at g - 1. */
 void ibex_coll_shm_claim(ibex_coll_shm_t *seg, uint64_t g);
+/* The start of a short path's run (of coll kind `kind`, record k): what ibex_coll_run does
+ * around an algorithm for the tools (the trace line, the algorithm MPI_T reports, the
+ * blocked-call record; ibex_blk_coll_leave ends it) and the count of short runs; then the
+ * generation, with claim its slot claimed (ibex_coll_shm_claim's test inline). */
+static inline uint64_t ibex_coll_short_begin(ibex_coll_shm_t *seg, const ibex_coll_short_t *sp,
+                                             int k, ibex_coll_kind_t kind, const ibex_comm_t *c,
+                                             size_t bytes, bool claim)
+{
+    ibex_trace(COLL, "%s %s: %d ranks, %zu bytes (short path)", ibex_coll_kind_name(kind),
+               sp->algo->name, c->size, bytes);
+    ibex_engine_stats.coll_algo[kind] = sp->algo;
+    ibex_engine_stats.coll_short[k]++;
+    ibex_blk_coll_enter(sp->algo->name, c);
+    uint64_t g = ibex_coll_shm_begin(seg);
+    if (claim && g >= 3 && seg->all_seen < g - 1)
+        ibex_coll_shm_claim(seg, g);
+    return g;
+}
 /* Before writing this rank's ring slot at g: waits until every rank arrived at
  * g - IBEX_COLL_SHM_RING + 1 (the slot's previous use, g - IBEX_COLL_SHM_RING, is read). */
 void ibex_coll_shm_claim_ring(ibex_coll_shm_t *seg, uint64_t g);
