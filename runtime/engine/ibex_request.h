@@ -253,6 +253,15 @@ static inline void ibex_req_complete_inline(ibex_req_t *req, ibex_status_t error
  * free list. Out of line; ibex_req_release_inline is the same with the common case (no hook, a
  * predefined datatype, complete, a pool request) inline. */
 void ibex_req_release(ibex_req_t *req);
+/* The common end of a release (ibex_req_release_inline, ibex_req_release_found): the
+ * communicator's reference dropped, the handle gone, the request back on the free list. */
+static inline __attribute__((always_inline)) void ibex_req_to_pool(ibex_req_t *req)
+{
+    ibex_comm_release(req->comm);
+    __atomic_store_n(&req->handle, MPI_REQUEST_NULL, __ATOMIC_RELAXED);
+    req->pnext = ibex_req_free_list;
+    ibex_req_free_list = req;
+}
 static inline __attribute__((always_inline)) void ibex_req_release_inline(ibex_req_t *req)
 {
     if (__builtin_expect(ibex_req_is_sent(req), 0))
@@ -263,10 +272,7 @@ static inline __attribute__((always_inline)) void ibex_req_release_inline(ibex_r
         ibex_req_release(req);
         return;
     }
-    ibex_comm_release(req->comm);
-    __atomic_store_n(&req->handle, MPI_REQUEST_NULL, __ATOMIC_RELAXED);
-    req->pnext = ibex_req_free_list;
-    ibex_req_free_list = req;
+    ibex_req_to_pool(req);
 }
 /* ibex_req_release_inline for a complete request found by its handle (ibex_req_from_handle of
  * a handle other than IBEX_REQ_SENT): a pool request, not the shared completed send, so only
@@ -277,10 +283,7 @@ static inline __attribute__((always_inline)) void ibex_req_release_found(ibex_re
         ibex_req_release(req);
         return;
     }
-    ibex_comm_release(req->comm);
-    __atomic_store_n(&req->handle, MPI_REQUEST_NULL, __ATOMIC_RELAXED);
-    req->pnext = ibex_req_free_list;
-    ibex_req_free_list = req;
+    ibex_req_to_pool(req);
 }
 /* MPI_REQUEST_NULL or IBEX_REQ_SENT (they are consecutive): one compare. */
 static inline bool ibex_req_null_or_sent(MPI_Request h)

@@ -85,12 +85,8 @@ static MPI_Status *status_at(MPI_Status *array, int i)
     return array == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &array[i];
 }
 
-/* The entry check of the completion calls (after IBEX_ENTER_FAST): MPI is running, then the
- * count, the array and every handle in it; when live_p is set, the same pass counts the live
- * requests and the complete ones among them (what scan() does), so an -all / -some call walks
- * its array once before it polls, not twice. */
-static int check_scan(const char *call, int count, const MPI_Request reqs[], int *live_p,
-                      int *done_p)
+/* The checks of an array call before its handles: MPI running, the count, the array. */
+static int check_head(const char *call, int count, const MPI_Request reqs[])
 {
     int rc = ibex_check_initialized(call);
     if (rc != MPI_SUCCESS)
@@ -99,6 +95,19 @@ static int check_scan(const char *call, int count, const MPI_Request reqs[], int
         return ibex_mpi_error(NULL, MPI_ERR_COUNT, call, "negative count %d", count);
     if (count > 0 && !reqs)
         return ibex_mpi_error(NULL, MPI_ERR_REQUEST, call, "request array is NULL");
+    return MPI_SUCCESS;
+}
+
+/* The entry check of the completion calls (after IBEX_ENTER_FAST): MPI is running, then the
+ * count, the array and every handle in it; when live_p is set, the same pass counts the live
+ * requests and the complete ones among them (what scan() does), so an -all / -some call walks
+ * its array once before it polls, not twice. */
+static int check_scan(const char *call, int count, const MPI_Request reqs[], int *live_p,
+                      int *done_p)
+{
+    int rc = check_head(call, count, reqs);
+    if (rc != MPI_SUCCESS)
+        return rc;
     int live = 0, done = 0;
     for (int i = 0; i < count; i++) {
         ibex_req_t *req;
@@ -121,13 +130,9 @@ static int check_scan(const char *call, int count, const MPI_Request reqs[], int
  * (check_scan's counting was 21 instructions a request of a Waitall, callgrind, issue 18). */
 static int check_array(const char *call, int count, const MPI_Request reqs[])
 {
-    int rc = ibex_check_initialized(call);
+    int rc = check_head(call, count, reqs);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (count < 0)
-        return ibex_mpi_error(NULL, MPI_ERR_COUNT, call, "negative count %d", count);
-    if (count > 0 && !reqs)
-        return ibex_mpi_error(NULL, MPI_ERR_REQUEST, call, "request array is NULL");
     for (int i = 0; i < count; i++)
         if (!ibex_req_null_or_sent(reqs[i]) && __builtin_expect(!ibex_req_from_handle(reqs[i]), 0))
             return req_bad(reqs[i], call);

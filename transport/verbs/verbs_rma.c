@@ -302,6 +302,27 @@ static ibex_status_t rma_post(ibex_tl_ep_t *ep, verbs_rma_req_t *req)
     return IBEX_INPROGRESS;
 }
 
+/* rma_one's and atomic_one's post of their one work request for req, the free list's head
+ * (next behind it): on success req leaves the free list, reads (READs and atomics) count
+ * against the endpoint's limit; on failure nothing changed but own's registration is given
+ * back, and the general way posts again and fails it. */
+static inline bool one_post(ibex_tl_ep_t *ep, struct ibv_send_wr *wr, verbs_rma_req_t *req,
+                            verbs_rma_req_t *next, ibex_tl_mem_t *own, int reads)
+{
+    ibex_tl_t *tl = ep->tl;
+    if (ibex_verbs_post(ep, wr, true) != 0) {
+        req->next = next; /* still the free list's head */
+        if (own)
+            ibex_verbs_rcache_put(&tl->rcache, own);
+        return false;
+    }
+    tl->rma_free = next; /* taken off the free list only now */
+    tl->rma_nfree--;
+    ep->rd_out += reads;
+    tl->rma_out++;
+    return true;
+}
+
 /* The latency-bound transfer (a window's 8-byte put / get): one fragment of a contiguous local
  * side, nothing queued before it, room in the queues. Its request gets the fields completion
  * reads (no clearing of the rest), its one work request is posted at once; a WRITE of at most
@@ -341,17 +362,7 @@ static bool rma_one(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc, bool is_read)
     wr->send_flags = inl ? IBV_SEND_INLINE : 0;
     wr->wr.rdma.remote_addr = desc->remote;
     wr->wr.rdma.rkey = rkey;
-    if (ibex_verbs_post(ep, wr, true) != 0) { /* the general way posts again and fails it */
-        req->next = next;                     /* still the free list's head */
-        if (own)
-            ibex_verbs_rcache_put(&tl->rcache, own);
-        return false;
-    }
-    tl->rma_free = next; /* taken off the free list only now */
-    tl->rma_nfree--;
-    ep->rd_out += is_read;
-    tl->rma_out++;
-    return true;
+    return one_post(ep, wr, req, next, own, is_read);
 }
 
 static ibex_status_t rma_start(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc, bool is_read)
@@ -412,17 +423,7 @@ static bool atomic_one(ibex_tl_ep_t *ep, const ibex_tl_atomic_t *desc, enum ibv_
     wr->wr.atomic.compare_add = desc->operand;
     wr->wr.atomic.swap = desc->swap;
     wr->wr.atomic.rkey = rkey;
-    if (ibex_verbs_post(ep, wr, true) != 0) { /* the general way posts again and fails it */
-        req->next = next;                     /* still the free list's head */
-        if (own)
-            ibex_verbs_rcache_put(&tl->rcache, own);
-        return false;
-    }
-    tl->rma_free = next; /* taken off the free list only now */
-    tl->rma_nfree--;
-    ep->rd_out++;
-    tl->rma_out++;
-    return true;
+    return one_post(ep, wr, req, next, own, 1);
 }
 
 /* One atomic WR of 8 bytes into desc->result; its remote alignment and access are the
