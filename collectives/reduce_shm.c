@@ -272,12 +272,20 @@ ibex_status_t ibex_coll_reduce_shm(const ibex_coll_args_t *args)
     ibex_status_t st = ibex_coll_shm_get(args->comm, &seg);
     if (st != IBEX_OK)
         return st;
-    if (!seg || !ibex_dt_is_contig(d, args->rcount) || (bytes > seg->slot_size && !seg->cma))
+    if (!seg || !ibex_dt_is_contig(d, args->rcount))
+        return ibex_coll_fallback(IBEX_COLL_REDUCE, args, bytes);
+    bool acc = false;
+    if (ibex_coll_shm_acc_fits(seg, args, bytes) &&
+        (st = ibex_coll_shm_stage_get(args->comm, seg, &acc)) != IBEX_OK)
+        return st;
+    if (!acc && bytes > seg->slot_size && !seg->cma)
         return ibex_coll_fallback(IBEX_COLL_REDUCE, args, bytes);
     uint64_t g = ibex_coll_shm_begin(seg);
     bool root = seg->rank == args->root;
     char *out = root ? (char *)args->rbuf + d->true_lb : NULL;
     const char *in = args->sbuf == MPI_IN_PLACE ? out : (const char *)args->sbuf + d->true_lb;
+    if (acc) /* 3 to 16 ranks, a commutative op, past the inline limit (base/coll_shm_acc.c) */
+        return ibex_coll_shm_acc_reduce(seg, g, args, in, out);
     /* Two ranks with a core each past IBEX_COLL_SHM_PAIR_INLINE: IBEX_COLL_SHM_PAIR_REDUCE
      * picks the path (the same on every rank). Default pull (Open MPI's algorithm, at any
      * size): at 64 KiB slots / pull / Open MPI 2.32 / 6.83 / 7.8-8.7 us in the faster VM mode,

@@ -36,6 +36,7 @@ static long long pair_split = 32768;
 static long long bcast_single;
 static long long stage_max = 1048576;
 static int bcast_pipe = 1;
+static int acc_on = 1;
 static int pair_reduce; /* ibex_coll_pair_reduce_t */
 static long long pair_reduce_split = 262144;
 static int node_size;
@@ -88,6 +89,12 @@ static const ibex_cfg_entry_t coll_shm_table[] = {
      "shared-memory Bcast on a node with more ranks than cores: the root writes its slot (inline "
      "or staging) in 8 KiB chunks and the others copy each as it lands (1), or whole (0); with "
      "a core per rank it is pipelined from 16 KiB either way"},
+    {"COLL_SHM_ACC", IBEX_CFG_BOOL, "1", NULL, &acc_on,
+     "shared-memory Reduce and Allreduce of a commutative op past the inline limit and within "
+     "IBEX_COLL_SHM_STAGE, on communicators of 3 to 16 ranks: every rank folds its own input "
+     "straight into a shared accumulator, chunk by chunk in whatever order the chunks are free, "
+     "and the result is copied out of it (1); or the single-copy chunks read with "
+     "process_vm_readv (0). The same on every rank"},
     {"COLL_SHM_A2A_PAIRS", IBEX_CFG_INT, "8", NULL, &a2a_pairs,
      "shared-memory Alltoall past the inline limit on a node with more ranks than cores, on "
      "communicators of at least this many ranks: each block is moved by whichever of its two "
@@ -140,6 +147,11 @@ ibex_coll_pair_reduce_t ibex_coll_shm_pair_reduce(void)
 size_t ibex_coll_shm_bcast_single(void)
 {
     return (size_t)bcast_single;
+}
+
+bool ibex_coll_shm_acc_on(void)
+{
+    return acc_on != 0;
 }
 
 bool ibex_coll_shm_bcast_pipe(void)
@@ -585,7 +597,8 @@ ibex_status_t ibex_coll_shm_stage_get(ibex_comm_t *comm, ibex_coll_shm_t *seg, b
     seg->stage_tried = true;
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     size_t slot = (ibex_coll_shm_stage_max() + 63) / 64 * 64;
-    size_t bytes = ((size_t)comm->size * 2 * slot + page - 1) / page * page;
+    size_t bytes = (size_t)comm->size * 2 * slot + IBEX_COLL_SHM_ACC_WORDS;
+    bytes = (bytes + page - 1) / page * page;
     void *map;
     int fd, ok;
     ibex_status_t st = map_shared(comm, bytes, &map, &fd);

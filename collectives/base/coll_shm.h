@@ -252,6 +252,20 @@ static inline void *ibex_coll_shm_stage_slot(ibex_coll_shm_t *seg, int rank, uin
     return seg->stage + ((size_t)rank * 2 + (g & 1)) * seg->stage_slot;
 }
 
+/* The shared accumulator of Reduce / Allreduce (coll_shm_acc.c): after the staging slots, per
+ * generation parity IBEX_COLL_SHM_ACC_CHUNKS chunk words, each on a line of its own. */
+#define IBEX_COLL_SHM_ACC_CHUNKS 64
+#define IBEX_COLL_SHM_ACC_WORDS  (2 * IBEX_COLL_SHM_ACC_CHUNKS * 64)
+/* IBEX_COLL_SHM_ACC: the shared accumulator is allowed. */
+bool ibex_coll_shm_acc_on(void);
+/* The reduction of a goes through the shared accumulator (the same answer on every rank; the
+ * caller then makes the staging slots with ibex_coll_shm_stage_get, which must say ok). */
+bool ibex_coll_shm_acc_fits(const ibex_coll_shm_t *seg, const ibex_coll_args_t *a, size_t bytes);
+/* Generation g through the accumulator: this rank's input `in` folded in, then, when out is not
+ * NULL, the whole result copied into out (Reduce: the root; Allreduce: everyone). */
+ibex_status_t ibex_coll_shm_acc_reduce(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
+                                       const char *in, char *out);
+
 /* Bcast on an oversubscribed node pipelines its slot (IBEX_COLL_SHM_BCAST_PIPE, bcast_shm.c). */
 bool ibex_coll_shm_bcast_pipe(void);
 /* IBEX_COLL_SHM_A2A_PAIRS: the smallest communicator whose oversubscribed single-copy Alltoall

@@ -39,6 +39,9 @@ typedef struct ibex_engine_stats {
     /* of them, MPI_Allreduce, MPI_Bcast and MPI_Alltoall calls run by their short paths
      * (IBEX_COLL_SHORT_*, collectives/base/coll_shm.h) */
     unsigned long long coll_short[3];
+    /* MPI_Reduce and MPI_Allreduce calls run through the shared accumulator
+     * (collectives/base/coll_shm_acc.c) */
+    unsigned long long coll_acc;
     /* hosts area: endpoints connected to peers on another node (node ids from PMIx), and those
      * of them over a transport whose data moves by CPU copies (shared memory): must stay 0 */
     unsigned long long eps_offnode, eps_offnode_cpu_copy;

@@ -83,6 +83,12 @@ done
 # at 3 and 8; never without shared memory among the transports (verbs on softib)
 for n in 1 2 3 8; do one coll_short "$n"; done
 IBEX_TRANSPORTS=verbs LD_PRELOAD="$top_builddir/softib/.libs/libsoftib.so" one coll_short 3
+# the shared accumulator of Reduce / Allreduce (a commutative op past the inline limit, 3 to
+# 16 ranks): which path ran, back to back, late ranks; at 4 KiB chunks (past its 64 chunks:
+# longer ones) and turned off (IBEX_COLL_SHM_ACC=0: never counted)
+for n in 1 3 4 8; do one coll_acc "$n"; done
+IBEX_COLL_SHM_CHUNK=4k one coll_acc 5
+IBEX_COLL_SHM_ACC=0 one coll_acc 3
 # Scatter / Alltoall in shared memory; the segment is a memfd (checked by the program)
 for n in ${COLL_A2A_RANKS-2 3 5}; do one coll_shm_a2a "$n"; done
 # ... with the oversubscribed single-copy Alltoall moving each block by whichever of its two
