@@ -69,7 +69,7 @@ ibex_status_t ibex_coll_allreduce_shm(const ibex_coll_args_t *args)
     char *out = (char *)args->rbuf + d->true_lb;
     const char *in = args->sbuf == MPI_IN_PLACE ? out : (const char *)args->sbuf + d->true_lb;
     if (acc) /* 3 to 16 ranks, a commutative op, past the inline limit (base/coll_shm_acc.c) */
-        return ibex_coll_shm_acc_reduce(seg, g, args, in, out);
+        return ibex_coll_shm_acc_reduce(seg, g, args, in, out, 0, args->rcount);
     if (bytes <= seg->slot_size)
         return allreduce_inline(seg, g, args, in, out, bytes);
     return allreduce_single(seg, g, args, in, out);

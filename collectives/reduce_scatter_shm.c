@@ -17,6 +17,9 @@
  * send buffer any more). Cost: (p - 1) n_r (beta + gamma) per rank, all at once, + two flag
  * latencies, against the ring's p - 1 rounds. In place the result goes through a temporary of
  * n_r bytes, since the others read the whole receive buffer while it is computed.
+ * A commutative op past the inline limit on 3 to 16 ranks, within the staging slots: the shared
+ * accumulator (base/coll_shm_acc.c), every rank folding the whole vector in and copying its own
+ * block out: p N gamma of folds in all and no reads across processes.
  * Non-contiguous datatypes (the same on every rank) run the point-to-point algorithms.
  */
 #include <stdlib.h>
@@ -91,9 +94,21 @@ ibex_status_t ibex_coll_reduce_scatter_shm(const ibex_coll_args_t *a)
     ibex_status_t st = ibex_coll_shm_get(a->comm, &seg);
     if (st != IBEX_OK)
         return st;
-    if (!seg || !ibex_dt_is_contig(d, total) || (bytes > seg->slot_size && !seg->cma))
+    if (!seg || !ibex_dt_is_contig(d, total))
         return ibex_coll_fallback(IBEX_COLL_REDUCE_SCATTER, a, bytes);
     const void *in = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
+    ibex_coll_args_t whole = *a;
+    whole.rcount = total;
+    bool acc = false;
+    if (ibex_coll_shm_acc_fits(seg, &whole, bytes) &&
+        (st = ibex_coll_shm_stage_get(a->comm, seg, &acc)) != IBEX_OK)
+        return st;
+    if (acc) /* every rank folds the whole vector in, then copies its block out */
+        return ibex_coll_shm_acc_reduce(seg, ibex_coll_shm_begin(seg), &whole,
+                                        (const char *)in + d->true_lb, (char *)a->rbuf + d->true_lb,
+                                        lo, a->rcounts[seg->rank]);
+    if (bytes > seg->slot_size && !seg->cma)
+        return ibex_coll_fallback(IBEX_COLL_REDUCE_SCATTER, a, bytes);
     if (bytes <= RS_INLINE_MAX || !seg->cma)
         return rs_inline(a, in, lo, total);
     return rs_single(seg, a, (const char *)in + d->true_lb, lo);

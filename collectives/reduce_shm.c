@@ -285,7 +285,7 @@ ibex_status_t ibex_coll_reduce_shm(const ibex_coll_args_t *args)
     char *out = root ? (char *)args->rbuf + d->true_lb : NULL;
     const char *in = args->sbuf == MPI_IN_PLACE ? out : (const char *)args->sbuf + d->true_lb;
     if (acc) /* 3 to 16 ranks, a commutative op, past the inline limit (base/coll_shm_acc.c) */
-        return ibex_coll_shm_acc_reduce(seg, g, args, in, out);
+        return ibex_coll_shm_acc_reduce(seg, g, args, in, out, 0, args->rcount);
     /* Two ranks with a core each past IBEX_COLL_SHM_PAIR_INLINE: IBEX_COLL_SHM_PAIR_REDUCE
      * picks the path (the same on every rank). Default pull (Open MPI's algorithm, at any
      * size): at 64 KiB slots / pull / Open MPI 2.32 / 6.83 / 7.8-8.7 us in the faster VM mode,

@@ -9,7 +9,7 @@
  * chunk word (g << 16 | folds << 1 | busy) is taken with a compare-and-swap, the first rank to
  * take a chunk copies its input there, the next ones fold theirs in place (acc = mine op acc),
  * and each gives the word back with one more fold counted. Once a chunk counts p folds the
- * root (Reduce) or every rank (Allreduce) copies it out.
+ * root (Reduce) or every rank (Allreduce; Reduce_scatter: its own block) copies it out.
  *
  * Against the single-copy chunks (coll_shm_reduce.c: each chunk read from every rank's buffer
  * with process_vm_readv into a scratch chunk, then folded) nothing is read across processes
@@ -110,23 +110,27 @@ static ibex_status_t acc_fold_in(ibex_coll_shm_t *seg, uint64_t g, const ibex_co
 }
 
 ibex_status_t ibex_coll_shm_acc_reduce(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
-                                       const char *in, char *out)
+                                       const char *in, char *out, int lo, int n)
 {
     const ibex_dt_t *d = ibex_dt_get(a->rdt);
-    int ce = acc_chunk_elems(a, d->size), n = (a->rcount + ce - 1) / ce;
+    int ce = acc_chunk_elems(a, d->size), chunks = (a->rcount + ce - 1) / ce;
     char *acc = ibex_coll_shm_stage_slot(seg, 0, g);
     ibex_engine_stats.coll_acc++;
     ibex_coll_shm_claim(seg, g);
     ibex_coll_shm_arrive(seg, g);
-    ibex_status_t st = acc_fold_in(seg, g, a, in, acc, ce, n);
-    if (!out)
+    ibex_status_t st = acc_fold_in(seg, g, a, in, acc, ce, chunks);
+    if (!out || n <= 0)
         return st;
+    /* the chunks over [lo, lo + n), from this rank's own part of them on */
     uint64_t full = (g << ACC_SHIFT) | ((uint64_t)seg->size << 1);
-    int start = seg->rank * n / seg->size;
-    for (int j = 0; j < n; j++) {
-        int c = (start + j) % n, lo = c * ce, k = a->rcount - lo < ce ? a->rcount - lo : ce;
+    int first = lo / ce, last = (lo + n - 1) / ce, span = last - first + 1;
+    int start = seg->rank * span / seg->size;
+    for (int j = 0; j < span; j++) {
+        int c = first + (start + j) % span;
+        int b = c * ce > lo ? c * ce : lo, e = (c + 1) * ce < lo + n ? (c + 1) * ce : lo + n;
         ibex_coll_shm_wait(acc_word(seg, g, c), full);
-        memcpy(out + (size_t)lo * d->size, acc + (size_t)lo * d->size, (size_t)k * d->size);
+        memcpy(out + (size_t)(b - lo) * d->size, acc + (size_t)b * d->size,
+               (size_t)(e - b) * d->size);
     }
     return st;
 }

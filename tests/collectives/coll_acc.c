@@ -12,6 +12,8 @@
  *   - generations back to back without barriers: Reduce (moving root), Allreduce and a 1 MiB
  *     Bcast (the staged one on an oversubscribed node) alternating, every input poisoned as
  *     soon as its call returns, one rank late by turns;
+ *   - Reduce_scatter with uneven and empty blocks (not in place and in place) and
+ *     Reduce_scatter_block: each rank copies only its block out;
  *   - a sub-communicator from Comm_split with reversed ranks (the accumulator is its rank 0's).
  * Any rank count >= 1; prints "coll_acc: ok" on rank 0.
  */
@@ -156,6 +158,52 @@ static void check_other_types(MPI_Comm comm)
     free(a), free(b), free(d), free(e), free(u), free(v), free(pa), free(pb);
 }
 
+/* Reduce_scatter: block r has (r % 3 == 1 ? 0 : 30001 + r) ints (uneven, some empty), then in
+ * place; Reduce_scatter_block of 20000 ints each. */
+static void check_reduce_scatter(MPI_Comm comm)
+{
+    int rank, p, total = 0, lo = 0;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    int *rc = malloc(p * sizeof(int));
+    CHECK(rc);
+    for (int r = 0; r < p; r++) {
+        rc[r] = r % 3 == 1 ? 0 : 30001 + r;
+        lo += r < rank ? rc[r] : 0;
+        total += rc[r];
+    }
+    int blk = 20000, n = total > blk * p ? total : blk * p;
+    int *a = malloc(n * sizeof(int)), *b = malloc(n * sizeof(int));
+    CHECK(a && b);
+    for (int inplace = 0; inplace < 2; inplace++) {
+        for (int i = 0; i < total; i++)
+            a[i] = val(rank, i, inplace);
+        unsigned long long before = ibex_engine_stats.coll_acc;
+        CHECK_OK(MPI_Reduce_scatter(inplace ? MPI_IN_PLACE : a, inplace ? a : b, rc, MPI_INT,
+                                    MPI_SUM, comm));
+        CHECK(ibex_engine_stats.coll_acc - before == expect(comm, true, total));
+        const int *got = inplace ? a : b;
+        for (int i = 0; i < rc[rank]; i++) {
+            int want = 0;
+            for (int r = 0; r < p; r++)
+                want += val(r, lo + i, inplace);
+            CHECK(got[i] == want);
+        }
+    }
+    for (int i = 0; i < blk * p; i++)
+        a[i] = val(rank, i, 7);
+    unsigned long long before = ibex_engine_stats.coll_acc;
+    CHECK_OK(MPI_Reduce_scatter_block(a, b, blk, MPI_INT, MPI_SUM, comm));
+    CHECK(ibex_engine_stats.coll_acc - before == expect(comm, true, blk * p));
+    for (int i = 0; i < blk; i++) {
+        int want = 0;
+        for (int r = 0; r < p; r++)
+            want += val(r, rank * blk + i, 7);
+        CHECK(b[i] == want);
+    }
+    free(a), free(b), free(rc);
+}
+
 /* Reduce, Allreduce and Bcast of the staging slot's size back to back, no barrier between:
  * every generation's accumulator and chunk words are reused two calls later. */
 static void check_back_to_back(MPI_Comm comm)
@@ -210,6 +258,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < 2; k++) {
         check_int_ops(comms[k], a, b, usum, uord);
         check_other_types(comms[k]);
+        check_reduce_scatter(comms[k]);
         check_back_to_back(comms[k]);
     }
     CHECK_OK(MPI_Comm_free(&rev));
