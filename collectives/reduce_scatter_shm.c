@@ -104,9 +104,8 @@ ibex_status_t ibex_coll_reduce_scatter_shm(const ibex_coll_args_t *a)
         (st = ibex_coll_shm_stage_get(a->comm, seg, &acc)) != IBEX_OK)
         return st;
     if (acc) /* every rank folds the whole vector in, then copies its block out */
-        return ibex_coll_shm_acc_reduce(seg, ibex_coll_shm_begin(seg), &whole,
-                                        (const char *)in + d->true_lb, (char *)a->rbuf + d->true_lb,
-                                        lo, a->rcounts[seg->rank]);
+        return ibex_coll_shm_acc_reduce(seg, &whole, (const char *)in + d->true_lb,
+                                        (char *)a->rbuf + d->true_lb, lo, a->rcounts[seg->rank]);
     if (bytes > seg->slot_size && !seg->cma)
         return ibex_coll_fallback(IBEX_COLL_REDUCE_SCATTER, a, bytes);
     if (bytes <= RS_INLINE_MAX || !seg->cma)

@@ -280,12 +280,12 @@ ibex_status_t ibex_coll_reduce_shm(const ibex_coll_args_t *args)
         return st;
     if (!acc && bytes > seg->slot_size && !seg->cma)
         return ibex_coll_fallback(IBEX_COLL_REDUCE, args, bytes);
-    uint64_t g = ibex_coll_shm_begin(seg);
     bool root = seg->rank == args->root;
     char *out = root ? (char *)args->rbuf + d->true_lb : NULL;
     const char *in = args->sbuf == MPI_IN_PLACE ? out : (const char *)args->sbuf + d->true_lb;
     if (acc) /* 3 to 16 ranks, a commutative op, past the inline limit (base/coll_shm_acc.c) */
-        return ibex_coll_shm_acc_reduce(seg, g, args, in, out, 0, args->rcount);
+        return ibex_coll_shm_acc_reduce(seg, args, in, out, 0, args->rcount);
+    uint64_t g = ibex_coll_shm_begin(seg);
     /* Two ranks with a core each past IBEX_COLL_SHM_PAIR_INLINE: IBEX_COLL_SHM_PAIR_REDUCE
      * picks the path (the same on every rank). Default pull (Open MPI's algorithm, at any
      * size): at 64 KiB slots / pull / Open MPI 2.32 / 6.83 / 7.8-8.7 us in the faster VM mode,

@@ -90,11 +90,11 @@ static const ibex_cfg_entry_t coll_shm_table[] = {
      "or staging) in 8 KiB chunks and the others copy each as it lands (1), or whole (0); with "
      "a core per rank it is pipelined from 16 KiB either way"},
     {"COLL_SHM_ACC", IBEX_CFG_BOOL, "1", NULL, &acc_on,
-     "shared-memory Reduce and Allreduce of a commutative op past the inline limit and within "
-     "IBEX_COLL_SHM_STAGE, on communicators of 3 to 16 ranks: every rank folds its own input "
-     "straight into a shared accumulator, chunk by chunk in whatever order the chunks are free, "
-     "and the result is copied out of it (1); or the single-copy chunks read with "
-     "process_vm_readv (0). The same on every rank"},
+     "shared-memory Reduce, Allreduce and Reduce_scatter(_block) of a commutative op past the "
+     "inline limit on communicators of 3 to 16 ranks: every rank folds its own input straight "
+     "into a shared accumulator (pieces of IBEX_COLL_SHM_STAGE bytes), chunk by chunk in "
+     "whatever order the chunks are free, and the result is copied out of it (1); or the "
+     "single-copy chunks read with process_vm_readv (0). The same on every rank"},
     {"COLL_SHM_A2A_PAIRS", IBEX_CFG_INT, "8", NULL, &a2a_pairs,
      "shared-memory Alltoall past the inline limit on a node with more ranks than cores, on "
      "communicators of at least this many ranks: each block is moved by whichever of its two "

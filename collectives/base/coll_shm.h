@@ -261,10 +261,11 @@ bool ibex_coll_shm_acc_on(void);
 /* The reduction of a goes through the shared accumulator (the same answer on every rank; the
  * caller then makes the staging slots with ibex_coll_shm_stage_get, which must say ok). */
 bool ibex_coll_shm_acc_fits(const ibex_coll_shm_t *seg, const ibex_coll_args_t *a, size_t bytes);
-/* Generation g through the accumulator: this rank's input `in` (a->rcount elements) folded in,
- * then, when out is not NULL, elements [lo, lo + n) of the result copied to out (Reduce: the
- * root, Allreduce: everyone, the whole vector; Reduce_scatter: each rank its block). */
-ibex_status_t ibex_coll_shm_acc_reduce(ibex_coll_shm_t *seg, uint64_t g, const ibex_coll_args_t *a,
+/* A reduction through the accumulator (one generation per staging slot's worth of the vector):
+ * this rank's input `in` (a->rcount elements) folded in, and, when out is not NULL, elements
+ * [lo, lo + n) of the result copied to out (Reduce: the root, Allreduce: everyone, the whole
+ * vector; Reduce_scatter: each rank its block). */
+ibex_status_t ibex_coll_shm_acc_reduce(ibex_coll_shm_t *seg, const ibex_coll_args_t *a,
                                        const char *in, char *out, int lo, int n);
 
 /* Bcast on an oversubscribed node pipelines its slot (IBEX_COLL_SHM_BCAST_PIPE, bcast_shm.c). */

@@ -107,8 +107,8 @@ static const ibex_pvar_desc_t pvars[] = {
      "MPI_Alltoall calls run by its short path (blocks of at most 24 bytes of one predefined "
      "type, on a communicator within one node)"},
     {"ibex_reduce_acc", IBEX_PVAR_COUNTER, COUNTER(coll_acc),
-     "MPI_Reduce and MPI_Allreduce calls run through the shared accumulator (commutative op, "
-     "past the inline limit, 3 to 16 ranks of one node)"},
+     "MPI_Reduce, Allreduce and Reduce_scatter(_block) calls run through the shared "
+     "accumulator (commutative op, past the inline limit, 3 to 16 ranks of one node)"},
     /* hosts area */
     {"ibex_eps_offnode", IBEX_PVAR_COUNTER, COUNTER(eps_offnode),
      "endpoints connected to ranks on other nodes (node ids from the launcher, PMIx)"},

@@ -39,7 +39,7 @@ typedef struct ibex_engine_stats {
     /* of them, MPI_Allreduce, MPI_Bcast and MPI_Alltoall calls run by their short paths
      * (IBEX_COLL_SHORT_*, collectives/base/coll_shm.h) */
     unsigned long long coll_short[3];
-    /* MPI_Reduce and MPI_Allreduce calls run through the shared accumulator
+    /* MPI_Reduce, Allreduce and Reduce_scatter(_block) calls run through the shared accumulator
      * (collectives/base/coll_shm_acc.c) */
     unsigned long long coll_acc;
     /* hosts area: endpoints connected to peers on another node (node ids from PMIx), and those

@@ -3,16 +3,18 @@
  * The shared accumulator of the shared-memory Reduce and Allreduce
  * (collectives/base/coll_shm_acc.c): a commutative op past the inline limit and within the
  * staging slots, on 3 to 16 ranks. Checks, against references computed here:
- *   - sizes just past the inline limit, odd ones over several chunks and exactly the staging
- *     slot (1 MiB), every root, in place at the root and in the Allreduce, predefined ops on
- *     int / double / unsigned long, MINLOC on MPI_2INT and a commutative user op;
+ *   - sizes just past the inline limit, odd ones over several chunks, exactly the staging slot
+ *     (1 MiB) and past it (in pieces of a slot, a generation each), every root, in place at the
+ * root and in the Allreduce, predefined ops on int / double / unsigned long, MINLOC on MPI_2INT and
+ * a commutative user op;
  *   - which path ran (ibex_engine_stats.coll_acc, the ibex_reduce_acc counter): once per call
  *     where it applies (3 ranks or more, shared accumulator on), never for a non-commutative
- *     user op (rank order kept), one element past the staging slot, or with IBEX_COLL_SHM_ACC=0;
+ *     user op (rank order kept), or with IBEX_COLL_SHM_ACC=0;
  *   - generations back to back without barriers: Reduce (moving root), Allreduce and a 1 MiB
  *     Bcast (the staged one on an oversubscribed node) alternating, every input poisoned as
  *     soon as its call returns, one rank late by turns;
- *   - Reduce_scatter with uneven and empty blocks (not in place and in place) and
+ *   - Reduce_scatter with uneven and empty blocks, some across pieces (not in place and in
+ *     place), and
  *     Reduce_scatter_block: each rank copies only its block out;
  *   - a sub-communicator from Comm_split with reversed ranks (the accumulator is its rank 0's).
  * Any rank count >= 1; prints "coll_acc: ok" on rank 0.
@@ -28,8 +30,10 @@
 #include "ibex_engine_stats.h"
 
 #define STAGE_INTS (1048576 / 4) /* the default staging slot, IBEX_COLL_SHM_STAGE */
-static const int counts[] = {16385, 100003, STAGE_INTS};
-#define NCOUNTS ((int)(sizeof(counts) / sizeof(counts[0])))
+/* past the inline limit, odd over several chunks, one staging slot, two and a bit (3 pieces) */
+static const int counts[] = {16385, 100003, STAGE_INTS, 2 * STAGE_INTS + 5};
+#define MAXCOUNT (2 * STAGE_INTS + 5)
+#define NCOUNTS  ((int)(sizeof(counts) / sizeof(counts[0])))
 
 static int wrank;
 static bool acc_on;
@@ -44,7 +48,7 @@ static unsigned long long expect(MPI_Comm comm, bool commutative, int count)
 {
     int p;
     MPI_Comm_size(comm, &p);
-    return acc_on && commutative && p >= 3 && p <= 16 && count > 16384 && count <= STAGE_INTS;
+    return acc_on && commutative && p >= 3 && p <= 16 && count > 16384;
 }
 
 static void user_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
@@ -141,14 +145,14 @@ static void check_other_types(MPI_Comm comm)
             CHECK(pb[2 * i] == (i + lo * 13) % p && pb[2 * i + 1] == lo);
         }
     }
-    /* one element past the staging slot: not the accumulator */
+    /* one element past the staging slot: two pieces, one call */
     int m = STAGE_INTS + 1, *a = malloc(m * sizeof(int)), *b = malloc(m * sizeof(int));
     CHECK(a && b);
     for (int i = 0; i < m; i++)
         a[i] = val(rank, i, 3);
     before = ibex_engine_stats.coll_acc;
     CHECK_OK(MPI_Allreduce(a, b, m, MPI_INT, MPI_SUM, comm));
-    CHECK(ibex_engine_stats.coll_acc == before);
+    CHECK(ibex_engine_stats.coll_acc - before == expect(comm, true, m));
     for (int i = 0; i < m; i++) {
         int want = 0;
         for (int r = 0; r < p; r++)
@@ -158,9 +162,9 @@ static void check_other_types(MPI_Comm comm)
     free(a), free(b), free(d), free(e), free(u), free(v), free(pa), free(pb);
 }
 
-/* Reduce_scatter: block r has (r % 3 == 1 ? 0 : 30001 + r) ints (uneven, some empty), then in
- * place; Reduce_scatter_block of 20000 ints each. */
-static void check_reduce_scatter(MPI_Comm comm)
+/* Reduce_scatter: block r has (r % 3 == 1 ? 0 : base + r) ints (uneven, some empty; with a large
+ * base the blocks straddle the pieces), then in place; Reduce_scatter_block of 20000 ints each. */
+static void check_reduce_scatter(MPI_Comm comm, int base)
 {
     int rank, p, total = 0, lo = 0;
     MPI_Comm_rank(comm, &rank);
@@ -168,7 +172,7 @@ static void check_reduce_scatter(MPI_Comm comm)
     int *rc = malloc(p * sizeof(int));
     CHECK(rc);
     for (int r = 0; r < p; r++) {
-        rc[r] = r % 3 == 1 ? 0 : 30001 + r;
+        rc[r] = r % 3 == 1 ? 0 : base + r;
         lo += r < rank ? rc[r] : 0;
         total += rc[r];
     }
@@ -208,7 +212,7 @@ static void check_reduce_scatter(MPI_Comm comm)
  * every generation's accumulator and chunk words are reused two calls later. */
 static void check_back_to_back(MPI_Comm comm)
 {
-    int rank, p, n = STAGE_INTS;
+    int rank, p, n = STAGE_INTS * 3 / 2 + 1; /* two pieces */
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &p);
     int *in = malloc(n * sizeof(int)), *out = malloc(n * sizeof(int));
@@ -250,7 +254,7 @@ int main(int argc, char **argv)
     MPI_Op usum, uord;
     CHECK_OK(MPI_Op_create(user_sum, 1, &usum));
     CHECK_OK(MPI_Op_create(user_ordered, 0, &uord));
-    int *a = malloc(STAGE_INTS * sizeof(int)), *b = malloc(STAGE_INTS * sizeof(int));
+    int *a = malloc(MAXCOUNT * sizeof(int)), *b = malloc(MAXCOUNT * sizeof(int));
     CHECK(a && b);
     MPI_Comm rev;
     CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, wsize - wrank, &rev));
@@ -258,7 +262,8 @@ int main(int argc, char **argv)
     for (int k = 0; k < 2; k++) {
         check_int_ops(comms[k], a, b, usum, uord);
         check_other_types(comms[k]);
-        check_reduce_scatter(comms[k]);
+        check_reduce_scatter(comms[k], 30001);
+        check_reduce_scatter(comms[k], 200001);
         check_back_to_back(comms[k]);
     }
     CHECK_OK(MPI_Comm_free(&rev));
