@@ -45,7 +45,7 @@ def cols(b):
 def sizes(b):
     base = b[1:] if b[0] == "i" and b not in ("latency",) else b
     if base == "barrier": return [0]
-    if b in ("fop_latency", "cas_latency"): return [8]
+    if b in ("fop_latency", "cas_latency", "swap_latency", "acc8_latency"): return [8]
     unit = 4 if base in ("reduce", "allreduce", "scan", "exscan", "reduce_scatter",
                          "reduce_scatter_block") or b == "acc_latency" else 1
     out, n = [], lo
