@@ -553,7 +553,13 @@ int ibex_win_rdma_short(ibex_win_t *win, const ibex_win_op_t *op, uint64_t off, 
                        .rkey = win->rkeys[t].key,
                        .comp = &r->comp};
     bool put = op->kind == IBEX_WIN_OP_PUT;
-    ibex_status_t st = rdma_started(win, r, rdma_start(win, put, t, &d));
+    ibex_status_t st = rdma_start(win, put, t, &d);
+    if (__builtin_expect(st == IBEX_INPROGRESS, 1)) { /* rdma_started's usual case, inline */
+        win->pending[t]++;
+        win->outstanding++;
+        return MPI_SUCCESS;
+    }
+    st = rdma_started(win, r, st);
     if (st == IBEX_OK)
         return MPI_SUCCESS;
     ibex_error(CORE, "window: cannot start an rdma %s to rank %d: %s", put ? "write" : "read", t,
