@@ -230,7 +230,7 @@ for mpi in openmpi mpich; do
         -m 0:256 --step 16 -i 2 -x 1 --format csv >"$WORK/out" 2>"$WORK/err" </dev/null)
     RC=$? MS=$(( ($(date +%s%N) - t0) / 1000000 )) ERR=$(tail -3 "$WORK/err")
     set -- $(awk -F, '$1 == "benchmark" { next } !seen[$1]++ { print $1 }' "$WORK/out")
-    [ $# -eq 39 ] || fail "$mpi: $# benchmarks in the output, want 39"
+    [ $# -eq 41 ] || fail "$mpi: $# benchmarks in the output, want 41"
     bench_ok "$mpi: coll nbc rma -c" csv 0 0 256 16 "$@"
     rm -rf "${WORK:?}/tmp/"*
 done
