@@ -10,6 +10,8 @@
  *   put_bw get_bw                         a window (-w) of operations, then the same
  *   fop_latency cas_latency               MPI_Fetch_and_op (MPI_SUM) / MPI_Compare_and_swap of
  *                                         one MPI_UINT64_T
+ *   swap_latency acc8_latency             MPI_Fetch_and_op (MPI_REPLACE) / MPI_Accumulate
+ *                                         (MPI_SUM, one element) of one MPI_UINT64_T
  * acc_latency accumulates MPI_UNSIGNED with MPI_SUM (sizes multiple of 4). The operations of a
  * window all target displacement 0. The figure is the origin's time per operation (latency) or
  * bytes per second (bandwidth), averaged over the origins (-f: min / max over them). Under -c,
@@ -39,6 +41,8 @@ enum rma_op {
     ACC_LAT,
     FOP_LAT,
     CAS_LAT,
+    SWAP_LAT,
+    ACC8_LAT,
     F_MEMCPY,
     F_CMA,
     F_PING
@@ -118,6 +122,12 @@ static void rma_issue(int op, struct rma_ctx *c, long n)
     case CAS_LAT:
         MPI_Compare_and_swap(c->sbuf, c->sbuf + 8, c->rbuf, MPI_UINT64_T, peer, 0, c->win);
         break;
+    case SWAP_LAT:
+        MPI_Fetch_and_op(c->sbuf, c->rbuf, MPI_UINT64_T, peer, 0, MPI_REPLACE, c->win);
+        break;
+    case ACC8_LAT:
+        MPI_Accumulate(c->sbuf, 1, MPI_UINT64_T, peer, 0, 1, MPI_UINT64_T, MPI_SUM, c->win);
+        break;
     }
 }
 
@@ -175,7 +185,7 @@ static void check_prepare(const struct bench *b, struct rma_ctx *c, long n)
     unsigned char *mem = c->origin ? c->sbuf : c->base;
     uint64_t w = word(bench_rank), *m = (uint64_t *)mem;
     unsigned *u = (unsigned *)mem;
-    if (b->op == FOP_LAT || b->op == CAS_LAT) {
+    if (b->op == FOP_LAT || b->op == CAS_LAT || b->op == SWAP_LAT || b->op == ACC8_LAT) {
         m[0] = w;
         m[1] = c->origin ? word(c->peer) : 0; /* CAS compares with the target's word */
     } else if (b->op == ACC_LAT) {
@@ -194,13 +204,13 @@ static void check_result(const struct bench *b, struct rma_ctx *c, long n)
     int peer = c->peer;
     if (c->origin && (b->op == GET_LAT || b->op == GET_BW))
         bench_verify(c->rbuf, n, SEQ, peer);
-    else if (c->origin && (b->op == FOP_LAT || b->op == CAS_LAT))
+    else if (c->origin && (b->op == FOP_LAT || b->op == CAS_LAT || b->op == SWAP_LAT))
         bench_errors += got[0] != word(peer);
     else if (!c->origin && (b->op == PUT_LAT || b->op == PUT_BW))
         bench_verify(c->base, n, SEQ, peer);
-    else if (!c->origin && b->op == FOP_LAT)
+    else if (!c->origin && (b->op == FOP_LAT || b->op == ACC8_LAT))
         bench_errors += m[0] != word(bench_rank) + word(peer);
-    else if (!c->origin && b->op == CAS_LAT)
+    else if (!c->origin && (b->op == CAS_LAT || b->op == SWAP_LAT))
         bench_errors += m[0] != word(peer);
     for (long j = 0; !c->origin && b->op == ACC_LAT && j < n / 4; j++)
         bench_errors += u[j] != (unsigned)(j + j * 3 + 1);
@@ -384,6 +394,8 @@ const struct bench bench_rma_list[] = {
     RMA("acc_latency", "latency_us", ACC_LAT, 0, 4),
     RMA("fop_latency", "latency_us", FOP_LAT, BENCH_NOSIZE, 1),
     RMA("cas_latency", "latency_us", CAS_LAT, BENCH_NOSIZE, 1),
+    RMA("swap_latency", "latency_us", SWAP_LAT, BENCH_NOSIZE, 1),
+    RMA("acc8_latency", "latency_us", ACC8_LAT, BENCH_NOSIZE, 1),
     FLOOR("floor_memcpy_bw", "bw_MBps", F_MEMCPY, 0),
     FLOOR("floor_cma_bw", "bw_MBps", F_CMA, 0),
     FLOOR("floor_ping", "latency_us", F_PING, BENCH_NOSIZE),

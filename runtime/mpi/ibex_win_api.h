@@ -8,8 +8,10 @@
 
 #include <mpi.h>
 
+#include "ibex_datatype.h"
 #include "ibex_entry.h"
 #include "ibex_handle.h"
+#include "ibex_runtime.h"
 #include "ibex_win.h"
 
 /* The window handle table (win_api.c). */
@@ -39,6 +41,35 @@ int ibex_win_attr_delete_all(ibex_win_t *w);
     ibex_win_t *w = ibex_win_lookup((handle), call);                                               \
     if (!w)                                                                                        \
     return MPI_ERR_WIN
+
+/* IBEX_ENTER_WIN of the latency-bound calls (MPI_Put, MPI_Get, the one-element atomics,
+ * MPI_Win_flush): that MPI is running and the window's handle are tested in one inline (a
+ * hot handle: ibex_handle_get_k, a subtraction, a compare and a load), as the point-to-point
+ * entry does; at the first doubt the initialisation check and the general lookup run, with
+ * their errors, in IBEX_ENTER_WIN's order. Saves the call of the initialisation check and the
+ * general lookup's kind test. */
+static inline ibex_win_t *ibex_win_lookup_fast(MPI_Win handle, const char *call)
+{
+    ibex_win_t *w;
+    if (__builtin_expect(ibex_rt.running, 1) && ibex_win_table.kind &&
+        (w = ibex_handle_get_k(&ibex_win_table, IBEX_KIND_WIN, handle)) != NULL)
+        return w;
+    if (ibex_check_initialized(call) != MPI_SUCCESS)
+        return NULL; /* not reached: it aborts */
+    return ibex_win_lookup(handle, call);
+}
+
+#define IBEX_ENTER_WIN_FAST(name, handle, w)                                                       \
+    IBEX_ENTER_FAST(name);                                                                         \
+    ibex_win_t *w = ibex_win_lookup_fast((handle), call);                                          \
+    if (!w)                                                                                        \
+    return MPI_ERR_WIN
+
+/* A datatype of the latency-bound calls' in-place checks: ibex_dt_get by the constant kind. */
+static inline ibex_dt_t *ibex_win_dt(MPI_Datatype handle)
+{
+    return ibex_handle_get_k(&ibex_dt_handles, IBEX_KIND_DATATYPE, handle);
+}
 
 #define IBEX_WIN_ERROR(w, errclass, ...) ibex_win_error((w), (errclass), call, __VA_ARGS__)
 

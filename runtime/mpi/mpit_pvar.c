@@ -7,7 +7,8 @@
  * ibex_coll_algo_at's order (the names IBEX_COLL_<KIND> takes), then "none": the algorithm
  * the last blocking collective of that kind ran in this process; then the windows' counters
  * (runtime/win/ibex_win.h: ibex_win_direct_replies, ibex_win_reply_steps, ibex_win_short_cas,
- * ibex_win_short_fop, ibex_win_short_acc, ibex_win_short_rcas, ibex_win_short_rfop).
+ * ibex_win_short_fop, ibex_win_short_acc, ibex_win_short_rcas, ibex_win_short_rfop,
+ * ibex_win_short_racc).
  *
  * - Levels and sizes (queue lengths, buffered bytes, live requests) and the high-water mark
  *   are continuous and read-only: they always show the library's current value, cannot be
@@ -137,8 +138,11 @@ static const ibex_pvar_desc_t win_pvars[] = {
      "Compare_and_swaps this process did on the network direct path's short path (an 8-byte "
      "aligned element: one remote compare-and-swap)"},
     {"ibex_win_short_rfop", IBEX_PVAR_COUNTER, WIN_COUNTER(short_rfop),
-     "Fetch_and_ops (SUM on an 8-byte integer, NO_OP) on the network direct path's short path "
-     "(one remote fetch-and-add)"},
+     "Fetch_and_ops (SUM on an 8-byte integer, NO_OP, REPLACE) on the network direct path's "
+     "short path (one remote fetch-and-add; REPLACE: a compare-and-swap loop)"},
+    {"ibex_win_short_racc", IBEX_PVAR_COUNTER, WIN_COUNTER(short_racc),
+     "one-element Accumulates (8-byte integer SUM, REPLACE) on the network direct path's short "
+     "path (one remote fetch-and-add, result discarded; REPLACE as for rfop)"},
 };
 #define WIN_PVARS ((int)(sizeof(win_pvars) / sizeof(win_pvars[0])))
 

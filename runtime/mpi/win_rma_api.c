@@ -176,8 +176,8 @@ static int acc(const char *call, ibex_win_t *w, const acc_in_t *in, int target_r
 static inline bool short_args(ibex_win_t *w, ibex_win_op_t *op, MPI_Datatype odt, int ocount,
                               MPI_Datatype tdt, int tcount)
 {
-    op->odt = ibex_dt_get(odt);
-    op->tdt = ibex_dt_get(tdt);
+    op->odt = ibex_win_dt(odt);
+    op->tdt = tdt == odt ? op->odt : ibex_win_dt(tdt); /* usually one type: one lookup */
     op->ocount = ocount;
     op->tcount = tcount;
     return op->odt && op->tdt && op->odt->committed && op->tdt->committed && ocount >= 0 &&
@@ -200,7 +200,7 @@ static int short_run(const char *call, ibex_win_t *w, ibex_win_op_t *op)
 static inline bool short_elem_args(ibex_win_t *w, ibex_win_op_t *op, MPI_Datatype datatype,
                                    MPI_Op op_handle)
 {
-    ibex_dt_t *dt = ibex_dt_get(datatype);
+    ibex_dt_t *dt = ibex_win_dt(datatype);
     op->odt = op->tdt = dt;
     op->ocount = op->tcount = 1;
     op->op_handle = op_handle;
@@ -213,7 +213,7 @@ int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_data
              int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
              MPI_Win win)
 {
-    IBEX_ENTER_WIN(Put, win, w);
+    IBEX_ENTER_WIN_FAST(Put, win, w);
     ibex_win_op_t op = {
         .kind = IBEX_WIN_OP_PUT, .origin = origin_addr, .target = target_rank, .disp = target_disp};
     if (short_args(w, &op, origin_datatype, origin_count, target_datatype, target_count))
@@ -236,7 +236,7 @@ int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_dat
 int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    IBEX_ENTER_WIN(Get, win, w);
+    IBEX_ENTER_WIN_FAST(Get, win, w);
     ibex_win_op_t op = {.kind = IBEX_WIN_OP_GET,
                         .origin = origin_addr,
                         .result = origin_addr,
@@ -263,7 +263,7 @@ int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
                     int target_rank, MPI_Aint target_disp, int target_count,
                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    IBEX_ENTER_WIN(Accumulate, win, w);
+    IBEX_ENTER_WIN_FAST(Accumulate, win, w);
     ibex_win_op_t o = {
         .kind = IBEX_WIN_OP_ACC, .origin = origin_addr, .target = target_rank, .disp = target_disp};
     if (origin_count == 1 && target_count == 1 && origin_datatype == target_datatype &&
@@ -315,7 +315,7 @@ int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
                       int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
-    IBEX_ENTER_WIN(Fetch_and_op, win, w);
+    IBEX_ENTER_WIN_FAST(Fetch_and_op, win, w);
     ibex_win_op_t o = {.kind = IBEX_WIN_OP_GACC,
                        .origin = origin_addr,
                        .result = result_addr,
@@ -337,8 +337,8 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
 int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
                           MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
-    IBEX_ENTER_WIN(Compare_and_swap, win, w);
-    ibex_dt_t *dt = ibex_dt_get(datatype);
+    IBEX_ENTER_WIN_FAST(Compare_and_swap, win, w);
+    ibex_dt_t *dt = ibex_win_dt(datatype);
     if (!dt || !dt->predefined)
         return IBEX_WIN_ERROR(w, MPI_ERR_TYPE,
                               "Compare_and_swap takes one predefined datatype (0x%x is not)",

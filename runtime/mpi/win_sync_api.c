@@ -73,7 +73,7 @@ static int flush(ibex_win_t *w, const char *call, int rank, bool local)
 
 int PMPI_Win_flush(int rank, MPI_Win win)
 {
-    IBEX_ENTER_WIN(Win_flush, win, w);
+    IBEX_ENTER_WIN_FAST(Win_flush, win, w);
     if ((unsigned)rank < (unsigned)w->comm->size && ibex_win_flush_short(w, rank))
         return MPI_SUCCESS; /* the latency-bound loop: no frame of the general flush */
     return flush(w, call, rank, false);

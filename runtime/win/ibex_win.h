@@ -98,6 +98,12 @@ typedef struct ibex_win {
         int how;
         const ibex_dt_t *basic;
     } fop_seen;
+    /* the word the network direct path's short REPLACE last swapped and the value it left
+     * there (win_rdma.c: the next REPLACE's first guess); remote 0 before the first */
+    struct {
+        int target;
+        uint64_t remote, value;
+    } swap_seen;
     /* MPI_Win_create on one node: operations by cross-memory attach (process_vm_readv /
      * writev) into each member's memory at bases[] in process pids[], lock words in ctrl */
     bool cma;
@@ -165,11 +171,12 @@ typedef struct ibex_win {
  * request, quadratic in the replies in flight, shows as many per reply); the Compare_and_swaps
  * this origin did on the shared mapping's short path (win_rma.c), and the Fetch_and_ops
  * (one-element Get_accumulates) and one-element Accumulates it did there; the
- * Compare_and_swaps and Fetch_and_ops it did on the network direct path's short path (one
- * remote atomic posted, short_rcas / short_rfop). Plain increments. */
+ * Compare_and_swaps, Fetch_and_ops and one-element Accumulates it did on the network direct
+ * path's short path (one remote atomic posted, or REPLACE's compare-and-swap loop: short_rcas /
+ * short_rfop / short_racc). Plain increments. */
 typedef struct ibex_win_stats {
     unsigned long long direct_replies, reply_steps, short_cas, short_fop, short_acc;
-    unsigned long long short_rcas, short_rfop;
+    unsigned long long short_rcas, short_rfop, short_racc;
 } ibex_win_stats_t;
 extern ibex_win_stats_t ibex_win_stats;
 
@@ -270,6 +277,9 @@ void ibex_win_apply(const struct win_hdr *h, char *base, const char *body, char 
 void ibex_win_acc_packed(const struct win_hdr *h, const char *data, char *cur);
 /* win_sync.c: waits until cond(win) holds, driving progress. */
 void ibex_win_wait_until(ibex_win_t *win, bool (*cond)(const ibex_win_t *win, int rank), int rank);
+/* win_sync.c: waits until *done (a blocking transfer of the network direct path) is set,
+ * polling the window's transport alone first as ibex_win_wait_until does. */
+void ibex_win_wait_done(ibex_win_t *win, volatile int *done);
 /* win_rma.c: sends a control request (type) to rank and counts its reply as pending. */
 ibex_status_t ibex_win_ctl(ibex_win_t *win, int type, int rank, int lock_type);
 
@@ -288,11 +298,18 @@ int ibex_win_rdma_short(ibex_win_t *win, const ibex_win_op_t *op, uint64_t off, 
 /* The short path's one remote atomic (win_rma.c checked the rest: a created or allocated
  * window, the type (and op) of one 8-byte element, the epoch, the range): a compare-and-swap
  * (cas) or fetch-and-add (the origin's value, or 0 for NO_OP) of the 8 bytes at offset off of
- * the target's part, the old value written into op->result by its completion. -1 when that
- * element is off an 8-byte boundary at the target (the general way); else MPI_SUCCESS or an
- * error class with its message in msg (len bytes). */
+ * the target's part, the old value written into op->result by its completion (an
+ * Accumulate's into the window's discard slot). -1 when that element is off an 8-byte
+ * boundary at the target (the general way); else MPI_SUCCESS or an error class with its
+ * message in msg (len bytes). */
 int ibex_win_rdma_atomic_short(ibex_win_t *win, const ibex_win_op_t *op, uint64_t off, bool cas,
                                char *msg, size_t len);
+/* The short path's REPLACE (Fetch_and_op, one-element Get_accumulate or Accumulate) of the 8
+ * bytes at offset off of the target's part, checked as for ibex_win_rdma_atomic_short: a
+ * remote compare-and-swap loop, waited for, complete on return (the old value in op->result
+ * unless an Accumulate). -1, MPI_SUCCESS or an error class as that. */
+int ibex_win_rdma_swap_short(ibex_win_t *win, const ibex_win_op_t *op, uint64_t off, char *msg,
+                             size_t len);
 /* ACC / GACC / CAS served by 8-byte atomics: every one on a dense 8-byte basic type (the same
  * rule for remote atomics and CPU atomics on the shared mapping). Per element: fetch-and-add
  * when ibex_win_elem_fadd (SUM on integers, NO_OP), else compare-and-swap (a loop computing

@@ -39,10 +39,13 @@
 #include "ibex_win.h"
 #include "win_wire.h"
 
-#define RKEY_MAX   16
-#define CTL_SLOTS  9 /* the lock word, scratch for atomics' old values, the accumulate lock */
-#define LOCK_WORD  0
-#define SCRATCH    1
+#define RKEY_MAX  16
+#define CTL_SLOTS 9 /* the lock word, scratch for atomics' old values, the accumulate lock */
+#define LOCK_WORD 0
+#define SCRATCH   1
+/* where a short-path Accumulate's fetch-and-add writes the old value nobody reads (several may
+ * be in flight); one of the slots the connection's READs use only during creation */
+#define DISCARD    2
 #define ACC_WORD   8 /* the target's accumulate lock (rdma_acc_locked) */
 #define LOCK_EXCL  (1ull << 62)
 #define LOCK_SHARE 1ull
@@ -202,12 +205,11 @@ static inline rdma_req_t *rdma_req_short(ibex_win_t *win, int t, ibex_req_t *use
     return r;
 }
 
-/* Waits for a blocking transfer, driving progress (others' requests are served meanwhile). */
-static ibex_status_t wait_flag(volatile int *done)
+/* Waits for a blocking transfer, driving progress (others' requests are served meanwhile):
+ * the window's transport polled alone first (ibex_win_wait_done). */
+static ibex_status_t wait_flag(ibex_win_t *win, volatile int *done)
 {
-    int idle = 0;
-    while (!*done)
-        ibex_wait_step(&idle);
+    ibex_win_wait_done(win, done);
     return *done == 1 ? IBEX_OK : IBEX_ERR_IO;
 }
 
@@ -227,7 +229,7 @@ static ibex_status_t atomic_do(ibex_win_t *win, int t, const ibex_tl_atomic_t *a
     a.comp = &r->comp;
     ibex_status_t st = rdma_started(win, r, ibex_rma_atomic(win->rma, t, &a));
     if (st == IBEX_OK)
-        st = wait_flag(&done);
+        st = wait_flag(win, &done);
     if (st == IBEX_OK)
         *old_p = win->rctl[SCRATCH];
     return st;
@@ -427,7 +429,7 @@ ibex_status_t ibex_win_rdma_read_ctl(ibex_win_t *win, int t, void *local, struct
                        .rkey = win->rkeys[t].key,
                        .comp = &r->comp};
     ibex_status_t st = rdma_started(win, r, ibex_rma_get(win->rma, t, &d));
-    return st == IBEX_OK ? wait_flag(&done) : st;
+    return st == IBEX_OK ? wait_flag(win, &done) : st;
 }
 
 /* The local side of a put / get: the origin's buffer, or for a non-contiguous origin a bounce
@@ -551,7 +553,13 @@ int ibex_win_rdma_short(ibex_win_t *win, const ibex_win_op_t *op, uint64_t off, 
                        .rkey = win->rkeys[t].key,
                        .comp = &r->comp};
     bool put = op->kind == IBEX_WIN_OP_PUT;
-    ibex_status_t st = rdma_started(win, r, rdma_start(win, put, t, &d));
+    ibex_status_t st = rdma_start(win, put, t, &d);
+    if (__builtin_expect(st == IBEX_INPROGRESS, 1)) { /* rdma_started's usual case, inline */
+        win->pending[t]++;
+        win->outstanding++;
+        return MPI_SUCCESS;
+    }
+    st = rdma_started(win, r, st);
     if (st == IBEX_OK)
         return MPI_SUCCESS;
     ibex_error(CORE, "window: cannot start an rdma %s to rank %d: %s", put ? "write" : "read", t,
@@ -564,9 +572,9 @@ int ibex_win_rdma_short(ibex_win_t *win, const ibex_win_op_t *op, uint64_t off, 
  * way (CAS: compare-and-swap of the compare value for the origin's; SUM on an integer:
  * fetch-and-add of the origin's value; NO_OP: fetch-and-add of 0), so the window keeps its one
  * atomicity domain, but not waited for: the device writes the old value into the result
- * buffer (its window's registration, else the transport's cache) when it completes, and
- * flush / unlock / fence wait for it as for a Get. An element off its 8-byte boundary takes
- * the general way (the accumulate lock): -1. */
+ * buffer (its window's registration, else the transport's cache; an Accumulate's into the
+ * window's DISCARD slot) when it completes, and flush / unlock / fence wait for it as for a
+ * Get. An element off its 8-byte boundary takes the general way (the accumulate lock): -1. */
 int ibex_win_rdma_atomic_short(ibex_win_t *win, const ibex_win_op_t *op, uint64_t off, bool cas,
                                char *msg, size_t len)
 {
@@ -579,9 +587,10 @@ int ibex_win_rdma_atomic_short(ibex_win_t *win, const ibex_win_op_t *op, uint64_
         snprintf(msg, len, "out of memory");
         return MPI_ERR_NO_MEM;
     }
+    bool acc = op->kind == IBEX_WIN_OP_ACC;
     ibex_tl_atomic_t a = {.op = cas ? IBEX_TL_ATOMIC_CSWAP : IBEX_TL_ATOMIC_FADD,
-                          .result = op->result,
-                          .result_mem = own_window_mem(win, op->result, 8),
+                          .result = acc ? &win->rctl[DISCARD] : op->result,
+                          .result_mem = acc ? win->rctl_mem : own_window_mem(win, op->result, 8),
                           .remote = remote,
                           .rkey = win->rkeys[t].key,
                           .comp = &r->comp};
@@ -597,6 +606,69 @@ int ibex_win_rdma_atomic_short(ibex_win_t *win, const ibex_win_op_t *op, uint64_
     ibex_error(CORE, "window: cannot start a remote atomic at rank %d: %s", t, ibex_status_str(st));
     snprintf(msg, len, "remote atomic at rank %d failed", t);
     return MPI_ERR_OTHER;
+}
+
+/* One compare-and-swap of the short path's REPLACE, waited for: *old_p the value before. */
+static ibex_status_t swap_try(ibex_win_t *win, int t, uint64_t remote, uint64_t cmp, uint64_t swap,
+                              uint64_t *old_p)
+{
+    volatile int done = 0;
+    rdma_req_t *r = rdma_req_short(win, t, NULL);
+    if (!r)
+        return IBEX_ERR_NO_MEMORY;
+    r->done = &done;
+    r->plain = false;
+    ibex_tl_atomic_t a = {.op = IBEX_TL_ATOMIC_CSWAP,
+                          .operand = cmp,
+                          .swap = swap,
+                          .result = &win->rctl[SCRATCH],
+                          .result_mem = win->rctl_mem,
+                          .remote = remote,
+                          .rkey = win->rkeys[t].key,
+                          .comp = &r->comp};
+    ibex_status_t st = rdma_started(win, r, ibex_rma_atomic(win->rma, t, &a));
+    if (st == IBEX_OK)
+        st = wait_flag(win, &done);
+    if (st == IBEX_OK)
+        *old_p = win->rctl[SCRATCH];
+    return st;
+}
+
+/* The short path's REPLACE: the general way's compare-and-swap loop (elem_remote) without its
+ * first fetch-and-add of 0. A compare-and-swap that misses returns the word's value as that
+ * read would, so the loop starts from a guess instead: the value the last REPLACE here left
+ * at this word (a loop that swaps one word again and again: one atomic per REPLACE), else 0.
+ * A wrong guess costs the atomic the read would have; each miss retries with the value it
+ * returned, until one compares equal: the old value, swapped atomically for the origin's.
+ * Waited for (the loop needs each answer), so complete on return, after the atomics posted
+ * before it on the queue pair (executed in order). */
+int ibex_win_rdma_swap_short(ibex_win_t *win, const ibex_win_op_t *op, uint64_t off, char *msg,
+                             size_t len)
+{
+    int t = op->target;
+    uint64_t remote = win->rkeys[t].base + off, in, old;
+    if (remote & 7u)
+        return -1;
+    memcpy(&in, op->origin, 8);
+    uint64_t guess =
+        win->swap_seen.target == t && win->swap_seen.remote == remote ? win->swap_seen.value : 0;
+    ibex_status_t st;
+    while ((st = swap_try(win, t, remote, guess, in, &old)) == IBEX_OK && old != guess)
+        guess = old;
+    if (st != IBEX_OK) {
+        ibex_error(CORE, "window: remote compare-and-swap at rank %d failed: %s", t,
+                   ibex_status_str(st));
+        snprintf(msg, len, "remote atomic at rank %d failed", t);
+        return st == IBEX_ERR_NO_MEMORY ? MPI_ERR_NO_MEM : MPI_ERR_OTHER;
+    }
+    win->swap_seen.target = t;
+    win->swap_seen.remote = remote;
+    win->swap_seen.value = in;
+    if (op->kind != IBEX_WIN_OP_ACC)
+        memcpy(op->result, &old, 8);
+    if (op->user_req)
+        ibex_req_complete(op->user_req, IBEX_OK);
+    return MPI_SUCCESS;
 }
 
 /* A contiguous target: one WRITE / READ from the origin's buffer (its window's registration
@@ -793,7 +865,7 @@ static ibex_status_t rmw_xfer(ibex_win_t *win, const ibex_win_op_t *op, const wi
         ibex_win_op_t g = *op;
         g.kind = put ? IBEX_WIN_OP_PUT : IBEX_WIN_OP_GET;
         ibex_status_t st = copy_whole(win, &g, h, r, tmp);
-        ibex_status_t wst = wait_flag(&done); /* transfers started complete even on failure */
+        ibex_status_t wst = wait_flag(win, &done); /* transfers started complete even on failure */
         return st != IBEX_OK ? st : wst;
     }
     uint64_t remote = data_base(win, t) + h->addr + (uint64_t)op->tdt->true_lb;
@@ -804,7 +876,7 @@ static ibex_status_t rmw_xfer(ibex_win_t *win, const ibex_win_op_t *op, const wi
                        .rkey = data_key(win, t, remote),
                        .comp = &r->comp};
     ibex_status_t st = rdma_started(win, r, rdma_start(win, put, t, &d));
-    return st == IBEX_OK ? wait_flag(&done) : st;
+    return st == IBEX_OK ? wait_flag(win, &done) : st;
 }
 
 /* The target's accumulate lock: swap 0 for 1, retried (driving progress) while held. */

@@ -955,17 +955,19 @@ static __attribute__((noinline)) int op_start_fop(ibex_win_t *win, ibex_win_op_t
     return MPI_SUCCESS;
 }
 
-/* Compare_and_swap's and Fetch_and_op's (a one-element Get_accumulate's) short case on the
- * network direct path of a created or allocated window: an accepted 8-byte type
- * (cas_type_ok) or (type, op) pair (fop_type_ok) that the general path sends as one remote
- * atomic (ibex_win_rdma_acc's elem_remote: CAS a compare-and-swap; SUM on an integer
- * (FOP_FADD) and NO_OP (FOP_LOAD) a fetch-and-add; REPLACE and the other ops are a
- * compare-and-swap loop there and go that way), on an element in range in an open fence,
- * lock or lock_all epoch, with no active-message request in flight to the target (which the
- * general path flushes first). ibex_win_rdma_atomic_short tests the target's alignment
- * (misaligned: the accumulate lock, the general way) and posts the atomic; its old value
- * reaches the result at completion (flush waits for it). Anything else, and every error, goes
- * the general way unchanged. */
+/* Compare_and_swap's, Fetch_and_op's (a one-element Get_accumulate's) and a one-element
+ * Accumulate's short case on the network direct path of a created or allocated window: an
+ * accepted 8-byte type (cas_type_ok) or (type, op) pair (fop_type_ok) whose element the
+ * general path updates by the NIC's atomics (ibex_win_rdma_acc's elem_remote), taken here by
+ * exactly the atomics it would take there or fewer, so the window keeps its one atomicity
+ * domain: CAS one compare-and-swap, SUM on an integer (FOP_FADD) and NO_OP (FOP_LOAD) one
+ * fetch-and-add (an Accumulate's result discarded), REPLACE (FOP_XCHG) the compare-and-swap
+ * loop (ibex_win_rdma_swap_short); the other ops (a compare-and-swap loop computing the op)
+ * go the general way. The element in range in an open fence, lock or lock_all epoch, with no
+ * active-message request in flight to the target (which the general path flushes first).
+ * win_rdma.c tests the target's alignment (misaligned: the accumulate lock, the general way)
+ * and posts the atomic; a posted one's old value reaches the result at completion (flush
+ * waits for it). Anything else, and every error, goes the general way unchanged. */
 static __attribute__((noinline)) int op_start_ratomic(ibex_win_t *win, ibex_win_op_t *op, char *msg,
                                                       size_t len)
 {
@@ -973,22 +975,26 @@ static __attribute__((noinline)) int op_start_ratomic(ibex_win_t *win, ibex_win_
     bool cas = op->kind == IBEX_WIN_OP_CAS;
     if (t == MPI_PROC_NULL ||
         !(cas ? cas_type_ok(win, op, msg, len)
-              : op->kind == IBEX_WIN_OP_GACC && fop_type_ok(win, op, msg, len) &&
-                    (win->fop_seen.how == FOP_FADD || win->fop_seen.how == FOP_LOAD)))
+              : (op->kind == IBEX_WIN_OP_GACC || op->kind == IBEX_WIN_OP_ACC) &&
+                    fop_type_ok(win, op, msg, len) && win->fop_seen.how != FOP_LOOP))
         return op_start(win, op, msg, len);
     int64_t off = (int64_t)op->disp * win->disp_units[t];
     if (off < 0 || (uint64_t)off + 8 > (uint64_t)win->sizes[t] || win->touched[t] ||
         (!(win->epoch & (IBEX_WIN_EPOCH_FENCE | IBEX_WIN_EPOCH_LOCK_ALL)) && !win->locked[t]))
         return op_start(win, op, msg, len);
-    int rc = ibex_win_rdma_atomic_short(win, op, (uint64_t)off, cas, msg, len);
+    int rc = !cas && win->fop_seen.how == FOP_XCHG
+                 ? ibex_win_rdma_swap_short(win, op, (uint64_t)off, msg, len)
+                 : ibex_win_rdma_atomic_short(win, op, (uint64_t)off, cas, msg, len);
     if (rc < 0)
         return op_start(win, op, msg, len);
     if (rc == MPI_SUCCESS) { /* fence_ops as the general path's op_rdma sets it */
         win->fence_ops = true;
         if (cas)
             ibex_win_stats.short_rcas++;
-        else
+        else if (op->kind == IBEX_WIN_OP_GACC)
             ibex_win_stats.short_rfop++;
+        else
+            ibex_win_stats.short_racc++;
     }
     return rc;
 }

@@ -70,6 +70,14 @@ void ibex_win_wait_until(ibex_win_t *win, bool (*cond)(const ibex_win_t *win, in
         ibex_blk_end();
 }
 
+void ibex_win_wait_done(ibex_win_t *win, volatile int *done)
+{
+    int idle = 0;
+    while (!*done)
+        if (!poll_own(win))
+            ibex_wait_step(&idle);
+}
+
 /* A dynamic window's cached regions of other ranks may be stale once the program has
  * synchronised (a detach on the target is ordered before an epoch that follows it): each epoch
  * fetches them again on first use. */

@@ -45,7 +45,7 @@ def cols(b):
 def sizes(b):
     base = b[1:] if b[0] == "i" and b not in ("latency",) else b
     if base == "barrier": return [0]
-    if b in ("fop_latency", "cas_latency"): return [8]
+    if b in ("fop_latency", "cas_latency", "swap_latency", "acc8_latency"): return [8]
     unit = 4 if base in ("reduce", "allreduce", "scan", "exscan", "reduce_scatter",
                          "reduce_scatter_block") or b == "acc_latency" else 1
     out, n = [], lo
@@ -230,7 +230,7 @@ for mpi in openmpi mpich; do
         -m 0:256 --step 16 -i 2 -x 1 --format csv >"$WORK/out" 2>"$WORK/err" </dev/null)
     RC=$? MS=$(( ($(date +%s%N) - t0) / 1000000 )) ERR=$(tail -3 "$WORK/err")
     set -- $(awk -F, '$1 == "benchmark" { next } !seen[$1]++ { print $1 }' "$WORK/out")
-    [ $# -eq 39 ] || fail "$mpi: $# benchmarks in the output, want 39"
+    [ $# -eq 41 ] || fail "$mpi: $# benchmarks in the output, want 41"
     bench_ok "$mpi: coll nbc rma -c" csv 0 0 256 16 "$@"
     rm -rf "${WORK:?}/tmp/"*
 done

@@ -9,10 +9,9 @@
  *   and written with MPI_Put (not atomic): its final value is exact;
  * - on one word of rank 0, every rank mixes CAS increment loops, Fetch_and_op SUM and
  *   Accumulate SUM of the same type (the standard's atomicity: same op or CAS, same basic
- *   type; the Accumulates take the general path everywhere but the shared mapping): the
- *   final value is
- *   exact; for MPI_INT every rank also adds to the int beside it, which must not be touched
- *   by the 4-byte CAS;
+ *   type; the 8-byte Accumulates take a short path on the shared mapping and on the network
+ *   direct path, counted in win_fop): the final value is exact; for MPI_INT every rank also
+ *   adds to the int beside it, which must not be touched by the 4-byte CAS;
  * - an 8-byte element off its 8-byte boundary, and the last 8 bytes of the window;
  * - CAS to MPI_PROC_NULL (succeeds, result untouched); CAS with no epoch open
  *   (MPI_ERR_RMA_SYNC) and out of the window (MPI_ERR_RMA_RANGE) under MPI_ERRORS_RETURN,
@@ -26,7 +25,7 @@
  * ibex_win_short_rcas counts likewise the CASes of the network direct path's short path on
  * allocate and create windows (one remote compare-and-swap each): every 8-byte aligned one
  * in an epoch and in range, so the spin lock and the mixed words run on it, mixed there with
- * the general path's one-element Accumulate SUM on the same word; with MT_SOFTIB
+ * the one-element Accumulate SUM's posted fetch-and-add on the same word; with MT_SOFTIB
  * softib's counters show one atomic per CAS of the spin lock, one READ per Get and one WRITE
  * per Put.
  */

@@ -1,17 +1,19 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # Instructions per 8-byte Get + flush / Put + flush / Compare_and_swap + flush / Fetch_and_op +
-# flush over softib (counts, not timings: callgrind, user space, rank 0 = the origin), as
+# flush / Fetch_and_op REPLACE + flush (swap) / one-element Accumulate SUM + flush (acc8) over
+# softib (counts, not timings: callgrind, user space, rank 0 = the origin), as
 # runtime/win/README.md and transport/verbs/README.md (Counts) give them: ibex-bench
-# get_latency / put_latency / cas_latency / fop_latency (one MPI_UINT64_T; fop: MPI_SUM) -m 8:8
-# -s flush on the network direct path (IBEX_WIN_DIRECT=0 ibexrun --softib), run with -i 1000
-# and -i 6000; the difference of the inclusive counts of MPI_Get / MPI_Put /
-# MPI_Compare_and_swap / MPI_Fetch_and_op and MPI_Win_flush divided by the difference of their
-# calls. Not part of make check (about a minute per benchmark under callgrind).
-# Usage: tests/win/win_counts.sh PREFIX [get|put|cas|fop ...]   (PREFIX: an installed Ibex)
+# get_latency / put_latency / cas_latency / fop_latency / swap_latency / acc8_latency (one
+# MPI_UINT64_T; fop, acc8: MPI_SUM; swap: MPI_REPLACE) -m 8:8 -s flush on the network direct
+# path (IBEX_WIN_DIRECT=0 ibexrun --softib), run with -i 1000 and -i 6000; the difference of the
+# inclusive counts of MPI_Get / MPI_Put / MPI_Compare_and_swap / MPI_Fetch_and_op /
+# MPI_Accumulate and MPI_Win_flush divided by the difference of their calls. Not part of make
+# check (about a minute per benchmark under callgrind).
+# Usage: tests/win/win_counts.sh PREFIX [get|put|cas|fop|swap|acc8 ...]   (PREFIX: an installed Ibex)
 # WIN_COUNTS_SHM=1: the same over shared memory (the default transports and window paths).
 set -u
-prefix=${1:?usage: win_counts.sh PREFIX [get put cas fop]}
+prefix=${1:?usage: win_counts.sh PREFIX [get put cas fop swap acc8]}
 shift
 benches=${*:-get put}
 # CG_KEEP=DIR keeps the callgrind files there (for callgrind_annotate)
@@ -29,7 +31,8 @@ for b in $benches; do
     get) fn=MPI_Get ;;
     put) fn=MPI_Put ;;
     cas) fn=MPI_Compare_and_swap ;;
-    fop) fn=MPI_Fetch_and_op ;;
+    fop | swap) fn=MPI_Fetch_and_op ;;
+    acc8) fn=MPI_Accumulate ;;
     *) echo "unknown $b"; exit 2 ;;
     esac
     for it in 1000 6000; do

@@ -14,6 +14,11 @@
  * - on one word of rank 0, every rank mixes Fetch_and_op SUM, Accumulate SUM, Get_accumulate
  *   SUM and Compare_and_swap increment loops (MPI_INT64_T), and Fetch_and_op / Accumulate SUM
  *   of integral doubles (MPI_DOUBLE): the final values are exact;
+ * - on one word of rank 0, every rank swaps in values of its own by Fetch_and_op and
+ *   Get_accumulate REPLACE and adds by Fetch_and_op SUM: every value the word took is
+ *   distinct, so the (returned, installed) pairs of all ranks must chain from the first value
+ *   to the final one, each used once (a lost update leaves two pairs from one value); then
+ *   each rank alone REPLACEs and Accumulates SUM / REPLACE on a word of its own;
  * - MPI_INT (4 bytes) Fetch_and_op and Accumulate SUM from every rank, the int beside it
  *   untouched; an 8-byte element off its 8-byte boundary, the last aligned word;
  * - MPI_PROC_NULL (succeeds, result untouched); no epoch open (MPI_ERR_RMA_SYNC) and out of
@@ -25,13 +30,16 @@
  * allocate_shared when every rank is on one node, unless MT_WIN_AM or MT_WIN_RDMA says the
  * library was told IBEX_WIN_DIRECT=0), none for MPI_INT, unaligned elements, MPI_PROC_NULL,
  * errors or Win_create memory. With MT_WIN_RDMA (IBEX_WIN_DIRECT=0, the network direct path)
- * ibex_win_short_rfop counts likewise the Fetch_and_ops (and one-element Get_accumulates) of
- * the network direct path's short path on allocate and create windows: exactly the 8-byte
- * aligned ones of MPI_SUM on an integer or of MPI_NO_OP (one remote fetch-and-add; REPLACE and
- * the other ops, a compare-and-swap loop there, and every Accumulate go the general way), so
- * the mixed section runs the short path's fetch-and-adds, the general path's Accumulate SUM
- * and the short path's CAS on one word; with MT_SOFTIB softib's counters show one atomic per
- * ticket (the ticket loop posts nothing else, and no READ or WRITE).
+ * ibex_win_short_rfop and ibex_win_short_racc count likewise the Fetch_and_ops (and
+ * one-element Get_accumulates) and the one-element Accumulates of the network direct path's
+ * short path on allocate and create windows: exactly the 8-byte aligned ones of MPI_SUM on an
+ * integer or of MPI_NO_OP (one remote fetch-and-add; an Accumulate's result discarded) and
+ * of MPI_REPLACE on any 8-byte type (a remote compare-and-swap loop); the other ops (a
+ * compare-and-swap loop computing the op) go the general way, so the mixed section runs the
+ * short path's fetch-and-adds, the general path's loops on the double and the short path's
+ * CAS on one word; with MT_SOFTIB softib's counters show one atomic per ticket (the ticket
+ * loop posts nothing else, and no READ or WRITE), one per REPLACE of a rank's own word (the
+ * loop's guess, the value it left there, is right) and one per Accumulate SUM.
  */
 #include "win_short.h"
 
@@ -44,22 +52,27 @@
 #define OFF_OPS     32  /* the op checks (each rank at its right neighbour) */
 #define OFF_ODD     44  /* an 8-byte element off its boundary */
 #define OFF_ERR     64  /* the error checks' word */
+#define OFF_SWAP    72  /* the contended REPLACE / SUM word at rank 0 */
+#define OFF_OWN     80  /* each rank's own word at its right neighbour */
 #define OFF_LAST    120 /* the last aligned word */
 #define TICKETS     200 /* per rank; TICKETS_MAP on the shared mapping (cheap there) */
 #define TICKETS_MAP 2000
 #define MIX_OPS     120
 #define MIX_OPS_MAP 1000
+#define SWAPS       150 /* per rank; SWAPS_MAP on the shared mapping */
+#define SWAPS_MAP   1000
 #define SENTINEL    0xa5a5a5a5a5a5a5a5ull
 
-enum { K_FOP, K_ACC, K_RFOP, NK }; /* the counters */
+enum { K_FOP, K_ACC, K_RFOP, K_RACC, NK }; /* the counters */
 
 typedef enum { T_I64, T_U64, T_DBL } tk_t;
 
-/* ibex_win_short_fop, ibex_win_short_acc, ibex_win_short_rfop (win_short.h) */
+/* ibex_win_short_fop, _acc, _rfop, _racc (win_short.h) */
 static const char *const k_names[NK] = {"ibex_win_short_fop", "ibex_win_short_acc",
-                                        "ibex_win_short_rfop"};
+                                        "ibex_win_short_rfop", "ibex_win_short_racc"};
 static const char *const k_what[NK] = {"Fetch_and_ops", "Accumulates",
-                                       "Fetch_and_ops on the network direct path's"};
+                                       "Fetch_and_ops on the network direct path's",
+                                       "Accumulates on the network direct path's"};
 
 static bool will_short(int bytes, int target, MPI_Aint disp)
 {
@@ -67,10 +80,12 @@ static bool will_short(int bytes, int target, MPI_Aint disp)
            disp + 8 <= WIN_BYTES;
 }
 
-/* The network direct path's short path: what the general path sends as one fetch-and-add */
+/* The network direct path's short path: what the general path sends as one fetch-and-add, and
+ * REPLACE (its compare-and-swap loop) */
 static bool will_rshort(MPI_Datatype dt, MPI_Op op, int target, MPI_Aint disp)
 {
-    bool fadd = op == MPI_NO_OP || (op == MPI_SUM && (dt == MPI_INT64_T || dt == MPI_UINT64_T));
+    bool fadd = op == MPI_NO_OP || op == MPI_REPLACE ||
+                (op == MPI_SUM && (dt == MPI_INT64_T || dt == MPI_UINT64_T));
     int bytes;
     MPI_Type_size(dt, &bytes);
     return win_rdma && fadd && target != MPI_PROC_NULL && bytes == 8 && disp % 8 == 0 &&
@@ -111,6 +126,8 @@ static int acc_rc(MPI_Win win, MPI_Datatype dt, const void *in, MPI_Op op, int t
     int rc = MPI_Accumulate(in, 1, dt, target, disp, 1, dt, op, win);
     if (rc == MPI_SUCCESS && will_short(bytes, target, disp))
         sc.want[K_ACC]++;
+    if (rc == MPI_SUCCESS && will_rshort(dt, op, target, disp))
+        sc.want[K_RACC]++;
     return rc;
 }
 
@@ -352,6 +369,125 @@ static void ops(MPI_Win win)
     short_check("fence");
 }
 
+/* One operation on the contended word: returned the old value, installed the new one. */
+typedef struct {
+    uint64_t from, to;
+} edge_t;
+
+static int edge_cmp(const void *a, const void *b)
+{
+    uint64_t x = ((const edge_t *)a)->from, y = ((const edge_t *)b)->from;
+    return x < y ? -1 : x > y;
+}
+
+/* The edges chain from start to last, each used once (sorted by from; every from distinct). */
+static void chain_check(edge_t *e, int n, uint64_t start, uint64_t last)
+{
+    qsort(e, (size_t)n, sizeof(*e), edge_cmp);
+    for (int i = 1; i < n; i++)
+        if (e[i].from == e[i - 1].from)
+            fprintf(stderr, "%s swaps: two operations returned 0x%llx\n", win_name,
+                    (unsigned long long)e[i].from);
+    uint64_t cur = start;
+    for (int k = 0; k < n; k++) {
+        int lo = 0, hi = n - 1;
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (e[mid].from < cur)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (e[lo].from != cur)
+            fprintf(stderr, "%s swaps: step %d: no operation returned 0x%llx\n", win_name, k,
+                    (unsigned long long)cur);
+        CHECK(e[lo].from == cur && (lo == 0 || e[lo - 1].from != cur));
+        cur = e[lo].to;
+    }
+    CHECK(cur == last);
+}
+
+/* Every rank on one word of rank 0, in turn: Fetch_and_op REPLACE with a value of its own
+ * (rank + 1 in the top 16 bits, the step in the next 24, the low 20 zero), Fetch_and_op SUM of
+ * 1, Get_accumulate REPLACE. Every value the word takes is distinct (a swapped-in value, or
+ * one plus fewer than 2^20 sums), so rank 0 checks that the (returned, installed) pairs of
+ * all ranks chain from the start to the final value. Then each rank alone, on a word of its
+ * own at its right neighbour: REPLACEs, then Accumulate SUMs flushed once, then Accumulate
+ * REPLACE and SUM, the values exact; softib's counters one atomic per operation (and the
+ * read). */
+static void swaps(MPI_Win win)
+{
+    const uint64_t start = 0xffffull << 48;
+    int n = win_mapped ? SWAPS_MAP : SWAPS, right = (rank + 1) % size;
+    edge_t *mine = malloc(sizeof(edge_t) * n), *all = malloc(sizeof(edge_t) * n * size);
+    CHECK(mine && all);
+    section();
+    CHECK_RC(MPI_Win_lock_all(0, win));
+    if (rank == 0)
+        fop8(win, MPI_UINT64_T, start, MPI_REPLACE, 0, OFF_SWAP);
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < n; i++) {
+        uint64_t v = ((uint64_t)(rank + 1) << 48) | ((uint64_t)i << 20), res = SENTINEL;
+        switch ((i + rank) % 3) {
+        case 0:
+            mine[i] = (edge_t){fop8(win, MPI_UINT64_T, v, MPI_REPLACE, 0, OFF_SWAP), v};
+            break;
+        case 1:
+            res = fop8(win, MPI_UINT64_T, 1, MPI_SUM, 0, OFF_SWAP);
+            mine[i] = (edge_t){res, res + 1};
+            break;
+        default:
+            CHECK_RC(gacc_rc(win, MPI_UINT64_T, &v, &res, MPI_REPLACE, 0, OFF_SWAP));
+            CHECK_RC(MPI_Win_flush(0, win));
+            mine[i] = (edge_t){res, v};
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    uint64_t last = read8(win, MPI_UINT64_T, 0, OFF_SWAP);
+    CHECK_RC(MPI_Win_unlock_all(win));
+    MPI_Gather(mine, 2 * n, MPI_UINT64_T, all, 2 * n, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+        chain_check(all, n * size, start, last);
+    free(all);
+    free(mine);
+    /* alone on a word of its own: the REPLACE loop's guess is right after the first; then the
+     * Accumulates, not waited for one by one */
+    CHECK_RC(MPI_Win_lock_all(0, win));
+    fop8(win, MPI_UINT64_T, 5, MPI_REPLACE, right, OFF_OWN);
+    struct softib_counters c0 = {0}, c1 = {0};
+    if (counters)
+        counters(&c0);
+    uint64_t want = 5, one = 1;
+    for (int i = 0; i < n; i++) {
+        uint64_t v = (uint64_t)rank << 40 | (uint64_t)i;
+        CHECK(fop8(win, MPI_UINT64_T, v, MPI_REPLACE, right, OFF_OWN) == want);
+        want = v;
+    }
+    for (int i = 0; i < n; i++)
+        CHECK_RC(acc_rc(win, MPI_UINT64_T, &one, MPI_SUM, right, OFF_OWN));
+    CHECK_RC(MPI_Win_flush(right, win));
+    CHECK(read8(win, MPI_UINT64_T, right, OFF_OWN) == want + (uint64_t)n);
+    if (counters && win_rdma) { /* each REPLACE and Accumulate one atomic, the read one */
+        counters(&c1);
+        if (c1.atomic - c0.atomic != 2 * (uint64_t)n + 1 || c1.rdma_read != c0.rdma_read ||
+            c1.rdma_write != c0.rdma_write)
+            fprintf(stderr, "rank %d %s swaps: %llu atomics, %llu READs, %llu WRITEs for %d\n",
+                    rank, win_name, (unsigned long long)(c1.atomic - c0.atomic),
+                    (unsigned long long)(c1.rdma_read - c0.rdma_read),
+                    (unsigned long long)(c1.rdma_write - c0.rdma_write), 2 * n + 1);
+        CHECK(c1.atomic - c0.atomic == 2 * (uint64_t)n + 1);
+        CHECK(c1.rdma_read == c0.rdma_read && c1.rdma_write == c0.rdma_write);
+    }
+    uint64_t seven = 7;
+    CHECK_RC(acc_rc(win, MPI_UINT64_T, &seven, MPI_REPLACE, right, OFF_OWN));
+    CHECK_RC(acc_rc(win, MPI_UINT64_T, &one, MPI_SUM, right, OFF_OWN));
+    CHECK_RC(MPI_Win_flush(right, win));
+    CHECK(read8(win, MPI_UINT64_T, right, OFF_OWN) == 8);
+    CHECK_RC(MPI_Win_unlock_all(win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    short_check("swaps");
+}
+
 /* Every rank adds rank + 1 MIX_OPS times to one MPI_INT64_T word of rank 0 by Fetch_and_op,
  * Accumulate, Get_accumulate and CAS loops in turn, and to one MPI_DOUBLE word by Fetch_and_op
  * and Accumulate; to an MPI_INT by Fetch_and_op and Accumulate (the int beside untouched). */
@@ -480,6 +616,7 @@ static void run(MPI_Win win, bool mapped, bool rdma, const char *name)
 {
     tickets(win);
     ops(win);
+    swaps(win);
     mixed(win);
     errors(win);
 }
