@@ -60,14 +60,14 @@ ibex_status_t ibex_coll_allreduce_shm(const ibex_coll_args_t *args)
     if (!seg || !ibex_dt_is_contig(d, args->rcount))
         return ibex_coll_fallback(IBEX_COLL_ALLREDUCE, args, bytes);
     bool acc = false;
-    if (ibex_coll_shm_acc_fits(seg, args, bytes) &&
+    if (ibex_coll_shm_acc_fits(seg, args, bytes, false) &&
         (st = ibex_coll_shm_stage_get(args->comm, seg, &acc)) != IBEX_OK)
         return st;
     if (!acc && bytes > seg->slot_size && !seg->cma)
         return ibex_coll_fallback(IBEX_COLL_ALLREDUCE, args, bytes);
     char *out = (char *)args->rbuf + d->true_lb;
     const char *in = args->sbuf == MPI_IN_PLACE ? out : (const char *)args->sbuf + d->true_lb;
-    if (acc) /* 3 to 16 ranks, a commutative op, past the inline limit (base/coll_shm_acc.c) */
+    if (acc) /* 3 to 16 ranks, a commutative op (base/coll_shm_acc.c) */
         return ibex_coll_shm_acc_reduce(seg, args, in, out, 0, args->rcount);
     uint64_t g = ibex_coll_shm_begin(seg);
     if (bytes <= seg->slot_size)

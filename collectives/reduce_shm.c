@@ -275,7 +275,7 @@ ibex_status_t ibex_coll_reduce_shm(const ibex_coll_args_t *args)
     if (!seg || !ibex_dt_is_contig(d, args->rcount))
         return ibex_coll_fallback(IBEX_COLL_REDUCE, args, bytes);
     bool acc = false;
-    if (ibex_coll_shm_acc_fits(seg, args, bytes) &&
+    if (ibex_coll_shm_acc_fits(seg, args, bytes, true) &&
         (st = ibex_coll_shm_stage_get(args->comm, seg, &acc)) != IBEX_OK)
         return st;
     if (!acc && bytes > seg->slot_size && !seg->cma)
@@ -283,7 +283,7 @@ ibex_status_t ibex_coll_reduce_shm(const ibex_coll_args_t *args)
     bool root = seg->rank == args->root;
     char *out = root ? (char *)args->rbuf + d->true_lb : NULL;
     const char *in = args->sbuf == MPI_IN_PLACE ? out : (const char *)args->sbuf + d->true_lb;
-    if (acc) /* 3 to 16 ranks, a commutative op, past the inline limit (base/coll_shm_acc.c) */
+    if (acc) /* 3 to 16 ranks, a commutative op (base/coll_shm_acc.c) */
         return ibex_coll_shm_acc_reduce(seg, args, in, out, 0, args->rcount);
     uint64_t g = ibex_coll_shm_begin(seg);
     /* Two ranks with a core each past IBEX_COLL_SHM_PAIR_INLINE: IBEX_COLL_SHM_PAIR_REDUCE

@@ -37,6 +37,7 @@ static long long bcast_single;
 static long long stage_max = 1048576;
 static int bcast_pipe = 1;
 static int acc_on = 1;
+static long long acc_min = 1024;
 static int pair_reduce; /* ibex_coll_pair_reduce_t */
 static long long pair_reduce_split = 262144;
 static int node_size;
@@ -90,11 +91,17 @@ static const ibex_cfg_entry_t coll_shm_table[] = {
      "or staging) in 8 KiB chunks and the others copy each as it lands (1), or whole (0); with "
      "a core per rank it is pipelined from 16 KiB either way"},
     {"COLL_SHM_ACC", IBEX_CFG_BOOL, "1", NULL, &acc_on,
-     "shared-memory Reduce, Allreduce and Reduce_scatter(_block) of a commutative op past the "
-     "inline limit on communicators of 3 to 16 ranks: every rank folds its own input straight "
+     "shared-memory Reduce, Allreduce and Reduce_scatter(_block) of a commutative op past "
+     "IBEX_COLL_SHM_ACC_MIN on communicators of 3 to 16 ranks: every rank folds its own input "
+     "straight "
      "into a shared accumulator (pieces of IBEX_COLL_SHM_STAGE bytes), chunk by chunk in "
      "whatever order the chunks are free, and the result is copied out of it (1); or the "
      "single-copy chunks read with process_vm_readv (0). The same on every rank"},
+    {"COLL_SHM_ACC_MIN", IBEX_CFG_SIZE, "1k", NULL, &acc_min,
+     "shared-memory Allreduce and Reduce_scatter(_block): the shared accumulator "
+     "(IBEX_COLL_SHM_ACC) past this many bytes of the vector (below: the inline slots); Reduce "
+     "past the larger of this and IBEX_COLL_SHM_INLINE (its inline slots let the leaves return "
+     "at once)"},
     {"COLL_SHM_A2A_PAIRS", IBEX_CFG_INT, "8", NULL, &a2a_pairs,
      "shared-memory Alltoall past the inline limit on a node with more ranks than cores, on "
      "communicators of at least this many ranks: each block is moved by whichever of its two "
@@ -152,6 +159,11 @@ size_t ibex_coll_shm_bcast_single(void)
 bool ibex_coll_shm_acc_on(void)
 {
     return acc_on != 0;
+}
+
+size_t ibex_coll_shm_acc_min(void)
+{
+    return acc_min > 0 ? (size_t)acc_min : 0;
 }
 
 bool ibex_coll_shm_bcast_pipe(void)

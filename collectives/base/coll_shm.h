@@ -256,11 +256,15 @@ static inline void *ibex_coll_shm_stage_slot(ibex_coll_shm_t *seg, int rank, uin
  * generation parity IBEX_COLL_SHM_ACC_CHUNKS chunk words, each on a line of its own. */
 #define IBEX_COLL_SHM_ACC_CHUNKS 64
 #define IBEX_COLL_SHM_ACC_WORDS  (2 * IBEX_COLL_SHM_ACC_CHUNKS * 64)
-/* IBEX_COLL_SHM_ACC: the shared accumulator is allowed. */
+/* IBEX_COLL_SHM_ACC: the shared accumulator is allowed; IBEX_COLL_SHM_ACC_MIN: past how many
+ * bytes. */
 bool ibex_coll_shm_acc_on(void);
-/* The reduction of a goes through the shared accumulator (the same answer on every rank; the
- * caller then makes the staging slots with ibex_coll_shm_stage_get, which must say ok). */
-bool ibex_coll_shm_acc_fits(const ibex_coll_shm_t *seg, const ibex_coll_args_t *a, size_t bytes);
+size_t ibex_coll_shm_acc_min(void);
+/* The reduction of a (`bytes` of vector; `rooted`: a Reduce) goes through the shared accumulator
+ * (the same answer on every rank; the caller then makes the staging slots with
+ * ibex_coll_shm_stage_get, which must say ok). */
+bool ibex_coll_shm_acc_fits(const ibex_coll_shm_t *seg, const ibex_coll_args_t *a, size_t bytes,
+                            bool rooted);
 /* A reduction through the accumulator (one generation per staging slot's worth of the vector):
  * this rank's input `in` (a->rcount elements) folded in, and, when out is not NULL, elements
  * [lo, lo + n) of the result copied to out (Reduce: the root, Allreduce: everyone, the whole

@@ -52,11 +52,14 @@ static uint64_t *acc_word(ibex_coll_shm_t *seg, uint64_t g, int c)
     return (uint64_t *)(words + ((size_t)(g & 1) * IBEX_COLL_SHM_ACC_CHUNKS + (size_t)c) * 64);
 }
 
-bool ibex_coll_shm_acc_fits(const ibex_coll_shm_t *seg, const ibex_coll_args_t *a, size_t bytes)
+bool ibex_coll_shm_acc_fits(const ibex_coll_shm_t *seg, const ibex_coll_args_t *a, size_t bytes,
+                            bool rooted)
 {
-    size_t esz = ibex_dt_get(a->rdt)->size;
+    size_t esz = ibex_dt_get(a->rdt)->size, from = ibex_coll_shm_acc_min();
+    if (rooted && from < seg->slot_size)
+        from = seg->slot_size;
     return ibex_coll_shm_acc_on() && a->op->commutative && seg->size >= 3 &&
-           seg->size <= IBEX_COLL_SHM_STAGE_RANKS && bytes > seg->slot_size &&
+           seg->size <= IBEX_COLL_SHM_STAGE_RANKS && bytes > from &&
            ibex_coll_shm_stage_max() >= esz;
 }
 
@@ -138,10 +141,14 @@ static void acc_copy_out(ibex_coll_shm_t *seg, uint64_t g, const acc_piece_t *pc
 }
 
 /* Chunks of a piece: IBEX_COLL_SHM_CHUNK bytes, longer when there would be more than
- * IBEX_COLL_SHM_ACC_CHUNKS of them. */
-static void acc_cut(acc_piece_t *pc)
+ * IBEX_COLL_SHM_ACC_CHUNKS of them, shorter (down to 4 KiB) when there would be fewer than two
+ * per rank, so that no rank waits for a chunk while another is free. */
+static void acc_cut(acc_piece_t *pc, int ranks)
 {
     int ce = (int)(ibex_coll_shm_chunk() / pc->esz);
+    int spread = (pc->count + 2 * ranks - 1) / (2 * ranks), small = (int)(4096 / pc->esz);
+    spread = spread > small ? spread : small;
+    ce = ce < spread ? ce : spread;
     int least = (pc->count + IBEX_COLL_SHM_ACC_CHUNKS - 1) / IBEX_COLL_SHM_ACC_CHUNKS;
     ce = ce > least ? ce : least;
     pc->ce = ce > 0 ? ce : 1;
@@ -163,7 +170,7 @@ ibex_status_t ibex_coll_shm_acc_reduce(ibex_coll_shm_t *seg, const ibex_coll_arg
                           .in = in + (size_t)p0 * d->size,
                           .acc = ibex_coll_shm_stage_slot(seg, 0, g),
                           .count = a->rcount - p0 < per ? a->rcount - p0 : per};
-        acc_cut(&pc);
+        acc_cut(&pc, seg->size);
         ibex_coll_shm_claim(seg, g);
         ibex_coll_shm_arrive(seg, g);
         ibex_status_t fst = acc_fold_in(seg, g, &pc);

@@ -30,8 +30,10 @@
 #include "ibex_engine_stats.h"
 
 #define STAGE_INTS (1048576 / 4) /* the default staging slot, IBEX_COLL_SHM_STAGE */
-/* past the inline limit, odd over several chunks, one staging slot, two and a bit (3 pieces) */
-static const int counts[] = {16385, 100003, STAGE_INTS, 2 * STAGE_INTS + 5};
+/* around the Allreduce's start (IBEX_COLL_SHM_ACC_MIN, 1 KiB = 256 ints) and the Reduce's (the
+ * inline limit, 64 KiB = 16384 ints), odd over several chunks, one staging slot, two and a bit
+ * (3 pieces) */
+static const int counts[] = {256, 257, 2049, 16384, 16385, 100003, STAGE_INTS, 2 * STAGE_INTS + 5};
 #define MAXCOUNT (2 * STAGE_INTS + 5)
 #define NCOUNTS  ((int)(sizeof(counts) / sizeof(counts[0])))
 
@@ -43,12 +45,13 @@ static int val(int r, int i, int salt)
     return (r + 1) * 7919 + i * 3 + salt;
 }
 
-/* How many accumulator runs a call should count on comm: one where it applies. */
-static unsigned long long expect(MPI_Comm comm, bool commutative, int count)
+/* How many accumulator runs a call on count ints should count on comm: one where it applies
+ * (a Reduce: `rooted`). */
+static unsigned long long expect(MPI_Comm comm, bool commutative, int count, bool rooted)
 {
     int p;
     MPI_Comm_size(comm, &p);
-    return acc_on && commutative && p >= 3 && p <= 16 && count > 16384;
+    return acc_on && commutative && p >= 3 && p <= 16 && count > (rooted ? 16384 : 256);
 }
 
 static void user_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
@@ -72,12 +75,13 @@ static void check_int_ops(MPI_Comm comm, int *a, int *b, MPI_Op usum, MPI_Op uor
     MPI_Comm_size(comm, &p);
     for (int c = 0; c < NCOUNTS; c++) {
         int n = counts[c];
+        unsigned long long before;
         for (int root = 0; root < p; root += (p > 3 ? p - 1 : 1)) {
             for (int i = 0; i < n; i++)
                 a[i] = val(rank, i, c + root);
-            unsigned long long before = ibex_engine_stats.coll_acc;
+            before = ibex_engine_stats.coll_acc;
             CHECK_OK(MPI_Reduce(a, b, n, MPI_INT, MPI_SUM, root, comm));
-            CHECK(ibex_engine_stats.coll_acc - before == expect(comm, true, n));
+            CHECK(ibex_engine_stats.coll_acc - before == expect(comm, true, n, true));
             for (int i = 0; rank == root && i < n; i++) {
                 int want = 0;
                 for (int r = 0; r < p; r++)
@@ -98,12 +102,14 @@ static void check_int_ops(MPI_Comm comm, int *a, int *b, MPI_Op usum, MPI_Op uor
         /* Allreduce in place, MPI_MAX; then the non-commutative op: rank order, no accumulator */
         for (int i = 0; i < n; i++)
             a[i] = val(rank, i, c) * (rank % 2 ? -1 : 1);
+        before = ibex_engine_stats.coll_acc;
         CHECK_OK(MPI_Allreduce(MPI_IN_PLACE, a, n, MPI_INT, MPI_MAX, comm));
+        CHECK(ibex_engine_stats.coll_acc - before == expect(comm, true, n, false));
         for (int i = 0; i < n; i++)
             CHECK(a[i] == val(p > 1 ? (p - 1) / 2 * 2 : 0, i, c));
         for (int i = 0; i < n; i++)
             a[i] = (rank + 1) * (i % 7 + 1);
-        unsigned long long before = ibex_engine_stats.coll_acc;
+        before = ibex_engine_stats.coll_acc;
         CHECK_OK(MPI_Allreduce(a, b, n, MPI_INT, uord, comm));
         CHECK(ibex_engine_stats.coll_acc == before);
         for (int i = 0; i < n; i++)
@@ -130,7 +136,8 @@ static void check_other_types(MPI_Comm comm)
     CHECK_OK(MPI_Allreduce(d, e, n, MPI_DOUBLE, MPI_MIN, comm));
     CHECK_OK(MPI_Allreduce(u, v, n, MPI_UNSIGNED_LONG, MPI_BXOR, comm));
     CHECK_OK(MPI_Reduce(pa, pb, n, MPI_2INT, MPI_MINLOC, p - 1, comm));
-    CHECK(ibex_engine_stats.coll_acc - before == 2 * expect(comm, true, n) + expect(comm, true, n));
+    CHECK(ibex_engine_stats.coll_acc - before ==
+          2 * expect(comm, true, n, false) + expect(comm, true, n, true));
     for (int i = 0; i < n; i++) {
         unsigned long want = 0;
         for (int r = 0; r < p; r++)
@@ -152,7 +159,7 @@ static void check_other_types(MPI_Comm comm)
         a[i] = val(rank, i, 3);
     before = ibex_engine_stats.coll_acc;
     CHECK_OK(MPI_Allreduce(a, b, m, MPI_INT, MPI_SUM, comm));
-    CHECK(ibex_engine_stats.coll_acc - before == expect(comm, true, m));
+    CHECK(ibex_engine_stats.coll_acc - before == expect(comm, true, m, false));
     for (int i = 0; i < m; i++) {
         int want = 0;
         for (int r = 0; r < p; r++)
@@ -185,7 +192,7 @@ static void check_reduce_scatter(MPI_Comm comm, int base)
         unsigned long long before = ibex_engine_stats.coll_acc;
         CHECK_OK(MPI_Reduce_scatter(inplace ? MPI_IN_PLACE : a, inplace ? a : b, rc, MPI_INT,
                                     MPI_SUM, comm));
-        CHECK(ibex_engine_stats.coll_acc - before == expect(comm, true, total));
+        CHECK(ibex_engine_stats.coll_acc - before == expect(comm, true, total, false));
         const int *got = inplace ? a : b;
         for (int i = 0; i < rc[rank]; i++) {
             int want = 0;
@@ -198,7 +205,7 @@ static void check_reduce_scatter(MPI_Comm comm, int base)
         a[i] = val(rank, i, 7);
     unsigned long long before = ibex_engine_stats.coll_acc;
     CHECK_OK(MPI_Reduce_scatter_block(a, b, blk, MPI_INT, MPI_SUM, comm));
-    CHECK(ibex_engine_stats.coll_acc - before == expect(comm, true, blk * p));
+    CHECK(ibex_engine_stats.coll_acc - before == expect(comm, true, blk * p, false));
     for (int i = 0; i < blk; i++) {
         int want = 0;
         for (int r = 0; r < p; r++)
