@@ -5,8 +5,10 @@
  * FIFOs that carry completion / async events between processes.
  */
 #include "softib.h"
+#include "softib_sweep.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -44,9 +46,8 @@ static uint64_t env_u64(const char *name, uint64_t def)
  */
 static char g_ns[17];
 
-static void ns_parse(void)
+static void ns_set(const char *v)
 {
-    const char *v = getenv("SOFTIB_NAMESPACE");
     size_t i;
 
     for (i = 0; v && v[i] && i < sizeof(g_ns) - 1; i++)
@@ -65,9 +66,8 @@ static void ns_parse(void)
 static char g_fabric[SIB_FABRIC_DIR_MAX + 1];
 static bool g_fabric_bad;
 
-static void fabric_parse(void)
+static void fabric_set(const char *v)
 {
-    const char *v = getenv("SOFTIB_FABRIC_DIR");
     struct stat st;
 
     g_fabric[0] = 0;
@@ -130,8 +130,8 @@ static void config_parse(void)
     if (sib_cfg.drop_rate < 0 || sib_cfg.drop_rate > 0.95)
         sib_cfg.drop_rate = sib_cfg.drop_rate < 0 ? 0 : 0.95;
     sib_cfg.timeout_cap_us = env_u64("SOFTIB_TIMEOUT_CAP_US", 100000);
-    ns_parse();
-    fabric_parse();
+    ns_set(getenv("SOFTIB_NAMESPACE"));
+    fabric_set(getenv("SOFTIB_FABRIC_DIR"));
     sib_fault_config_load();
     sib_cfg.faults =
         sib_cfg.delay_us || sib_cfg.fail_after || sib_cfg.drop_rate > 0 || sib_fault_active();
@@ -590,6 +590,85 @@ void sib_seg_destroy(struct sib_ctx *ctx)
     pthread_mutex_lock(&g_lock);
     seg_forget(ctx->self);
     pthread_mutex_unlock(&g_lock);
+}
+
+/*
+ * A segment name of ours in the fabric directory: "softib-<uid><ns>-" then 16 hex digits, alone
+ * (the segment) or followed by "-c<n>" (a channel FIFO). The 16 digits go to seg_p.
+ */
+static bool sweep_is_ours(const char *file, char *seg_p, size_t len)
+{
+    char pre[64];
+    size_t n = (size_t)snprintf(pre, sizeof(pre), "softib-%u%s-", (unsigned)geteuid(), g_ns);
+    size_t i;
+
+    if (strncmp(file, pre, n) != 0)
+        return false;
+    for (i = 0; i < 16; i++)
+        if (!isxdigit((unsigned char)file[n + i]))
+            return false;
+    if (file[n + 16] != 0 && strncmp(file + n + 16, "-c", 2) != 0)
+        return false;
+    snprintf(seg_p, len, "/%.*s", (int)(n + 16), file);
+    return true;
+}
+
+static bool sweep_registered(const char *seg)
+{
+    int i;
+
+    for (i = 0; i < SIB_REG_CTXS; i++)
+        if (g_reg->ctx[i].pid && strcmp(g_reg->ctx[i].seg, seg) == 0)
+            return true;
+    return false;
+}
+
+/*
+ * Under the registry's lock a segment is created and registered in one step, so a segment file
+ * of ours that no context names belongs to a process killed between the two (or to a registry
+ * removed under it): its names go too.
+ */
+static void sweep_orphans(void)
+{
+    char seg[SIB_NAME_LEN];
+    struct dirent *e;
+    struct stat st;
+    DIR *d = opendir(fab_dir());
+
+    if (!d)
+        return;
+    while ((e = readdir(d)) != NULL) {
+        if (!sweep_is_ours(e->d_name, seg, sizeof(seg)) || sweep_registered(seg))
+            continue;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_uid != geteuid())
+            continue;
+        sib_log("sweeping orphan %s", e->d_name);
+        unlinkat(dirfd(d), e->d_name, 0);
+    }
+    closedir(d);
+}
+
+__attribute__((visibility("default"))) int softib_sweep(const char *ns, const char *fabric_dir)
+{
+    int rc;
+
+    pthread_mutex_lock(&g_lock);
+    if (g_rctx || g_reg) { /* this process uses softib: its own opens and closes sweep */
+        pthread_mutex_unlock(&g_lock);
+        return EBUSY;
+    }
+    ns_set(ns);
+    fabric_set(fabric_dir);
+    rc = reg_lock();
+    if (rc == 0) {
+        reg_sweep();
+        sweep_orphans();
+        reg_remove_if_empty();
+        reg_unlock();
+        reg_drop();
+    }
+    pthread_mutex_unlock(&g_lock);
+    return rc;
 }
 
 /*

@@ -585,6 +585,28 @@ static ibex_status_t map_agree(ibex_comm_t *comm, ibex_status_t st, const void *
     return st;
 }
 
+/* Around a segment's set-up inside the first collective that needs it: its waits are recorded as
+ * the set-up's, not as the collective's algorithm's (a hang report would show rank 0's address
+ * broadcast as a 64-byte message of the program's). */
+typedef struct setup_blk {
+    const char *algo;
+    int step;
+} setup_blk_t;
+
+static setup_blk_t setup_blk_enter(void)
+{
+    setup_blk_t saved = {ibex_blk.algo, ibex_blk.step};
+    ibex_blk.algo = IBEX_BLK_ALGO_SEG_SETUP;
+    ibex_blk.step = 0;
+    return saved;
+}
+
+static void setup_blk_leave(setup_blk_t saved)
+{
+    ibex_blk.algo = saved.algo;
+    ibex_blk.step = saved.step;
+}
+
 static ibex_status_t seg_setup(ibex_comm_t *comm, ibex_coll_shm_t *seg)
 {
     size_t bytes = seg_bytes(comm->size, seg->slot_size);
@@ -613,8 +635,10 @@ ibex_status_t ibex_coll_shm_stage_get(ibex_comm_t *comm, ibex_coll_shm_t *seg, b
     bytes = (bytes + page - 1) / page * page;
     void *map;
     int fd, ok;
+    setup_blk_t saved = setup_blk_enter();
     ibex_status_t st = map_shared(comm, bytes, &map, &fd);
     st = map_agree(comm, st, map, fd, &ok);
+    setup_blk_leave(saved);
     if (map && (st != IBEX_OK || !ok)) {
         munmap(map, bytes);
         map = NULL;
@@ -653,7 +677,9 @@ ibex_status_t ibex_coll_shm_get_slow(ibex_comm_t *comm, ibex_coll_shm_t **seg_p)
         return IBEX_OK;
     }
     seg->tried = true;
+    setup_blk_t saved = setup_blk_enter();
     ibex_status_t st = seg_setup(comm, seg);
+    setup_blk_leave(saved);
     if (st == IBEX_ERR_UNSUPPORTED) {
         if (seg->ctl)
             munmap(seg->ctl, seg->map_size);

@@ -282,6 +282,10 @@ ibex_status_t ibex_run_env_set(char ***env_p, const char *name, const char *valu
 const char *ibex_run_env_get(char **env, const char *name);
 void ibex_run_env_free(char **env);
 
+/* After the ranks of env are gone: if their LD_PRELOAD names libsoftib.so, its softib_sweep()
+ * removes what dead ranks left in their softib fabric (run_softib.c). */
+void ibex_run_softib_sweep(char **env);
+
 /* ---- I/O forwarding (run_io.c) ---- */
 typedef struct ibex_run_stream {
     int fd; /* the pipe we read, -1 once closed */

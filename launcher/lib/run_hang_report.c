@@ -183,7 +183,8 @@ static const char *wait_verb(const ibex_blk_page_t *pg)
     return pg->waiting == 2 ? "polls in" : "waits in";
 }
 
-static void item_words(const ibex_blk_item_t *it, bool coll, char *buf, size_t len)
+/* bytes: show the item's size (not for a segment set-up's internal messages) */
+static void item_words(const ibex_blk_item_t *it, bool coll, bool bytes, char *buf, size_t len)
 {
     char tag[32] = "";
     if (!coll && it->tag != IBEX_BLK_NO_TAG)
@@ -194,7 +195,7 @@ static void item_words(const ibex_blk_item_t *it, bool coll, char *buf, size_t l
         snprintf(buf, len, "the other members");
     else
         snprintf(buf, len, "%s %d%s", op_word(it->op), it->rank, tag);
-    if (it->bytes && strlen(buf) + 24 < len)
+    if (bytes && it->bytes && strlen(buf) + 24 < len)
         snprintf(buf + strlen(buf), len - strlen(buf), ", %llu B", (unsigned long long)it->bytes);
 }
 
@@ -203,9 +204,10 @@ static void wait_words(const ibex_blk_page_t *pg, char *buf, size_t len)
 {
     char items[512] = "", one[96];
     bool coll = pg->coll || (pg->nitems > 0 && pg->items[0].kind == IBEX_BLK_COLL);
+    bool setup = strcmp(pg->algo, IBEX_BLK_ALGO_SEG_SETUP) == 0;
     int shown = pg->nitems < 3 ? pg->nitems : 3;
     for (int k = 0; k < shown && !(coll && pg->items[k].kind == IBEX_BLK_COLL); k++) {
-        item_words(&pg->items[k], coll, one, sizeof(one));
+        item_words(&pg->items[k], coll, !setup, one, sizeof(one));
         snprintf(items + strlen(items), sizeof(items) - strlen(items), "%s%s",
                  k ? (pg->or_wait ? " or " : " and ") : "", one);
     }
@@ -217,7 +219,9 @@ static void wait_words(const ibex_blk_page_t *pg, char *buf, size_t len)
         return;
     }
     char algo[96] = "";
-    if (pg->algo[0])
+    if (setup) /* the first collective that needs it: internal messages, steps of their own */
+        snprintf(algo, sizeof(algo), "; setting up the communicator's shared segment");
+    else if (pg->algo[0])
         snprintf(algo, sizeof(algo), "; %s, wait %d", pg->algo, pg->step > 0 ? pg->step : 1);
     snprintf(buf, len, "%s(%s%s%s%s)", pg->call, pg->comm_name, algo, items[0] ? ": " : "", items);
 }

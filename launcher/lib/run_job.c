@@ -319,6 +319,7 @@ int ibex_run_job_run(ibex_run_job_t *job)
 {
     run_start_all(job);
     run_loop(job);
+    ibex_run_softib_sweep(job->p.env); /* a SIGKILLed rank removed none of its softib files */
     return job->exit_code;
 }
 

@@ -27,6 +27,11 @@
 #define IBEX_BLK_MAX_ITEMS 32
 #define IBEX_BLK_MAX_RANKS 1024
 #define IBEX_BLK_NAME      32
+/* The `algo` of a collective's wait while it sets up the communicator's shared segment (rank 0's
+ * address broadcast, the agreements that it mapped): internal messages the report does not show
+ * as the program's ("setting up the communicator's shared segment",
+ * launcher/lib/run_hang_report.c). */
+#define IBEX_BLK_ALGO_SEG_SETUP "segment set-up"
 
 typedef enum {
     IBEX_BLK_STATE_NONE = 0, /* not in MPI yet (before MPI_Init maps the page) */

@@ -92,6 +92,11 @@ struct ibex_req {
     ibex_tl_comp_t comp; /* put / get completion */
     int rma_outstanding;
     ibex_status_t rma_status;
+    /* IBEX_REQ_COLL only: the MPI call that made it ("MPI_Comm_idup", "MPI_Ibcast"; NULL for an
+     * internal one), named by the error of the Wait / Test that completes it. Set NULL by
+     * ibex_req_alloc, the only way to a collective request; never read for a send or a receive,
+     * so the point-to-point path neither sets nor clears it. */
+    const char *start_call;
 };
 
 /* Takes a request from the pool, every field zero or empty up to its slot (the rendezvous tail is

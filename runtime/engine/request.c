@@ -172,6 +172,7 @@ ibex_req_t *ibex_req_alloc(ibex_req_kind_t kind)
         req->dt = NULL;
         req->bytes = 0;
         req->peer = req->tag = 0;
+        req->start_call = NULL;
     }
     return req;
 }

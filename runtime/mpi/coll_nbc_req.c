@@ -37,11 +37,12 @@ static bool nbc_items(const ibex_req_t *req)
     return any;
 }
 
-static ibex_req_t *nbc_req_new(ibex_comm_t *comm, ibex_sched_t *s)
+static ibex_req_t *nbc_req_new(ibex_comm_t *comm, ibex_sched_t *s, const char *call)
 {
     ibex_req_t *req = ibex_req_alloc(IBEX_REQ_COLL);
     if (!req)
         return NULL;
+    req->start_call = call;
     req->comm = comm;
     ibex_comm_retain(comm);
     req->peer = MPI_PROC_NULL;
@@ -67,7 +68,7 @@ int ibex_nbc_post(ibex_coll_kind_t kind, MPI_Comm comm, MPI_Op op, ibex_coll_arg
 int ibex_nbc_post_sched(ibex_comm_t *comm, ibex_sched_t *s, bool persistent, MPI_Request *request,
                         const char *call)
 {
-    ibex_req_t *req = s ? nbc_req_new(comm, s) : NULL;
+    ibex_req_t *req = s ? nbc_req_new(comm, s, call) : NULL;
     if (!req) {
         ibex_sched_free(s);
         return ibex_mpi_error(comm, MPI_ERR_NO_MEM, call, "out of memory for a schedule");
@@ -94,7 +95,7 @@ int ibex_nbc_post_sched(ibex_comm_t *comm, ibex_sched_t *s, bool persistent, MPI
 ibex_status_t ibex_nbc_run(ibex_coll_kind_t kind, const ibex_coll_args_t *a, size_t bytes)
 {
     ibex_sched_t *s = ibex_sched_build(kind, a, bytes);
-    ibex_req_t *req = s ? nbc_req_new(a->comm, s) : NULL;
+    ibex_req_t *req = s ? nbc_req_new(a->comm, s, NULL) : NULL;
     if (!req) {
         ibex_sched_free(s);
         return IBEX_ERR_NO_MEMORY;

@@ -180,6 +180,7 @@ static int idup_common(ibex_comm_t *c, const char *call, bool with, MPI_Info inf
     req->comm = c;
     ibex_comm_retain(c);
     req->peer = MPI_PROC_NULL;
+    req->start_call = call; /* a failure is reported by the Wait: it names this call */
     *a = (idup_call_t){req, newcomm, c, MPI_INFO_NULL};
     ibex_comm_retain(c);
     int rc = with ? hints_merge(info, &a->info) : MPI_SUCCESS;

@@ -167,6 +167,9 @@ int ibex_p2p_req_error(ibex_req_t *req, const char *call)
                               "message from rank %d tag %d truncated: the receive buffer holds "
                               "%zu bytes",
                               req->status.MPI_SOURCE, req->status.MPI_TAG, req->bytes);
+    if (req->kind == IBEX_REQ_COLL && req->start_call) /* "MPI_Wait: MPI_Comm_idup failed: ..." */
+        return ibex_mpi_error(req->comm, cls, call, "%s failed: %s", req->start_call,
+                              ibex_status_str(req->error));
     if (req->kind == IBEX_REQ_COLL)
         return ibex_mpi_error(req->comm, cls, call, "collective failed: %s",
                               ibex_status_str(req->error));

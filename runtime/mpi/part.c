@@ -394,6 +394,7 @@ static int part_init(const part_args_t *a)
     ibex_comm_retain(c);
     req->peer = a->peer;
     req->tag = a->tag;
+    req->start_call = a->call; /* MPI_Psend_init / MPI_Precv_init, named by a failed Wait */
     req->hook_arg = p;
     req->on_release = part_release;
     p->req = req;

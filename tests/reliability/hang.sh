@@ -27,6 +27,14 @@ expect "head-to-head Ssend" 124 "cause: deadlock \(a cycle of waits\): rank 0 wa
 printf '%s\n' "$ERR" | grep -Eq "rank 2 \(pid [0-9]+\) waits in MPI_Barrier\(MPI_COMM_WORLD" ||
     fail "head-to-head Ssend: rank 2's line: $ERR"
 
+# The first collective of a communicator sets up its shared segment (rank 0's address broadcast,
+# agreements): the report says so, not "shmem, wait 1: src 0, 64 B" (a message of the program's).
+run 40 -n 3 --timeout 5 "$R/hang_prog" firstcoll 0 "$MARK"
+expect "first collective of a communicator, in its set-up" 124 "cause: deadlock \(a cycle of waits\): rank 0 waits in MPI_Recv\(src 1, tag 9, 4 B, MPI_COMM_WORLD\) for rank 1; rank 1 waits in MPI_Allreduce\(comm 0x[0-9a-f]+; setting up the communicator's shared segment: src 0\) for rank 0"
+printf '%s\n' "$ERR" | grep -Eq "rank 2 \(pid [0-9]+\) waits in MPI_Allreduce\(comm 0x[0-9a-f]+; setting up the communicator's shared segment: src 0\)" ||
+    fail "first collective: rank 2's line: $ERR"
+not "first collective of a communicator, in its set-up" "MPI_Allreduce\([^)]*( [0-9]+ B|shmem)"
+
 run 40 -n 4 --timeout 5 "$R/hang_prog" ring 0 "$MARK"
 expect "Ssend ring" 124 "deadlock.*rank 1 waits in MPI_Ssend\(dest 2, tag 3, 4 B, MPI_COMM_WORLD\) for rank 2; rank 2 .*rank 3 waits in MPI_Ssend\(dest 0, tag 3, 4 B, MPI_COMM_WORLD\) for rank 0"
 

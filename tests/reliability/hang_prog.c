@@ -31,6 +31,9 @@
  *   bcast0    on an intercommunicator of the even and the odd ranks, rank 1 waits in MPI_Bcast
  *             of 16 elements of an empty type (0 bytes) from rank 0, which receives from rank 1
  *             instead (on an intracommunicator such a Bcast returns at once)
+ *   firstcoll every rank but 0 enters the first collective (MPI_Allreduce) of a new duplicate
+ *             of MPI_COMM_WORLD, whose set-up (the communicator's shared segment) waits for rank
+ *             0, which receives from rank 1 instead
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -227,6 +230,17 @@ static void hang_bcast0(int rank)
         MPI_Recv(buf, 1, MPI_INT, 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
+static void hang_firstcoll(int rank)
+{
+    int buf = rank, sum = 0;
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    if (rank == 0)
+        MPI_Recv(&buf, 1, MPI_INT, 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    else
+        MPI_Allreduce(&buf, &sum, 1, MPI_INT, MPI_SUM, dup);
+}
+
 static void hang_compute(int rank, int secs, int anysrc)
 {
     int buf = 42, got = 0;
@@ -302,6 +316,8 @@ int main(int argc, char **argv)
         hang_waitall(rank, secs);
     else if (strcmp(mode, "bcast0") == 0 && size >= 2)
         hang_bcast0(rank);
+    else if (strcmp(mode, "firstcoll") == 0 && size >= 2)
+        hang_firstcoll(rank);
     else if (strncmp(mode, "win", 3) == 0)
         hang_win(rank, size, mode);
     else if (strcmp(mode, "compute") == 0 || strcmp(mode, "anysrc") == 0)
@@ -309,7 +325,7 @@ int main(int argc, char **argv)
     else {
         fprintf(stderr,
                 "usage: hang_prog ssend|ring|missing|mismatch|anyknot|compute|anysrc|poll|testsome|"
-                "iprobe|mixpoll|winwait|winfence|winlock|waitall|bcast0 [SECS]\n");
+                "iprobe|mixpoll|winwait|winfence|winlock|waitall|bcast0|firstcoll [SECS]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     MPI_Finalize();

@@ -7,6 +7,10 @@
  *   mpi_fail segv RANK          RANK raises SIGSEGV after MPI_Init
  *   mpi_fail noinit RANK        RANK exits 0 before MPI_Init (rank taken from PMIX_RANK)
  *   mpi_fail sleep              every rank prints "ready" after MPI_Init, then sleeps
+ *   mpi_fail killall            every rank talks to the others (messages, collectives on a
+ *                               dup of MPI_COMM_WORLD, so the transports and the collective
+ *                               segments are set up), then rank 0 SIGKILLs every rank, itself
+ *                               last: no rank's cleanup runs
  * The others wait in MPI_Recv from the target, which never sends: they are stuck until
  * ibexrun stops them (no collective is needed for that).
  */
@@ -33,6 +37,23 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (strcmp(mode, "sleep") == 0) {
         printf("rank %d ready\n", rank);
+        for (;;)
+            pause();
+    }
+    if (strcmp(mode, "killall") == 0) {
+        MPI_Comm dup;
+        int size, sum = 0, token = rank, me = (int)getpid(), pids[1024];
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+        MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, dup);
+        MPI_Sendrecv_replace(&token, 1, MPI_INT, (rank + 1) % size, 0, (rank + size - 1) % size, 0,
+                             dup, MPI_STATUS_IGNORE);
+        MPI_Allgather(&me, 1, MPI_INT, pids, 1, MPI_INT, dup);
+        MPI_Barrier(dup);
+        if (rank == 0) { /* every rank at once, rank 0 last */
+            for (int i = size - 1; i >= 0 && size <= 1024; i--)
+                kill((pid_t)pids[i], SIGKILL);
+        }
         for (;;)
             pause();
     }

@@ -144,12 +144,62 @@ static void test_take_head_then_remove_last(void **state)
     assert_null(q.posted.tail);
 }
 
+/* The list from its head: n entries, in order, linked both ways past the head, the tail last. */
+static void assert_list(const ibex_match_list_t *l, ibex_match_entry_t *const *want, int n)
+{
+    ibex_match_entry_t *e = l->head;
+    for (int i = 0; i < n; i++, e = e->next) {
+        assert_ptr_equal(e, want[i]);
+        if (i > 0)
+            assert_ptr_equal(e->prev, want[i - 1]); /* a head's prev is not read */
+    }
+    assert_null(e);
+    assert_ptr_equal(l->tail, n ? want[n - 1] : NULL);
+    assert_int_equal(l->length, (size_t)n);
+}
+
+/* Inline takes of the head and search removals interleaved with removals (cancels) at the
+ * head, middle and tail, wildcards among them, and appends after each (p2p_match_mix does the
+ * same through MPI). */
+static void test_take_and_remove_mixed(void **state)
+{
+    (void)state;
+    ibex_match_queue_t q = {0};
+    ibex_match_entry_t e[7] = {entry(1, 10),
+                               entry(1, 11),
+                               entry(MPI_ANY_SOURCE, 12),
+                               entry(1, MPI_ANY_TAG),
+                               entry(MPI_ANY_SOURCE, MPI_ANY_TAG),
+                               entry(1, 20),
+                               entry(2, 21)};
+    for (int i = 0; i < 5; i++)
+        ibex_match_list_append(&q.posted, &e[i]);
+    ibex_match_list_remove(&q.posted, &e[1]);                          /* the middle */
+    assert_ptr_equal(ibex_match_take_posted_inline(&q, 3, 12), &e[2]); /* search */
+    assert_list(&q.posted, (ibex_match_entry_t *[]){&e[0], &e[3], &e[4]}, 3);
+    assert_ptr_equal(ibex_match_take_posted_inline(&q, 1, 10), &e[0]); /* inline */
+    ibex_match_list_append(&q.posted, &e[5]);
+    assert_list(&q.posted, (ibex_match_entry_t *[]){&e[3], &e[4], &e[5]}, 3);
+    assert_ptr_equal(ibex_match_take_posted_inline(&q, 2, 5), &e[4]); /* search, e[3] stale */
+    assert_list(&q.posted, (ibex_match_entry_t *[]){&e[3], &e[5]}, 2);
+    ibex_match_list_remove(&q.posted, &e[5]); /* the tail */
+    ibex_match_list_append(&q.posted, &e[6]);
+    assert_list(&q.posted, (ibex_match_entry_t *[]){&e[3], &e[6]}, 2);
+    ibex_match_list_remove(&q.posted, &e[3]); /* the head, its prev stale */
+    assert_list(&q.posted, (ibex_match_entry_t *[]){&e[6]}, 1);
+    assert_ptr_equal(ibex_match_take_posted_inline(&q, 2, 21), &e[6]); /* head and tail */
+    assert_list(&q.posted, NULL, 0);
+    ibex_match_list_append(&q.posted, &e[0]);
+    assert_list(&q.posted, (ibex_match_entry_t *[]){&e[0]}, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fits),
         cmocka_unit_test(test_take_head_then_remove),
         cmocka_unit_test(test_take_head_then_remove_last),
+        cmocka_unit_test(test_take_and_remove_mixed),
         cmocka_unit_test(test_posted_order),
         cmocka_unit_test(test_unexpected_arrival_order),
         cmocka_unit_test(test_no_wildcard_in_messages),
