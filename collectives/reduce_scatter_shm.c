@@ -99,9 +99,8 @@ ibex_status_t ibex_coll_reduce_scatter_shm(const ibex_coll_args_t *a)
     const void *in = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
     ibex_coll_args_t whole = *a;
     whole.rcount = total;
-    bool acc = false;
-    if (ibex_coll_shm_acc_fits(seg, &whole, bytes, false) &&
-        (st = ibex_coll_shm_stage_get(a->comm, seg, &acc)) != IBEX_OK)
+    bool acc;
+    if ((st = ibex_coll_shm_acc_use(seg, &whole, bytes, false, &acc)) != IBEX_OK)
         return st;
     if (acc) /* every rank folds the whole vector in, then copies its block out */
         return ibex_coll_shm_acc_reduce(seg, &whole, (const char *)in + d->true_lb,

@@ -274,9 +274,8 @@ ibex_status_t ibex_coll_reduce_shm(const ibex_coll_args_t *args)
         return st;
     if (!seg || !ibex_dt_is_contig(d, args->rcount))
         return ibex_coll_fallback(IBEX_COLL_REDUCE, args, bytes);
-    bool acc = false;
-    if (ibex_coll_shm_acc_fits(seg, args, bytes, true) &&
-        (st = ibex_coll_shm_stage_get(args->comm, seg, &acc)) != IBEX_OK)
+    bool acc;
+    if ((st = ibex_coll_shm_acc_use(seg, args, bytes, true, &acc)) != IBEX_OK)
         return st;
     if (!acc && bytes > seg->slot_size && !seg->cma)
         return ibex_coll_fallback(IBEX_COLL_REDUCE, args, bytes);

@@ -265,6 +265,10 @@ size_t ibex_coll_shm_acc_min(void);
  * ibex_coll_shm_stage_get, which must say ok). */
 bool ibex_coll_shm_acc_fits(const ibex_coll_shm_t *seg, const ibex_coll_args_t *a, size_t bytes,
                             bool rooted);
+/* *use: the reduction goes through the accumulator (it fits, and the staging slots exist: made
+ * on first use, collectively). Only a failure to communicate is an error. */
+ibex_status_t ibex_coll_shm_acc_use(ibex_coll_shm_t *seg, const ibex_coll_args_t *a, size_t bytes,
+                                    bool rooted, bool *use);
 /* A reduction through the accumulator (one generation per staging slot's worth of the vector):
  * this rank's input `in` (a->rcount elements) folded in, and, when out is not NULL, elements
  * [lo, lo + n) of the result copied to out (Reduce: the root, Allreduce: everyone, the whole

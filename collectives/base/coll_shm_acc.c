@@ -63,6 +63,15 @@ bool ibex_coll_shm_acc_fits(const ibex_coll_shm_t *seg, const ibex_coll_args_t *
            ibex_coll_shm_stage_max() >= esz;
 }
 
+ibex_status_t ibex_coll_shm_acc_use(ibex_coll_shm_t *seg, const ibex_coll_args_t *a, size_t bytes,
+                                    bool rooted, bool *use)
+{
+    *use = false;
+    if (!ibex_coll_shm_acc_fits(seg, a, bytes, rooted))
+        return IBEX_OK;
+    return ibex_coll_shm_stage_get(a->comm, seg, use);
+}
+
 /* Elements [lo, lo + k) of chunk c of the piece. */
 static int acc_chunk(const acc_piece_t *pc, int c, int *lo_p)
 {
