@@ -7,9 +7,9 @@
  * and the copy costs O(blocks touched). A contiguous layout is one memcpy.
  *
  * A regular layout (a vector, possibly nested once, repeated every extent: priv->vec, found
- * when the type is built) skips the block list: the start is found with three divisions and the
- * blocks are copied by a loop specialised on their length (8, 16, 32, 64 bytes, else memcpy),
- * unrolled four times, reading no descriptor (IBEX_DT_VECTOR=0 turns it off).
+ * when the type is built) skips the block list: dt_vec.c finds the start with three divisions
+ * and copies the blocks with kernels specialised on their length (8, 16, 32, 64 bytes; SSE2 /
+ * AVX2 where the CPU has them), reading no descriptor (IBEX_DT_VECTOR=0 turns it off).
  */
 #include <string.h>
 
@@ -86,123 +86,6 @@ static inline void dt_copy(char *dst, const char *src, size_t n)
     }
 }
 
-void ibex_dt_vec_detect(ibex_dt_t *dt)
-{
-    ibex_dt_vec_t *v = &ibex_dt_priv(dt)->vec;
-    const ibex_dt_block_t *b = dt->blocks;
-    int nb = dt->nblocks, n_in = 1;
-    *v = (ibex_dt_vec_t){0};
-    if (nb == 0 || dt->contiguous)
-        return;
-    ptrdiff_t s_in = nb > 1 ? b[1].disp - b[0].disp : 0;
-    while (n_in < nb && b[n_in].len == b[0].len && b[n_in].disp == b[0].disp + n_in * s_in)
-        n_in++;
-    if (nb % n_in)
-        return;
-    ptrdiff_t s_out = nb > n_in ? b[n_in].disp - b[0].disp : 0;
-    for (int i = n_in; i < nb; i += n_in) /* every further row: the first one moved by s_out */
-        for (int k = 0; k < n_in; k++)
-            if (b[i + k].len != b[0].len || b[i + k].disp != b[i - n_in + k].disp + s_out)
-                return;
-    *v = (ibex_dt_vec_t){.len = b[0].len,
-                         .n_in = (size_t)n_in,
-                         .n_out = (size_t)(nb / n_in),
-                         .first = b[0].disp,
-                         .stride_in = s_in,
-                         .stride_out = s_out};
-}
-
-/* k blocks of n bytes, stride apart in memory, dense in the packed stream; n is a constant in
- * each of vec_blocks' cases, so every copy is a pair of moves. */
-static inline __attribute__((always_inline)) void
-vec_blocks_n(char *mem, ptrdiff_t stride, char *packed, size_t k, size_t n, bool pack)
-{
-#define VEC_COPY(m, p) (pack ? memcpy((p), (m), n) : memcpy((m), (p), n))
-    size_t j = 0;
-    for (; j + 4 <= k; j += 4, mem += 4 * stride, packed += 4 * n) {
-        VEC_COPY(mem, packed);
-        VEC_COPY(mem + stride, packed + n);
-        VEC_COPY(mem + 2 * stride, packed + 2 * n);
-        VEC_COPY(mem + 3 * stride, packed + 3 * n);
-    }
-    for (; j < k; j++, mem += stride, packed += n)
-        VEC_COPY(mem, packed);
-#undef VEC_COPY
-}
-
-static inline __attribute__((always_inline)) void
-vec_blocks(char *mem, ptrdiff_t stride, char *packed, size_t k, size_t n, bool pack)
-{
-    switch (n) {
-    case 8:
-        vec_blocks_n(mem, stride, packed, k, 8, pack);
-        return;
-    case 16:
-        vec_blocks_n(mem, stride, packed, k, 16, pack);
-        return;
-    case 32:
-        vec_blocks_n(mem, stride, packed, k, 32, pack);
-        return;
-    case 64:
-        vec_blocks_n(mem, stride, packed, k, 64, pack);
-        return;
-    default:
-        vec_blocks_n(mem, stride, packed, k, n, pack);
-    }
-}
-
-/* Position in a regular layout: block i_in of row i_out of the element at elem. */
-typedef struct vec_cursor {
-    char *elem;
-    size_t i_in, i_out;
-} vec_cursor_t;
-
-static void vec_seek(vec_cursor_t *c, const ibex_dt_t *dt, const void *buf, size_t block)
-{
-    const ibex_dt_vec_t *v = &ibex_dt_priv(dt)->vec;
-    size_t row = block / v->n_in;
-    c->i_in = block % v->n_in;
-    c->i_out = row % v->n_out;
-    c->elem = ibex_dt_addr(buf, (ptrdiff_t)(row / v->n_out) * dt->extent);
-}
-
-/* Copies len bytes between stream position offset of (buf, dt) and packed; the caller has
- * clamped the range to the stream. */
-static inline __attribute__((always_inline)) void
-vec_copy(const void *buf, const ibex_dt_t *dt, size_t offset, char *packed, size_t len, bool pack)
-{
-    const ibex_dt_vec_t *v = &ibex_dt_priv(dt)->vec;
-    vec_cursor_t c;
-    size_t skip = offset % v->len;
-    vec_seek(&c, dt, buf, offset / v->len);
-    for (size_t done = 0, n; done < len; done += n) {
-        char *row = c.elem + v->first + (ptrdiff_t)c.i_out * v->stride_out;
-        char *p = row + (ptrdiff_t)c.i_in * v->stride_in;
-        if (skip || len - done < v->len) { /* a partial block at either end of the range */
-            n = len - done < v->len - skip ? len - done : v->len - skip;
-            if (pack)
-                memcpy(packed + done, p + skip, n);
-            else
-                memcpy(p + skip, packed + done, n);
-            skip = 0;
-            c.i_in++;
-        } else {
-            size_t k = v->n_in - c.i_in, fit = (len - done) / v->len;
-            k = k < fit ? k : fit;
-            vec_blocks(p, v->stride_in, packed + done, k, v->len, pack);
-            n = k * v->len;
-            c.i_in += k;
-        }
-        if (c.i_in < v->n_in)
-            continue;
-        c.i_in = 0;
-        if (++c.i_out == v->n_out) {
-            c.i_out = 0;
-            c.elem += dt->extent;
-        }
-    }
-}
-
 static inline bool vec_use(const ibex_dt_t *dt)
 {
     return ibex_dt_priv(dt)->vec.len > 0 && ibex_engine_cfg.dt_vector;
@@ -228,7 +111,7 @@ size_t ibex_dt_pack(const void *buf, MPI_Count count, const ibex_dt_t *dt, size_
         return len;
     }
     if (vec_use(dt)) {
-        vec_copy(buf, dt, offset, out, len, true);
+        ibex_dt_vec_pack(buf, dt, offset, out, len);
         return len;
     }
     dt_cursor_t c;
@@ -251,7 +134,7 @@ size_t ibex_dt_unpack(void *buf, MPI_Count count, const ibex_dt_t *dt, size_t of
         return len;
     }
     if (vec_use(dt)) {
-        vec_copy(buf, dt, offset, (char *)in, len, false);
+        ibex_dt_vec_unpack(buf, dt, offset, in, len);
         return len;
     }
     dt_cursor_t c;

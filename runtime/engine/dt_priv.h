@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Datatype internals shared by datatype.c, dt_create.c, dt_pack.c, dt_api.c and op.c only.
+ * Datatype internals shared by datatype.c, dt_create.c, dt_pack.c, dt_vec.c, dt_api.c and op.c
+ * only.
  *
  * Every ibex_dt_t carries an ibex_dt_priv_t in its `priv` pointer: what packing at an
  * arbitrary offset, MPI_Get_elements and reductions on derived types need beyond the public
@@ -110,8 +111,15 @@ bool ibex_dt_contents_set_args(ibex_dt_t *dt, const ibex_dt_args_t *a, ibex_dt_t
                                int nd);
 /* Fills dt->priv's prefix sums and regular shape from its blocks; false when out of memory. */
 bool ibex_dt_prefix_build(ibex_dt_t *dt);
-/* dt_pack.c: finds the regular shape of dt's blocks (priv->vec), or clears it. */
+/* dt_vec.c: finds the regular shape of dt's blocks (priv->vec), or clears it. */
 void ibex_dt_vec_detect(ibex_dt_t *dt);
+/* dt_vec.c: len bytes at stream position offset of (buf, dt) packed to out / unpacked from in,
+ * for a type with a regular shape; the caller has clamped the range to the stream. */
+void ibex_dt_vec_pack(const void *buf, const ibex_dt_t *dt, size_t offset, void *out, size_t len);
+void ibex_dt_vec_unpack(void *buf, const ibex_dt_t *dt, size_t offset, const void *in, size_t len);
+/* dt_vec.c: the copy kernels' level (0 plain C, 1 SSE2, 2 AVX2), for tests; a level the CPU
+ * lacks, or -1, selects the best it has. Returns the level now in use. Not thread safe. */
+int ibex_dt_vec_level(int level);
 
 /* dt_api.c: the type of a handle for an MPI entry point, raising MPI_ERR_TYPE (through
  * ibex_mpi_error) when it is not a live type; need_commit also rejects uncommitted types. */

@@ -472,6 +472,120 @@ static void test_vector_shapes(void **state)
     free(d8.r.e), free(i4.r.e), free(c1.r.e), free(si.r.e);
 }
 
+/* One layout of test_vector_kernels: n blocks of b bytes, stride apart (vector or hvector of
+ * MPI_BYTE), resized to extent ext when ext > 0, count elements, the buffer off by align. */
+typedef struct kcase {
+    int n, b, count, align;
+    MPI_Aint stride, ext;
+    bool hvec;
+} kcase_t;
+
+static void ref_kpack(const kcase_t *k, const char *base, MPI_Aint ext, char *out)
+{
+    for (int e = 0; e < k->count; e++)
+        for (int i = 0; i < k->n; i++, out += k->b)
+            memcpy(out, base + e * ext + i * k->stride, (size_t)k->b);
+}
+
+static void ref_kunpack(const kcase_t *k, char *base, MPI_Aint ext, const char *in)
+{
+    for (int e = 0; e < k->count; e++)
+        for (int i = 0; i < k->n; i++, in += k->b)
+            memcpy(base + e * ext + i * k->stride, in, (size_t)k->b);
+}
+
+/* Whole and in random pieces, pack and unpack against the reference; unpacking leaves every
+ * byte outside the blocks (the gaps, the margins) as it was. */
+static void check_kcase(const kcase_t *k)
+{
+    MPI_Datatype v, t;
+    if (k->hvec)
+        assert_int_equal(MPI_Type_create_hvector(k->n, k->b, k->stride, MPI_BYTE, &v), 0);
+    else
+        assert_int_equal(MPI_Type_vector(k->n, k->b, (int)k->stride, MPI_BYTE, &v), 0);
+    t = v;
+    if (k->ext > 0)
+        assert_int_equal(MPI_Type_create_resized(v, 0, k->ext, &t), 0);
+    assert_int_equal(MPI_Type_commit(&t), MPI_SUCCESS);
+    const ibex_dt_t *dt = ibex_dt_get(t);
+    MPI_Aint lb, ext, tlb, text;
+    MPI_Type_get_extent(t, &lb, &ext);
+    MPI_Type_get_true_extent(t, &tlb, &text);
+    if (k->n > 1 && k->stride != k->b)
+        assert_int_equal(ibex_dt_priv(dt)->vec.len, k->b); /* it takes the kernels */
+    size_t span = (size_t)((k->count - 1) * ext + text), total = (size_t)(k->n * k->b * k->count);
+    char *src = malloc(span + 32), *d1 = malloc(span + 32), *d2 = malloc(span + 32);
+    char *want = malloc(total), *got = malloc(total);
+    for (size_t i = 0; i < span + 32; i++)
+        src[i] = (char)rand(), d1[i] = d2[i] = (char)(0xa5 ^ i);
+    /* the buffer at base: its lowest byte of data 16 + align bytes into the allocation */
+    ptrdiff_t at = 16 + k->align - tlb;
+    ref_kpack(k, src + at, ext, want);
+    assert_int_equal(ibex_dt_pack(src + at, k->count, dt, 0, got, total), total);
+    assert_memory_equal(got, want, total);
+    memset(got, 0, total);
+    for (size_t off = 0; off < total;) {
+        size_t len = 1 + (size_t)rand() % (rand() % 2 ? 70 : total);
+        off += ibex_dt_pack(src + at, k->count, dt, off, got + off, len);
+    }
+    assert_memory_equal(got, want, total);
+    ref_kunpack(k, d1 + at, ext, want);
+    for (size_t off = 0; off < total;) {
+        size_t len = 1 + (size_t)rand() % (rand() % 2 ? 70 : total);
+        off += ibex_dt_unpack(d2 + at, k->count, dt, off, want + off, len);
+    }
+    assert_memory_equal(d2, d1, span + 32);
+    memcpy(d2, src, span + 32); /* whole, over other bytes */
+    memcpy(d1, src, span + 32);
+    ref_kunpack(k, d1 + at, ext, got);
+    assert_int_equal(ibex_dt_unpack(d2 + at, k->count, dt, 0, got, total), total);
+    assert_memory_equal(d2, d1, span + 32);
+    free(src), free(d1), free(d2), free(want), free(got);
+    if (t != v)
+        MPI_Type_free(&t);
+    MPI_Type_free(&v);
+}
+
+/* The copy kernels of dt_vec.c at every level this CPU has (plain C, SSE2, AVX2): block lengths
+ * around the specialised 8, 16, 32, 64, odd and even block counts around the kernels' steps (4,
+ * 8, 16), gaps of a block, a byte and 8 bytes, negative strides, vector and hvector, resized
+ * elements (count 3), the buffer 0-7 bytes off any alignment. */
+static void test_vector_kernels(void **state)
+{
+    (void)state;
+    srand(4242);
+    static const int blens[] = {1, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 63, 64, 65, 128};
+    static const int ns[] = {2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33, 101};
+    int best = ibex_dt_vec_level(-1), cases = 0;
+    ibex_engine_cfg.dt_vector = 1;
+    for (int level = 0; level <= best; level++) {
+        assert_int_equal(ibex_dt_vec_level(level), level);
+        for (size_t bi = 0; bi < sizeof(blens) / sizeof(*blens); bi++)
+            for (size_t ni = 0; ni < sizeof(ns) / sizeof(*ns); ni++)
+                for (int g = 0; g < 4; g++) {
+                    int b = blens[bi];
+                    MPI_Aint gaps[] = {2 * b, b + 1, b + 8, -2 * b};
+                    kcase_t k = {.n = ns[ni], .b = b, .count = 1, .stride = gaps[g]};
+                    k.hvec = (bi + ni + (size_t)g) % 2;
+                    k.align = (int)(bi * 3 + ni + (size_t)g) % 8;
+                    check_kcase(&k);
+                    k.count = 3; /* elements one resized extent apart, past the last gap */
+                    k.ext = k.stride > 0 ? k.n * k.stride + 8 : 0;
+                    k.align = (k.align + 5) % 8;
+                    check_kcase(&k);
+                    cases += 2;
+                }
+    }
+    for (int align = 0; align < 8; align++) { /* the halo's shape at every misalignment */
+        kcase_t k = {.n = 1000, .b = 8, .count = 1, .stride = 16, .align = align};
+        check_kcase(&k);
+        k.b = 64, k.stride = 128, k.n = 100;
+        check_kcase(&k);
+    }
+    printf("# %d layouts at kernel levels 0-%d\n", cases, best);
+    ibex_dt_vec_level(-1);
+}
+
 /* Fragments of a large, many-block message: 4 KiB windows at a random phase cover it exactly. */
 static void test_large_fragments(void **state)
 {
@@ -616,8 +730,9 @@ static void test_pack_positions_and_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        T(test_every_constructor), T(test_vector_shapes),   T(test_large_fragments),
-        T(test_iov_pieces),        T(test_bottom_absolute), T(test_pack_positions_and_errors),
+        T(test_every_constructor),         T(test_vector_shapes), T(test_vector_kernels),
+        T(test_large_fragments),           T(test_iov_pieces),    T(test_bottom_absolute),
+        T(test_pack_positions_and_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
