@@ -23,13 +23,14 @@ mt_left() {
 }
 
 # run_case NPROCS PROGRAM [VAR=VALUE ...]: the program must exit 0 and print "PROGRAM: ok".
-# MT_ARGS, when set, are the program's arguments.
+# MT_ARGS, when set, are the program's arguments. The run reads /dev/null: ibexrun forwards standard
+# input, so a caller looping over `while read` would lose the rest of its list to the first run.
 run_case() {
     np=$1
     prog=$2
     shift 2
     out=$(env MPITEST_RUN_MARK="$MT_MARK" "$@" timeout -k 5 "$CASE_TIMEOUT" "$IBEXRUN" -n "$np" --timeout "$((CASE_TIMEOUT - 10))" \
-        "$MPI_T/$prog" ${MT_ARGS:-} 2>&1)
+        "$MPI_T/$prog" ${MT_ARGS:-} 2>&1 </dev/null)
     rc=$?
     left=$(mt_left)
     if [ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -q "^$prog: ok" && [ -z "$left" ]; then

@@ -13,7 +13,7 @@ VERBS=
 [ -f "$SOFTIB" ] && VERBS="IBEX_TRANSPORTS=verbs LD_PRELOAD=$SOFTIB"
 # name: ranks over shm, ranks over verbs
 for spec in std_coll:3:5 std_inter:3:4 std_extra:4:3 std_rma:3:2 std_api:2:3 std_ops:5:3 std_dtype:3:2 \
-    std_nbc:5:3; do
+    std_nbc:5:3 std_coll2:4:3 std_rma2:3:2; do
     prog=${spec%%:*} rest=${spec#*:}
     run_case "${rest%%:*}" "$prog"
     [ -n "$VERBS" ] && run_case "${rest#*:}" "$prog" $VERBS

@@ -11,7 +11,7 @@ CASE_TIMEOUT=${CASE_TIMEOUT:-300}
 MPI_T="$top_builddir/tests/std"
 mt_require_ibexrun
 SOFTIB="$top_builddir/softib/.libs/libsoftib.so"
-PROGS=${STD_FULL_PROGS:-"std_ops std_dtype std_nbc std_errs std_coll std_inter"}
+PROGS=${STD_FULL_PROGS:-"std_ops std_dtype std_nbc std_coll std_inter std_coll2"}
 NPS=${STD_FULL_NP:-"2 3 4 5"}
 VERBS=
 [ -f "$SOFTIB" ] && VERBS="IBEX_TRANSPORTS=verbs LD_PRELOAD=$SOFTIB"
