@@ -33,9 +33,10 @@ static const ibex_cfg_entry_t shm_table[] = {
     {"SHM_RING_SLOTS", IBEX_CFG_INT, "64", NULL, &shm_cfg.ring_slots,
      "slots in each shared-memory fast box (a receiver's ring for one of its most active "
      "senders); a power of two"},
-    {"SHM_SLOT_SIZE", IBEX_CFG_SIZE, "16k", NULL, &shm_cfg.slot_size,
+    {"SHM_SLOT_SIZE", IBEX_CFG_SIZE, "16448", NULL, &shm_cfg.slot_size,
      "bytes per shared-memory box slot and pool fragment, header included (the largest eager "
-     "message is 8 bytes less); a multiple of 64"},
+     "message is 8 bytes less); a multiple of 64. 16 KiB + 64: a 16 KiB payload with its "
+     "message header goes eager"},
     {"SHM_STREAM_MIN", IBEX_CFG_SIZE, "0", NULL, &shm_cfg.stream_min,
      "eager payloads of at least this many bytes go into shared memory with non-temporal "
      "stores (0: never, the default); can be faster when sender and receiver share no cache"},
