@@ -32,10 +32,11 @@ static const ibex_cfg_entry_t engine_table[] = {
     {"RNDV_PIPE_CONTIG_MAX", IBEX_CFG_SIZE, "16k", NULL, &ibex_engine_cfg.rndv_pipe_contig_max,
      "IBEX_RNDV_PIPE_MAX for a contiguous send buffer: PIPE up to this size, READ / SPLIT past "
      "it (one cross-memory copy per side instead of two copies through the ring)"},
-    {"RNDV_PIPE_FRAG", IBEX_CFG_SIZE, "16k", NULL, &ibex_engine_cfg.rndv_pipe_frag,
+    {"RNDV_PIPE_FRAG", IBEX_CFG_SIZE, "16448", NULL, &ibex_engine_cfg.rndv_pipe_frag,
      "PIPE: bytes per fragment, header included, capped by what one send of the transport "
-     "takes (16k: a whole shared-memory slot, 16,376 bytes; was 4k): each fragment costs both "
-     "sides a message's fixed work, and 256 KiB in 4 KiB fragments overfilled a 64-slot box"},
+     "takes (16448: a whole shared-memory slot, 16,440 bytes; was 4k, then 16k): each fragment "
+     "costs both sides a message's fixed work, and 256 KiB in 4 KiB fragments overfilled a "
+     "64-slot box"},
     {"DT_VECTOR", IBEX_CFG_BOOL, "1", NULL, &ibex_engine_cfg.dt_vector,
      "1: datatypes whose blocks form a regular vector (nested at most once) pack and unpack "
      "with loops specialised on the block length; 0: every type walks its block list",
