@@ -90,19 +90,26 @@ VEC_PLAIN(64)
 #undef VEC_PLAIN
 
 #if DT_VEC_X86
-/* Two 8-byte blocks of memory as one register: movq, then movhpd (no alignment needed). */
+/* Two 8-byte blocks of memory as one register: movsd, then movhpd (no alignment needed). The
+ * low half goes through memcpy because _mm_load_sd dereferences a double pointer, which the
+ * user's buffer need not align (undefined behaviour, and UBSan says so); movhpd is a builtin. */
 static inline __attribute__((always_inline)) __m128d load2x8(const char *a, const char *b)
 {
-    return _mm_loadh_pd(_mm_load_sd((const double *)a), (const double *)b);
+    double lo;
+    memcpy(&lo, a, sizeof(lo));
+    return _mm_loadh_pd(_mm_set_sd(lo), (const double *)b);
 }
 
-/* One 16-byte load stored as two 8-byte blocks: movlpd, movhpd. The empty asm keeps the
- * register whole (gcc would otherwise split the load into two 8-byte ones: 4 moves, not 3). */
+/* One 16-byte load stored as two 8-byte blocks: movlpd, movhpd (memcpy of each half, for the
+ * same reason: _mm_storel_pd / _mm_storeh_pd store through a double pointer). The empty asm
+ * keeps the register whole (gcc would otherwise split the load into two 8-byte ones: 4 moves,
+ * not 3). */
 static inline __attribute__((always_inline)) void store2x8(char *a, char *b, __m128d x)
 {
     __asm__("" : "+x"(x));
-    _mm_storel_pd((double *)a, x);
-    _mm_storeh_pd((double *)b, x);
+    double lo = _mm_cvtsd_f64(x), hi = _mm_cvtsd_f64(_mm_unpackhi_pd(x, x));
+    memcpy(a, &lo, sizeof(lo));
+    memcpy(b, &hi, sizeof(hi));
 }
 
 /* Four 8-byte blocks from m (s apart) to 32 packed bytes, and back. */
