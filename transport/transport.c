@@ -110,6 +110,12 @@ static ibex_status_t stub_send(ibex_tl_ep_t *ep, const void *h, size_t hl, const
     (void)ep, (void)h, (void)hl, (void)p, (void)l;
     return IBEX_ERR_UNSUPPORTED;
 }
+static ibex_status_t stub_send_fill(ibex_tl_ep_t *ep, const void *h, size_t hl, size_t l,
+                                    ibex_tl_fill_cb_t fill, void *ctx)
+{
+    (void)ep, (void)h, (void)hl, (void)l, (void)fill, (void)ctx;
+    return IBEX_ERR_UNSUPPORTED;
+}
 static ibex_status_t stub_rma(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc)
 {
     (void)ep, (void)desc;
@@ -172,6 +178,7 @@ void ibex_tl_fill_stubs(ibex_tl_ops_t *ops)
     FILL(ep_create, stub_ep_create);
     FILL(ep_destroy, stub_ep_destroy);
     FILL(send, stub_send);
+    FILL(send_fill, stub_send_fill);
     FILL(put, stub_rma);
     FILL(get, stub_rma);
     FILL(atomic, stub_atomic);

@@ -78,6 +78,10 @@ enum {
     /* put / get take the local side as a list of pieces (ibex_tl_rma_t.local_iov, at most
      * caps.max_iov of them per call): non-contiguous data moves without a pack. */
     IBEX_TL_CAP_RMA_IOV = 1u << 7,
+    /* send_fill: an active message whose payload the caller writes straight into the
+     * transport's own send buffer (shm: the ring slot), so packed data skips a bounce buffer.
+     * Without the bit the op is the "not supported" stub: pack, then send. */
+    IBEX_TL_CAP_SEND_FILL = 1u << 8,
 };
 
 typedef struct ibex_tl_caps {
@@ -130,6 +134,12 @@ typedef struct ibex_tl_rma {
     int local_iovcnt;
 } ibex_tl_rma_t;
 
+/* send_fill's producer: writes exactly len payload bytes at dst (transport memory, 8-byte
+ * aligned, no alignment beyond). It may run for a send_fill that then returns IBEX_ERR_AGAIN
+ * (the caller calls send_fill again later), so it must write the same bytes each time it is
+ * called with the same ctx; it must not call the transport. */
+typedef void (*ibex_tl_fill_cb_t)(void *dst, size_t len, void *ctx);
+
 /* What a transport counts of its own work, for the tools interface (MPI_T performance
  * variables): read on demand by the stats op, since the transport started. */
 typedef struct ibex_tl_stats {
@@ -169,6 +179,10 @@ typedef struct ibex_tl_ops {
     void (*ep_destroy)(ibex_tl_ep_t *ep);
     ibex_status_t (*send)(ibex_tl_ep_t *ep, const void *hdr, size_t hdr_len, const void *payload,
                           size_t len);
+    /* IBEX_TL_CAP_SEND_FILL: send() of hdr + len payload bytes that fill(dst, len, ctx) writes
+     * into the transport's buffer; the same limits, ordering and IBEX_ERR_AGAIN rule as send. */
+    ibex_status_t (*send_fill)(ibex_tl_ep_t *ep, const void *hdr, size_t hdr_len, size_t len,
+                               ibex_tl_fill_cb_t fill, void *ctx);
     ibex_status_t (*put)(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc);
     ibex_status_t (*get)(ibex_tl_ep_t *ep, const ibex_tl_rma_t *desc);
     /* A remote atomic (IBEX_TL_CAP_ATOMIC); returns like put / get. */

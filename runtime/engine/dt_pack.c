@@ -123,6 +123,12 @@ size_t ibex_dt_pack(const void *buf, MPI_Count count, const ibex_dt_t *dt, size_
     return len;
 }
 
+void ibex_dt_fill(void *dst, size_t len, void *ctx)
+{
+    const ibex_dt_fill_t *f = ctx;
+    ibex_dt_pack(f->buf, f->count, f->dt, f->offset, dst, len);
+}
+
 size_t ibex_dt_unpack(void *buf, MPI_Count count, const ibex_dt_t *dt, size_t offset,
                       const void *in, size_t len)
 {

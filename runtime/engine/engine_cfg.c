@@ -41,6 +41,10 @@ static const ibex_cfg_entry_t engine_table[] = {
      "1: datatypes whose blocks form a regular vector (nested at most once) pack and unpack "
      "with loops specialised on the block length; 0: every type walks its block list",
      IBEX_CFG_LIVE},
+    {"PACK_IN_SLOT", IBEX_CFG_BOOL, "1", NULL, &ibex_engine_cfg.pack_in_slot,
+     "1: non-contiguous eager messages and PIPE fragments are packed straight into the "
+     "transport's send slot where it offers that (shared memory), one copy fewer; 0: packed "
+     "into a buffer that the transport's send copies (as on every other transport)"},
     {"UNEXPECTED_MAX", IBEX_CFG_SIZE, "256m", NULL, &ibex_engine_cfg.unexpected_max,
      "bytes of unexpected eager data buffered per process before senders are held back"},
     {"WAIT_POLICY", IBEX_CFG_ENUM, "auto", "auto|spin|yield", &ibex_engine_cfg.wait_policy,

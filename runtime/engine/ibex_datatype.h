@@ -69,6 +69,15 @@ static inline bool ibex_dt_is_contig(const ibex_dt_t *dt, MPI_Count count)
  * Returns the bytes copied (less than len only at the end of the stream). */
 size_t ibex_dt_pack(const void *buf, MPI_Count count, const ibex_dt_t *dt, size_t offset, void *out,
                     size_t len);
+/* A window of a non-contiguous buffer for a transport's send_fill (ibex_tl_fill_cb_t): ibex_dt_fill
+ * packs the len bytes of the packed stream from offset into the transport's buffer. */
+typedef struct ibex_dt_fill {
+    const void *buf;
+    MPI_Count count;
+    const ibex_dt_t *dt;
+    size_t offset;
+} ibex_dt_fill_t;
+void ibex_dt_fill(void *dst, size_t len, void *ctx);
 /* Copies len bytes of packed stream from in to stream position offset of (buf, count, dt). */
 size_t ibex_dt_unpack(void *buf, MPI_Count count, const ibex_dt_t *dt, size_t offset,
                       const void *in, size_t len);

@@ -98,6 +98,20 @@ static inline ibex_status_t ibex_ep_tl_send(ibex_ep_t *ep, const void *hdr, size
     tl->count->msgs++, tl->count->bytes += hdr_len + len; /* plain: the engine takes no locks */
     return st;
 }
+/* ibex_ep_tl_send with the payload written by fill into the transport's buffer (send_fill of
+ * transport.h: only where ibex_proto_pack_in_slot says so). Counted the same. */
+static inline ibex_status_t ibex_ep_tl_send_fill(ibex_ep_t *ep, const void *hdr, size_t hdr_len,
+                                                 size_t len, ibex_tl_fill_cb_t fill, void *ctx)
+{
+    ibex_tl_inst_t *tl = ep->tl;
+    ibex_status_t st = tl->comp->ops.send_fill(ep->tl_ep, hdr, hdr_len, len, fill, ctx);
+    if (__builtin_expect(st != IBEX_OK, 0))
+        return st;
+    if (tl->loopback)
+        tl->queued++;
+    tl->count->msgs++, tl->count->bytes += hdr_len + len;
+    return st;
+}
 /* Sends a control message (queued behind pending ones when the transport is full). */
 ibex_status_t ibex_ep_send_ctl(ibex_ep_t *ep, const ibex_ctl_hdr_t *ctl);
 /* Queues a request's match message behind the transport's backlog. */

@@ -20,6 +20,7 @@ typedef struct ibex_engine_cfg {
     long long rndv_pipe_contig_max; /* the same for a contiguous send buffer */
     long long rndv_pipe_frag;       /* PIPE: bytes per fragment (header included) */
     int dt_vector;            /* IBEX_DT_VECTOR: regular layouts pack without the block list */
+    int pack_in_slot;         /* IBEX_PACK_IN_SLOT: pack into the transport's slot (send_fill) */
     long long unexpected_max; /* bytes of buffered unexpected eager data per process */
     int wait_policy;          /* ibex_wait_policy_t */
     int spin_count;           /* progress polls before yielding */

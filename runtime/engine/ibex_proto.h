@@ -112,5 +112,8 @@ ibex_proto_t ibex_proto_choose(const ibex_tl_caps_t *caps, size_t bytes, bool co
 size_t ibex_proto_eager_limit(const ibex_tl_caps_t *caps);
 /* Whether a non-contiguous rendezvous buffer of bytes in pieces moves as a piece list. */
 bool ibex_proto_rndv_iov(const ibex_tl_caps_t *caps, size_t bytes, size_t pieces);
+/* Whether a non-contiguous payload (eager or a PIPE fragment) is packed straight into the
+ * transport's send buffer (send_fill) rather than into one of ours that send copies. */
+bool ibex_proto_pack_in_slot(const ibex_tl_caps_t *caps);
 
 #endif

@@ -56,6 +56,11 @@ ibex_proto_t ibex_proto_choose(const ibex_tl_caps_t *caps, size_t bytes, bool co
  * staging copy) when the transport takes piece lists and the pieces are large enough: a small
  * piece costs the kernel's iterator more than a memcpy costs the pack (IBEX_RNDV_IOV_MIN).
  */
+bool ibex_proto_pack_in_slot(const ibex_tl_caps_t *caps)
+{
+    return (caps->flags & IBEX_TL_CAP_SEND_FILL) && ibex_engine_cfg.pack_in_slot;
+}
+
 bool ibex_proto_rndv_iov(const ibex_tl_caps_t *caps, size_t bytes, size_t pieces)
 {
     if (!(caps->flags & IBEX_TL_CAP_RMA_IOV) || pieces == 0 || pieces > (size_t)caps->max_iov)

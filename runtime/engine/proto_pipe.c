@@ -5,8 +5,9 @@
  * and the receiver copies each into place (unpacking at its offset) as it arrives. On shared
  * memory that is two memcpy's overlapped, where process_vm_readv costs a page-pinning syscall
  * per message and a third of a microsecond per page here. No staging, no registration, any
- * datatype on either side (the sender packs each fragment once, into a buffer of its own, the
- * receiver unpacks it); no FIN.
+ * datatype on either side (the sender packs each fragment once, straight into the transport's
+ * slot where it offers send_fill, else into a buffer of its own; the receiver unpacks it out of
+ * the slot); no FIN.
  * A full transport parks the request in the peer's backlog, which resumes it in order.
  */
 #include <stdlib.h>
@@ -33,6 +34,22 @@ static const void *pipe_payload(ibex_req_t *req, size_t len, size_t max)
     return req->rma_local = req->staging;
 }
 
+/* Hands the fragment h (len bytes at req->frag_done) to the transport: a non-contiguous one
+ * packed straight into its slot when ibex_proto_pack_in_slot says so (a full ring refuses before
+ * anything is packed), else from pipe_payload's buffer. */
+static ibex_status_t pipe_send_frag(ibex_req_t *req, const ibex_frag_hdr_t *h, size_t len,
+                                    size_t max)
+{
+    ibex_ep_t *ep = req->ep;
+    if (!ibex_dt_is_contig(req->dt, req->count) && ibex_proto_pack_in_slot(&ep->tl->caps)) {
+        ibex_dt_fill_t f = {
+            .buf = req->buf, .count = req->count, .dt = req->dt, .offset = req->frag_done};
+        return ibex_ep_tl_send_fill(ep, h, sizeof(*h), len, ibex_dt_fill, &f);
+    }
+    const void *p = pipe_payload(req, len, max);
+    return p ? ibex_ep_tl_send(ep, h, sizeof(*h), p, len) : IBEX_ERR_NO_MEMORY;
+}
+
 /* The sender is done (st): the fragment buffer goes. */
 static void pipe_send_done(ibex_req_t *req, ibex_status_t st)
 {
@@ -53,12 +70,11 @@ ibex_status_t ibex_proto_pipe_stream(ibex_req_t *req)
     size_t max = frag - sizeof(ibex_frag_hdr_t);
     while (req->frag_done < req->rma_len) {
         size_t len = req->rma_len - req->frag_done < max ? req->rma_len - req->frag_done : max;
-        const void *p = pipe_payload(req, len, max);
         ibex_frag_hdr_t h = {.type = IBEX_HDR_FRAG,
                              .len = (uint32_t)len,
                              .req = req->peer_req,
                              .offset = req->frag_done};
-        ibex_status_t st = p ? ibex_ep_tl_send(ep, &h, sizeof(h), p, len) : IBEX_ERR_NO_MEMORY;
+        ibex_status_t st = pipe_send_frag(req, &h, len, max);
         if (st == IBEX_ERR_AGAIN)
             return st;
         if (st != IBEX_OK) {

@@ -34,6 +34,10 @@ __attribute__((noinline)) ibex_status_t ibex_proto_send_now_packed(ibex_ep_t *ep
                                                                    const void *buf, MPI_Count count,
                                                                    ibex_dt_t *dt, size_t bytes)
 {
+    if (!ibex_dt_is_contig(dt, count) && ibex_proto_pack_in_slot(&ep->tl->caps)) {
+        ibex_dt_fill_t f = {.buf = buf, .count = count, .dt = dt, .offset = 0};
+        return ibex_ep_tl_send_fill(ep, h, sizeof(*h), bytes, ibex_dt_fill, &f);
+    }
     ibex_eager_pack_t pk;
     pk.owned = NULL;
     const void *payload = ibex_proto_eager_payload(buf, count, dt, bytes, &pk);
@@ -56,24 +60,35 @@ static void match_hdr_fill(ibex_req_t *req, ibex_match_hdr_t *h, int type)
     h->sreq = ibex_req_id(req);
 }
 
+/* The eager message h with req's payload: packed straight into the transport's slot
+ * (ibex_proto_pack_in_slot, non-contiguous), else from the user's buffer or a pack of it. */
+static ibex_status_t send_eager_payload(ibex_req_t *req, const ibex_match_hdr_t *h)
+{
+    ibex_ep_t *ep = req->ep;
+    if (req->bytes && !ibex_dt_is_contig(req->dt, req->count) &&
+        ibex_proto_pack_in_slot(&ep->tl->caps)) {
+        ibex_dt_fill_t f = {.buf = req->buf, .count = req->count, .dt = req->dt, .offset = 0};
+        return ibex_ep_tl_send_fill(ep, h, sizeof(*h), req->bytes, ibex_dt_fill, &f);
+    }
+    ibex_eager_pack_t pk;
+    pk.owned = NULL;
+    const void *payload =
+        req->bytes ? ibex_proto_eager_payload(req->buf, req->count, req->dt, req->bytes, &pk)
+                   : NULL;
+    if (req->bytes && !payload)
+        return IBEX_ERR_NO_MEMORY;
+    ibex_status_t st = ibex_ep_tl_send(ep, h, sizeof(*h), payload, req->bytes);
+    free(pk.owned); /* only a large non-contiguous payload */
+    return st;
+}
+
 static ibex_status_t send_eager(ibex_req_t *req)
 {
     ibex_match_hdr_t h;
     match_hdr_fill(req, &h, IBEX_HDR_EAGER);
     if (req->mode == IBEX_SEND_SYNC)
         h.flags |= IBEX_HDR_FLAG_SYNC;
-    ibex_eager_pack_t pk;
-    pk.owned = NULL;
-    const void *payload =
-        req->bytes ? ibex_proto_eager_payload(req->buf, req->count, req->dt, req->bytes, &pk)
-                   : NULL;
-    if (req->bytes && !payload) {
-        ibex_req_complete(req, IBEX_ERR_NO_MEMORY);
-        return IBEX_OK;
-    }
-    ibex_status_t st = ibex_ep_tl_send(req->ep, &h, sizeof(h), payload, req->bytes);
-    if (pk.owned) /* only a large non-contiguous payload */
-        free(pk.owned);
+    ibex_status_t st = send_eager_payload(req, &h);
     if (st == IBEX_ERR_AGAIN)
         return st;
     if (st != IBEX_OK || req->mode != IBEX_SEND_SYNC)

@@ -84,8 +84,47 @@ static int am_sizes(const ibex_tl_caps_t *caps, size_t *lens)
     return n;
 }
 
+/* The send_fill case: every other message's payload written by fill into the transport's own
+ * buffer (the rest by send, so the two keep one order), checked byte for byte like send's. */
+static bool am_fill;
+
+typedef struct am_fill_ctx {
+    uint64_t seq;
+    size_t len;   /* payload bytes the sender asked for */
+    int calls;    /* fill calls for this message */
+    uint64_t bad; /* fill called with another length */
+} am_fill_ctx_t;
+
+static void am_fill_cb(void *dst, size_t len, void *ctx)
+{
+    am_fill_ctx_t *c = ctx;
+    c->calls++;
+    c->bad += len != c->len;
+    unsigned char *d = dst;
+    for (size_t i = 0; i < len; i++)
+        d[i] = pattern(c->seq, HDR + i);
+}
+
+static ibex_status_t am_send_fill(tl_proc_t *p, ibex_tl_ep_t *ep, uint64_t seq, size_t len,
+                                  unsigned char *buf)
+{
+    memcpy(buf, &seq, sizeof(seq));
+    memset(buf + sizeof(seq), 0xee, HDR - sizeof(seq));
+    am_fill_ctx_t c = {.seq = seq, .len = len - HDR};
+    ibex_status_t st;
+    while ((st = p->ops.send_fill(ep, buf, HDR, len - HDR, am_fill_cb, &c)) == IBEX_ERR_AGAIN)
+        if (p->ops.progress(p->tl) == 0)
+            sched_yield();
+    TLW_CHECK(c.bad == 0 && (len == HDR || c.calls >= 1));
+    return st;
+}
+
 static void am_send(tl_proc_t *p, ibex_tl_ep_t *ep, uint64_t seq, size_t len, unsigned char *buf)
 {
+    if (am_fill && (seq & 1)) {
+        TLW_CHECK(am_send_fill(p, ep, seq, len, buf) == IBEX_OK);
+        return;
+    }
     memcpy(buf, &seq, sizeof(seq));
     for (size_t i = HDR; i < len; i++)
         buf[i] = pattern(seq, i);
@@ -107,12 +146,19 @@ static void am_body(tl_proc_t *p)
     rx.nlens = am_sizes(&p->caps, lens);
     unsigned char *buf = malloc(p->caps.max_eager);
     TLW_CHECK(buf != NULL);
-    if (p->rank == 0) {
+    /* without the capability send_fill is the stub, which does nothing */
+    bool stub = am_fill && !(p->caps.flags & IBEX_TL_CAP_SEND_FILL);
+    if (p->rank == 0 && stub) {
+        am_fill_ctx_t c = {.seq = 0, .len = 1};
+        TLW_CHECK(p->ops.send_fill(p->ep[loop ? 0 : 1], buf, HDR, 1, am_fill_cb, &c) ==
+                  IBEX_ERR_UNSUPPORTED);
+        TLW_CHECK(c.calls == 0);
+    } else if (p->rank == 0) {
         ibex_tl_ep_t *ep = p->ep[loop ? 0 : 1];
         for (uint64_t s = 0; s < FLOOD; s++)
             am_send(p, ep, s, am_len(&rx, s), buf);
     }
-    if (loop || p->rank == 1)
+    if (!stub && (loop || p->rank == 1))
         tlw_progress_until(p, am_done, &rx);
     TLW_CHECK(rx.bad == 0);
     free(buf);
@@ -298,6 +344,14 @@ static void test_active_messages(void **state)
     run_case(am_body, "active messages");
 }
 
+static void test_send_fill(void **state)
+{
+    (void)state;
+    am_fill = true;
+    run_case(am_body, "send_fill");
+    am_fill = false;
+}
+
 static void test_put_get(void **state)
 {
     (void)state;
@@ -314,6 +368,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_active_messages),
+        cmocka_unit_test(test_send_fill),
         cmocka_unit_test(test_put_get),
     };
     return cmocka_run_group_tests(tests, setup, NULL);

@@ -159,6 +159,9 @@ void ibex_shm_ep_destroy(ibex_tl_ep_t *ep);
 void ibex_shm_ep_free(ibex_tl_ep_t *ep);
 ibex_status_t ibex_shm_ep_send(ibex_tl_ep_t *ep, const void *hdr, size_t hdr_len,
                                const void *payload, size_t len);
+/* send_fill (IBEX_TL_CAP_SEND_FILL): fill writes the payload straight into the ring slot. */
+ibex_status_t ibex_shm_ep_send_fill(ibex_tl_ep_t *ep, const void *hdr, size_t hdr_len, size_t len,
+                                    ibex_tl_fill_cb_t fill, void *ctx);
 /* Whether the peer's process still exists (pidfd, else kill(pid, 0)). */
 bool ibex_shm_ep_peer_alive(const ibex_tl_ep_t *ep);
 /* Marks the peer failed and tells the runtime, once; returns IBEX_ERR_PEER_FAILED. */

@@ -207,6 +207,44 @@ ibex_status_t ibex_shm_ep_send(ibex_tl_ep_t *ep, const void *hdr, size_t hdr_len
     return shm_ep_send_any(ep, hdr, hdr_len, payload, len);
 }
 
+/* send_fill away from the box (not claimed yet, the shared queue, streaming stores asked for):
+ * fill into a bounce buffer, then the ordinary send. Rare, so the malloc does not matter. */
+static __attribute__((noinline)) ibex_status_t
+shm_ep_send_fill_slow(ibex_tl_ep_t *ep, const void *hdr, size_t hdr_len, size_t len,
+                      ibex_tl_fill_cb_t fill, void *ctx)
+{
+    if (hdr_len + len > ep->max_data)
+        return shm_ep_too_big(ep, hdr_len + len);
+    void *buf = len ? malloc(len) : NULL;
+    if (len && !buf)
+        return IBEX_ERR_NO_MEMORY;
+    if (len)
+        fill(buf, len, ctx);
+    ibex_status_t st = shm_ep_send_slow(ep, hdr, hdr_len, buf, len);
+    free(buf);
+    return st;
+}
+
+/* The header copied, then fill writes the payload in the slot itself: one pass over a packed
+ * payload instead of a pack into a buffer and the push's copy out of it. The ring's space is
+ * checked first, so a full ring costs no fill. Payloads the ring would stream
+ * (IBEX_SHM_STREAM_MIN) take the slow path: fill's ordinary stores would lose the streaming. */
+ibex_status_t ibex_shm_ep_send_fill(ibex_tl_ep_t *ep, const void *hdr, size_t hdr_len, size_t len,
+                                    ibex_tl_fill_cb_t fill, void *ctx)
+{
+    if (__builtin_expect(!ep->has_box || hdr_len + len > ep->max_data || len >= ep->tx.stream_min,
+                         0))
+        return shm_ep_send_fill_slow(ep, hdr, hdr_len, len, fill, ctx);
+    ibex_shm_slot_t *slot = ibex_shm_ring_reserve(&ep->tx);
+    if (!slot)
+        return shm_ep_full(ep);
+    ibex_shm_copy_small(slot->data, hdr, hdr_len);
+    if (len)
+        fill(slot->data + hdr_len, len, ctx);
+    ibex_shm_ring_publish(&ep->tx, slot, hdr_len + len);
+    return IBEX_OK;
+}
+
 /* Our entry in the peer's table: how it maps our segment to read our fragments. Written before
  * our first message to it, which it reads only after that message. */
 static void shm_ep_publish_self(struct ibex_tl *tl, ibex_tl_ep_t *ep)

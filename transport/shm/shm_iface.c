@@ -158,7 +158,7 @@ static void shm_fill_caps(const ibex_tl_t *tl, ibex_tl_caps_t *caps)
 {
     size_t max_data = tl->slot_size - IBEX_SHM_SLOT_HDR;
     *caps = (ibex_tl_caps_t){
-        .flags = IBEX_TL_CAP_SEND | IBEX_TL_CAP_INLINE |
+        .flags = IBEX_TL_CAP_SEND | IBEX_TL_CAP_INLINE | IBEX_TL_CAP_SEND_FILL |
                  (tl->cma_ok ? IBEX_TL_CAP_PUT | IBEX_TL_CAP_GET | IBEX_TL_CAP_CPU_RMA : 0) |
                  (tl->cma_ok ? IBEX_TL_CAP_RMA_IOV : 0), /* shm_cma.c batches at IOV_MAX */
         .max_inline = max_data, /* send copies into the ring: buffers are free on return */
@@ -267,6 +267,7 @@ static ibex_tl_component_t shm_component = {
             .ep_create = ibex_shm_ep_create,
             .ep_destroy = ibex_shm_ep_destroy,
             .send = ibex_shm_ep_send,
+            .send_fill = ibex_shm_ep_send_fill,
             .put = ibex_shm_cma_put,
             .get = ibex_shm_cma_get,
             .progress = ibex_shm_rx_progress,

@@ -200,31 +200,48 @@ static inline void ibex_shm_ring_own_next(const ibex_shm_ring_tx_t *tx, size_t b
         ibex_shm_prefetch_own(next + i * IBEX_SHM_CACHE_LINE);
 }
 
+/* The next slot, for the producer to write its data into, or NULL (nothing done) when the ring
+ * is full. Nothing is visible to the consumer until ibex_shm_ring_publish. */
+static inline __attribute__((always_inline)) ibex_shm_slot_t *
+ibex_shm_ring_reserve(ibex_shm_ring_tx_t *tx)
+{
+    uint64_t head = tx->head;
+    if (head - tx->tail_cache >= tx->nslots) {
+        tx->tail_cache = atomic_load_explicit(&tx->ctl->tail, memory_order_acquire);
+        if (head - tx->tail_cache >= tx->nslots)
+            return NULL;
+    }
+    return (ibex_shm_slot_t *)(tx->slots + (head & tx->mask) * tx->stride);
+}
+
+/* Publishes the slot ibex_shm_ring_reserve gave, holding `bytes` bytes of data. */
+static inline __attribute__((always_inline)) void
+ibex_shm_ring_publish(ibex_shm_ring_tx_t *tx, ibex_shm_slot_t *slot, size_t bytes)
+{
+    uint64_t head = tx->head;
+    slot->len = (uint32_t)bytes;
+    atomic_store_explicit(&slot->seq, (uint32_t)(head + 1), memory_order_release);
+    tx->head = head + 1;
+    atomic_store_explicit(&tx->ctl->head, head + 1, memory_order_relaxed);
+    if (__builtin_expect(tx->own_lines != 0, 0) && IBEX_SHM_SLOT_HDR + bytes > IBEX_SHM_CACHE_LINE)
+        ibex_shm_ring_own_next(tx, IBEX_SHM_SLOT_HDR + bytes);
+}
+
 /* Copies hdr + payload into the next slot. IBEX_ERR_AGAIN (nothing done) when the ring is full.
  * The caller checks hdr_len + len <= slot_size - IBEX_SHM_SLOT_HDR. */
 static inline __attribute__((always_inline)) ibex_status_t
 ibex_shm_ring_push(ibex_shm_ring_tx_t *tx, const void *hdr, size_t hdr_len, const void *payload,
                    size_t len)
 {
-    uint64_t head = tx->head;
-    if (head - tx->tail_cache >= tx->nslots) {
-        tx->tail_cache = atomic_load_explicit(&tx->ctl->tail, memory_order_acquire);
-        if (head - tx->tail_cache >= tx->nslots)
-            return IBEX_ERR_AGAIN;
-    }
-    ibex_shm_slot_t *slot = (ibex_shm_slot_t *)(tx->slots + (head & tx->mask) * tx->stride);
+    ibex_shm_slot_t *slot = ibex_shm_ring_reserve(tx);
+    if (!slot)
+        return IBEX_ERR_AGAIN;
     ibex_shm_copy_small(slot->data, hdr, hdr_len);
     if (len >= tx->stream_min)
         ibex_shm_copy_stream(slot->data + hdr_len, payload, len);
     else if (len)
         ibex_shm_copy_small(slot->data + hdr_len, payload, len);
-    slot->len = (uint32_t)(hdr_len + len);
-    atomic_store_explicit(&slot->seq, (uint32_t)(head + 1), memory_order_release);
-    tx->head = head + 1;
-    atomic_store_explicit(&tx->ctl->head, head + 1, memory_order_relaxed);
-    if (__builtin_expect(tx->own_lines != 0, 0) &&
-        IBEX_SHM_SLOT_HDR + hdr_len + len > IBEX_SHM_CACHE_LINE)
-        ibex_shm_ring_own_next(tx, IBEX_SHM_SLOT_HDR + hdr_len + len);
+    ibex_shm_ring_publish(tx, slot, hdr_len + len);
     return IBEX_OK;
 }
 
